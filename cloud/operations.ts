@@ -1,0 +1,482 @@
+// The operation catalogue: every Cloud API operation, once. The typed client, the local cloud's
+// router, the activities and the runbook language's action catalogue are all built from this table.
+import { z } from 'zod';
+import {
+  MessageResponse,
+  Peering,
+  Project,
+  ReadReplicaSet,
+  Service,
+  ServiceLogsResponse,
+  Vpc,
+} from './models';
+import {
+  CreatePeeringBody,
+  CreateReplicaSetBody,
+  CreateServiceBody,
+  CreateVpcBody,
+  ForkServiceBody,
+  LogsQuery,
+  RenameVpcBody,
+  ResizeBody,
+  ResizeReplicaSetBody,
+  ServiceVpcBody,
+  SetEnvironmentBody,
+  SetHaBody,
+  UpdatePasswordBody,
+} from './requests';
+
+/**
+ * How an operation behaves for retries: `read` has no effect, `mutate` changes an existing
+ * resource, `create` makes a new one (so a blind retry could duplicate it), `delete` removes one.
+ */
+export type OperationKind = 'read' | 'mutate' | 'create' | 'delete';
+export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+
+type PathParam = 'project_id' | 'vpc_id' | 'peering_id' | 'service_id' | 'replica_set_id';
+
+export interface OperationDef<
+  Params extends readonly PathParam[] = readonly PathParam[],
+  Body extends z.ZodType | undefined = z.ZodType | undefined,
+  Query extends z.ZodType | undefined = z.ZodType | undefined,
+  Response extends z.ZodType | undefined = z.ZodType | undefined,
+> {
+  readonly method: HttpMethod;
+  /** Relative to the base URL, with `{param}` placeholders. */
+  readonly path: string;
+  readonly pathParams: Params;
+  readonly body: Body;
+  readonly query: Query;
+  /** `undefined` when the success answer has no body. */
+  readonly response: Response;
+  readonly successStatus: 200 | 201 | 202 | 204;
+  readonly kind: OperationKind;
+  readonly summary: string;
+}
+
+function op<
+  const Params extends readonly PathParam[],
+  Body extends z.ZodType | undefined = undefined,
+  Query extends z.ZodType | undefined = undefined,
+  Response extends z.ZodType | undefined = undefined,
+>(def: {
+  method: HttpMethod;
+  path: string;
+  pathParams: Params;
+  body?: Body;
+  query?: Query;
+  response?: Response;
+  successStatus: 200 | 201 | 202 | 204;
+  kind: OperationKind;
+  summary: string;
+}): OperationDef<Params, Body, Query, Response> {
+  return { ...def, body: def.body as Body, query: def.query as Query, response: def.response as Response };
+}
+
+const PROJECT = ['project_id'] as const;
+const VPC = ['project_id', 'vpc_id'] as const;
+const PEERING = ['project_id', 'vpc_id', 'peering_id'] as const;
+const SERVICE = ['project_id', 'service_id'] as const;
+const REPLICA_SET = ['project_id', 'service_id', 'replica_set_id'] as const;
+
+const S = '/projects/{project_id}/services/{service_id}';
+const RS = `${S}/replicaSets/{replica_set_id}`;
+const V = '/projects/{project_id}/vpcs/{vpc_id}';
+
+export const operations = {
+  'project.list': op({
+    method: 'GET',
+    path: '/projects',
+    pathParams: [],
+    response: z.array(Project),
+    successStatus: 200,
+    kind: 'read',
+    summary: 'List the projects the key can see',
+  }),
+
+  'vpc.list': op({
+    method: 'GET',
+    path: '/projects/{project_id}/vpcs',
+    pathParams: PROJECT,
+    response: z.array(Vpc),
+    successStatus: 200,
+    kind: 'read',
+    summary: 'List VPCs',
+  }),
+  'vpc.create': op({
+    method: 'POST',
+    path: '/projects/{project_id}/vpcs',
+    pathParams: PROJECT,
+    body: CreateVpcBody,
+    response: Vpc,
+    successStatus: 201,
+    kind: 'create',
+    summary: 'Create a VPC',
+  }),
+  'vpc.get': op({
+    method: 'GET',
+    path: V,
+    pathParams: VPC,
+    response: Vpc,
+    successStatus: 200,
+    kind: 'read',
+    summary: 'Get a VPC',
+  }),
+  'vpc.delete': op({
+    method: 'DELETE',
+    path: V,
+    pathParams: VPC,
+    successStatus: 204,
+    kind: 'delete',
+    summary: 'Delete a VPC',
+  }),
+  'vpc.rename': op({
+    method: 'POST',
+    path: `${V}/rename`,
+    pathParams: VPC,
+    body: RenameVpcBody,
+    response: Vpc,
+    successStatus: 200,
+    kind: 'mutate',
+    summary: 'Rename a VPC',
+  }),
+
+  'peering.list': op({
+    method: 'GET',
+    path: `${V}/peerings`,
+    pathParams: VPC,
+    response: z.array(Peering),
+    successStatus: 200,
+    kind: 'read',
+    summary: 'List the peerings of a VPC',
+  }),
+  'peering.create': op({
+    method: 'POST',
+    path: `${V}/peerings`,
+    pathParams: VPC,
+    body: CreatePeeringBody,
+    response: Peering,
+    successStatus: 201,
+    kind: 'create',
+    summary: 'Peer a VPC with an external cloud account',
+  }),
+  'peering.get': op({
+    method: 'GET',
+    path: `${V}/peerings/{peering_id}`,
+    pathParams: PEERING,
+    response: Peering,
+    successStatus: 200,
+    kind: 'read',
+    summary: 'Get a peering',
+  }),
+  'peering.delete': op({
+    method: 'DELETE',
+    path: `${V}/peerings/{peering_id}`,
+    pathParams: PEERING,
+    successStatus: 204,
+    kind: 'delete',
+    summary: 'Delete a peering',
+  }),
+
+  'service.list': op({
+    method: 'GET',
+    path: '/projects/{project_id}/services',
+    pathParams: PROJECT,
+    response: z.array(Service),
+    successStatus: 200,
+    kind: 'read',
+    summary: 'List services',
+  }),
+  'service.create': op({
+    method: 'POST',
+    path: '/projects/{project_id}/services',
+    pathParams: PROJECT,
+    body: CreateServiceBody,
+    response: Service,
+    successStatus: 202,
+    kind: 'create',
+    summary: 'Create a service (answers QUEUED, with initial_password)',
+  }),
+  'service.get': op({
+    method: 'GET',
+    path: S,
+    pathParams: SERVICE,
+    response: Service,
+    successStatus: 200,
+    kind: 'read',
+    summary: 'Get a service',
+  }),
+  'service.delete': op({
+    method: 'DELETE',
+    path: S,
+    pathParams: SERVICE,
+    successStatus: 202,
+    kind: 'delete',
+    summary: 'Delete a service',
+  }),
+  'service.start': op({
+    method: 'POST',
+    path: `${S}/start`,
+    pathParams: SERVICE,
+    response: Service,
+    successStatus: 202,
+    kind: 'mutate',
+    summary: 'Start (resume) a paused service',
+  }),
+  'service.stop': op({
+    method: 'POST',
+    path: `${S}/stop`,
+    pathParams: SERVICE,
+    response: Service,
+    successStatus: 202,
+    kind: 'mutate',
+    summary: 'Stop (pause) a service',
+  }),
+  'service.attachToVpc': op({
+    method: 'POST',
+    path: `${S}/attachToVPC`,
+    pathParams: SERVICE,
+    body: ServiceVpcBody,
+    response: MessageResponse,
+    successStatus: 202,
+    kind: 'mutate',
+    summary: 'Attach a service to a VPC',
+  }),
+  'service.detachFromVpc': op({
+    method: 'POST',
+    path: `${S}/detachFromVPC`,
+    pathParams: SERVICE,
+    body: ServiceVpcBody,
+    response: MessageResponse,
+    successStatus: 202,
+    kind: 'mutate',
+    summary: 'Detach a service from a VPC',
+  }),
+  'service.resize': op({
+    method: 'POST',
+    path: `${S}/resize`,
+    pathParams: SERVICE,
+    body: ResizeBody,
+    response: Service,
+    successStatus: 202,
+    kind: 'mutate',
+    summary: 'Resize a service',
+  }),
+  'service.enablePooler': op({
+    method: 'POST',
+    path: `${S}/enablePooler`,
+    pathParams: SERVICE,
+    response: MessageResponse,
+    successStatus: 200,
+    kind: 'mutate',
+    summary: 'Enable the connection pooler',
+  }),
+  'service.disablePooler': op({
+    method: 'POST',
+    path: `${S}/disablePooler`,
+    pathParams: SERVICE,
+    response: MessageResponse,
+    successStatus: 200,
+    kind: 'mutate',
+    summary: 'Disable the connection pooler',
+  }),
+  'service.fork': op({
+    method: 'POST',
+    path: `${S}/forkService`,
+    pathParams: SERVICE,
+    body: ForkServiceBody,
+    response: Service,
+    successStatus: 202,
+    kind: 'create',
+    summary: 'Fork a service into a new one',
+  }),
+  'service.updatePassword': op({
+    method: 'POST',
+    path: `${S}/updatePassword`,
+    pathParams: SERVICE,
+    body: UpdatePasswordBody,
+    successStatus: 204,
+    kind: 'mutate',
+    summary: 'Set the service password',
+  }),
+  'service.setEnvironment': op({
+    method: 'POST',
+    path: `${S}/setEnvironment`,
+    pathParams: SERVICE,
+    body: SetEnvironmentBody,
+    response: MessageResponse,
+    successStatus: 200,
+    kind: 'mutate',
+    summary: 'Tag a service DEV or PROD',
+  }),
+  'service.logs': op({
+    method: 'GET',
+    path: `${S}/logs`,
+    pathParams: SERVICE,
+    query: LogsQuery,
+    response: ServiceLogsResponse,
+    successStatus: 200,
+    kind: 'read',
+    summary: 'Read one page of service logs, newest first',
+  }),
+  'service.setHA': op({
+    method: 'POST',
+    path: `${S}/setHA`,
+    pathParams: SERVICE,
+    body: SetHaBody,
+    response: Service,
+    successStatus: 202,
+    kind: 'mutate',
+    summary: 'Set the HA replica layout',
+  }),
+
+  'replicaSet.list': op({
+    method: 'GET',
+    path: `${S}/replicaSets`,
+    pathParams: SERVICE,
+    response: z.array(ReadReplicaSet),
+    successStatus: 200,
+    kind: 'read',
+    summary: 'List read replica sets',
+  }),
+  'replicaSet.create': op({
+    method: 'POST',
+    path: `${S}/replicaSets`,
+    pathParams: SERVICE,
+    body: CreateReplicaSetBody,
+    response: ReadReplicaSet,
+    successStatus: 202,
+    kind: 'create',
+    summary: 'Create a read replica set',
+  }),
+  'replicaSet.delete': op({
+    method: 'DELETE',
+    path: RS,
+    pathParams: REPLICA_SET,
+    successStatus: 202,
+    kind: 'delete',
+    summary: 'Delete a read replica set',
+  }),
+  'replicaSet.resize': op({
+    method: 'POST',
+    path: `${RS}/resize`,
+    pathParams: REPLICA_SET,
+    body: ResizeReplicaSetBody,
+    successStatus: 202,
+    kind: 'mutate',
+    summary: 'Resize a read replica set',
+  }),
+  'replicaSet.enablePooler': op({
+    method: 'POST',
+    path: `${RS}/enablePooler`,
+    pathParams: REPLICA_SET,
+    response: MessageResponse,
+    successStatus: 200,
+    kind: 'mutate',
+    summary: 'Enable the pooler of a replica set',
+  }),
+  'replicaSet.disablePooler': op({
+    method: 'POST',
+    path: `${RS}/disablePooler`,
+    pathParams: REPLICA_SET,
+    response: MessageResponse,
+    successStatus: 200,
+    kind: 'mutate',
+    summary: 'Disable the pooler of a replica set',
+  }),
+  'replicaSet.setEnvironment': op({
+    method: 'POST',
+    path: `${RS}/setEnvironment`,
+    pathParams: REPLICA_SET,
+    body: SetEnvironmentBody,
+    response: MessageResponse,
+    successStatus: 200,
+    kind: 'mutate',
+    summary: 'Tag a replica set DEV or PROD',
+  }),
+} as const;
+
+export type Operations = typeof operations;
+export type ActionName = keyof Operations;
+export const ACTION_NAMES = Object.keys(operations) as ActionName[];
+
+type ParamsOf<A extends ActionName> = { [K in Operations[A]['pathParams'][number]]: string };
+type SchemaInput<S> = S extends z.ZodType ? z.input<S> : unknown;
+
+/** What a caller passes: path parameters, body fields and query fields, in one flat object. */
+export type ActionInput<A extends ActionName> = ParamsOf<A> &
+  SchemaInput<Operations[A]['body']> &
+  SchemaInput<Operations[A]['query']>;
+
+/** What the operation answers: the validated response body, or `undefined` when it has none. */
+export type ActionOutput<A extends ActionName> = Operations[A]['response'] extends z.ZodType
+  ? z.output<Operations[A]['response']>
+  : undefined;
+
+const idParam = z.string().min(1, 'must be a non-empty id');
+
+export interface SplitInput {
+  params: Record<string, string>;
+  body: Record<string, unknown> | undefined;
+  query: Record<string, unknown> | undefined;
+}
+
+/** Splits a flat action input into path parameters, body and query, as the HTTP layer needs. */
+export function splitActionInput(action: ActionName, input: Record<string, unknown>): SplitInput {
+  const def: OperationDef = operations[action];
+  const params: Record<string, string> = {};
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input)) {
+    if (value === undefined) continue;
+    if ((def.pathParams as readonly string[]).includes(key)) params[key] = String(value);
+    else rest[key] = value;
+  }
+  if (def.query) return { params, body: undefined, query: rest };
+  if (def.body) return { params, body: rest, query: undefined };
+  return { params, body: undefined, query: Object.keys(rest).length > 0 ? rest : undefined };
+}
+
+export interface ActionInputIssue {
+  /** Field path inside the flat input, e.g. `["cpu_millis"]`. */
+  path: (string | number)[];
+  message: string;
+}
+
+/**
+ * Validates a flat action input (path parameters + body/query fields) against the operation's
+ * schemas. Unknown fields are issues, so a misspelt runbook field is caught before a run.
+ */
+export function validateActionInput(
+  action: ActionName,
+  input: Record<string, unknown>,
+): { ok: true; value: SplitInput } | { ok: false; issues: ActionInputIssue[] } {
+  const def: OperationDef = operations[action];
+  const split = splitActionInput(action, input);
+  const issues: ActionInputIssue[] = [];
+  const paramSchema = z.strictObject(Object.fromEntries(def.pathParams.map((p) => [p, idParam])));
+  const parts: [z.ZodType, unknown][] = [[paramSchema, split.params]];
+  const extraSchema = def.body ?? def.query ?? z.strictObject({});
+  parts.push([extraSchema, split.body ?? split.query ?? {}]);
+  const parsed: unknown[] = [];
+  for (const [schema, value] of parts) {
+    const result = schema.safeParse(value);
+    if (result.success) parsed.push(result.data);
+    else issues.push(...result.error.issues.map((i) => toIssue(i)));
+  }
+  if (issues.length > 0) return { ok: false, issues };
+  const [params, rest] = parsed as [Record<string, string>, Record<string, unknown>];
+  return {
+    ok: true,
+    value: { params, body: def.body ? rest : undefined, query: def.query ? rest : undefined },
+  };
+}
+
+function toIssue(issue: z.core.$ZodIssue): ActionInputIssue {
+  if (issue.code === 'unrecognized_keys') {
+    return {
+      path: [...issue.path, ...issue.keys].map(String),
+      message: `unknown field(s): ${issue.keys.join(', ')}`,
+    };
+  }
+  return { path: issue.path.map((p) => (typeof p === 'number' ? p : String(p))), message: issue.message };
+}

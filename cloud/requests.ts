@@ -1,0 +1,150 @@
+// Request bodies and query parameters of the Cloud API, as zod schemas. The rules written here
+// (sizes, HA modes, CIDR, PITR) are the API's own (behaviour.md); the local cloud answers 400 with
+// the same messages, and the runbook validator checks literal `with` values against them.
+import { z } from 'zod';
+import { EnvironmentTag } from './models';
+
+/** CPU (millicores) : memory (GB) pairs the API accepts; always 1:4. */
+export const ALLOWED_SIZES: ReadonlyArray<readonly [string, string]> = [
+  ['500', '2'],
+  ['1000', '4'],
+  ['2000', '8'],
+  ['4000', '16'],
+  ['8000', '32'],
+  ['16000', '64'],
+  ['32000', '128'],
+];
+const SHARED = 'shared';
+
+const allowedSizeList = ALLOWED_SIZES.map(([cpu, mem]) => `${cpu}/${mem}`).join(', ');
+
+function isAllowedSize(cpu: string, memory: string, allowShared: boolean): boolean {
+  if (allowShared && cpu === SHARED && memory === SHARED) return true;
+  return ALLOWED_SIZES.some(([c, m]) => c === cpu && m === memory);
+}
+
+const digits = (field: string) =>
+  z.string().regex(/^[0-9]+$/, `${field} must be a string of digits, e.g. "1000"`);
+
+/** A size given as cpu_millis + memory_gbs strings, checked against the allowed pairs. */
+function sizeRule(allowShared: boolean) {
+  return (
+    value: { cpu_millis?: string | undefined; memory_gbs?: string | undefined },
+    ctx: z.RefinementCtx,
+  ) => {
+    const { cpu_millis: cpu, memory_gbs: memory } = value;
+    if (cpu === undefined && memory === undefined) return;
+    if (cpu === undefined || memory === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'cpu_millis and memory_gbs must be given together' });
+      return;
+    }
+    if (!isAllowedSize(cpu, memory, allowShared)) {
+      const shared = allowShared ? 'shared/shared, ' : '';
+      ctx.addIssue({
+        code: 'custom',
+        path: ['cpu_millis'],
+        message: `size ${cpu}/${memory} is not allowed; allowed cpu_millis/memory_gbs pairs: ${shared}${allowedSizeList}`,
+      });
+    }
+  };
+}
+
+const sizeString = z.string().regex(/^([0-9]+|shared)$/, 'must be a string of digits or "shared"');
+
+export const CreateVpcBody = z.strictObject({
+  name: z.string().min(1).max(128),
+  cidr: z
+    .string()
+    .regex(
+      /^((25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])\/([0-9]|[12][0-9]|3[0-2])$/,
+      'cidr must be an IPv4 CIDR block such as 10.0.0.0/16',
+    ),
+  region_code: z.string().min(1),
+});
+
+export const RenameVpcBody = z.strictObject({ name: z.string().min(1).max(128) });
+
+export const CreatePeeringBody = z.strictObject({
+  peer_account_id: z.string().min(1),
+  peer_region_code: z.string().min(1),
+  peer_vpc_id: z.string().min(1),
+});
+
+export const ServiceAddon = z.enum(['time-series', 'ai']);
+
+export const CreateServiceBody = z
+  .strictObject({
+    name: z.string().min(1).max(128),
+    addons: z.array(ServiceAddon).optional(),
+    region_code: z.string().min(1).optional(),
+    replica_count: z.number().int().min(0).max(2).optional(),
+    cpu_millis: sizeString.optional(),
+    memory_gbs: sizeString.optional(),
+  })
+  .superRefine(sizeRule(true));
+
+export const ServiceVpcBody = z.strictObject({ vpc_id: z.string().min(1) });
+
+export const ResizeBody = z
+  .strictObject({ cpu_millis: digits('cpu_millis'), memory_gbs: digits('memory_gbs') })
+  .superRefine(sizeRule(false));
+
+export const ForkStrategy = z.enum(['LAST_SNAPSHOT', 'NOW', 'PITR']);
+
+export const ForkServiceBody = z
+  .strictObject({
+    fork_strategy: ForkStrategy,
+    target_time: z.iso.datetime({ offset: true }).optional(),
+    name: z.string().min(1).max(128).optional(),
+    cpu_millis: digits('cpu_millis').optional(),
+    memory_gbs: digits('memory_gbs').optional(),
+    environment_tag: EnvironmentTag.optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.fork_strategy === 'PITR' && body.target_time === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['target_time'],
+        message: 'target_time is required with fork_strategy PITR',
+      });
+    }
+    sizeRule(false)(body, ctx);
+  });
+
+export const UpdatePasswordBody = z.strictObject({ password: z.string().min(8).max(256) });
+
+export const SetEnvironmentBody = z.strictObject({ environment: EnvironmentTag });
+
+export const SetHaBody = z
+  .strictObject({
+    replica_count: z.number().int().min(0).max(2).optional(),
+    sync_replica_count: z.number().int().min(0).max(1).optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.replica_count === undefined && body.sync_replica_count === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'give replica_count, sync_replica_count or both' });
+    }
+    if (body.sync_replica_count === 1 && body.replica_count !== 2) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['sync_replica_count'],
+        message: 'sync_replica_count 1 requires replica_count 2',
+      });
+    }
+  });
+
+export const CreateReplicaSetBody = z.strictObject({
+  name: z.string().min(1).max(128),
+  nodes: z.number().int().min(1),
+  cpu_millis: z.number().int().positive(),
+  memory_gbs: z.number().int().positive(),
+});
+
+export const ResizeReplicaSetBody = ResizeBody;
+
+export const LogsQuery = z.strictObject({
+  cursor: z.string().min(1).optional(),
+  node: z.number().int().min(0).optional(),
+  since: z.iso.datetime({ offset: true }).optional(),
+  until: z.iso.datetime({ offset: true }).optional(),
+});
