@@ -7,7 +7,13 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true, diagnostics: false }],
+    // The CEL library ships ES modules only; Jest's module system needs them as CommonJS.
+    '^.+/@marcbachmann/cel-js/.+\\.js$': [
+      'ts-jest',
+      { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022' }, isolatedModules: true, diagnostics: false },
+    ],
   },
+  transformIgnorePatterns: ['/node_modules/(?!@marcbachmann/cel-js/)'],
   testTimeout: 30_000,
   // Integration tests start servers and processes; two cores cannot run many at once.
   maxWorkers: 2,
