@@ -1,0 +1,56 @@
+// One activity per Cloud API action, built from the operation catalogue. The activity type name is
+// the action name (`service.create`), so the interpreter dispatches on the runbook's `call:`.
+import { Context } from '@temporalio/activity';
+import type { ActionName } from '../cloud/operations';
+import { ACTION_NAMES } from '../cloud/operations';
+import type { ActivityDeps } from './deps';
+import { callAction } from './call-action';
+import { ADOPTION_FINDERS, describeExisting, isCreateAction } from './create-or-adopt';
+import { activityFailure, toActivityFailure } from './failures';
+
+export interface ActionActivityInput {
+  /** Path parameters and body/query fields in one flat object, as in a runbook's `with`. */
+  input: Record<string, unknown>;
+  /** For creates: use an existing resource of the same name instead of failing. */
+  adoptExisting?: boolean;
+}
+
+export type ActionActivity = (args: ActionActivityInput) => Promise<unknown>;
+export type ActionActivities = Record<ActionName, ActionActivity>;
+
+/** A created resource that an earlier attempt (or the runbook's `adopt`) made us take over. */
+export interface AdoptedMarker {
+  adopted: true;
+}
+
+function createActionActivity(deps: ActivityDeps, action: ActionName): ActionActivity {
+  return async ({ input, adoptExisting }) => {
+    const ctx = Context.current();
+    const options = { signal: ctx.cancellationSignal };
+    try {
+      if (isCreateAction(action)) {
+        const existing = await ADOPTION_FINDERS[action](deps, input, options);
+        if (existing !== undefined) {
+          if (ctx.info.attempt > 1 || adoptExisting) {
+            ctx.log.info('adopting a resource created earlier', { action, attempt: ctx.info.attempt });
+            return { ...existing, adopted: true };
+          }
+          throw activityFailure(
+            'RESOURCE_NAME_TAKEN',
+            `${action}: ${describeExisting(action, input)}; choose another name, or set \`adopt: true\` on the step to take it over`,
+          );
+        }
+      }
+      const result = await callAction(deps, action, input, options);
+      return result ?? {};
+    } catch (error) {
+      throw toActivityFailure(error);
+    }
+  };
+}
+
+export function createActionActivities(deps: ActivityDeps): ActionActivities {
+  return Object.fromEntries(
+    ACTION_NAMES.map((action) => [action, createActionActivity(deps, action)]),
+  ) as ActionActivities;
+}

@@ -1,0 +1,50 @@
+// The one place where errors become Temporal failures. The failure `type` is the stable code, so
+// retry policies and the interpreter match on codes; the message is the API's, never a secret.
+import { ApplicationFailure } from '@temporalio/common';
+import { isCloudApiError } from '../cloud/errors';
+
+export type ActivityFailureCode =
+  | 'RESOURCE_NAME_TAKEN'
+  | 'WAIT_TIMEOUT'
+  | 'WAIT_FAILED_CONDITION'
+  | 'EXPRESSION_ERROR'
+  | 'ACTIVITY_INPUT_INVALID';
+
+/** A failure raised by tideline itself (not by the API), never retried. */
+export function activityFailure(
+  code: ActivityFailureCode,
+  message: string,
+  details?: unknown,
+): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: code,
+    message,
+    nonRetryable: true,
+    details: details === undefined ? [] : [details],
+  });
+}
+
+/**
+ * Maps any error thrown while calling the Cloud API to an ApplicationFailure:
+ * 400/401/403/404/invalid response → non-retryable; 5xx, timeouts, network errors and 409 (busy)
+ * → retryable with the policy's backoff; 429 → retryable after the server's Retry-After delay.
+ */
+export function toActivityFailure(error: unknown): ApplicationFailure {
+  if (error instanceof ApplicationFailure) return error;
+  if (isCloudApiError(error)) {
+    return ApplicationFailure.create({
+      type: error.code,
+      message: error.message,
+      nonRetryable: !error.retryable,
+      nextRetryDelay: error.code === 'CLOUD_API_RATE_LIMITED' ? error.retryAfterMs : undefined,
+      details: [{ action: error.action, status: error.status, apiCode: error.apiCode }],
+    });
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'EXPRESSION_ERROR') {
+    return activityFailure('EXPRESSION_ERROR', (error as Error).message);
+  }
+  // Unknown errors are bugs or environment trouble; let the retry policy have them.
+  const message = error instanceof Error ? error.message : String(error);
+  return ApplicationFailure.create({ type: 'TIDELINE_INTERNAL', message, nonRetryable: false });
+}

@@ -1,0 +1,17 @@
+// The activities of tideline, built from injected dependencies (clients per project, clock).
+import type { ActivityDeps } from './deps';
+import { createActionActivities } from './action-activities';
+import { createWaitActivity } from './wait';
+
+export type { ActivityDeps, CloudCaller, CloudClientResolver, Clock } from './deps';
+export type { ActionActivityInput, ActionActivities } from './action-activities';
+export type { WaitInput, WaitResult, WaitProgress } from './wait';
+
+/** The activity type that polls a read action until a condition holds. */
+export const WAIT_ACTIVITY = 'wait.until';
+
+export function createActivities(deps: ActivityDeps) {
+  return { ...createActionActivities(deps), [WAIT_ACTIVITY]: createWaitActivity(deps) };
+}
+
+export type TidelineActivities = ReturnType<typeof createActivities>;

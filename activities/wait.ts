@@ -1,0 +1,157 @@
+// The wait activity: polls a read operation until a CEL condition holds. All polling happens inside
+// one activity, so a wait adds the same few history events whether it lasts 10 s or 10 min.
+import { Context } from '@temporalio/activity';
+import { CancelledFailure } from '@temporalio/common';
+import type { ActionName } from '../cloud/operations';
+import { operations } from '../cloud/operations';
+import { isCloudApiError } from '../cloud/errors';
+import { evaluateCondition } from '../dsl/expressions';
+import type { ActivityDeps } from './deps';
+import { systemClock } from './deps';
+import { activityFailure, toActivityFailure } from './failures';
+import { callAction } from './call-action';
+
+export interface WaitInput {
+  /** A read action to poll, e.g. `service.get`. */
+  action: ActionName;
+  input: Record<string, unknown>;
+  /** CEL over `result` (and `vars`): the wait ends when it is true. */
+  until?: string;
+  /** CEL over `result` (and `vars`): the wait fails at once when it is true. */
+  failIf?: string;
+  /** Extra variables for the expressions (e.g. `inputs`, `steps`). */
+  vars?: Record<string, unknown>;
+  /** Waiting for a deletion: a 404 answer ends the wait successfully. */
+  untilDeleted?: boolean;
+  /** When the wait began and when it must give up (epoch ms, fixed by the workflow). */
+  startedAt: number;
+  deadline: number;
+  /** First interval between polls; later ones grow to 10 % of the time waited, capped. */
+  intervalMs?: number;
+  maxIntervalMs?: number;
+}
+
+export interface WaitResult {
+  /** The last answer (null when the resource was deleted). */
+  result: unknown;
+  deleted: boolean;
+  polls: number;
+  waitedMs: number;
+}
+
+/** What a wait reports in its heartbeats, and resumes from after a worker restart. */
+export interface WaitProgress {
+  polls: number;
+  lastStatus?: string | undefined;
+  lastError?: string | undefined;
+}
+
+export const DEFAULT_POLL_INTERVAL_MS = 1_000;
+export const DEFAULT_MAX_POLL_INTERVAL_MS = 15_000;
+const DEFAULT_POLL_REQUEST_TIMEOUT_MS = 20_000;
+/** Detection lag stays within this share of the time already waited. */
+const LAG_SHARE = 0.1;
+
+/**
+ * The pause before the next poll: at least `min`, at most `max`, otherwise 10 % of the time
+ * waited so far, shortened by up to 20 % of jitter so many waits do not poll in step.
+ */
+export function nextPollDelay(waitedMs: number, min: number, max: number, random: () => number): number {
+  const base = Math.min(max, Math.max(min, waitedMs * LAG_SHARE));
+  return Math.round(base * (0.8 + 0.2 * random()));
+}
+
+export function createWaitActivity(deps: ActivityDeps) {
+  const clock = deps.clock ?? systemClock;
+  const random = deps.random ?? Math.random;
+  const requestTimeoutMs = deps.pollRequestTimeoutMs ?? DEFAULT_POLL_REQUEST_TIMEOUT_MS;
+
+  return async function waitFor(request: WaitInput): Promise<WaitResult> {
+    if (operations[request.action].kind !== 'read') {
+      throw activityFailure(
+        'ACTIVITY_INPUT_INVALID',
+        `wait can only poll read actions; ${request.action} changes state`,
+      );
+    }
+    const ctx = Context.current();
+    const resumed = ctx.info.heartbeatDetails as WaitProgress | undefined;
+    const progress: WaitProgress = { polls: resumed?.polls ?? 0 };
+    const min = request.intervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    const max = Math.max(min, request.maxIntervalMs ?? DEFAULT_MAX_POLL_INTERVAL_MS);
+    const vars = request.vars ?? {};
+
+    for (;;) {
+      const remaining = request.deadline - clock.now();
+      if (remaining <= 0) throw timeoutFailure(request, progress, clock.now());
+      progress.polls += 1;
+      try {
+        const result = await callAction(deps, request.action, request.input, {
+          signal: ctx.cancellationSignal,
+          timeoutMs: Math.min(requestTimeoutMs, remaining),
+        });
+        progress.lastStatus = statusOf(result);
+        progress.lastError = undefined;
+        const scope = { ...vars, result };
+        if (request.failIf !== undefined && evaluateCondition(request.failIf, scope)) {
+          throw activityFailure(
+            'WAIT_FAILED_CONDITION',
+            `${request.action} met the failure condition \`${request.failIf}\`${describeStatus(progress)}`,
+            { status: progress.lastStatus },
+          );
+        }
+        if (request.until === undefined || evaluateCondition(request.until, scope)) {
+          return { result, deleted: false, polls: progress.polls, waitedMs: clock.now() - request.startedAt };
+        }
+      } catch (error) {
+        if (ctx.cancellationSignal.aborted) throw new CancelledFailure('wait cancelled');
+        if (isCloudApiError(error)) {
+          if (error.code === 'CLOUD_API_NOT_FOUND' && request.untilDeleted) {
+            return {
+              result: null,
+              deleted: true,
+              polls: progress.polls,
+              waitedMs: clock.now() - request.startedAt,
+            };
+          }
+          // Transient trouble while polling is expected; the deadline bounds it.
+          if (error.retryable) {
+            progress.lastError = `${error.code}: ${error.message}`;
+          } else {
+            throw toActivityFailure(error);
+          }
+        } else {
+          throw toActivityFailure(error);
+        }
+      }
+      ctx.heartbeat(progress);
+      const waited = clock.now() - request.startedAt;
+      const pause = nextPollDelay(waited, min, max, random);
+      const untilDeadline = request.deadline - clock.now();
+      if (untilDeadline <= 0) throw timeoutFailure(request, progress, clock.now());
+      await ctx.sleep(Math.min(pause, untilDeadline));
+    }
+  };
+}
+
+function statusOf(result: unknown): string | undefined {
+  if (result !== null && typeof result === 'object' && 'status' in result) {
+    const status = (result as { status?: unknown }).status;
+    return typeof status === 'string' ? status : undefined;
+  }
+  return undefined;
+}
+
+function describeStatus(progress: WaitProgress): string {
+  return progress.lastStatus === undefined ? '' : ` (status ${progress.lastStatus})`;
+}
+
+function timeoutFailure(request: WaitInput, progress: WaitProgress, now: number) {
+  const waited = Math.round((now - request.startedAt) / 1000);
+  const condition = request.untilDeleted ? 'deletion' : `\`${request.until ?? 'an answer'}\``;
+  const last = progress.lastError ? `; last error: ${progress.lastError}` : describeStatus(progress);
+  return activityFailure(
+    'WAIT_TIMEOUT',
+    `gave up waiting for ${condition} on ${request.action} after ${waited}s and ${progress.polls} polls${last}`,
+    { polls: progress.polls, status: progress.lastStatus },
+  );
+}

@@ -1,0 +1,104 @@
+// CEL evaluation over JSON data. Pure and deterministic: used by activities (wait conditions) and
+// by the workflow interpreter inside Temporal's sandbox, so no I/O and no Node built-ins here.
+//
+// JSON has one number type; CEL has int and double and will not mix them (`x * 2` fails for a
+// double x). Whole JSON numbers therefore enter CEL as ints and leave it as numbers again.
+import { evaluate, parse } from '@marcbachmann/cel-js';
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+export class ExpressionError extends Error {
+  readonly code = 'EXPRESSION_ERROR';
+  constructor(
+    message: string,
+    readonly expression: string,
+  ) {
+    super(message);
+    this.name = 'ExpressionError';
+  }
+}
+
+/** Converts JSON-like data into the values CEL expects (whole numbers become ints). */
+export function toCel(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : value;
+  if (Array.isArray(value)) return value.map(toCel);
+  if (value !== null && typeof value === 'object' && isPlainObject(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [key, inner] of Object.entries(value)) if (inner !== undefined) out[key] = toCel(inner);
+    return out;
+  }
+  return value;
+}
+
+/** Converts a CEL result back to JSON data (ints become numbers, maps become objects). */
+export function fromCel(value: unknown): JsonValue {
+  if (typeof value === 'bigint') return Number(value);
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'boolean' || typeof value === 'string') return value;
+  if (typeof value === 'number') return value;
+  if (value instanceof Map) {
+    const out: Record<string, JsonValue> = {};
+    for (const [key, inner] of value) out[String(key)] = fromCel(inner);
+    return out;
+  }
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.map(fromCel);
+  if (typeof value === 'object') {
+    if (Symbol.iterator in value && typeof (value as Iterable<unknown>)[Symbol.iterator] === 'function') {
+      return Array.from(value as Iterable<unknown>, fromCel);
+    }
+    const out: Record<string, JsonValue> = {};
+    for (const [key, inner] of Object.entries(value)) out[key] = fromCel(inner);
+    return out;
+  }
+  return String(value);
+}
+
+function isPlainObject(value: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** The first line of a CEL library message (later lines draw a caret under the source). */
+function firstLine(message: string): string {
+  return message.split('\n')[0]?.trim() ?? message;
+}
+
+/** Parses an expression without evaluating it; throws ExpressionError on a syntax error. */
+export function checkSyntax(expression: string): void {
+  try {
+    parse(expression);
+  } catch (error) {
+    throw new ExpressionError(
+      `cannot parse \`${expression}\`: ${firstLine(errorMessage(error))}`,
+      expression,
+    );
+  }
+}
+
+/** Evaluates a CEL expression over JSON variables and returns JSON. */
+export function evaluateExpression(expression: string, variables: Record<string, unknown>): JsonValue {
+  let result: unknown;
+  try {
+    result = evaluate(expression, toCel(variables) as Record<string, unknown>);
+  } catch (error) {
+    throw new ExpressionError(`\`${expression}\`: ${firstLine(errorMessage(error))}`, expression);
+  }
+  return fromCel(result);
+}
+
+/** Evaluates a condition; anything but a boolean is an error, so typos do not pass silently. */
+export function evaluateCondition(expression: string, variables: Record<string, unknown>): boolean {
+  const value = evaluateExpression(expression, variables);
+  if (typeof value !== 'boolean') {
+    throw new ExpressionError(
+      `\`${expression}\` must be true or false, got ${JSON.stringify(value)}`,
+      expression,
+    );
+  }
+  return value;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

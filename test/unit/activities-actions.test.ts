@@ -1,0 +1,203 @@
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { ApplicationFailure } from '@temporalio/common';
+import { CloudApiError, type CloudApiErrorCode } from '../../cloud/errors';
+import { ACTION_NAMES } from '../../cloud/operations';
+import type { CloudCaller } from '../../activities/deps';
+import { createActivities } from '../../activities';
+import { toActivityFailure } from '../../activities/failures';
+
+interface Recorded {
+  action: string;
+  input: Record<string, unknown>;
+}
+
+/** A fake caller answering per action; records every call. */
+function fakeCloud(answers: Record<string, unknown>): CloudCaller & { seen: Recorded[] } {
+  const seen: Recorded[] = [];
+  const caller = {
+    seen,
+    async call(action: string, input: Record<string, unknown>) {
+      seen.push({ action, input });
+      const answer = answers[action];
+      if (answer instanceof Error) throw answer;
+      return answer;
+    },
+  };
+  return caller as unknown as CloudCaller & { seen: Recorded[] };
+}
+
+const activitiesFor = (caller: CloudCaller) => createActivities({ clients: { forProject: () => caller } });
+
+async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ApplicationFailure) return error;
+    throw error;
+  }
+  throw new Error('expected a failure');
+}
+
+const createInput = { input: { project_id: 'p1', name: 'orders', cpu_millis: '1000', memory_gbs: '4' } };
+
+describe('action activities', () => {
+  test('there is one activity per action of the catalogue, plus the wait', () => {
+    const activities = activitiesFor(fakeCloud({}));
+    expect(Object.keys(activities).sort()).toEqual([...ACTION_NAMES, 'wait.until'].sort());
+    expect(ACTION_NAMES).toHaveLength(33);
+  });
+
+  test('a create with no existing resource creates it', async () => {
+    const cloud = fakeCloud({
+      'service.list': [],
+      'service.create': { service_id: 'new1', status: 'QUEUED' },
+    });
+    const result = await new MockActivityEnvironment().run(
+      activitiesFor(cloud)['service.create'],
+      createInput,
+    );
+    expect(result).toEqual({ service_id: 'new1', status: 'QUEUED' });
+    expect(cloud.seen.map((c) => c.action)).toEqual(['service.list', 'service.create']);
+  });
+
+  test('a first attempt whose name is taken fails clearly instead of duplicating', async () => {
+    const cloud = fakeCloud({ 'service.list': [{ service_id: 'old1', name: 'orders', status: 'READY' }] });
+    const failure = await failureOf(
+      new MockActivityEnvironment().run(activitiesFor(cloud)['service.create'], createInput),
+    );
+    expect(failure.type).toBe('RESOURCE_NAME_TAKEN');
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.message).toContain('"orders"');
+    expect(cloud.seen.map((c) => c.action)).toEqual(['service.list']);
+  });
+
+  test('a retried attempt adopts what an earlier attempt created', async () => {
+    const cloud = fakeCloud({ 'service.list': [{ service_id: 'old1', name: 'orders', status: 'QUEUED' }] });
+    const result = await new MockActivityEnvironment({ attempt: 3 }).run(
+      activitiesFor(cloud)['service.create'],
+      createInput,
+    );
+    expect(result).toMatchObject({ service_id: 'old1', adopted: true });
+    expect(cloud.seen.map((c) => c.action)).toEqual(['service.list']);
+  });
+
+  test('adoptExisting takes over a same-named resource on the first attempt', async () => {
+    const cloud = fakeCloud({ 'vpc.list': [{ id: '7', name: 'main' }] });
+    const result = await new MockActivityEnvironment().run(activitiesFor(cloud)['vpc.create'], {
+      input: { project_id: 'p1', name: 'main', cidr: '10.0.0.0/16', region_code: 'us-east-1' },
+      adoptExisting: true,
+    });
+    expect(result).toMatchObject({ id: '7', adopted: true });
+  });
+
+  test('a service being deleted is not adopted', async () => {
+    const cloud = fakeCloud({
+      'service.list': [{ service_id: 'old1', name: 'orders', status: 'DELETING' }],
+      'service.create': { service_id: 'new1' },
+    });
+    const result = await new MockActivityEnvironment({ attempt: 2 }).run(
+      activitiesFor(cloud)['service.create'],
+      createInput,
+    );
+    expect(result).toEqual({ service_id: 'new1' });
+  });
+
+  test('a fork without a name looks for the default fork name under the same parent', async () => {
+    const cloud = fakeCloud({
+      'service.get': { service_id: 'par1', name: 'orders' },
+      'service.list': [
+        { service_id: 'f0', name: 'orders-fork', forked_from: { service_id: 'other' } },
+        { service_id: 'f1', name: 'orders-fork', forked_from: { service_id: 'par1' }, status: 'QUEUED' },
+      ],
+    });
+    const result = await new MockActivityEnvironment({ attempt: 2 }).run(
+      activitiesFor(cloud)['service.fork'],
+      {
+        input: { project_id: 'p1', service_id: 'par1', fork_strategy: 'NOW' },
+      },
+    );
+    expect(result).toMatchObject({ service_id: 'f1', adopted: true });
+  });
+
+  test('a peering is matched by its peer, not by a name', async () => {
+    const peer = { peer_account_id: 'acc', peer_region_code: 'us-east-1', peer_vpc_id: 'vpc-9' };
+    const cloud = fakeCloud({ 'peering.list': [{ id: '5', ...peer }] });
+    const result = await new MockActivityEnvironment({ attempt: 2 }).run(
+      activitiesFor(cloud)['peering.create'],
+      {
+        input: { project_id: 'p1', vpc_id: '3', ...peer },
+      },
+    );
+    expect(result).toMatchObject({ id: '5', adopted: true });
+  });
+
+  test('input that breaks the request schema fails before any call', async () => {
+    const cloud = fakeCloud({});
+    const failure = await failureOf(
+      new MockActivityEnvironment().run(activitiesFor(cloud)['service.resize'], {
+        input: { project_id: 'p1', service_id: 's1', cpu_millis: '1000', memory_gbs: '5' },
+      }),
+    );
+    expect(failure.type).toBe('ACTIVITY_INPUT_INVALID');
+    expect(failure.message).toContain('1000/5');
+    expect(cloud.seen).toHaveLength(0);
+  });
+
+  test('operations without a response body give an empty object', async () => {
+    const cloud = fakeCloud({ 'service.delete': undefined });
+    const result = await new MockActivityEnvironment().run(activitiesFor(cloud)['service.delete'], {
+      input: { project_id: 'p1', service_id: 's1' },
+    });
+    expect(result).toEqual({});
+  });
+});
+
+describe('error mapping', () => {
+  const table: Array<[CloudApiErrorCode, boolean]> = [
+    ['CLOUD_API_BAD_REQUEST', true],
+    ['CLOUD_API_UNAUTHORIZED', true],
+    ['CLOUD_API_FORBIDDEN', true],
+    ['CLOUD_API_NOT_FOUND', true],
+    ['CLOUD_API_INVALID_RESPONSE', true],
+    ['CLOUD_API_CONFLICT', false],
+    ['CLOUD_API_SERVER_ERROR', false],
+    ['CLOUD_API_TIMEOUT', false],
+    ['CLOUD_API_NETWORK', false],
+    ['CLOUD_API_RATE_LIMITED', false],
+  ];
+  test.each(table)('%s → nonRetryable %s, type is the code', (code, nonRetryable) => {
+    const failure = toActivityFailure(new CloudApiError({ code, message: `api said ${code}`, status: 400 }));
+    expect(failure.type).toBe(code);
+    expect(failure.nonRetryable).toBe(nonRetryable);
+    expect(failure.message).toBe(`api said ${code}`);
+  });
+
+  test('429 retries after the Retry-After delay', () => {
+    const failure = toActivityFailure(
+      new CloudApiError({
+        code: 'CLOUD_API_RATE_LIMITED',
+        message: 'slow down',
+        status: 429,
+        retryAfterMs: 2_000,
+      }),
+    );
+    expect(failure.nextRetryDelay).toBe(2_000);
+  });
+
+  test('an activity surfaces the mapped failure', async () => {
+    const cloud = fakeCloud({
+      'service.stop': new CloudApiError({
+        code: 'CLOUD_API_BAD_REQUEST',
+        message: 'service is paused',
+        status: 400,
+      }),
+    });
+    const failure = await failureOf(
+      new MockActivityEnvironment().run(activitiesFor(cloud)['service.stop'], {
+        input: { project_id: 'p1', service_id: 's1' },
+      }),
+    );
+    expect(failure.type).toBe('CLOUD_API_BAD_REQUEST');
+    expect(failure.message).toBe('service is paused');
+  });
+});

@@ -1,0 +1,153 @@
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { ApplicationFailure } from '@temporalio/common';
+import { CloudApiError } from '../../cloud/errors';
+import type { ActivityDeps, CloudCaller } from '../../activities/deps';
+import { createWaitActivity, nextPollDelay, type WaitInput } from '../../activities/wait';
+
+/** A scripted caller: each call takes the next answer (a value, an error, or 'hang'). */
+function scripted(answers: Array<unknown>): CloudCaller & { calls: number } {
+  const caller = {
+    calls: 0,
+    async call(_action: string, _input: unknown, options?: { signal?: AbortSignal; timeoutMs?: number }) {
+      const answer = answers[Math.min(caller.calls, answers.length - 1)];
+      caller.calls += 1;
+      if (answer === 'hang') {
+        await new Promise((_resolve, reject) => {
+          const timer = setTimeout(
+            () => reject(new CloudApiError({ code: 'CLOUD_API_TIMEOUT', message: 'timed out' })),
+            options?.timeoutMs ?? 60_000,
+          );
+          options?.signal?.addEventListener('abort', () => clearTimeout(timer));
+        });
+      }
+      if (answer instanceof Error) throw answer;
+      return answer;
+    },
+  };
+  return caller as unknown as CloudCaller & { calls: number };
+}
+
+function deps(caller: CloudCaller): ActivityDeps {
+  return { clients: { forProject: () => caller }, random: () => 1 };
+}
+
+const base = (overrides: Partial<WaitInput> = {}): WaitInput => ({
+  action: 'service.get',
+  input: { project_id: 'p1', service_id: 's1' },
+  until: "result.status == 'READY'",
+  startedAt: Date.now(),
+  deadline: Date.now() + 10_000,
+  intervalMs: 10,
+  maxIntervalMs: 20,
+  ...overrides,
+});
+
+async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ApplicationFailure) return error;
+    throw error;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('wait activity', () => {
+  test('polls until the condition holds, through transient errors', async () => {
+    const caller = scripted([
+      { status: 'QUEUED' },
+      new CloudApiError({ code: 'CLOUD_API_SERVER_ERROR', message: 'boom', status: 503 }),
+      { status: 'CONFIGURING' },
+      { status: 'READY', name: 'x' },
+    ]);
+    const result = await new MockActivityEnvironment().run(createWaitActivity(deps(caller)), base());
+    expect(result.result).toEqual({ status: 'READY', name: 'x' });
+    expect(result.polls).toBe(4);
+    expect(caller.calls).toBe(4);
+  });
+
+  test('stops at once on the failure condition', async () => {
+    const caller = scripted([{ status: 'QUEUED' }, { status: 'UNSTABLE' }, { status: 'READY' }]);
+    const failure = await failureOf(
+      new MockActivityEnvironment().run(
+        createWaitActivity(deps(caller)),
+        base({ failIf: "result.status == 'UNSTABLE'" }),
+      ),
+    );
+    expect(failure.type).toBe('WAIT_FAILED_CONDITION');
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.message).toContain('UNSTABLE');
+    expect(caller.calls).toBe(2);
+  });
+
+  test('a 404 ends a wait for deletion successfully', async () => {
+    const caller = scripted([
+      { status: 'DELETING' },
+      new CloudApiError({ code: 'CLOUD_API_NOT_FOUND', message: 'gone', status: 404 }),
+    ]);
+    const result = await new MockActivityEnvironment().run(
+      createWaitActivity(deps(caller)),
+      base({ until: 'false', untilDeleted: true }),
+    );
+    expect(result.deleted).toBe(true);
+    expect(result.result).toBeNull();
+  });
+
+  test('a 404 fails a wait that is not for deletion, without retry', async () => {
+    const caller = scripted([
+      new CloudApiError({ code: 'CLOUD_API_NOT_FOUND', message: 'gone', status: 404 }),
+    ]);
+    const failure = await failureOf(
+      new MockActivityEnvironment().run(createWaitActivity(deps(caller)), base()),
+    );
+    expect(failure.type).toBe('CLOUD_API_NOT_FOUND');
+    expect(failure.nonRetryable).toBe(true);
+  });
+
+  test('the deadline fires while a request hangs', async () => {
+    const caller = scripted(['hang']);
+    const started = Date.now();
+    const failure = await failureOf(
+      new MockActivityEnvironment().run(
+        createWaitActivity(deps(caller)),
+        base({ startedAt: started, deadline: started + 300 }),
+      ),
+    );
+    const took = Date.now() - started;
+    expect(failure.type).toBe('WAIT_TIMEOUT');
+    expect(failure.message).toContain('CLOUD_API_TIMEOUT');
+    expect(took).toBeGreaterThanOrEqual(290);
+    expect(took).toBeLessThan(2_000);
+  });
+
+  test('refuses to poll an action that changes state', async () => {
+    const caller = scripted([{}]);
+    const failure = await failureOf(
+      new MockActivityEnvironment().run(createWaitActivity(deps(caller)), base({ action: 'service.stop' })),
+    );
+    expect(failure.type).toBe('ACTIVITY_INPUT_INVALID');
+    expect(caller.calls).toBe(0);
+  });
+
+  test('a condition that is not boolean is an expression error', async () => {
+    const caller = scripted([{ status: 'READY' }]);
+    const failure = await failureOf(
+      new MockActivityEnvironment().run(createWaitActivity(deps(caller)), base({ until: 'result.status' })),
+    );
+    expect(failure.type).toBe('EXPRESSION_ERROR');
+  });
+});
+
+describe('poll interval', () => {
+  test('starts at the minimum, grows with 10 % of the time waited, and is capped', () => {
+    const top = () => 1;
+    expect(nextPollDelay(0, 1_000, 15_000, top)).toBe(1_000);
+    expect(nextPollDelay(50_000, 1_000, 15_000, top)).toBe(5_000);
+    expect(nextPollDelay(600_000, 1_000, 15_000, top)).toBe(15_000);
+  });
+
+  test('jitter only shortens the pause, by at most 20 %', () => {
+    expect(nextPollDelay(50_000, 1_000, 15_000, () => 0)).toBe(4_000);
+    expect(nextPollDelay(50_000, 1_000, 15_000, () => 0.5)).toBe(4_500);
+  });
+});

@@ -1,0 +1,52 @@
+// Timeouts and retry policies per action class, in one table. The interpreter workflow uses it to
+// proxy activities; it is plain data so it is safe inside the workflow sandbox.
+import type { ActivityOptions, RetryPolicy } from '@temporalio/common';
+import type { OperationKind } from '../cloud/operations';
+
+export type ActionClass = OperationKind | 'wait';
+
+/** Failure types that no retry can fix: a bad request, missing access, or a broken contract. */
+export const NON_RETRYABLE_TYPES = [
+  'CLOUD_API_BAD_REQUEST',
+  'CLOUD_API_UNAUTHORIZED',
+  'CLOUD_API_FORBIDDEN',
+  'CLOUD_API_NOT_FOUND',
+  'CLOUD_API_INVALID_RESPONSE',
+  'CLOUD_API_CONFIG',
+  'RESOURCE_NAME_TAKEN',
+  'WAIT_TIMEOUT',
+  'WAIT_FAILED_CONDITION',
+  'EXPRESSION_ERROR',
+  'ACTIVITY_INPUT_INVALID',
+];
+
+const retry = (initial: string, max: string, attempts: number): RetryPolicy => ({
+  initialInterval: initial,
+  backoffCoefficient: 2,
+  maximumInterval: max,
+  maximumAttempts: attempts,
+  nonRetryableErrorTypes: NON_RETRYABLE_TYPES,
+});
+
+/**
+ * | class  | start-to-close | heartbeat | retries                              |
+ * |--------|----------------|-----------|--------------------------------------|
+ * | read   | 30 s           | –         | 1 s → 30 s, 8 attempts               |
+ * | mutate | 60 s           | –         | 2 s → 60 s, 12 attempts (409 = busy) |
+ * | create | 2 min          | –         | 2 s → 60 s, 10 attempts, then adopt  |
+ * | delete | 60 s           | –         | 2 s → 60 s, 12 attempts              |
+ * | wait   | deadline + 1 m | 30 s      | 1 s → 30 s, unlimited until deadline |
+ * 429 answers override the interval with the server's Retry-After (nextRetryDelay).
+ */
+export const ACTIVITY_POLICIES: Readonly<Record<ActionClass, ActivityOptions>> = {
+  read: { startToCloseTimeout: '30s', retry: retry('1s', '30s', 8) },
+  mutate: { startToCloseTimeout: '60s', retry: retry('2s', '60s', 12) },
+  create: { startToCloseTimeout: '2m', retry: retry('2s', '60s', 10) },
+  delete: { startToCloseTimeout: '60s', retry: retry('2s', '60s', 12) },
+  wait: { startToCloseTimeout: '31m', heartbeatTimeout: '30s', retry: retry('1s', '30s', 0) },
+};
+
+/** Options for a wait activity whose overall deadline is `timeoutMs` from now. */
+export function waitActivityOptions(timeoutMs: number): ActivityOptions {
+  return { ...ACTIVITY_POLICIES.wait, startToCloseTimeout: timeoutMs + 60_000 };
+}
