@@ -2,7 +2,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
 import { CloudApiError } from '../../cloud/errors';
 import type { ActivityDeps, CloudCaller } from '../../activities/deps';
-import { createWaitActivity, nextPollDelay, type WaitInput } from '../../activities/wait';
+import { createWaitActivity, nextPollDelay, type WaitInput, type WaitResult } from '../../activities/wait';
 
 /** A scripted caller: each call takes the next answer (a value, an error, or 'hang'). */
 function scripted(answers: Array<unknown>): CloudCaller & { calls: number } {
@@ -60,7 +60,7 @@ describe('wait activity', () => {
       { status: 'CONFIGURING' },
       { status: 'READY', name: 'x' },
     ]);
-    const result = await new MockActivityEnvironment().run(createWaitActivity(deps(caller)), base());
+    const result = (await new MockActivityEnvironment().run(createWaitActivity(deps(caller)), base())) as WaitResult;
     expect(result.result).toEqual({ status: 'READY', name: 'x' });
     expect(result.polls).toBe(4);
     expect(caller.calls).toBe(4);
@@ -85,10 +85,10 @@ describe('wait activity', () => {
       { status: 'DELETING' },
       new CloudApiError({ code: 'CLOUD_API_NOT_FOUND', message: 'gone', status: 404 }),
     ]);
-    const result = await new MockActivityEnvironment().run(
+    const result = (await new MockActivityEnvironment().run(
       createWaitActivity(deps(caller)),
       base({ until: 'false', untilDeleted: true }),
-    );
+    )) as WaitResult;
     expect(result.deleted).toBe(true);
     expect(result.result).toBeNull();
   });
