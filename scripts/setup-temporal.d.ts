@@ -1,0 +1,62 @@
+// Types for scripts/setup-temporal.js (plain JS because it runs before TypeScript is built).
+
+export declare const TEMPORAL_CLI_MODULE: string;
+export declare const TEMPORAL_CLI_VERSION: string;
+
+export type SetupErrorCode =
+  | 'TIDELINE_TEMPORAL_BIN_INVALID'
+  | 'TIDELINE_TEMPORAL_UNAVAILABLE'
+  | 'TIDELINE_TEMPORAL_BUILD_FAILED'
+  | 'TIDELINE_TEMPORAL_MISSING';
+
+export declare class SetupError extends Error {
+  readonly code: SetupErrorCode;
+  constructor(code: SetupErrorCode, message: string);
+}
+
+export interface ToolsPaths {
+  toolsDir: string;
+  binDir: string;
+  binary: string;
+  pathFile: string;
+  stampFile: string;
+  lockDir: string;
+}
+
+export interface GoToolchain {
+  path: string;
+  version: string;
+}
+
+export interface ResolveOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Repository root; defaults to the checkout holding the script. */
+  root?: string;
+  /** Checks that a binary runs; returns its version line or undefined. */
+  probe?: (file: string) => string | undefined;
+}
+
+export interface ResolvedTemporal {
+  path: string;
+  source: 'env' | 'path' | 'tools' | 'built';
+}
+
+export declare function toolsPaths(root?: string): ToolsPaths;
+export declare function findOnPath(name: string, pathValue: string | undefined): string | undefined;
+export declare function resolveTemporalBinary(options?: ResolveOptions): ResolvedTemporal | undefined;
+export declare function buildTemporal(options: {
+  gobin: string;
+  env?: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+  go?: GoToolchain;
+  /** Where to look for `go` when it is not on PATH (default: /usr/local/go/bin/go). */
+  goFallbackPaths?: string[];
+}): Promise<string>;
+export declare function ensureTemporalBinary(options?: {
+  env?: NodeJS.ProcessEnv;
+  root?: string;
+  log?: (line: string) => void;
+  go?: GoToolchain;
+  goFallbackPaths?: string[];
+}): Promise<ResolvedTemporal>;
+export declare function readTemporalPath(options?: { env?: NodeJS.ProcessEnv; root?: string }): string;
