@@ -1,0 +1,123 @@
+// Turning an HTTP answer into an operation's result: the expected success status and a body that
+// matches the operation's response schema, or a CloudApiError with a stable code. Messages name
+// the action and what was wrong, never the raw body (a service answer may hold a password).
+import type { z } from 'zod';
+import { CloudApiError, codeForStatus, parseRetryAfter } from './errors';
+import type { HttpAnswer } from './http';
+import type { OperationDef } from './operations';
+import { collectSecretValues, redact } from './redact';
+
+/** Longest API error message we quote; the rest is cut so one bad answer cannot flood the logs. */
+const MAX_QUOTED_MESSAGE = 500;
+
+export interface AnswerContext {
+  action: string;
+  def: OperationDef;
+  /** Values to scrub from any message: the secret key, its Basic token, request passwords. */
+  secrets: readonly string[];
+}
+
+/** The validated result of a successful answer, or throws a CloudApiError. */
+export function interpretAnswer(answer: HttpAnswer, context: AnswerContext): unknown {
+  const { def } = context;
+  if (answer.status === def.successStatus) return successBody(answer, context);
+  if (answer.status >= 200 && answer.status < 300) {
+    throw invalidResponse(
+      context,
+      `answered HTTP ${answer.status}, expected ${def.successStatus}`,
+      answer.status,
+    );
+  }
+  throw errorFromAnswer(answer, context);
+}
+
+function successBody(answer: HttpAnswer, context: AnswerContext): unknown {
+  const schema = context.def.response;
+  // Operations without a response body return undefined whatever the server sent.
+  if (schema === undefined) return undefined;
+  if (answer.text.trim() === '') {
+    throw invalidResponse(context, 'answered with an empty body, expected JSON', answer.status);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(answer.text);
+  } catch {
+    // The parser's own message quotes the body, so it is neither used nor kept as a cause.
+    throw invalidResponse(context, 'answered with a body that is not valid JSON', answer.status);
+  }
+  const result = (schema as z.ZodType).safeParse(parsed);
+  if (result.success) return result.data;
+  const secrets = [...context.secrets, ...collectSecretValues(parsed)];
+  const problems = result.error.issues
+    .slice(0, 5)
+    .map((issue) => `${formatPath(issue.path)}: ${issue.message}`)
+    .join('; ');
+  const more = result.error.issues.length > 5 ? ` (and ${result.error.issues.length - 5} more)` : '';
+  throw invalidResponse(
+    { ...context, secrets },
+    `answered with a body that breaks the response schema: ${problems}${more}`,
+    answer.status,
+  );
+}
+
+function errorFromAnswer(answer: HttpAnswer, context: AnswerContext): CloudApiError {
+  const { status } = answer;
+  const code = codeForStatus(status);
+  const apiError = readApiError(answer.text);
+  const retryAfterMs = parseRetryAfter(headerValue(answer.headers['retry-after']));
+  const label = apiError.code !== undefined ? `HTTP ${status} ${apiError.code}` : `HTTP ${status}`;
+  const detail =
+    apiError.message !== undefined ? quote(apiError.message) : 'the answer carried no error message';
+  const wait = retryAfterMs !== undefined ? ` (retry after ${retryAfterMs} ms)` : '';
+  return new CloudApiError({
+    code,
+    action: context.action,
+    status,
+    apiCode: apiError.code !== undefined ? redact(apiError.code, context.secrets) : undefined,
+    retryAfterMs,
+    message: redact(`${context.action} failed: ${label}: ${detail}${wait}`, context.secrets),
+  });
+}
+
+/** The API's `{code, message}` error body, as far as it is present and readable. */
+function readApiError(text: string): { code?: string; message?: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return {};
+  }
+  if (typeof parsed !== 'object' || parsed === null) return {};
+  const { code, message } = parsed as { code?: unknown; message?: unknown };
+  return {
+    code: typeof code === 'string' && code.length > 0 ? code.slice(0, 64) : undefined,
+    message: typeof message === 'string' && message.length > 0 ? message : undefined,
+  };
+}
+
+function invalidResponse(context: AnswerContext, what: string, status: number): CloudApiError {
+  return new CloudApiError({
+    code: 'CLOUD_API_INVALID_RESPONSE',
+    action: context.action,
+    status,
+    message: redact(`${context.action}: the Cloud API ${what}`, context.secrets),
+  });
+}
+
+function quote(message: string): string {
+  return message.length > MAX_QUOTED_MESSAGE ? `${message.slice(0, MAX_QUOTED_MESSAGE)}…` : message;
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** `resources[0].spec.cpu_millis`, or `(body)` for the top level. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return '(body)';
+  return path
+    .map((part, index) =>
+      typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`,
+    )
+    .join('');
+}
