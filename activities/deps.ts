@@ -1,19 +1,7 @@
 // What activities need from the outside world, injected by the worker (or a test).
-import type { ActionInput, ActionName, ActionOutput } from '../cloud/operations';
+import type { CloudCaller } from '../cloud/client';
 
-export interface CallOptions {
-  signal?: AbortSignal;
-  timeoutMs?: number;
-}
-
-/** The part of the typed Cloud API client that activities use. */
-export interface CloudCaller {
-  call<A extends ActionName>(
-    action: A,
-    input: ActionInput<A>,
-    options?: CallOptions,
-  ): Promise<ActionOutput<A>>;
-}
+export type { CallOptions, CloudCaller } from '../cloud/client';
 
 /**
  * Gives the client holding the credentials of a project. Credentials come from the worker's
