@@ -1,0 +1,134 @@
+// Registers every operation of the catalogue (cloud/operations.ts) as a route under
+// /public/api/v1, and runs each request through: auth → project scope → injected faults →
+// validation → handler → apply-then-fail. The catalogue is the single source of truth for
+// method, path, schemas and success status.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { ACTION_NAMES, operations, type ActionName, type OperationDef } from '../cloud/operations';
+import type { Authenticator } from './auth';
+import { formatIssues } from './config';
+import { SimulatorHttpError, badRequest, notFound } from './errors';
+import type { FaultInjector, RuleOf } from './faults';
+import { API_PREFIX } from './http-layer';
+import type { HandlerContext } from './routes/handler-types';
+import { handlers } from './routes';
+import { DROPPED, RequestStats, UNKNOWN_ACTION } from './stats';
+import type { World } from './world';
+
+export interface ApiDeps {
+  world: World;
+  auth: Authenticator;
+  faults: FaultInjector;
+  stats: RequestStats;
+  /** Aborted when the server closes, so requests hung by latency faults end at once. */
+  closing: AbortSignal;
+}
+
+/** `/projects/{project_id}` → `/public/api/v1/projects/:project_id` */
+export function routePath(path: string): string {
+  return API_PREFIX + path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+function validate(schema: z.ZodType, value: unknown, what: 'body' | 'query'): unknown {
+  if (what === 'body' && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+    throw badRequest('body: must be a JSON object');
+  }
+  const result = schema.safeParse(value);
+  if (!result.success) throw badRequest(formatIssues(result.error.issues));
+  return result.data;
+}
+
+/** Query strings carry text; the catalogue's integer query fields (logs `node`) take digits. */
+function coerceQuery(query: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries((query ?? {}) as Record<string, unknown>)) {
+    out[key] = key === 'node' && typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value;
+  }
+  return out;
+}
+
+function retryAfterHeader(rule: RuleOf<'rateLimit'>, now: number): string {
+  if (rule.retryAfterFormat === 'date') return new Date(now + rule.retryAfterSeconds * 1000).toUTCString();
+  return String(rule.retryAfterSeconds);
+}
+
+async function handle(action: ActionName, deps: ApiDeps, request: FastifyRequest, reply: FastifyReply) {
+  const def: OperationDef = operations[action];
+  const { world, faults } = deps;
+  const project = deps.auth.authenticate(request.headers.authorization);
+  const params = request.params as Record<string, string>;
+  // A key sees only its own project. Another project's resources answer 404, not 403, so a key
+  // cannot even learn that they exist (behaviour.md leaves the choice to us).
+  if (params.project_id !== undefined && params.project_id !== project.id) {
+    throw notFound(`project ${params.project_id} not found`);
+  }
+
+  const delay = faults.fireAll(action, 'latency').reduce((sum, rule) => sum + rule.ms, 0);
+  if (delay > 0) await sleep(delay, undefined, { signal: deps.closing });
+  const rateLimit = faults.fireFirst(action, 'rateLimit');
+  if (rateLimit) {
+    reply.header('retry-after', retryAfterHeader(rateLimit, Date.now()));
+    throw new SimulatorHttpError(
+      429,
+      'RATE_LIMITED',
+      'too many requests (injected fault); retry after the given delay',
+    );
+  }
+  const failure = faults.fireFirst(action, 'error');
+  if (failure) {
+    throw new SimulatorHttpError(
+      failure.status,
+      'INTERNAL',
+      failure.message ?? 'internal error (injected fault)',
+    );
+  }
+
+  const context = {
+    world,
+    project,
+    params,
+    body: def.body ? validate(def.body, request.body, 'body') : undefined,
+    query: def.query ? validate(def.query, coerceQuery(request.query), 'query') : undefined,
+    now: world.clock.now(),
+    outcome: (kind) => faults.fireOutcome(action, kind),
+  } as HandlerContext<typeof action>;
+  const result = (handlers[action] as (ctx: HandlerContext<typeof action>) => unknown)(context);
+
+  const afterApply = faults.fireFirst(action, 'applyThenFail');
+  if (afterApply?.mode === 'drop') {
+    deps.stats.record(action, DROPPED);
+    reply.hijack();
+    request.raw.socket.destroy();
+    return reply;
+  }
+  if (afterApply) {
+    throw new SimulatorHttpError(
+      afterApply.status,
+      'INTERNAL',
+      'internal error (injected fault after the change was applied)',
+    );
+  }
+  reply.code(def.successStatus);
+  return result === undefined ? reply.send() : reply.send(result);
+}
+
+export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!request.url.startsWith('/__sim')) {
+      const action = (request.routeOptions.config as { action?: string }).action ?? UNKNOWN_ACTION;
+      deps.stats.record(action, reply.statusCode);
+    }
+    return payload;
+  });
+
+  for (const action of ACTION_NAMES) {
+    const def: OperationDef = operations[action];
+    app.route({
+      method: def.method,
+      url: routePath(def.path),
+      config: { action },
+      handler: (request, reply) => handle(action, deps, request, reply),
+    });
+  }
+}

@@ -1,0 +1,214 @@
+// startLocalCloud(): the programmatic entry of the local cloud (the CLI in main.ts wraps it).
+import { randomInt } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { z } from 'zod';
+import { registerApi } from './api';
+import { Authenticator } from './auth';
+import { systemClock, type Clock } from './clock';
+import {
+  loadConfigFile,
+  parseConfig,
+  type Durations,
+  type LogsConfig,
+  type SimulatorConfig,
+  type SimulatorConfigInput,
+} from './config';
+import { registerControlApi } from './control-api';
+import { FaultRuleInput } from './fault-schema';
+import { FaultInjector, type FaultRuleView } from './faults';
+import { API_PREFIX, CONTROL_PREFIX, createApp } from './http-layer';
+import { IdFactory, generateAccessKey, generateSecretKey } from './ids';
+import { Pace } from './lifecycle';
+import { StateFileWriter, loadStateFile } from './persistence';
+import { SeededRandom, deriveSeed } from './random';
+import type { PersistedState, ProjectRecord } from './state';
+import { RequestStats, type StatsView } from './stats';
+import { Store } from './store';
+import type { World } from './world';
+
+export interface LocalCloudOptions {
+  /** Interface to bind; default 127.0.0.1. */
+  host?: string;
+  /** Port to bind; default 0 (any free port). */
+  port?: number;
+  /** Inline configuration (same schema as the config file). Ignored when `configFile` is given. */
+  config?: SimulatorConfigInput;
+  /** YAML or JSON config file. */
+  configFile?: string;
+  /** Overrides the config's timeScale. */
+  timeScale?: number;
+  /** Overrides the config's seed. */
+  seed?: number;
+  /** Merged over the config's durations (milliseconds before scaling). */
+  durations?: Partial<z.input<typeof Durations>>;
+  /** Merged over the config's log generation settings. */
+  logs?: Partial<LogsConfig>;
+  /** Added after the config's fault rules. */
+  faults?: FaultRuleInput[];
+  /** Persist state to this file and reload it on start. */
+  stateFile?: string;
+  /** Time source; a ManualClock makes lifecycles step only when told. */
+  clock?: Clock;
+  /** Delay between a change and the state file write; default 100 ms. */
+  saveDebounceMs?: number;
+}
+
+export interface ProjectCredentials {
+  id: string;
+  name: string;
+  access_key: string;
+  secret_key: string;
+}
+
+export interface LocalCloud {
+  /** Base URL of the API, e.g. `http://127.0.0.1:PORT/public/api/v1`. */
+  readonly url: string;
+  /** `http://127.0.0.1:PORT` */
+  readonly origin: string;
+  /** `http://127.0.0.1:PORT/__sim` */
+  readonly controlUrl: string;
+  readonly projects: readonly ProjectCredentials[];
+  readonly seed: number;
+  readonly timeScale: number;
+  readonly durations: Readonly<Durations>;
+  addFaults(rules: FaultRuleInput | FaultRuleInput[]): FaultRuleView[];
+  listFaults(): FaultRuleView[];
+  clearFaults(): void;
+  stats(): StatsView;
+  resetStats(): void;
+  /** Writes the state file now (no-op without one). */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function resolveConfig(options: LocalCloudOptions): Promise<SimulatorConfig> {
+  const base = options.configFile
+    ? await loadConfigFile(options.configFile)
+    : parseConfig(options.config ?? {});
+  return parseConfig(
+    {
+      ...base,
+      ...(options.timeScale !== undefined ? { timeScale: options.timeScale } : {}),
+      ...(options.seed !== undefined ? { seed: options.seed } : {}),
+      durations: { ...base.durations, ...options.durations },
+      logs: { ...base.logs, ...options.logs },
+      faults: [...base.faults, ...(options.faults ?? [])],
+    },
+    'options',
+  );
+}
+
+/** Projects from the config (reusing ids and keys the state file remembers), else from the state file, else one new. */
+function resolveProjects(
+  config: SimulatorConfig,
+  saved: PersistedState | undefined,
+  ids: IdFactory,
+): ProjectRecord[] {
+  const remembered = saved?.projects ?? [];
+  if (config.projects.length === 0) {
+    if (remembered.length > 0) return remembered;
+    return [
+      {
+        id: ids.shortId(),
+        name: 'default',
+        access_key: generateAccessKey(),
+        secret_key: generateSecretKey(),
+      },
+    ];
+  }
+  return config.projects.map((project) => {
+    const previous = remembered.find((p) =>
+      project.id !== undefined ? p.id === project.id : p.name === project.name,
+    );
+    return {
+      id: project.id ?? previous?.id ?? ids.shortId(),
+      name: project.name,
+      access_key: project.access_key ?? previous?.access_key ?? generateAccessKey(),
+      secret_key: project.secret_key ?? previous?.secret_key ?? generateSecretKey(),
+    };
+  });
+}
+
+function urlHost(address: AddressInfo): string {
+  return address.family === 'IPv6' ? `[${address.address}]` : address.address;
+}
+
+export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<LocalCloud> {
+  const config = await resolveConfig(options);
+  const seed = config.seed ?? randomInt(0, 2 ** 32 - 1);
+  const clock = options.clock ?? systemClock;
+  const saved = options.stateFile ? await loadStateFile(options.stateFile) : undefined;
+
+  const store = new Store(clock);
+  const idRandom = new SeededRandom(deriveSeed(seed, 'ids'));
+  if (saved) idRandom.setState(saved.idRandomState);
+  const ids = new IdFactory(idRandom, (id) => store.isIdUsed(id));
+  if (saved) store.restoreResources(saved);
+  const projects = resolveProjects(config, saved, ids);
+  for (const project of projects) store.addProject(project);
+
+  const world: World = {
+    store,
+    ids,
+    clock,
+    pace: new Pace(config.durations, config.timeScale),
+    defaultRegion: config.defaultRegion,
+    logs: config.logs,
+  };
+  const faults = new FaultInjector(new SeededRandom(deriveSeed(seed, 'faults')));
+  faults.add(config.faults);
+  const stats = new RequestStats();
+  const closing = new AbortController();
+
+  const writer = options.stateFile
+    ? new StateFileWriter(
+        options.stateFile,
+        () => ({
+          version: 1,
+          savedAt: new Date().toISOString(),
+          idRandomState: idRandom.getState(),
+          ...store.snapshot(),
+        }),
+        options.saveDebounceMs ?? 100,
+        (error) =>
+          process.emitWarning(`local cloud: could not save the state file: ${(error as Error).message}`),
+      )
+    : undefined;
+  if (writer) store.onChange(() => writer.schedule());
+
+  const app = createApp();
+  let url = '';
+  registerApi(app, { world, auth: new Authenticator(projects), faults, stats, closing: closing.signal });
+  registerControlApi(app, { world, faults, stats, info: () => ({ url, seed, timeScale: config.timeScale }) });
+  await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+  const origin = `http://${urlHost(app.server.address() as AddressInfo)}:${(app.server.address() as AddressInfo).port}`;
+  url = origin + API_PREFIX;
+  // Persist at once, so generated projects and keys survive a restart even before any change.
+  await writer?.flush();
+
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    origin,
+    controlUrl: origin + CONTROL_PREFIX,
+    projects: projects.map(({ id, name, access_key, secret_key }) => ({ id, name, access_key, secret_key })),
+    seed,
+    timeScale: config.timeScale,
+    durations: config.durations,
+    addFaults: (rules) =>
+      faults.add((Array.isArray(rules) ? rules : [rules]).map((rule) => FaultRuleInput.parse(rule))),
+    listFaults: () => faults.list(),
+    clearFaults: () => faults.clear(),
+    stats: () => stats.view(),
+    resetStats: () => stats.reset(),
+    flush: async () => writer?.flush(),
+    close: () => {
+      closed ??= (async () => {
+        closing.abort();
+        await app.close();
+        await writer?.flush();
+      })();
+      return closed;
+    },
+  };
+}
