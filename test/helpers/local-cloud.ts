@@ -1,0 +1,110 @@
+// Starts the local cloud in-process on 127.0.0.1 port 0 for a test, and talks to it over real
+// HTTP with undici. `manualClock: true` makes lifecycles move only on `advance(ms)`.
+import { request } from 'undici';
+import { ManualClock } from '../../simulator/clock';
+import {
+  startLocalCloud,
+  type LocalCloud,
+  type LocalCloudOptions,
+  type ProjectCredentials,
+} from '../../simulator/server';
+
+export interface TestCloudOptions extends Omit<LocalCloudOptions, 'host' | 'port' | 'clock'> {
+  /** Drive time by hand (`advance`) instead of the system clock. */
+  manualClock?: boolean;
+}
+
+export interface TestCloud {
+  readonly cloud: LocalCloud;
+  /** Base URL of the API (`…/public/api/v1`). */
+  readonly url: string;
+  readonly controlUrl: string;
+  /** The first project and its key pair. */
+  readonly project: ProjectCredentials;
+  /** `Basic …` header value for the first project's key pair. */
+  readonly authorization: string;
+  /** Moves the manual clock forward; throws when the cloud runs on the system clock. */
+  advance(ms: number): void;
+  close(): Promise<void>;
+}
+
+export function basicAuth(accessKey: string, secretKey: string): string {
+  return `Basic ${Buffer.from(`${accessKey}:${secretKey}`).toString('base64')}`;
+}
+
+export async function startTestCloud(options: TestCloudOptions = {}): Promise<TestCloud> {
+  const { manualClock, ...rest } = options;
+  const clock = manualClock ? new ManualClock() : undefined;
+  const cloud = await startLocalCloud({ ...rest, host: '127.0.0.1', port: 0, ...(clock ? { clock } : {}) });
+  const project = cloud.projects[0]!;
+  return {
+    cloud,
+    url: cloud.url,
+    controlUrl: cloud.controlUrl,
+    project,
+    authorization: basicAuth(project.access_key, project.secret_key),
+    advance: (ms) => {
+      if (!clock) throw new Error('advance() needs startTestCloud({ manualClock: true })');
+      clock.advance(ms);
+    },
+    close: () => cloud.close(),
+  };
+}
+
+export interface HttpAnswer<T = Record<string, unknown>> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON, or undefined for an empty body. */
+  body: T;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  /** Sent as-is instead of JSON-encoding `body`. */
+  rawBody?: string;
+  /** Overrides the Authorization header; `null` sends none. */
+  authorization?: string | null;
+  headers?: Record<string, string>;
+}
+
+/** One HTTP call to the API (path relative to the base URL) or to any absolute URL. */
+export async function call<T = Record<string, unknown>>(
+  cloud: TestCloud,
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  options: CallOptions = {},
+): Promise<HttpAnswer<T>> {
+  const target = /^https?:/.test(path) ? path : cloud.url + path;
+  const headers: Record<string, string> = { 'user-agent': 'tideline-tests', ...options.headers };
+  const authorization = options.authorization === undefined ? cloud.authorization : options.authorization;
+  if (authorization !== null) headers.authorization = authorization;
+  let payload: string | undefined = options.rawBody;
+  if (payload === undefined && options.body !== undefined) payload = JSON.stringify(options.body);
+  if (payload !== undefined) headers['content-type'] ??= 'application/json';
+  const answer = await request(target, {
+    method,
+    headers,
+    ...(payload !== undefined ? { body: payload } : {}),
+  });
+  const text = await answer.body.text();
+  return {
+    status: answer.statusCode,
+    headers: answer.headers,
+    body: (text === '' ? undefined : JSON.parse(text)) as T,
+  };
+}
+
+/** Paths of the first project's resources. */
+export function paths(cloud: TestCloud) {
+  const p = `/projects/${cloud.project.id}`;
+  return {
+    services: `${p}/services`,
+    service: (id: string) => `${p}/services/${id}`,
+    replicaSets: (id: string) => `${p}/services/${id}/replicaSets`,
+    replicaSet: (id: string, setId: string) => `${p}/services/${id}/replicaSets/${setId}`,
+    vpcs: `${p}/vpcs`,
+    vpc: (id: string) => `${p}/vpcs/${id}`,
+    peerings: (vpcId: string) => `${p}/vpcs/${vpcId}/peerings`,
+    peering: (vpcId: string, id: string) => `${p}/vpcs/${vpcId}/peerings/${id}`,
+  };
+}
