@@ -65,7 +65,16 @@ async function handle(action: ActionName, deps: ApiDeps, request: FastifyRequest
   }
 
   const delay = faults.fireAll(action, 'latency').reduce((sum, rule) => sum + rule.ms, 0);
-  if (delay > 0) await sleep(delay, undefined, { signal: deps.closing });
+  if (delay > 0) {
+    try {
+      await sleep(delay, undefined, { signal: deps.closing });
+    } catch {
+      // The server is closing: a hung request ends without an answer, as it would on a real outage.
+      reply.hijack();
+      request.raw.socket.destroy();
+      return reply;
+    }
+  }
   const rateLimit = faults.fireFirst(action, 'rateLimit');
   if (rateLimit) {
     reply.header('retry-after', retryAfterHeader(rateLimit, Date.now()));

@@ -1,0 +1,70 @@
+// Service logs of the local cloud: generated entries, newest first, at most 500 a page,
+// `lastCursor` only while older entries remain, and `logs` mirroring `entries`.
+import type { Service, ServiceLogsResponse } from '../../cloud/models';
+import { call, paths, startTestCloud, type TestCloud } from '../helpers/local-cloud';
+
+let tc: TestCloud;
+let logsPath: string;
+
+beforeAll(async () => {
+  tc = await startTestCloud({ manualClock: true, logs: { intervalMs: 1000, maxEntries: 5000 } });
+  const p = paths(tc);
+  const created = await call<Service>(tc, 'POST', p.services, { body: { name: 'chatty' } });
+  logsPath = `${p.service(created.body.service_id!)}/logs`;
+});
+afterAll(() => tc.close());
+
+async function page(query = ''): Promise<ServiceLogsResponse> {
+  const answer = await call<ServiceLogsResponse>(tc, 'GET', logsPath + query);
+  expect(answer.status).toBe(200);
+  return answer.body;
+}
+
+test('a new service has one entry and no cursor', async () => {
+  const first = await page();
+  expect(first.entries).toHaveLength(1);
+  expect(first.logs).toEqual(first.entries!.map((e) => e.message));
+  expect(first).not.toHaveProperty('lastCursor');
+});
+
+test('1234 entries come back in pages of 500, 500, 234, newest first, with stable cursors', async () => {
+  tc.advance(1233 * 1000);
+  const seen: string[] = [];
+  const sizes: number[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const body = await page(cursor ? `?cursor=${encodeURIComponent(cursor)}` : '');
+    pages += 1;
+    sizes.push(body.entries!.length);
+    expect(body.logs).toEqual(body.entries!.map((e) => e.message));
+    for (const entry of body.entries!) {
+      expect(entry).toEqual({
+        timestamp: expect.any(String),
+        severity: expect.any(String),
+        message: expect.any(String),
+      });
+      seen.push(entry.timestamp);
+    }
+    cursor = body.lastCursor;
+    // New entries arriving between pages must not shift the pages that follow.
+    tc.advance(5000);
+  } while (cursor !== undefined && pages < 10);
+  expect(sizes).toEqual([500, 500, 234]);
+  const times = seen.map((t) => Date.parse(t));
+  expect([...times].sort((a, b) => b - a)).toEqual(times);
+  expect(new Set(times).size).toBe(times.length);
+});
+
+test('since/until narrow the window', async () => {
+  const all = await page();
+  const newest = Date.parse(all.entries![0]!.timestamp);
+  const since = new Date(newest - 9000).toISOString();
+  const window = await page(`?since=${encodeURIComponent(since)}`);
+  expect(window.entries).toHaveLength(10);
+  expect(window).not.toHaveProperty('lastCursor');
+  const until = new Date(newest - 1000).toISOString();
+  const both = await page(`?since=${encodeURIComponent(since)}&until=${encodeURIComponent(until)}`);
+  expect(both.entries).toHaveLength(9);
+  expect(both.entries![0]!.timestamp).toBe(until);
+});
