@@ -1,0 +1,25 @@
+// Builds the production workflow bundle (`dist/workflow-bundle.js`) once at build time, so
+// workers start without running webpack. Run by scripts/bundle-workflows.js after `tsc`.
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { FAILURE_CONVERTER_PATH } from './codec';
+import { DEFAULT_WORKFLOW_BUNDLE, defaultWorkflowsPath } from './workflow-source';
+
+export async function bundleWorkflows(
+  options: { outFile?: string; workflowsPath?: string } = {},
+): Promise<{ outFile: string; bytes: number }> {
+  const outFile = options.outFile ?? DEFAULT_WORKFLOW_BUNDLE;
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: options.workflowsPath ?? defaultWorkflowsPath(),
+    // The sandbox converts workflow failures itself, so it needs the encrypting converter too.
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+    logger: new DefaultLogger('WARN'),
+  });
+  mkdirSync(path.dirname(outFile), { recursive: true });
+  const tmp = `${outFile}.${process.pid}.tmp`;
+  writeFileSync(tmp, code);
+  // rename is atomic: a worker starting meanwhile sees the old bundle or the new one, never half.
+  renameSync(tmp, outFile);
+  return { outFile, bytes: Buffer.byteLength(code) };
+}

@@ -1,0 +1,40 @@
+// One Cloud API client per configured project, built lazily from the worker's configuration.
+// Activities ask for a project's client; credentials never travel through workflow input.
+import type { CloudCaller, CloudClientResolver } from '../activities/deps';
+import { createCloudClient, type CloudClientOptions } from '../cloud/client';
+import { CloudApiError } from '../cloud/errors';
+import type { CloudConfig } from './config';
+
+export type CloudClientFactory = (options: CloudClientOptions) => CloudCaller;
+
+export function createCloudClientResolver(
+  cloud: CloudConfig,
+  factory: CloudClientFactory = createCloudClient,
+): CloudClientResolver {
+  const clients = new Map<string, CloudCaller>();
+  return {
+    forProject(projectId: string | undefined): CloudCaller {
+      const id = projectId ?? cloud.defaultProjectId;
+      const cached = clients.get(id);
+      if (cached) return cached;
+      const project = cloud.projects.get(id);
+      if (project === undefined) {
+        throw new CloudApiError({
+          code: 'CLOUD_API_CONFIG',
+          message:
+            `this worker has no Cloud API credentials for project "${id}" ` +
+            `(configured: ${[...cloud.projects.keys()].join(', ')}); add them to the worker's configuration`,
+        });
+      }
+      const client = factory({
+        baseUrl: project.baseUrl,
+        accessKey: project.accessKey,
+        secretKey: project.secretKey,
+        allowInsecureLoopback: cloud.allowInsecureLoopback,
+        timeoutMs: cloud.timeoutMs,
+      });
+      clients.set(id, client);
+      return client;
+    },
+  };
+}

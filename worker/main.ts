@@ -1,0 +1,75 @@
+// `npm run worker` (node dist/worker/main.js): reads the configuration, installs the runtime,
+// and runs the worker until SIGINT/SIGTERM. Prints "tideline worker ready" once polling starts.
+// Exit codes: 0 after a graceful stop, 2 for bad configuration, 1 for anything else.
+import { inspect } from 'node:util';
+import { describeWorkerConfig, loadWorkerConfig } from './config';
+import { describeTemporalSettings, loadTemporalSettings } from './connection';
+import { loadEncryptionKeys } from './key-store';
+import { installRuntime } from './runtime';
+import { createTidelineWorker } from './worker';
+
+export const READY_LINE = 'tideline worker ready';
+
+function hasCode(error: unknown): error is Error & { code: string } {
+  return error instanceof Error && typeof (error as { code?: unknown }).code === 'string';
+}
+
+function summary(value: unknown): string {
+  return inspect(value, { depth: 4, breakLength: Infinity, compact: true });
+}
+
+export async function runWorkerProcess(
+  options: { env?: NodeJS.ProcessEnv; log?: (line: string) => void } = {},
+): Promise<number> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+
+  let setup;
+  try {
+    const config = loadWorkerConfig({ env });
+    const temporal = loadTemporalSettings({ env });
+    const keys = loadEncryptionKeys({ env, notice: log });
+    setup = { config, temporal, keys };
+  } catch (error) {
+    if (hasCode(error) && error.code.startsWith('TIDELINE_')) {
+      log(`tideline worker: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  }
+  const { config, temporal, keys } = setup;
+
+  const secrets = [...config.cloud.projects.values()].map((project) => project.secretKey.reveal());
+  installRuntime({
+    metricsAddress: config.metricsAddress,
+    secrets: [...secrets, temporal.connection.apiKey],
+  });
+  let worker;
+  try {
+    worker = await createTidelineWorker(config, { keyRing: keys.keyRing, temporal, log });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    log(`tideline worker: could not start (Temporal at ${temporal.connection.address}): ${reason}`);
+    return 1;
+  }
+  log(`tideline worker: temporal ${summary(describeTemporalSettings(temporal))}`);
+  log(`tideline worker: config ${summary(describeWorkerConfig(config))}`);
+  log(`tideline worker: payload encryption key "${keys.keyRing.currentKeyId}" (${keys.source})`);
+  if (config.metricsAddress) log(`tideline worker: metrics on http://${config.metricsAddress}/metrics`);
+  log(`${READY_LINE}: task queue "${worker.taskQueue}", namespace "${worker.namespace}"`);
+  await worker.run();
+  log('tideline worker: stopped');
+  return 0;
+}
+
+if (require.main === module) {
+  runWorkerProcess().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`tideline worker: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

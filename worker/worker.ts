@@ -1,0 +1,110 @@
+// Creates the tideline worker: the encrypted data converter, the activities built from the
+// worker's configuration, and the workflow code. A function (not a process) so tests can run it
+// in-process against a dev server; main.ts wraps it for `npm run worker`.
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import type { Clock, CloudClientResolver } from '../activities/deps';
+import { createCloudClientResolver } from './cloud-clients';
+import { createDataConverter } from './codec';
+import type { WorkerConfig } from './config';
+import { connectWorker, type TemporalSettings } from './connection';
+import type { EncryptionKeyRing } from './encryption-keys';
+import { resolveWorkflowSource, type WorkflowSource } from './workflow-source';
+
+export interface TidelineWorkerDeps {
+  /** Keys for the payload codec; every client of the namespace must use the same keys. */
+  keyRing: EncryptionKeyRing;
+  /** Where to connect; needed unless `connection` is given (its namespace is used either way). */
+  temporal?: TemporalSettings;
+  /** An existing connection (tests); it is left open by `run()`. */
+  connection?: NativeConnection;
+  /** Default: `temporal.namespace`, else `default`. */
+  namespace?: string;
+  /** Default: clients built from `config.cloud`. */
+  clients?: CloudClientResolver;
+  clock?: Clock;
+  /** Replaces the activities (tests with fixture workflows). */
+  activities?: object;
+  /** Default: the prebuilt bundle when fresh, else `workflows/index`. */
+  workflows?: WorkflowSource;
+  /** Worker identity shown in Temporal; default `<pid>@<host>`. */
+  identity?: string;
+  /** Receives one-line, secret-free start-up messages. */
+  log?: (line: string) => void;
+}
+
+export interface TidelineWorker {
+  readonly worker: Worker;
+  readonly taskQueue: string;
+  readonly namespace: string;
+  /** Polls until shutdown() or a shutdown signal; then closes a connection it opened itself. */
+  run(): Promise<void>;
+  /** Starts a graceful shutdown: no new tasks, in-flight ones get the grace time. */
+  shutdown(): void;
+}
+
+/** In-flight activities get this long to finish (or see their cancellation) on shutdown. */
+export const SHUTDOWN_GRACE_TIME = '10s';
+
+export async function createTidelineWorker(
+  config: WorkerConfig,
+  deps: TidelineWorkerDeps,
+): Promise<TidelineWorker> {
+  const log = deps.log ?? (() => undefined);
+  const namespace = deps.namespace ?? deps.temporal?.namespace ?? 'default';
+  let workflows = deps.workflows;
+  if (workflows === undefined) {
+    const resolved = resolveWorkflowSource();
+    log(`tideline worker: workflow code from ${resolved.reason}`);
+    workflows = resolved.source;
+  }
+  const activities =
+    deps.activities ??
+    createActivities({
+      clients: deps.clients ?? createCloudClientResolver(config.cloud),
+      ...(deps.clock ? { clock: deps.clock } : {}),
+    });
+
+  let ownedConnection: NativeConnection | undefined;
+  let connection = deps.connection;
+  if (connection === undefined) {
+    if (deps.temporal === undefined)
+      throw new Error('createTidelineWorker needs `temporal` settings or a `connection`');
+    ownedConnection = await connectWorker(deps.temporal);
+    connection = ownedConnection;
+  }
+
+  const options: WorkerOptions = {
+    connection,
+    namespace,
+    taskQueue: config.taskQueue,
+    activities,
+    dataConverter: createDataConverter(deps.keyRing),
+    shutdownGraceTime: SHUTDOWN_GRACE_TIME,
+    ...workflows,
+    ...(deps.identity ? { identity: deps.identity } : {}),
+  };
+  let worker: Worker;
+  try {
+    worker = await Worker.create(options);
+  } catch (error) {
+    await ownedConnection?.close();
+    throw error;
+  }
+
+  return {
+    worker,
+    taskQueue: config.taskQueue,
+    namespace,
+    async run() {
+      try {
+        await worker.run();
+      } finally {
+        await ownedConnection?.close();
+      }
+    },
+    shutdown() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+    },
+  };
+}

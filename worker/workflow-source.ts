@@ -1,0 +1,64 @@
+// Where the worker gets its workflow code: the bundle built at build time (fast start) when it is
+// present and newer than the compiled code, otherwise the workflows module, bundled at start.
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+export type WorkflowSource = { workflowBundle: { codePath: string } } | { workflowsPath: string };
+
+/** Next to the compiled `worker/` folder: `dist/workflow-bundle.js`. */
+export const DEFAULT_WORKFLOW_BUNDLE = path.resolve(__dirname, '..', 'workflow-bundle.js');
+
+/** The workflows module (`workflows/index.ts`, or `dist/workflows/index.js` when compiled). */
+export function defaultWorkflowsPath(): string {
+  return require.resolve('../workflows');
+}
+
+function newestJsMtime(dir: string, skip: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (full === skip || entry.name === 'node_modules') continue;
+    if (entry.isDirectory()) newest = Math.max(newest, newestJsMtime(full, skip));
+    else if (entry.name.endsWith('.js')) newest = Math.max(newest, statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+function mtimeOf(file: string): number | undefined {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ResolvedWorkflowSource {
+  source: WorkflowSource;
+  /** Why this source was chosen, for the start-up log line. */
+  reason: string;
+}
+
+export function resolveWorkflowSource(
+  options: { bundlePath?: string; workflowsPath?: string } = {},
+): ResolvedWorkflowSource {
+  const bundlePath = options.bundlePath ?? DEFAULT_WORKFLOW_BUNDLE;
+  const bundleTime = mtimeOf(bundlePath);
+  if (bundleTime !== undefined) {
+    // A bundle older than any compiled file may miss changes: bundle afresh rather than run it.
+    const compiledTime = newestJsMtime(path.dirname(bundlePath), bundlePath);
+    if (compiledTime <= bundleTime) {
+      return {
+        source: { workflowBundle: { codePath: bundlePath } },
+        reason: `prebuilt bundle ${bundlePath}`,
+      };
+    }
+    return {
+      source: { workflowsPath: options.workflowsPath ?? defaultWorkflowsPath() },
+      reason: `bundle ${bundlePath} is older than the compiled code; bundling at start`,
+    };
+  }
+  return {
+    source: { workflowsPath: options.workflowsPath ?? defaultWorkflowsPath() },
+    reason: 'no prebuilt bundle; bundling at start',
+  };
+}
