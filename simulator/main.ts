@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { SimulatorConfigError } from './config';
 import { StateFileError } from './persistence';
-import { startLocalCloud, type LocalCloudOptions } from './server';
+import { startLocalCloud, type LocalCloud, type LocalCloudOptions } from './server';
 
 const USAGE =
   'usage: simulator [--host 127.0.0.1] [--port 0] [--config FILE] [--time-scale X] [--seed N] [--state-file FILE]';
@@ -67,10 +67,18 @@ async function main(): Promise<void> {
   try {
     options = parseOptions(process.argv.slice(2));
   } catch (error) {
-    fail(`${(error as Error).message}\n${USAGE}`, 2);
+    fail(`${(error as Error).message} (see --help)`, 2);
   }
 
-  let cloud;
+  // Signal handlers go in first: a supervisor may send SIGTERM the moment it reads the first line.
+  let stopRequested: string | undefined;
+  let stop = (signal: string) => {
+    stopRequested ??= signal;
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+
+  let cloud: LocalCloud;
   try {
     cloud = await startLocalCloud(options);
   } catch (error) {
@@ -78,6 +86,17 @@ async function main(): Promise<void> {
     const code = (error as NodeJS.ErrnoException).code;
     fail(`could not start: ${code ? `${code} ` : ''}${(error as Error).message}`, 1);
   }
+
+  let stopping = false;
+  stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`simulator: ${signal} received, stopping\n`);
+    cloud.close().then(
+      () => process.exit(0),
+      (error: unknown) => fail(`error while stopping: ${(error as Error).message}`, 1),
+    );
+  };
 
   const projects = cloud.projects.map(({ id, name, access_key, secret_key }) => ({
     id,
@@ -89,19 +108,7 @@ async function main(): Promise<void> {
   process.stderr.write(
     `simulator: local cloud listening on ${cloud.url} (control API ${cloud.controlUrl}, seed ${cloud.seed})\n`,
   );
-
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    process.stderr.write(`simulator: ${signal} received, stopping\n`);
-    cloud.close().then(
-      () => process.exit(0),
-      (error: unknown) => fail(`error while stopping: ${(error as Error).message}`, 1),
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  if (stopRequested !== undefined) stop(stopRequested);
 }
 
 void main();

@@ -1,0 +1,151 @@
+// The local cloud's CLI (simulator/main.ts), compiled and spawned as a real process: the first
+// stdout line, clean stops on SIGINT/SIGTERM, and exit 2 with one clear line for bad input.
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { basicAuth } from '../helpers/local-cloud';
+
+const root = resolve(__dirname, '../..');
+// Private to this run, inside the checkout so the compiled code resolves node_modules.
+const outDir = join(root, 'node_modules', '.cache', `tideline-simulator-cli-${process.pid}`);
+const entry = join(outDir, 'simulator', 'main.js');
+let scratch: string;
+const children: ChildProcessWithoutNullStreams[] = [];
+
+beforeAll(async () => {
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const args = ['--outDir', outDir, '--rootDir', root, '--module', 'node16', '--moduleResolution', 'node16'];
+  args.push('--target', 'ES2022', '--strict', '--skipLibCheck', '--esModuleInterop', '--types', 'node');
+  const build = spawnSync(process.execPath, [tsc, ...args, join(root, 'simulator', 'main.ts')], {
+    encoding: 'utf8',
+  });
+  if (build.status !== 0)
+    throw new Error(`compiling simulator/main.ts failed:\n${build.stdout}${build.stderr}`);
+  scratch = await mkdtemp(join(tmpdir(), 'tideline-sim-cli-'));
+}, 120_000);
+
+afterAll(async () => {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await rm(outDir, { recursive: true, force: true });
+  await rm(scratch, { recursive: true, force: true });
+});
+
+interface Run {
+  child: ChildProcessWithoutNullStreams;
+  firstLine: Promise<string>;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function run(args: string[]): Run {
+  const child = spawn(process.execPath, [entry, ...args], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const firstLine = new Promise<string>((resolveLine, reject) => {
+    const lines = createInterface({ input: child.stdout });
+    lines.once('line', resolveLine);
+    child.once('exit', () => reject(new Error(`exited before printing a line; stderr: ${err}`)));
+  });
+  // Runs that are expected to fail never print a line; that is not an unhandled rejection.
+  firstLine.catch(() => undefined);
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) =>
+    child.once('exit', (code, signal) => resolveExit({ code, signal })),
+  );
+  return { child, firstLine, stdout: () => out, stderr: () => err, exit };
+}
+
+interface FirstLine {
+  url: string;
+  projects: Array<{ id: string; name: string; access_key: string; secret_key: string }>;
+}
+
+test.each(['SIGINT', 'SIGTERM'] as const)(
+  'first stdout line is the URL and projects; the API works; %s stops it with exit 0',
+  async (signal) => {
+    const cli = run(['--port', '0', '--seed', '42', '--time-scale', '0.1']);
+    const first = JSON.parse(await cli.firstLine) as FirstLine;
+    expect(Object.keys(first)).toEqual(['url', 'projects']);
+    expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/public\/api\/v1$/);
+    expect(first.projects).toEqual([
+      {
+        id: expect.stringMatching(/^[a-z0-9]{10}$/),
+        name: 'default',
+        access_key: expect.any(String),
+        secret_key: expect.any(String),
+      },
+    ]);
+    const project = first.projects[0]!;
+    const answer = await fetch(`${first.url}/projects`, {
+      headers: { authorization: basicAuth(project.access_key, project.secret_key) },
+    });
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual([{ id: project.id, name: 'default' }]);
+
+    cli.child.kill(signal);
+    expect(await cli.exit).toEqual({ code: 0, signal: null });
+    expect(cli.stdout().trim().split('\n')).toHaveLength(1);
+    expect(cli.stderr()).not.toContain(project.secret_key);
+  },
+);
+
+test('a config file declares projects and credentials', async () => {
+  const config = join(scratch, 'cloud.yaml');
+  await writeFile(
+    config,
+    [
+      'projects:',
+      '  - id: abcdefghij',
+      '    name: team',
+      '    access_key: team-key',
+      '    secret_key: team-secret-123',
+      'durations:',
+      '  queued: 10',
+      '',
+    ].join('\n'),
+  );
+  const cli = run(['--config', config]);
+  const first = JSON.parse(await cli.firstLine) as FirstLine;
+  expect(first.projects).toEqual([
+    { id: 'abcdefghij', name: 'team', access_key: 'team-key', secret_key: 'team-secret-123' },
+  ]);
+  cli.child.kill('SIGTERM');
+  expect((await cli.exit).code).toBe(0);
+});
+
+async function expectUsageError(args: string[], pattern: RegExp): Promise<string> {
+  const cli = run(args);
+  expect(await cli.exit).toEqual({ code: 2, signal: null });
+  const lines = cli.stderr().trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^simulator: /);
+  expect(lines[0]).toMatch(pattern);
+  expect(cli.stderr()).not.toMatch(/\n\s+at /);
+  expect(cli.stdout()).toBe('');
+  return lines[0]!;
+}
+
+test('bad flags exit 2 with one clear line on stderr', async () => {
+  await expectUsageError(['--bogus'], /bogus/);
+  await expectUsageError(['--port', 'eighty'], /--port/);
+  await expectUsageError(['--time-scale', '0'], /--time-scale/);
+  await expectUsageError(['--seed', '-3'], /--seed/);
+});
+
+test('a bad config file exits 2 with one clear line, without echoing secrets', async () => {
+  const invalid = join(scratch, 'invalid.yaml');
+  await writeFile(invalid, 'projects:\n  - access_key: k\n    secret_key: short\ntimeScale: -1\n');
+  const line = await expectUsageError(['--config', invalid], /timeScale/);
+  expect(line).toMatch(/secret_key/);
+  expect(line).not.toContain('short');
+  const broken = join(scratch, 'broken.yaml');
+  await writeFile(broken, 'projects: [\n');
+  await expectUsageError(['--config', broken], /not valid YAML/);
+  await expectUsageError(['--config', join(scratch, 'missing.yaml')], /cannot read/);
+});
