@@ -113,6 +113,7 @@ cloud:
     expect(error.code).toBe('TIDELINE_CONFIG_INVALID');
     expect(error.message).toMatch(/TIDELINE_CLOUD_PROJECT_ID and TIDELINE_CLOUD_SECRET_KEY must be set too/);
     expect(error.message).toMatch(/metricsAddress: must look like host:port/);
+    expect(error.message).toMatch(/cloud\.baseUrl: required/);
   });
 
   test('missing URL and credentials are named with the variables to set', () => {
