@@ -67,49 +67,46 @@ export const ProjectConfig = z.strictObject({
 });
 export type ProjectConfig = z.output<typeof ProjectConfig>;
 
-export const SimulatorConfig = z
-  .strictObject({
-    /** Seed of the ID and fault generators; random when absent. */
-    seed: z.number().int().min(0).max(4_294_967_295).optional(),
-    /** Multiplies every duration: 0.01 runs lifecycles 100× faster, 2 twice as slow. */
-    timeScale: z.number().positive().max(1000).default(1),
-    /** Region of services and VPCs created without `region_code`. */
-    defaultRegion: z.string().min(1).default('us-east-1'),
-    /** Projects and their key pairs; one generated project when empty. */
-    projects: z.array(ProjectConfig).default([]),
-    durations: Durations.prefault({}),
-    logs: LogsConfig.prefault({}),
-    faults: z.array(FaultRuleInput).default([]),
-  })
-  .superRefine((config, ctx) => {
-    const seenKeys = new Set<string>();
-    const seenIds = new Set<string>();
-    config.projects.forEach((project, index) => {
-      if (project.access_key !== undefined) {
-        if (seenKeys.has(project.access_key)) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['projects', index, 'access_key'],
-            message: 'duplicate access_key',
-          });
-        }
-        seenKeys.add(project.access_key);
+/** Access keys and ids must be unique; keys are given in pairs or generated in pairs. */
+const Projects = z.array(ProjectConfig).superRefine((projects, ctx) => {
+  const seenKeys = new Set<string>();
+  const seenIds = new Set<string>();
+  projects.forEach((project, index) => {
+    if (project.access_key !== undefined) {
+      if (seenKeys.has(project.access_key)) {
+        ctx.addIssue({ code: 'custom', path: [index, 'access_key'], message: 'duplicate access_key' });
       }
-      if (project.id !== undefined) {
-        if (seenIds.has(project.id)) {
-          ctx.addIssue({ code: 'custom', path: ['projects', index, 'id'], message: 'duplicate project id' });
-        }
-        seenIds.add(project.id);
+      seenKeys.add(project.access_key);
+    }
+    if (project.id !== undefined) {
+      if (seenIds.has(project.id)) {
+        ctx.addIssue({ code: 'custom', path: [index, 'id'], message: 'duplicate project id' });
       }
-      if ((project.access_key === undefined) !== (project.secret_key === undefined)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['projects', index],
-          message: 'give both access_key and secret_key, or neither (then both are generated)',
-        });
-      }
-    });
+      seenIds.add(project.id);
+    }
+    if ((project.access_key === undefined) !== (project.secret_key === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [index],
+        message: 'give both access_key and secret_key, or neither (then both are generated)',
+      });
+    }
   });
+});
+
+export const SimulatorConfig = z.strictObject({
+  /** Seed of the ID and fault generators; random when absent. */
+  seed: z.number().int().min(0).max(4_294_967_295).optional(),
+  /** Multiplies every duration: 0.01 runs lifecycles 100× faster, 2 twice as slow. */
+  timeScale: z.number().positive().max(1000).default(1),
+  /** Region of services and VPCs created without `region_code`. */
+  defaultRegion: z.string().min(1).default('us-east-1'),
+  /** Projects and their key pairs; one generated project when empty. */
+  projects: Projects.default([]),
+  durations: Durations.prefault({}),
+  logs: LogsConfig.prefault({}),
+  faults: z.array(FaultRuleInput).default([]),
+});
 export type SimulatorConfigInput = z.input<typeof SimulatorConfig>;
 export type SimulatorConfig = z.output<typeof SimulatorConfig>;
 
