@@ -138,8 +138,11 @@ export function spawnGuarded(
       resolve({ code, signal });
     });
   });
-  // The guard must not keep Jest alive on its own; `exited` still settles while the test awaits it.
+  // The guard must not keep Jest alive on its own (a forgotten process is killed by the exit hook);
+  // `exited` still settles while a test awaits it.
   child.unref();
+  for (const stream of [child.stdin, child.stdout, child.stderr])
+    (stream as { unref?: () => void } | null)?.unref?.();
 
   const handle: GuardedProcess = {
     label,

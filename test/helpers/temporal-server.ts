@@ -9,6 +9,7 @@
 // The `temporal` CLI is the one `scripts/setup-temporal.js` resolved (run by `pretest`).
 import { createServer } from 'node:net';
 import { Connection } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { readTemporalPath } from '../../scripts/setup-temporal';
 import { spawnGuarded, type GuardedProcess, type ProcessExit } from './guarded-process';
 
@@ -156,4 +157,20 @@ export async function startTemporalServer(options: TemporalServerOptions = {}): 
       await start();
     },
   };
+}
+
+/**
+ * The SDK's test environment (client, native connection, dev server it manages) on the binary the
+ * setup script resolved, bound to 127.0.0.1. Call `env.teardown()` when done. Use
+ * `startTemporalServer` instead when the server must be stopped and restarted.
+ */
+export function createLocalTestEnvironment(
+  options: { executable?: string } = {},
+): Promise<TestWorkflowEnvironment> {
+  return TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: options.executable ?? readTemporalPath() },
+      ip: '127.0.0.1',
+    },
+  });
 }

@@ -5,7 +5,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { GUARD_SCRIPT, spawnGuarded } from '../helpers/guarded-process';
-import { startTemporalServer, type TemporalServer } from '../helpers/temporal-server';
+import {
+  createLocalTestEnvironment,
+  startTemporalServer,
+  type TemporalServer,
+} from '../helpers/temporal-server';
 
 function groupIsGone(pgid: number): boolean {
   try {
@@ -91,4 +95,16 @@ describe('temporal dev server helper', () => {
     while (!groupIsGone(group) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(groupIsGone(group)).toBe(true);
   }, 30_000);
+
+  test('the SDK test environment runs on the resolved binary, on loopback', async () => {
+    const env = await createLocalTestEnvironment();
+    try {
+      const address = env.connection.options.address;
+      expect(address).toMatch(/^127\.0\.0\.1:\d+$/);
+      const namespace = await env.connection.workflowService.describeNamespace({ namespace: 'default' });
+      expect(namespace.namespaceInfo?.name).toBe('default');
+    } finally {
+      await env.teardown();
+    }
+  }, 60_000);
 });
