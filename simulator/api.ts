@@ -10,7 +10,7 @@ import type { Authenticator } from './auth';
 import { formatIssues } from './config';
 import { SimulatorHttpError, badRequest, notFound } from './errors';
 import type { FaultInjector, RuleOf } from './faults';
-import { API_PREFIX } from './http-layer';
+import { API_PREFIX, CONTROL_PREFIX } from './http-layer';
 import type { HandlerContext } from './routes/handler-types';
 import { handlers } from './routes';
 import { DROPPED, RequestStats, UNKNOWN_ACTION } from './stats';
@@ -124,7 +124,7 @@ async function handle(action: ActionName, deps: ApiDeps, request: FastifyRequest
 
 export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   app.addHook('onSend', async (request, reply, payload) => {
-    if (!request.url.startsWith('/__sim')) {
+    if (!request.url.startsWith(CONTROL_PREFIX)) {
       const action = (request.routeOptions.config as { action?: string }).action ?? UNKNOWN_ACTION;
       deps.stats.record(action, reply.statusCode);
     }

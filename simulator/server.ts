@@ -1,6 +1,7 @@
 // startLocalCloud(): the programmatic entry of the local cloud (the CLI in main.ts wraps it).
 import { randomInt } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { inspect } from 'node:util';
 import type { z } from 'zod';
 import { registerApi } from './api';
 import { Authenticator } from './auth';
@@ -129,6 +130,20 @@ function resolveProjects(
   });
 }
 
+/**
+ * A project's key pair as handed to callers. The secret is an ordinary field (clients need it),
+ * but `util.inspect` (console.log, test failure output) shows it redacted.
+ */
+function credentials(project: ProjectRecord): ProjectCredentials {
+  const { id, name, access_key, secret_key } = project;
+  const result: ProjectCredentials = { id, name, access_key, secret_key };
+  Object.defineProperty(result, inspect.custom, {
+    enumerable: false,
+    value: () => ({ id, name, access_key, secret_key: '[redacted]' }),
+  });
+  return result;
+}
+
 function urlHost(address: AddressInfo): string {
   return address.family === 'IPv6' ? `[${address.address}]` : address.address;
 }
@@ -191,7 +206,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     url,
     origin,
     controlUrl: origin + CONTROL_PREFIX,
-    projects: projects.map(({ id, name, access_key, secret_key }) => ({ id, name, access_key, secret_key })),
+    projects: projects.map(credentials),
     seed,
     timeScale: config.timeScale,
     durations: config.durations,

@@ -1,5 +1,6 @@
 // The catalogue-driven router and the control API (/__sim): every operation is served, success
 // bodies match the catalogue's response schemas, and request counts are reported per action.
+import { inspect } from 'node:util';
 import { ACTION_NAMES, operations, type OperationDef } from '../../cloud/operations';
 import type { Service, Vpc } from '../../cloud/models';
 import { call, paths, startTestCloud, type TestCloud } from '../helpers/local-cloud';
@@ -137,4 +138,28 @@ test('control API errors are JSON too', async () => {
   const missing = await call(tc, 'DELETE', `${tc.controlUrl}/faults/f999`, { authorization: null });
   expect(missing.status).toBe(404);
   expect(missing.body.code).toBe('NOT_FOUND');
+});
+
+test('the same seed gives the same IDs', async () => {
+  const ids = async (seed: number) => {
+    const cloud = await startTestCloud({ seed });
+    try {
+      const service = await call<Service>(cloud, 'POST', paths(cloud).services, { body: { name: 's' } });
+      const vpc = await call<Vpc>(cloud, 'POST', paths(cloud).vpcs, {
+        body: { name: 'n', cidr: '10.0.0.0/16', region_code: 'us-east-1' },
+      });
+      return [cloud.project.id, service.body.service_id, vpc.body.id];
+    } finally {
+      await cloud.close();
+    }
+  };
+  const first = await ids(77);
+  expect(await ids(77)).toEqual(first);
+  expect(await ids(78)).not.toEqual(first);
+});
+
+test('inspecting the handle never shows a secret key', () => {
+  expect(inspect(tc.cloud, { depth: 5 })).not.toContain(tc.project.secret_key);
+  expect(inspect(tc.project)).toContain('[redacted]');
+  expect(tc.project.secret_key).toEqual(expect.any(String));
 });
