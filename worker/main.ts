@@ -49,7 +49,7 @@ export async function runWorkerProcess(
     worker = await createTidelineWorker(config, { keyRing: keys.keyRing, temporal, log });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    log(`tideline worker: could not start (Temporal at ${temporal.connection.address}): ${reason}`);
+    log(`tideline worker: could not start: ${reason} (Temporal at ${temporal.connection.address})`);
     return 1;
   }
   log(`tideline worker: temporal ${summary(describeTemporalSettings(temporal))}`);
