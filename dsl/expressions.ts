@@ -3,7 +3,39 @@
 //
 // JSON has one number type; CEL has int and double and will not mix them (`x * 2` fails for a
 // double x). Whole JSON numbers therefore enter CEL as ints and leave it as numbers again.
-import { evaluate, parse } from '@marcbachmann/cel-js';
+//
+// One shared environment: variables not declared are `dyn` (runbook data is JSON of any shape) and
+// list/map literals may mix types (`{'name': inputs.name, 'nodes': 1}`). The static validator
+// type-checks with the same environment, so what passes validation also evaluates.
+import { Environment } from '@marcbachmann/cel-js';
+import type { ASTNode, ParseResult } from '@marcbachmann/cel-js';
+
+const environment = new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false });
+
+/** Parsed expressions, by source text. Parsing is pure, so a cache is safe in the workflow sandbox. */
+const parsedCache = new Map<string, ParseResult>();
+const PARSED_CACHE_LIMIT = 500;
+
+function parseCached(expression: string): ParseResult {
+  const cached = parsedCache.get(expression);
+  if (cached) return cached;
+  const parsed = environment.parse(expression);
+  if (parsedCache.size >= PARSED_CACHE_LIMIT) parsedCache.clear();
+  parsedCache.set(expression, parsed);
+  return parsed;
+}
+
+/** The syntax tree of an expression; throws ExpressionError on a syntax error. */
+export function parseExpression(expression: string): ASTNode {
+  try {
+    return parseCached(expression).ast;
+  } catch (error) {
+    throw new ExpressionError(
+      `cannot parse \`${expression}\`: ${firstLine(errorMessage(error))}`,
+      expression,
+    );
+  }
+}
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -66,21 +98,34 @@ function firstLine(message: string): string {
 
 /** Parses an expression without evaluating it; throws ExpressionError on a syntax error. */
 export function checkSyntax(expression: string): void {
+  parseExpression(expression);
+}
+
+export type ExpressionCheck = { ok: true; type: string } | { ok: false; message: string };
+
+/**
+ * Parses and type-checks an expression with every variable as `dyn`: catches syntax errors,
+ * unknown functions and operators that can never apply (`'a' + 1`). `type` is CEL's name for the
+ * result type (`bool`, `int`, `list`, `dyn`, …).
+ */
+export function checkExpression(expression: string): ExpressionCheck {
+  let parsed: ParseResult;
   try {
-    parse(expression);
+    parsed = parseCached(expression);
   } catch (error) {
-    throw new ExpressionError(
-      `cannot parse \`${expression}\`: ${firstLine(errorMessage(error))}`,
-      expression,
-    );
+    return { ok: false, message: `cannot parse \`${expression}\`: ${firstLine(errorMessage(error))}` };
   }
+  const checked = parsed.check();
+  if (checked.valid) return { ok: true, type: checked.type ?? 'dyn' };
+  const reason = checked.error ? firstLine(checked.error.message) : 'type error';
+  return { ok: false, message: `\`${expression}\`: ${reason}` };
 }
 
 /** Evaluates a CEL expression over JSON variables and returns JSON. */
 export function evaluateExpression(expression: string, variables: Record<string, unknown>): JsonValue {
   let result: unknown;
   try {
-    result = evaluate(expression, toCel(variables) as Record<string, unknown>);
+    result = parseCached(expression)(toCel(variables) as Record<string, unknown>);
   } catch (error) {
     throw new ExpressionError(`\`${expression}\`: ${firstLine(errorMessage(error))}`, expression);
   }

@@ -1,0 +1,158 @@
+// The normalised runbook definition: what the interpreter workflow receives as its input. Durations
+// are milliseconds, defaults are filled, each step has a `kind` discriminant, conditions are bare
+// CEL, and child runbooks are embedded, so the workflow never reads files. Plain JSON data, so it
+// travels through Temporal's payload converter unchanged. Types only; no runtime code.
+import type { ActionName, OperationKind } from '../cloud/operations';
+import type { JsonValue } from './expressions';
+import type { InputType } from './schema-primitives';
+
+/** Milliseconds, or a `${{ … }}` template resolved at run time with `resolveDurationMs`. */
+export type DurationValue = number | string;
+
+export interface InputDefinition {
+  type: InputType;
+  description?: string;
+  /** Must be given when there is no default (unless `required: false` was written). */
+  required: boolean;
+  default?: JsonValue;
+  secret: boolean;
+  pattern?: string;
+  /** Bounds: value for integer/number, milliseconds for duration, length for string/list. */
+  min?: number;
+  max?: number;
+  /** The allowed values of an enum input. */
+  values?: string[];
+}
+
+export interface OutputDefinition {
+  /** JSON that may hold `${{ … }}` templates, resolved when the run ends. */
+  value: JsonValue;
+  secret: boolean;
+  description?: string;
+}
+
+export interface RetryDefinition {
+  /** Attempts in total, the first included. */
+  attempts: number;
+  initialIntervalMs: number;
+  backoff: number;
+  maxIntervalMs: number;
+}
+
+interface StepBase<K extends string> {
+  kind: K;
+  id: string;
+  name?: string;
+  description?: string;
+  /** Bare CEL; the step is skipped when it is false. */
+  if?: string;
+  /** The step's time limit (wait: the overall deadline; approve: when `default` applies). */
+  timeoutMs?: DurationValue;
+  retry?: RetryDefinition;
+  /** Steps that undo this one, in the order written; run only if this step completed. */
+  compensate: StepDefinition[];
+  continueOnError: boolean;
+}
+
+export interface CallStepDefinition extends StepBase<'call'> {
+  action: ActionName;
+  actionKind: OperationKind;
+  /** The flat action input (path params + body/query fields); values may hold templates. */
+  with: Record<string, JsonValue>;
+  /** Creates only: take over an existing resource of the same name on the first attempt. */
+  adopt: boolean;
+}
+
+export interface WaitStepDefinition extends StepBase<'wait'> {
+  action: ActionName;
+  with: Record<string, JsonValue>;
+  /** Bare CEL over `result` and the run's variables; absent = the first successful answer. */
+  until?: string;
+  failIf?: string;
+  untilDeleted: boolean;
+  intervalMs: number;
+  maxIntervalMs: number;
+  /** Always set for waits (default 30 minutes). */
+  timeoutMs: DurationValue;
+}
+
+export interface SleepStepDefinition extends StepBase<'sleep'> {
+  durationMs: DurationValue;
+}
+
+export interface ApproveStepDefinition extends StepBase<'approve'> {
+  /** May hold templates. */
+  message: string;
+  /** The outcome when `timeoutMs` passes without an answer. */
+  default: 'approve' | 'reject';
+}
+
+export interface AssertStepDefinition extends StepBase<'assert'> {
+  /** Bare CEL that must be true. */
+  condition: string;
+  /** May hold templates. */
+  message?: string;
+}
+
+export interface ParallelBranchDefinition {
+  id: string;
+  name?: string;
+  steps: StepDefinition[];
+}
+
+export interface ParallelStepDefinition extends StepBase<'parallel'> {
+  branches: ParallelBranchDefinition[];
+}
+
+export interface ForeachStepDefinition extends StepBase<'foreach'> {
+  /** Bare CEL giving a list. */
+  items: string;
+  /** The loop variable's name in expressions. */
+  as: string;
+  /** A number, or a `${{ … }}` resolved at run time with `resolveCount`. */
+  concurrency: number | string;
+  steps: StepDefinition[];
+}
+
+export interface RunbookStepDefinition extends StepBase<'runbook'> {
+  /** The child file as written, for display. */
+  path: string;
+  /** The child's inputs; values may hold templates. */
+  with: Record<string, JsonValue>;
+  /** The child's normalised definition. */
+  runbook: RunbookDefinition;
+}
+
+export interface FailStepDefinition extends StepBase<'fail'> {
+  /** May hold templates. */
+  message: string;
+}
+
+export type StepDefinition =
+  | CallStepDefinition
+  | WaitStepDefinition
+  | SleepStepDefinition
+  | ApproveStepDefinition
+  | AssertStepDefinition
+  | ParallelStepDefinition
+  | ForeachStepDefinition
+  | RunbookStepDefinition
+  | FailStepDefinition;
+
+export interface RunbookDefinition {
+  apiVersion: 'tideline/v1';
+  name: string;
+  description: string;
+  inputs: Record<string, InputDefinition>;
+  steps: StepDefinition[];
+  outputs: Record<string, OutputDefinition>;
+}
+
+export const DEFAULT_WAIT_TIMEOUT_MS = 30 * 60_000;
+export const DEFAULT_WAIT_INTERVAL_MS = 1_000;
+export const DEFAULT_WAIT_MAX_INTERVAL_MS = 15_000;
+export const DEFAULT_RETRY_INITIAL_INTERVAL_MS = 1_000;
+export const DEFAULT_RETRY_BACKOFF = 2;
+export const DEFAULT_RETRY_MAX_INTERVAL_MS = 60_000;
+export const DEFAULT_FOREACH_VARIABLE = 'item';
+export const DEFAULT_FOREACH_CONCURRENCY = 1;

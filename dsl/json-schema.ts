@@ -1,0 +1,91 @@
+// The JSON Schema of runbooks, generated from the zod schema, for editors (yaml-language-server):
+// completion, hover docs and checks while typing. Per action, `with` also lists the action's
+// input fields (from the operation catalogue), each accepting its literal type or a ${{ … }}.
+import { z } from 'zod';
+import type { ActionName } from '../cloud/operations';
+import { operations } from '../cloud/operations';
+import { ACTION_CATALOGUE } from './actions';
+import { CallStep, RunbookSchema, WaitStep } from './schema';
+
+type JsonSchema = Record<string, unknown>;
+
+export const RUNBOOK_SCHEMA_FILE = 'schema/runbook.schema.json';
+export const RUNBOOK_SCHEMA_ID = 'https://tideline.dev/schema/runbook.schema.json';
+
+const TEMPLATE_STRING: JsonSchema = { type: 'string', pattern: '^\\$\\{\\{[\\s\\S]*\\}\\}$' };
+
+/** A literal schema where any value, at any depth, may instead be a `${{ … }}` template. */
+function allowTemplates(schema: JsonSchema): JsonSchema {
+  const copy: JsonSchema = { ...schema };
+  if (copy.items !== null && typeof copy.items === 'object')
+    copy.items = allowTemplates(copy.items as JsonSchema);
+  if (copy.properties !== null && typeof copy.properties === 'object') {
+    copy.properties = Object.fromEntries(
+      Object.entries(copy.properties as Record<string, JsonSchema>).map(([key, inner]) => [
+        key,
+        allowTemplates(inner),
+      ]),
+    );
+  }
+  return { anyOf: [copy, TEMPLATE_STRING] };
+}
+
+function fieldSchema(action: ActionName, field: string): JsonSchema {
+  const def = operations[action];
+  const shapeOwner =
+    (def as { body?: z.ZodType; query?: z.ZodType }).body ?? (def as { query?: z.ZodType }).query;
+  const shape = shapeOwner instanceof z.ZodObject ? (shapeOwner.shape as Record<string, z.ZodType>) : {};
+  const schema = shape[field];
+  if (!schema) return { type: 'string', minLength: 1, description: 'Path parameter' };
+  const literal = z.toJSONSchema(schema, {
+    target: 'draft-7',
+    io: 'input',
+    unrepresentable: 'any',
+  }) as JsonSchema;
+  delete literal.$schema;
+  return allowTemplates(literal);
+}
+
+/** `if call/wait is A then with has A's fields`, for every action a step of this kind may name. */
+function withByAction(kindKey: 'call' | 'wait'): JsonSchema[] {
+  return Object.values(ACTION_CATALOGUE)
+    .filter((info) => kindKey === 'call' || info.kind === 'read')
+    .map((info) => {
+      const withSchema: JsonSchema = {
+        type: 'object',
+        properties: Object.fromEntries(info.fields.map((f) => [f.name, fieldSchema(info.name, f.name)])),
+        additionalProperties: false,
+      };
+      if (info.requiredFields.length > 0) withSchema.required = info.requiredFields;
+      const then: JsonSchema = { properties: { with: withSchema } };
+      if (info.requiredFields.length > 0) then.required = ['with'];
+      return { if: { properties: { [kindKey]: { const: info.name } }, required: [kindKey] }, then };
+    });
+}
+
+/** The JSON Schema (draft-07, which yaml-language-server supports best) of a runbook file. */
+export function runbookJsonSchema(): JsonSchema {
+  const schema = z.toJSONSchema(RunbookSchema, {
+    target: 'draft-7',
+    io: 'input',
+    override: (ctx) => {
+      if (ctx.zodSchema === CallStep) ctx.jsonSchema.allOf = withByAction('call');
+      if (ctx.zodSchema === WaitStep) {
+        ctx.jsonSchema.allOf = withByAction('wait');
+        // Editors offer (and accept) only read actions after `wait:`.
+        const properties = ctx.jsonSchema.properties as Record<string, JsonSchema> | undefined;
+        const waitKey = properties?.wait;
+        if (waitKey)
+          waitKey.enum = Object.values(ACTION_CATALOGUE)
+            .filter((a) => a.kind === 'read')
+            .map((a) => a.name);
+      }
+    },
+  }) as JsonSchema;
+  return { $schema: schema.$schema, $id: RUNBOOK_SCHEMA_ID, ...schema };
+}
+
+/** The committed file's exact text: two-space JSON and a final newline. */
+export function runbookJsonSchemaText(): string {
+  return `${JSON.stringify(runbookJsonSchema(), null, 2)}\n`;
+}

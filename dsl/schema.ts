@@ -1,0 +1,252 @@
+// The runbook schema as authors write it (YAML → this), the single source of truth for the loader,
+// the validator, the JSON Schema for editors and the inferred types. Each step has exactly one
+// kind key (`call`, `wait`, …); the kinds are separate strict objects so unknown fields are errors.
+import { z } from 'zod';
+import { ACTION_NAMES } from '../cloud/operations';
+import {
+  API_VERSION,
+  Condition,
+  Duration,
+  DurationOrTemplate,
+  Expression,
+  InputSpec,
+  OutputSpec,
+  Retry,
+  RunbookName,
+  StepId,
+  TemplateString,
+  VariableName,
+  WithInput,
+} from './schema-primitives';
+
+export * from './schema-primitives';
+
+/** The kind keys, in the order of the `Step` union's options. */
+export const STEP_KINDS = [
+  'call',
+  'wait',
+  'sleep',
+  'approve',
+  'assert',
+  'parallel',
+  'foreach',
+  'runbook',
+  'fail',
+] as const;
+export type StepKind = (typeof STEP_KINDS)[number];
+
+export const ActionNameSchema = z.enum(ACTION_NAMES as [string, ...string[]]);
+
+const common = {
+  id: StepId,
+  name: z.string().optional().describe('A short title shown in progress output'),
+  description: z.string().optional(),
+  if: Condition.optional().describe('Run the step only when this is true; otherwise it is skipped'),
+  timeout: DurationOrTemplate.optional().describe(
+    'Limit for the whole step (for wait: the overall deadline, default 30m; for approve: when the default applies)',
+  ),
+  retry: Retry.optional(),
+  continueOnError: z
+    .boolean()
+    .optional()
+    .describe('Record a failure of this step and go on with the next one'),
+};
+
+// Recursive members are getters with explicit types, so zod builds them lazily and TypeScript can
+// infer the recursive `Step` type.
+type StepSchema = typeof Step;
+type StepList = z.ZodArray<StepSchema>;
+type Compensation = z.ZodOptional<z.ZodUnion<readonly [StepSchema, StepList]>>;
+const compensation = (): Compensation =>
+  z
+    .union([Step, z.array(Step).min(1)])
+    .optional()
+    .describe('What undoes this step if a later step fails: one step or a list, run newest first');
+
+export const CallStep = z
+  .strictObject({
+    ...common,
+    call: ActionNameSchema.describe('The action to run, e.g. service.create'),
+    with: WithInput.optional(),
+    adopt: z.boolean().optional().describe('For creates: take over an existing resource of the same name'),
+    get compensate(): Compensation {
+      return compensation();
+    },
+  })
+  .meta({ id: 'CallStep', description: 'Run one Cloud API action' });
+
+export const WaitStep = z
+  .strictObject({
+    ...common,
+    wait: ActionNameSchema.describe('A read action to poll, e.g. service.get'),
+    with: WithInput.optional(),
+    until: Expression.optional().describe(
+      'CEL over `result` (the last answer): the wait ends when it is true',
+    ),
+    failIf: Expression.optional().describe('CEL over `result`: the wait fails at once when it is true'),
+    untilDeleted: z.boolean().optional().describe('Wait until the resource is gone (the read answers 404)'),
+    interval: Duration.optional().describe('First pause between polls (default 1s)'),
+    maxInterval: Duration.optional().describe('Longest pause between polls (default 15s)'),
+    get compensate(): Compensation {
+      return compensation();
+    },
+  })
+  .meta({ id: 'WaitStep', description: 'Poll a read action until a condition holds, within `timeout`' });
+
+export const SleepStep = z
+  .strictObject({
+    ...common,
+    sleep: DurationOrTemplate.describe('How long to pause'),
+    get compensate(): Compensation {
+      return compensation();
+    },
+  })
+  .meta({ id: 'SleepStep', description: 'Pause for a while' });
+
+export const ApproveStep = z
+  .strictObject({
+    ...common,
+    approve: z.string().min(1).describe('The question shown to the approver; may use ${{ … }}'),
+    default: z
+      .enum(['approve', 'reject'])
+      .optional()
+      .describe('The outcome when `timeout` passes without an answer (default reject)'),
+    get compensate(): Compensation {
+      return compensation();
+    },
+  })
+  .meta({ id: 'ApproveStep', description: 'Wait for a human to approve or reject; reject fails the step' });
+
+export const AssertStep = z
+  .strictObject({
+    ...common,
+    assert: Expression.describe('A CEL condition that must be true'),
+    message: z.string().optional().describe('The failure reason when it is false; may use ${{ … }}'),
+    get compensate(): Compensation {
+      return compensation();
+    },
+  })
+  .meta({ id: 'AssertStep', description: 'Fail the run unless a condition holds' });
+
+export const ParallelBranch = z
+  .strictObject({
+    id: StepId,
+    name: z.string().optional(),
+    get steps(): StepList {
+      return z.array(Step).min(1);
+    },
+  })
+  .meta({ id: 'ParallelBranch', description: 'One branch of a parallel step; its steps run in order' });
+
+export const ParallelStep = z
+  .strictObject({
+    ...common,
+    parallel: z.array(ParallelBranch).min(1).describe('Branches that run at the same time'),
+    get compensate(): Compensation {
+      return compensation();
+    },
+  })
+  .meta({ id: 'ParallelStep', description: 'Run branches concurrently; the step fails if any branch fails' });
+
+export const ForeachStep = z
+  .strictObject({
+    ...common,
+    foreach: Expression.describe('CEL giving the list of items'),
+    as: VariableName.optional().describe('The name of the current item in expressions (default item)'),
+    concurrency: z
+      .union([z.int().min(1).max(100), TemplateString])
+      .optional()
+      .describe('How many items run at once (default 1); a number or a ${{ … }} giving one'),
+    get steps(): StepList {
+      return z.array(Step).min(1);
+    },
+    get compensate(): Compensation {
+      return compensation();
+    },
+  })
+  .meta({ id: 'ForeachStep', description: 'Run steps once per item of a list' });
+
+export const RunbookStep = z
+  .strictObject({
+    ...common,
+    runbook: z.string().min(1).describe('The child runbook file, relative to this one'),
+    with: WithInput.optional().describe('The child runbook inputs'),
+    get compensate(): Compensation {
+      return compensation();
+    },
+  })
+  .meta({ id: 'RunbookStep', description: 'Run another runbook as a child' });
+
+export const FailStep = z
+  .strictObject({
+    ...common,
+    fail: z.string().min(1).describe('The failure reason; may use ${{ … }}'),
+    get compensate(): Compensation {
+      return compensation();
+    },
+  })
+  .meta({ id: 'FailStep', description: 'Fail the run with a message (usually with `if`)' });
+
+export const Step = z
+  .union([
+    CallStep,
+    WaitStep,
+    SleepStep,
+    ApproveStep,
+    AssertStep,
+    ParallelStep,
+    ForeachStep,
+    RunbookStep,
+    FailStep,
+  ])
+  .meta({
+    id: 'Step',
+    description:
+      'One step: exactly one of call, wait, sleep, approve, assert, parallel, foreach, runbook, fail',
+  });
+
+/** The schema of each step kind, by its kind key. */
+export const STEP_KIND_SCHEMAS = {
+  call: CallStep,
+  wait: WaitStep,
+  sleep: SleepStep,
+  approve: ApproveStep,
+  assert: AssertStep,
+  parallel: ParallelStep,
+  foreach: ForeachStep,
+  runbook: RunbookStep,
+  fail: FailStep,
+} as const satisfies Record<StepKind, z.ZodType>;
+
+export const RunbookSchema = z
+  .strictObject({
+    apiVersion: z.literal(API_VERSION),
+    name: RunbookName,
+    description: z.string().min(1),
+    inputs: z.record(VariableName, InputSpec).optional(),
+    steps: z.array(Step).min(1),
+    outputs: z.record(VariableName, OutputSpec).optional(),
+  })
+  .meta({
+    id: 'Runbook',
+    title: 'tideline runbook',
+    description: 'A durable, declarative runbook for tideline',
+  });
+
+export type Runbook = z.infer<typeof RunbookSchema>;
+export type Step = z.infer<typeof Step>;
+export type CallStep = z.infer<typeof CallStep>;
+export type WaitStep = z.infer<typeof WaitStep>;
+export type SleepStep = z.infer<typeof SleepStep>;
+export type ApproveStep = z.infer<typeof ApproveStep>;
+export type AssertStep = z.infer<typeof AssertStep>;
+export type ParallelStep = z.infer<typeof ParallelStep>;
+export type ParallelBranch = z.infer<typeof ParallelBranch>;
+export type ForeachStep = z.infer<typeof ForeachStep>;
+export type RunbookStep = z.infer<typeof RunbookStep>;
+export type FailStep = z.infer<typeof FailStep>;
+
+/** The kind key of a step (exactly one is present once the schema accepted it). */
+export function stepKind(step: Step): StepKind {
+  return STEP_KINDS.find((kind) => kind in step) as StepKind;
+}

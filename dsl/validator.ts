@@ -1,0 +1,187 @@
+// The static validator: everything that can be known before a run starts. It reports all problems
+// at once — schema problems and, for the parts the schema accepted, every semantic rule — each with
+// the document path it concerns (the loader turns paths into file:line:column).
+import type { RunbookDefinition } from './definition';
+import type { ProblemPath, RunbookProblem, SourcePosition } from './problems';
+import { formatPath } from './problems';
+import { RunbookSchema } from './schema';
+import { salvageRunbook } from './salvage';
+import type { Runbook, RunbookStep } from './schema';
+import { schemaProblems } from './schema-issues';
+import { placedList, walkSteps } from './step-tree';
+import type { PlacedStep } from './step-tree';
+import { stepActionProblems } from './validator-actions';
+import { ExpressionChecker } from './validator-expressions';
+import { inputSpecProblems } from './validator-inputs';
+import { secretLeakProblems } from './validator-secrets';
+import { parseDuration } from './durations';
+
+export interface ValidationContext {
+  /**
+   * The checked definition of the child a `runbook` step runs; undefined when it could not be
+   * loaded (the caller reports why). Called once per runbook step, with the step's path.
+   */
+  childRunbook?: (step: RunbookStep, path: ProblemPath) => RunbookDefinition | undefined;
+  /** Where a path is in the source, so hints can point at another place (duplicate ids). */
+  locate?: (path: ProblemPath) => SourcePosition | undefined;
+}
+
+export interface ValidationResult {
+  /** The schema-checked runbook, when the schema accepted the whole document. */
+  runbook?: Runbook;
+  problems: RunbookProblem[];
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Every `id` written under `steps`, parsed or not, so references to broken steps are not reported twice. */
+function writtenIds(raw: unknown): Set<string> {
+  const ids = new Set<string>();
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (isPlainObject(value)) {
+      if (typeof value.id === 'string') ids.add(value.id);
+      Object.values(value).forEach(walk);
+    }
+  };
+  if (isPlainObject(raw)) walk(raw.steps);
+  return ids;
+}
+
+function durationOrder(step: PlacedStep['step'], path: ProblemPath): RunbookProblem[] {
+  const problems: RunbookProblem[] = [];
+  const check = (
+    low: string | undefined,
+    high: string | undefined,
+    lowName: string,
+    highName: string,
+    at: ProblemPath,
+  ) => {
+    if (low !== undefined && high !== undefined && parseDuration(low) > parseDuration(high)) {
+      problems.push({ rule: 'duration', path: at, message: `\`${lowName}\` is longer than \`${highName}\`` });
+    }
+  };
+  if ('wait' in step)
+    check(step.interval, step.maxInterval, 'interval', 'maxInterval', [...path, 'interval']);
+  if (step.retry)
+    check(step.retry.initialInterval, step.retry.maxInterval, 'initialInterval', 'maxInterval', [
+      ...path,
+      'retry',
+      'initialInterval',
+    ]);
+  return problems;
+}
+
+/** What a salvaged (partly rejected) document adds: ids to stay quiet about, original step paths. */
+interface Salvage {
+  unparsedIds: ReadonlySet<string>;
+  stepPaths: ProblemPath[];
+}
+
+/** Semantic rules on a runbook the schema accepted (or on the accepted parts of one). */
+export function validateRunbook(
+  runbook: Runbook,
+  context: ValidationContext = {},
+  salvage?: Salvage,
+): RunbookProblem[] {
+  const unparsedIds = salvage?.unparsedIds ?? new Set<string>();
+  const top = runbook.steps.map((step, index) => ({
+    step,
+    path: salvage?.stepPaths[index] ?? ['steps', index],
+  }));
+  const children = new Map<RunbookStep, RunbookDefinition | undefined>();
+  const childRunbook = (step: RunbookStep) => children.get(step);
+  const problems: RunbookProblem[] = [];
+  const steps = new Map<string, PlacedStep>();
+  const branches = new Map<string, ProblemPath>();
+  const firstUse = new Map<string, ProblemPath>();
+
+  const claimId = (id: string, path: ProblemPath) => {
+    const first = firstUse.get(id);
+    if (first === undefined) {
+      firstUse.set(id, path);
+      return true;
+    }
+    const where = context.locate?.(first);
+    const at = where ? `line ${where.line}, column ${where.column}` : formatPath(first);
+    problems.push({
+      rule: 'duplicate-id',
+      path: [...path, 'id'],
+      message: `id \`${id}\` is used more than once`,
+      hint: `first used at ${at}; ids must be unique across the whole runbook`,
+    });
+    return false;
+  };
+
+  walkSteps(
+    top,
+    [],
+    (placed) => {
+      const { step, path, frames } = placed;
+      if (claimId(step.id, path)) steps.set(step.id, placed);
+      if ('runbook' in step) children.set(step, context.childRunbook?.(step, path));
+      problems.push(...stepActionProblems(step, path, childRunbook), ...durationOrder(step, path));
+      if (step.compensate !== undefined && frames.some((f) => f.type === 'compensate')) {
+        problems.push({
+          rule: 'compensate-nested',
+          path: [...path, 'compensate'],
+          message: 'a compensation step cannot have its own `compensate`',
+          hint: 'list the undo steps one after another instead',
+        });
+      }
+      if ('approve' in step && step.default !== undefined && step.timeout === undefined) {
+        problems.push({
+          rule: 'approve-default',
+          path: [...path, 'default'],
+          message: '`default` applies when `timeout` passes, but this approval has no `timeout`',
+          hint: 'add a timeout, e.g. timeout: 1h',
+        });
+      }
+      if ('foreach' in step && ['inputs', 'steps', 'result'].includes(step.as ?? '')) {
+        problems.push({
+          rule: 'schema',
+          path: [...path, 'as'],
+          message: `the loop variable cannot be called \`${step.as}\``,
+        });
+      }
+    },
+    (branch) => {
+      if (claimId(branch.id, branch.path)) branches.set(branch.id, branch.path);
+    },
+  );
+
+  for (const [name, spec] of Object.entries(runbook.inputs ?? {}))
+    problems.push(...inputSpecProblems(name, spec));
+
+  const checker = new ExpressionChecker({
+    runbook,
+    top,
+    steps,
+    branchIds: new Set(branches.keys()),
+    unparsedIds,
+    childRunbook,
+  });
+  checker.run();
+  problems.push(...checker.problems);
+  problems.push(...secretLeakProblems({ runbook, steps, childRunbook }));
+  return problems;
+}
+
+/** Schema and semantic rules on a parsed YAML/JSON document; all problems at once. */
+export function validateRunbookDocument(raw: unknown, context: ValidationContext = {}): ValidationResult {
+  const parsed = RunbookSchema.safeParse(raw);
+  if (parsed.success) return { runbook: parsed.data, problems: validateRunbook(parsed.data, context) };
+  const problems = schemaProblems(parsed.error.issues, raw);
+  const partial = salvageRunbook(raw);
+  if (partial) {
+    const parsedIds = new Set<string>();
+    walkSteps(placedList(partial.runbook.steps, ['steps']), [], ({ step }) => parsedIds.add(step.id));
+    const unparsedIds = new Set([...writtenIds(raw)].filter((id) => !parsedIds.has(id)));
+    problems.push(
+      ...validateRunbook(partial.runbook, context, { unparsedIds, stepPaths: partial.stepPaths }),
+    );
+  }
+  return { problems };
+}
