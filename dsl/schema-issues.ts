@@ -3,7 +3,7 @@
 // "did you mean", and a missing field is named as such.
 import type { z } from 'zod';
 import { ACTION_NAMES } from '../cloud/operations';
-import { DURATION_SOURCE } from './durations';
+import { DURATION_EXAMPLES, DURATION_SOURCE } from './durations';
 import type { ProblemPath, RunbookProblem } from './problems';
 import { InputSpec, ParallelBranch, Retry, RunbookSchema, STEP_KIND_SCHEMAS, STEP_KINDS } from './schema';
 import type { StepKind } from './schema';
@@ -13,6 +13,8 @@ type Issue = z.core.$ZodIssue;
 
 const KIND_SCHEMAS: Record<StepKind, { shape: object }> = STEP_KIND_SCHEMAS;
 const OUTPUT_FIELDS = ['value', 'secret', 'description'];
+/** Fields that hold durations, so a bare number gets a hint about units. */
+const DURATION_FIELDS = new Set(['timeout', 'sleep', 'interval', 'maxInterval', 'initialInterval']);
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -222,6 +224,15 @@ function issueProblems(issue: Issue, root: unknown, base: ProblemPath): RunbookP
       return [problem('schema', path, `\`${label}\` must be one of: ${issue.values.map(String).join(', ')}`)];
     case 'invalid_type':
       if (value === undefined) return [problem('schema', path, `missing required field \`${label}\``)];
+      if (DURATION_FIELDS.has(label) && typeof value === 'number') {
+        return [
+          problem(
+            'duration',
+            path,
+            `\`${label}\` must be a duration with a unit, such as ${DURATION_EXAMPLES}`,
+          ),
+        ];
+      }
       return [
         problem(
           'schema',

@@ -77,6 +77,7 @@ function actionInputProblems(
       problems.push({
         rule: 'action-input',
         path: hasWith ? withPath : stepPath,
+        anchor: 'key',
         message: `\`${action}\` needs \`${field}\` in \`with\``,
         hint: `required fields of ${action}: ${info.requiredFields.join(', ')}`,
       });
@@ -140,6 +141,7 @@ function childInputProblems(
       problems.push({
         rule: 'child-inputs',
         path: step.with ? [...stepPath, 'with'] : stepPath,
+        anchor: 'key',
         message: `child runbook \`${child.name}\` needs input \`${name}\``,
       });
     }

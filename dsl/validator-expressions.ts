@@ -218,7 +218,8 @@ export class ExpressionChecker {
       const close = closestName(ref.root, known);
       if (close) hint = `did you mean \`${close}\`? (${hint})`;
     }
-    report('unknown-variable', `\`${expression}\` reads \`${ref.root}\`, which is not defined here`, hint);
+    const context = expression.trim() === ref.root ? '' : ` (in \`${expression}\`)`;
+    report('unknown-variable', `\`${ref.root}\` is not defined here${context}`, hint);
   }
 
   private stepReference(ref: ExpressionReference, path: ProblemPath, scope: Scope): void {

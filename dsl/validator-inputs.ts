@@ -29,6 +29,8 @@ function compiles(pattern: string): boolean {
   }
 }
 
+const withArticle = (type: string) => `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+
 export function inputSpecProblems(name: string, spec: InputSpec): RunbookProblem[] {
   const at = (field: string) => ['inputs', name, field];
   const problems: RunbookProblem[] = [];
@@ -40,10 +42,10 @@ export function inputSpecProblems(name: string, spec: InputSpec): RunbookProblem
   if (spec.type === 'enum' && spec.values === undefined)
     add('type', `enum input \`${name}\` needs \`values\``, 'list the allowed values: values: [a, b]');
   if (spec.type !== 'enum' && spec.values !== undefined)
-    add('values', `\`values\` applies to enum inputs only; \`${name}\` is a ${spec.type}`);
+    add('values', `\`values\` applies to enum inputs only; \`${name}\` is ${withArticle(spec.type)}`);
   if (spec.pattern !== undefined) {
     if (spec.type !== 'string')
-      add('pattern', `\`pattern\` applies to string inputs only; \`${name}\` is a ${spec.type}`);
+      add('pattern', `\`pattern\` applies to string inputs only; \`${name}\` is ${withArticle(spec.type)}`);
     else if (!compiles(spec.pattern))
       add('pattern', `the pattern of \`${name}\` is not a valid regular expression`);
   }
@@ -54,7 +56,7 @@ export function inputSpecProblems(name: string, spec: InputSpec): RunbookProblem
     else if (spec.type === 'duration' && !(typeof bound === 'string' && isDuration(bound)))
       add(side, `\`${side}\` of a duration input must be a duration such as 5m`, undefined, 'duration');
     else if (spec.type !== 'duration' && typeof bound !== 'number')
-      add(side, `\`${side}\` of a ${spec.type} input must be a number`);
+      add(side, `\`${side}\` of ${withArticle(spec.type)} input must be a number`);
   }
   if (typeof spec.min === 'number' && typeof spec.max === 'number' && spec.min > spec.max)
     add('min', `\`min\` is greater than \`max\``);
