@@ -461,7 +461,7 @@ export function validateActionInput(
   for (const [schema, value] of parts) {
     const result = schema.safeParse(value);
     if (result.success) parsed.push(result.data);
-    else issues.push(...result.error.issues.map((i) => toIssue(i)));
+    else issues.push(...result.error.issues.flatMap(toIssues));
   }
   if (issues.length > 0) return { ok: false, issues };
   const [params, rest] = parsed as [Record<string, string>, Record<string, unknown>];
@@ -471,12 +471,11 @@ export function validateActionInput(
   };
 }
 
-function toIssue(issue: z.core.$ZodIssue): ActionInputIssue {
+/** One issue per problem; an unknown field gets its own issue at its own path. */
+function toIssues(issue: z.core.$ZodIssue): ActionInputIssue[] {
+  const path = issue.path.map((p) => (typeof p === 'number' ? p : String(p)));
   if (issue.code === 'unrecognized_keys') {
-    return {
-      path: [...issue.path, ...issue.keys].map(String),
-      message: `unknown field(s): ${issue.keys.join(', ')}`,
-    };
+    return issue.keys.map((key) => ({ path: [...path, key], message: `unknown field "${key}"` }));
   }
-  return { path: issue.path.map((p) => (typeof p === 'number' ? p : String(p))), message: issue.message };
+  return [{ path, message: issue.message }];
 }
