@@ -33,7 +33,17 @@ function placeholders(value: unknown, path: ProblemPath, templated: ProblemPath[
 const startsWith = (path: ProblemPath, prefix: ProblemPath) =>
   prefix.length <= path.length && prefix.every((part, index) => String(part) === String(path[index]));
 
-const UNKNOWN_FIELDS = 'unknown field(s): ';
+/**
+ * The unknown fields an issue reports, whether it lists them (`unknown field(s): a, b`) or has one
+ * per issue at the field's own path (`unknown field "a"`).
+ */
+function unknownFieldNames(issue: { path: ProblemPath; message: string }): string[] | undefined {
+  const listed = /^unknown field\(s\): (.*)$/.exec(issue.message);
+  if (listed?.[1]) return listed[1].split(', ');
+  if (!issue.message.startsWith('unknown field')) return undefined;
+  const last = issue.path[issue.path.length - 1];
+  return last === undefined ? undefined : [String(last)];
+}
 
 /** zod's generic wording, said the way the rest of the validator says it. */
 function plainMessage(message: string): string {
@@ -59,8 +69,9 @@ function actionInputProblems(
   const fieldNames = info.fields.map((f) => f.name);
   const problems: RunbookProblem[] = [];
   for (const issue of checked.issues) {
-    if (issue.message.startsWith(UNKNOWN_FIELDS)) {
-      for (const key of issue.message.slice(UNKNOWN_FIELDS.length).split(', ')) {
+    const unknownKeys = unknownFieldNames(issue);
+    if (unknownKeys) {
+      for (const key of unknownKeys) {
         problems.push({
           rule: 'action-input',
           path: [...withPath, key],
