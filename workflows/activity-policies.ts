@@ -20,11 +20,12 @@ export const NON_RETRYABLE_TYPES = [
   'ACTIVITY_INPUT_INVALID',
 ];
 
-const retry = (initial: string, max: string, attempts: number): RetryPolicy => ({
+/** `attempts` undefined: no limit (a wait is bounded by its own deadline instead). */
+const retry = (initial: string, max: string, attempts?: number): RetryPolicy => ({
   initialInterval: initial,
   backoffCoefficient: 2,
   maximumInterval: max,
-  maximumAttempts: attempts,
+  ...(attempts === undefined ? {} : { maximumAttempts: attempts }),
   nonRetryableErrorTypes: NON_RETRYABLE_TYPES,
 });
 
@@ -43,7 +44,7 @@ export const ACTIVITY_POLICIES: Readonly<Record<ActionClass, ActivityOptions>> =
   mutate: { startToCloseTimeout: '60s', retry: retry('2s', '60s', 12) },
   create: { startToCloseTimeout: '2m', retry: retry('2s', '60s', 10) },
   delete: { startToCloseTimeout: '60s', retry: retry('2s', '60s', 12) },
-  wait: { startToCloseTimeout: '31m', heartbeatTimeout: '30s', retry: retry('1s', '30s', 0) },
+  wait: { startToCloseTimeout: '31m', heartbeatTimeout: '30s', retry: retry('1s', '30s') },
 };
 
 /** Options for a wait activity whose overall deadline is `timeoutMs` from now. */

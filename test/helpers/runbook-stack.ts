@@ -1,0 +1,103 @@
+// A whole tideline stack for tests: a Temporal dev server, the local cloud, an in-process worker
+// running the real interpreter and activities, and a client with the same encryption keys.
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { createCloudClient, type CloudClient } from '../../cloud/client';
+import { loadRunbookFile } from '../../dsl/loader';
+import { createDataConverter } from '../../worker/codec';
+import { loadWorkerConfig } from '../../worker/config';
+import { EncryptionKeyRing } from '../../worker/encryption-keys';
+import { createTidelineWorker, type TidelineWorker } from '../../worker/worker';
+import type { RunReport, RunbookWorkflowInput } from '../../workflows/messages';
+import { startTestCloud, type TestCloud, type TestCloudOptions } from './local-cloud';
+import { startTemporalServer, type TemporalServer } from './temporal-server';
+
+export const RUNBOOKS_DIR = path.resolve(__dirname, '..', '..', 'runbooks');
+
+export interface RunbookStack {
+  server: TemporalServer;
+  cloud: TestCloud;
+  /** A typed client of the local cloud's project, for asserting state. */
+  api: CloudClient;
+  projectId: string;
+  client: Client;
+  worker: TidelineWorker;
+  taskQueue: string;
+  /** Starts a runbook file from `runbooks/` (or a path) with inputs. */
+  start(file: string, inputs: Record<string, unknown>, workflowId?: string): Promise<WorkflowHandle>;
+  close(): Promise<void>;
+}
+
+export async function startRunbookStack(cloudOptions: TestCloudOptions = {}): Promise<RunbookStack> {
+  const server = await startTemporalServer();
+  const cloud = await startTestCloud(cloudOptions);
+  const taskQueue = `rb-${randomBytes(4).toString('hex')}`;
+  const keyRing = new EncryptionKeyRing([{ id: 'test', key: randomBytes(32) }]);
+  const config = loadWorkerConfig({
+    env: {
+      TIDELINE_TASK_QUEUE: taskQueue,
+      TIDELINE_CLOUD_URL: cloud.url,
+      TIDELINE_CLOUD_ALLOW_INSECURE_LOOPBACK: '1',
+      TIDELINE_CLOUD_PROJECT_ID: cloud.project.id,
+      TIDELINE_CLOUD_ACCESS_KEY: cloud.project.access_key,
+      TIDELINE_CLOUD_SECRET_KEY: cloud.project.secret_key,
+    },
+  });
+  const workerConnection = await NativeConnection.connect({ address: server.address });
+  const worker = await createTidelineWorker(config, {
+    keyRing,
+    connection: workerConnection,
+    workflows: { workflowsPath: require.resolve('../../workflows') },
+  });
+  const running = worker.run();
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, dataConverter: createDataConverter(keyRing) });
+  const api = createCloudClient({
+    baseUrl: cloud.url,
+    accessKey: cloud.project.access_key,
+    secretKey: cloud.project.secret_key,
+    allowInsecureLoopback: true,
+  });
+  return {
+    server,
+    cloud,
+    api,
+    projectId: cloud.project.id,
+    client,
+    worker,
+    taskQueue,
+    async start(file, inputs, workflowId) {
+      const definition = loadRunbookFile(path.isAbsolute(file) ? file : path.join(RUNBOOKS_DIR, file));
+      const input: RunbookWorkflowInput = { definition, inputs };
+      return client.workflow.start('runbookWorkflow', {
+        taskQueue,
+        workflowId: workflowId ?? `${definition.name}-${randomBytes(4).toString('hex')}`,
+        args: [input],
+      });
+    },
+    async close() {
+      worker.shutdown();
+      await running.catch(() => undefined);
+      await workerConnection.close();
+      await connection.close();
+      await api.close();
+      await cloud.close();
+      await server.stop();
+    },
+  };
+}
+
+/** The report of a run that failed (carried in the failure's details). */
+export async function failedReport(handle: WorkflowHandle): Promise<RunReport> {
+  try {
+    await handle.result();
+  } catch (error) {
+    const details = (error as { cause?: { details?: unknown[] } }).cause?.details;
+    const report = details?.[0] as RunReport | undefined;
+    if (report) return report;
+    throw error;
+  }
+  throw new Error('expected the run to fail');
+}

@@ -1,0 +1,89 @@
+// The interpreter end to end: the shipped provisioning runbook against the local cloud, its
+// rollback when a step fails, and compensation on cancellation.
+import type { RunReport } from '../../workflows/messages';
+import { progressQuery } from '../../workflows/messages';
+import { failedReport, startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
+
+const FAST = { timeScale: 0.05 };
+
+describe('provision-production-service', () => {
+  let stack: RunbookStack;
+  let vpcId: string;
+
+  beforeAll(async () => {
+    stack = await startRunbookStack(FAST);
+    const vpc = await stack.api.vpc.create({
+      project_id: stack.projectId,
+      name: 'main',
+      cidr: '10.0.0.0/16',
+      region_code: 'us-east-1',
+    });
+    vpcId = vpc.id!;
+  }, 120_000);
+  afterAll(async () => stack?.close());
+
+  test('creates a READY, PROD service with pooler, attached to the VPC', async () => {
+    const handle = await stack.start('provision-production-service.yaml', {
+      project_id: stack.projectId,
+      name: 'orders',
+      vpc_id: vpcId,
+    });
+    const report: RunReport = await handle.result();
+    expect(report.status).toBe('succeeded');
+    expect(report.steps.map((s) => [s.id, s.status])).toEqual([
+      ['create', 'done'],
+      ['ready', 'done'],
+      ['attach', 'done'],
+      ['attached', 'done'],
+      ['pooler', 'done'],
+      ['pooler_ready', 'done'],
+      ['prod', 'done'],
+    ]);
+    const serviceId = report.outputs.service_id as string;
+    const service = await stack.api.service.get({ project_id: stack.projectId, service_id: serviceId });
+    expect(service.status).toBe('READY');
+    expect(service.metadata?.environment).toBe('PROD');
+    expect(service.vpcEndpoint?.vpc_id).toBe(vpcId);
+    expect(service.connection_pooler?.endpoint?.host).toBeTruthy();
+    expect(report.secretOutputs).toEqual(['password']);
+    expect(typeof report.outputs.password).toBe('string');
+    expect(report.outputs.vpc_host).toBe(service.vpcEndpoint?.host);
+  }, 60_000);
+
+  test('a failing attach deletes the service it created', async () => {
+    const handle = await stack.start('provision-production-service.yaml', {
+      project_id: stack.projectId,
+      name: 'doomed',
+      vpc_id: '999999',
+    });
+    const report = await failedReport(handle);
+    expect(report.status).toBe('failed');
+    expect(report.failure).toMatchObject({ stepKey: 'attach', type: 'CLOUD_API_NOT_FOUND' });
+    const create = report.steps.find((s) => s.id === 'create');
+    expect(create?.status).toBe('compensated');
+    expect(report.steps.find((s) => s.id === 'prod')?.status).toBe('pending');
+    const services = await stack.api.service.list({ project_id: stack.projectId });
+    expect(services.filter((s) => s.name === 'doomed')).toEqual([]);
+  }, 60_000);
+
+  test('cancelling mid-run compensates what was done', async () => {
+    const handle = await stack.start('provision-production-service.yaml', {
+      project_id: stack.projectId,
+      name: 'cancelled',
+      vpc_id: vpcId,
+    });
+    // Wait until the create is done and the run is waiting for READY.
+    for (let i = 0; i < 200; i++) {
+      const progress = await handle.query(progressQuery);
+      if (progress.steps.find((s) => s.id === 'create')?.status === 'done') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await handle.cancel();
+    await expect(handle.result()).rejects.toThrow();
+    const progress = await handle.query(progressQuery);
+    expect(progress.status).toBe('cancelled');
+    expect(progress.steps.find((s) => s.id === 'create')?.status).toBe('compensated');
+    const services = await stack.api.service.list({ project_id: stack.projectId });
+    expect(services.filter((s) => s.name === 'cancelled')).toEqual([]);
+  }, 60_000);
+});

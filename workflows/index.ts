@@ -1,0 +1,2 @@
+// The workflow module the worker loads (and bundles). Only workflow functions are exported here.
+export { runbookWorkflow } from './runbook-workflow';

@@ -1,0 +1,114 @@
+// Runs the steps of a normalised runbook: common fields (if, continueOnError, compensate) here,
+// each step kind in step-kinds.ts. Deterministic workflow code: all I/O goes through activities.
+import { isCancellation } from '@temporalio/workflow';
+import type { StepDefinition } from '../dsl/definition';
+import type { JsonValue } from '../dsl/expressions';
+import { evaluateCondition } from '../dsl/expressions';
+import type { RunState } from './run-state';
+import type { StepRecord } from './messages';
+import { StepFailed, summariseFailure } from './step-failure';
+
+export interface StepResult {
+  output: JsonValue;
+  status: 'done' | 'failed' | 'skipped';
+}
+
+/** What expressions see: `inputs`, `steps.<id>.output`, and loop variables. */
+export interface Scope {
+  inputs: Record<string, JsonValue>;
+  steps: Record<string, StepResult>;
+  vars: Record<string, JsonValue>;
+}
+
+export function celVariables(scope: Scope): Record<string, unknown> {
+  return { ...scope.vars, inputs: scope.inputs, steps: scope.steps };
+}
+
+interface Compensation {
+  ownerKey: string;
+  steps: StepDefinition[];
+  scope: Scope;
+}
+
+/** Runs one step kind and gives its output. */
+export type KindRunner = (
+  step: StepDefinition,
+  scope: Scope,
+  key: string,
+  interpreter: Interpreter,
+) => Promise<JsonValue>;
+
+export class Interpreter {
+  private readonly compensations: Compensation[] = [];
+
+  constructor(
+    readonly state: RunState,
+    private readonly runKind: KindRunner,
+  ) {}
+
+  /** Runs steps one after another; a failure (not absorbed by continueOnError) stops the list. */
+  async runSteps(steps: StepDefinition[], scope: Scope, prefix: string, compensates?: string): Promise<void> {
+    for (const step of steps) await this.runStep(step, scope, prefix, compensates);
+  }
+
+  /** Creates pending records for steps, so progress shows what is still to come. */
+  plan(steps: StepDefinition[], prefix: string): void {
+    for (const step of steps) this.recordFor(step, `${prefix}${step.id}`);
+  }
+
+  private recordFor(step: StepDefinition, key: string, compensates?: string): StepRecord {
+    return this.state.get(key) ?? this.state.record(key, step, compensates);
+  }
+
+  async runStep(step: StepDefinition, scope: Scope, prefix: string, compensates?: string): Promise<void> {
+    const key = `${prefix}${step.id}`;
+    const record = this.recordFor(step, key, compensates);
+    try {
+      if (step.if !== undefined && !evaluateCondition(step.if, celVariables(scope))) {
+        this.state.mark(record, 'skipped');
+        scope.steps[step.id] = { output: null, status: 'skipped' };
+        return;
+      }
+      this.state.mark(record, 'running');
+      const output = await this.runKind(step, scope, key, this);
+      scope.steps[step.id] = { output, status: 'done' };
+      this.state.mark(record, 'done');
+      if (compensates === undefined && step.compensate.length > 0) {
+        this.compensations.push({ ownerKey: key, steps: step.compensate, scope });
+      }
+    } catch (error) {
+      if (isCancellation(error)) {
+        this.state.mark(record, 'failed', { type: 'CANCELLED', message: 'the run was cancelled' });
+        throw error;
+      }
+      const failure = summariseFailure(error);
+      this.state.mark(record, 'failed', failure);
+      if (step.continueOnError) {
+        scope.steps[step.id] = { output: null, status: 'failed' };
+        return;
+      }
+      if (error instanceof StepFailed) throw error;
+      throw new StepFailed(key, failure.type, failure.message);
+    }
+  }
+
+  /**
+   * Undoes the completed steps, newest first. A compensation that fails is recorded and the
+   * others still run: leaving fewer orphans beats stopping at the first problem.
+   */
+  async compensate(): Promise<void> {
+    while (this.compensations.length > 0) {
+      const entry = this.compensations.pop()!;
+      const owner = this.state.get(entry.ownerKey);
+      if (owner) this.state.mark(owner, 'compensating');
+      let ok = true;
+      try {
+        await this.runSteps(entry.steps, entry.scope, `${entry.ownerKey}/undo.`, entry.ownerKey);
+      } catch (error) {
+        ok = false;
+        if (owner) owner.error = summariseFailure(error);
+      }
+      if (owner) this.state.mark(owner, ok ? 'compensated' : 'compensation-failed');
+    }
+  }
+}

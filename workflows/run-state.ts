@@ -1,0 +1,99 @@
+// The run's bookkeeping: one record per step execution, the pending approval, and the progress
+// snapshot the query answers. Workflow code: no I/O, time from the workflow clock.
+import type { StepDefinition } from '../dsl/definition';
+import type {
+  ApprovalDecision,
+  ApprovalOutcome,
+  PendingApproval,
+  RunFailure,
+  RunProgress,
+  RunStatus,
+  StepRecord,
+  StepStatus,
+} from './messages';
+
+interface ApprovalWaiter extends PendingApproval {
+  decision?: ApprovalOutcome;
+}
+
+export class RunState {
+  private readonly records: StepRecord[] = [];
+  private readonly byKey = new Map<string, StepRecord>();
+  private readonly approvals = new Map<string, ApprovalWaiter>();
+  status: RunStatus = 'running';
+  failure: RunFailure | undefined;
+  endedAt: number | undefined;
+
+  constructor(
+    readonly runbook: string,
+    readonly startedAt: number,
+  ) {}
+
+  record(key: string, step: StepDefinition, compensates?: string): StepRecord {
+    const record: StepRecord = { key, id: step.id, kind: step.kind, status: 'pending' };
+    if (step.name !== undefined) record.name = step.name;
+    if (compensates !== undefined) record.compensates = compensates;
+    this.records.push(record);
+    this.byKey.set(key, record);
+    return record;
+  }
+
+  get(key: string): StepRecord | undefined {
+    return this.byKey.get(key);
+  }
+
+  mark(record: StepRecord, status: StepStatus, error?: { type: string; message: string }): void {
+    record.status = status;
+    if (status === 'running') record.startedAt = Date.now();
+    else if (status !== 'pending' && status !== 'compensating') record.endedAt = Date.now();
+    if (error !== undefined) record.error = error;
+  }
+
+  openApproval(approval: PendingApproval): ApprovalWaiter {
+    const waiter: ApprovalWaiter = { ...approval };
+    this.approvals.set(approval.stepKey, waiter);
+    return waiter;
+  }
+
+  closeApproval(stepKey: string): void {
+    this.approvals.delete(stepKey);
+  }
+
+  /** The approval a decision is for; throws (rejecting the update) when there is none. */
+  approvalFor(decision: ApprovalDecision): ApprovalWaiter {
+    const open = [...this.approvals.values()].filter((a) => a.decision === undefined);
+    if (open.length === 0) throw new Error('no approval is pending in this run');
+    if (decision.step === undefined) {
+      if (open.length > 1) {
+        throw new Error(
+          `several approvals are pending (${open.map((a) => a.stepKey).join(', ')}); name one with --step`,
+        );
+      }
+      return open[0]!;
+    }
+    const match = open.find((a) => a.stepKey === decision.step || a.stepKey.endsWith(`.${decision.step}`));
+    if (match === undefined) {
+      throw new Error(
+        `no approval is pending at step "${decision.step}"; pending: ${open.map((a) => a.stepKey).join(', ')}`,
+      );
+    }
+    return match;
+  }
+
+  progress(): RunProgress {
+    const progress: RunProgress = {
+      runbook: this.runbook,
+      status: this.status,
+      startedAt: this.startedAt,
+      steps: this.records.map((r) => ({ ...r })),
+    };
+    const pending = [...this.approvals.values()].find((a) => a.decision === undefined);
+    if (pending !== undefined) {
+      const { decision: _decision, ...approval } = pending;
+      progress.pendingApproval = approval;
+    }
+    if (this.failure !== undefined) progress.failure = this.failure;
+    if (this.endedAt !== undefined) progress.endedAt = this.endedAt;
+    return progress;
+  }
+}

@@ -1,0 +1,90 @@
+// The one workflow type that runs any validated runbook. It receives the normalised definition,
+// so a run is pinned to the definition it started with, and compensates on failure or cancel.
+import { ApplicationFailure, CancellationScope, isCancellation, log, setHandler } from '@temporalio/workflow';
+import type { JsonValue } from '../dsl/expressions';
+import { bindInputs } from '../dsl/inputs';
+import { resolveTemplates } from '../dsl/templates';
+import { Interpreter, celVariables, type Scope } from './interpreter';
+import {
+  RUNBOOK_FAILED,
+  approvalUpdate,
+  progressQuery,
+  type RunReport,
+  type RunbookWorkflowInput,
+} from './messages';
+import { RunState } from './run-state';
+import { StepFailed, summariseFailure } from './step-failure';
+import { runStepKind } from './step-kinds';
+
+export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunReport> {
+  const { definition } = input;
+  const state = new RunState(definition.name, Date.now());
+  setHandler(progressQuery, () => state.progress());
+  setHandler(
+    approvalUpdate,
+    (decision) => {
+      const waiter = state.approvalFor(decision);
+      waiter.decision = {
+        approved: decision.approved,
+        by: decision.by ?? null,
+        comment: decision.comment ?? null,
+        timedOut: false,
+      };
+      return waiter.decision;
+    },
+    { validator: (decision) => void state.approvalFor(decision) },
+  );
+
+  const bound = bindInputs(definition.inputs, input.inputs);
+  if (!bound.ok) {
+    const problems = bound.problems.map((p) => p.message).join('; ');
+    throw ApplicationFailure.create({ type: 'RUNBOOK_INPUT_INVALID', message: problems, nonRetryable: true });
+  }
+
+  const scope: Scope = { inputs: bound.values, steps: {}, vars: {} };
+  const interpreter = new Interpreter(state, runStepKind);
+  interpreter.plan(definition.steps, '');
+  const secretOutputs = Object.entries(definition.outputs)
+    .filter(([, output]) => output.secret)
+    .map(([name]) => name);
+
+  try {
+    await interpreter.runSteps(definition.steps, scope, '');
+  } catch (error) {
+    const cancelled = isCancellation(error);
+    const failure = summariseFailure(error);
+    state.failure = {
+      stepKey: error instanceof StepFailed ? error.stepKey : '',
+      type: cancelled ? 'CANCELLED' : failure.type,
+      message: cancelled ? 'the run was cancelled' : failure.message,
+    };
+    state.status = 'compensating';
+    // Compensation must run to the end even though the run itself is being cancelled.
+    await CancellationScope.nonCancellable(() => interpreter.compensate());
+    state.status = cancelled ? 'cancelled' : 'failed';
+    state.endedAt = Date.now();
+    if (cancelled) throw error;
+    const report: RunReport = { ...state.progress(), outputs: {}, secretOutputs };
+    throw ApplicationFailure.create({
+      type: RUNBOOK_FAILED,
+      message: `step ${state.failure.stepKey} failed: ${state.failure.message}`,
+      nonRetryable: true,
+      details: [report],
+    });
+  }
+
+  const outputs: Record<string, JsonValue> = {};
+  const vars = celVariables(scope);
+  for (const [name, output] of Object.entries(definition.outputs)) {
+    try {
+      outputs[name] = resolveTemplates(output.value, vars);
+    } catch (error) {
+      // The work is done; a broken output expression must not undo it.
+      log.warn('output could not be resolved', { output: name, error: summariseFailure(error).message });
+      outputs[name] = null;
+    }
+  }
+  state.status = 'succeeded';
+  state.endedAt = Date.now();
+  return { ...state.progress(), outputs, secretOutputs };
+}

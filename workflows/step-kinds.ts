@@ -1,0 +1,203 @@
+// What each step kind does. Calls and waits are activities; sleeps, approvals, assertions and
+// loops are workflow code; child runbooks are child workflows.
+import {
+  condition,
+  executeChild,
+  proxyActivities,
+  sleep,
+  workflowInfo,
+  type ActivityOptions,
+} from '@temporalio/workflow';
+import type { TidelineActivities } from '../activities';
+import type { StepDefinition } from '../dsl/definition';
+import type { JsonValue } from '../dsl/expressions';
+import { evaluateCondition, evaluateExpression } from '../dsl/expressions';
+import { resolveCount, resolveDurationMs, resolveTemplateString, resolveTemplates } from '../dsl/templates';
+import { ACTIVITY_POLICIES, waitActivityOptions } from './activity-policies';
+import type { Interpreter, Scope } from './interpreter';
+import { celVariables } from './interpreter';
+import type { ApprovalOutcome, RunReport } from './messages';
+import { StepFailed } from './step-failure';
+
+const WAIT_ACTIVITY = 'wait.until';
+const RUNBOOK_WORKFLOW_TYPE = 'runbookWorkflow';
+
+function callOptions(step: Extract<StepDefinition, { kind: 'call' }>): ActivityOptions {
+  const policy = ACTIVITY_POLICIES[step.actionKind];
+  const options: ActivityOptions = { ...policy };
+  if (step.retry) {
+    options.retry = {
+      ...policy.retry,
+      maximumAttempts: step.retry.attempts,
+      initialInterval: step.retry.initialIntervalMs,
+      backoffCoefficient: step.retry.backoff,
+      maximumInterval: step.retry.maxIntervalMs,
+    };
+  }
+  return options;
+}
+
+function asInput(value: JsonValue, key: string): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new StepFailed(key, 'STEP_INPUT_INVALID', '`with` must resolve to a map of fields');
+  }
+  return value;
+}
+
+export async function runStepKind(
+  step: StepDefinition,
+  scope: Scope,
+  key: string,
+  interpreter: Interpreter,
+): Promise<JsonValue> {
+  const vars = celVariables(scope);
+  switch (step.kind) {
+    case 'call': {
+      const options = callOptions(step);
+      if (step.timeoutMs !== undefined)
+        options.scheduleToCloseTimeout = resolveDurationMs(step.timeoutMs, vars);
+      const activity = proxyActivities<TidelineActivities>(options)[step.action];
+      const input = asInput(resolveTemplates(step.with, vars), key);
+      return (await activity({ input, adoptExisting: step.adopt })) as JsonValue;
+    }
+    case 'wait': {
+      const timeoutMs = resolveDurationMs(step.timeoutMs, vars);
+      const startedAt = Date.now();
+      const record = interpreter.state.get(key);
+      if (record)
+        record.waitingFor = `${step.action}: ${step.untilDeleted ? 'deleted' : (step.until ?? 'an answer')}`;
+      const activity = proxyActivities<TidelineActivities>(waitActivityOptions(timeoutMs))[WAIT_ACTIVITY];
+      const waited = await activity({
+        action: step.action,
+        input: asInput(resolveTemplates(step.with, vars), key),
+        ...(step.until !== undefined ? { until: step.until } : {}),
+        ...(step.failIf !== undefined ? { failIf: step.failIf } : {}),
+        vars,
+        untilDeleted: step.untilDeleted,
+        startedAt,
+        deadline: startedAt + timeoutMs,
+        intervalMs: step.intervalMs,
+        maxIntervalMs: step.maxIntervalMs,
+      });
+      return waited.result as JsonValue;
+    }
+    case 'sleep':
+      await sleep(resolveDurationMs(step.durationMs, vars));
+      return null;
+    case 'approve':
+      return runApproval(step, vars, key, interpreter);
+    case 'assert': {
+      if (!evaluateCondition(step.condition, vars)) {
+        const message =
+          step.message !== undefined
+            ? String(resolveTemplateString(step.message, vars))
+            : `\`${step.condition}\` is false`;
+        throw new StepFailed(key, 'ASSERTION_FAILED', message);
+      }
+      return true;
+    }
+    case 'fail':
+      throw new StepFailed(key, 'RUNBOOK_FAILED_STEP', String(resolveTemplateString(step.message, vars)));
+    case 'parallel': {
+      const settled = await Promise.allSettled(
+        step.branches.map((branch) => interpreter.runSteps(branch.steps, scope, `${key}.${branch.id}.`)),
+      );
+      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (failed) throw failed.reason;
+      return Object.fromEntries(
+        step.branches.map((b) => [
+          b.id,
+          Object.fromEntries(b.steps.map((s) => [s.id, scope.steps[s.id]?.output ?? null])),
+        ]),
+      );
+    }
+    case 'foreach':
+      return runForeach(step, scope, key, interpreter);
+    case 'runbook': {
+      const inputs = asInput(resolveTemplates(step.with, vars), key);
+      const report = await executeChild<(input: unknown) => Promise<RunReport>>(RUNBOOK_WORKFLOW_TYPE, {
+        args: [{ definition: step.runbook, inputs }],
+        workflowId: `${workflowInfo().workflowId}/${key}`,
+        ...(step.timeoutMs !== undefined
+          ? { workflowExecutionTimeout: resolveDurationMs(step.timeoutMs, vars) }
+          : {}),
+      });
+      return report.outputs;
+    }
+  }
+}
+
+async function runApproval(
+  step: Extract<StepDefinition, { kind: 'approve' }>,
+  vars: Record<string, unknown>,
+  key: string,
+  interpreter: Interpreter,
+): Promise<JsonValue> {
+  const timeoutMs = step.timeoutMs === undefined ? undefined : resolveDurationMs(step.timeoutMs, vars);
+  const waiter = interpreter.state.openApproval({
+    stepKey: key,
+    message: String(resolveTemplateString(step.message, vars)),
+    deadline: timeoutMs === undefined ? 0 : Date.now() + timeoutMs,
+    default: step.default,
+  });
+  try {
+    const decided =
+      timeoutMs === undefined
+        ? (await condition(() => waiter.decision !== undefined), true)
+        : await condition(() => waiter.decision !== undefined, timeoutMs);
+    const outcome: ApprovalOutcome =
+      decided && waiter.decision
+        ? waiter.decision
+        : { approved: step.default === 'approve', by: null, comment: null, timedOut: true };
+    if (!outcome.approved) {
+      const why = outcome.timedOut
+        ? 'no answer before the timeout (default: reject)'
+        : `rejected${outcome.by ? ` by ${outcome.by}` : ''}`;
+      throw new StepFailed(
+        key,
+        'APPROVAL_REJECTED',
+        `${why}${outcome.comment ? `: ${outcome.comment}` : ''}`,
+      );
+    }
+    return { ...outcome };
+  } finally {
+    interpreter.state.closeApproval(key);
+  }
+}
+
+async function runForeach(
+  step: Extract<StepDefinition, { kind: 'foreach' }>,
+  scope: Scope,
+  key: string,
+  interpreter: Interpreter,
+): Promise<JsonValue> {
+  const vars = celVariables(scope);
+  const items = evaluateExpression(step.items, vars);
+  if (!Array.isArray(items))
+    throw new StepFailed(key, 'STEP_INPUT_INVALID', `\`${step.items}\` must give a list`);
+  const limit = Math.max(1, resolveCount(step.concurrency, vars));
+  const results: JsonValue[] = new Array<JsonValue>(items.length).fill(null);
+  let next = 0;
+  let firstError: unknown;
+  const lane = async (): Promise<void> => {
+    while (next < items.length && firstError === undefined) {
+      const index = next++;
+      const iteration: Scope = {
+        inputs: scope.inputs,
+        steps: { ...scope.steps },
+        vars: { ...scope.vars, [step.as]: items[index] ?? null },
+      };
+      try {
+        await interpreter.runSteps(step.steps, iteration, `${key}[${index}].`);
+        results[index] = Object.fromEntries(
+          step.steps.map((s) => [s.id, iteration.steps[s.id]?.output ?? null]),
+        );
+      } catch (error) {
+        firstError ??= error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  if (firstError !== undefined) throw firstError;
+  return results;
+}
