@@ -4,6 +4,8 @@
 import type { JsonValue } from './expressions';
 import { ExpressionError, checkSyntax, evaluateExpression } from './expressions';
 import { parseDuration } from './durations';
+import type { ExpressionReference } from './expression-references';
+import { expressionReferences } from './expression-references';
 
 const OPEN = '${{';
 const CLOSE = '}}';
@@ -189,4 +191,29 @@ export function findTemplates(
   };
   walk(value, basePath);
   return { expressions, problems };
+}
+
+export interface ReferencedExpression extends FoundExpression {
+  /** The free variables it reads (`inputs.x`, `steps.<id>.output…`, `result`, loop variables). */
+  references: ExpressionReference[];
+}
+
+/**
+ * Every expression in a value with what it reads, e.g. to learn which steps a `with` depends on.
+ * Throws ExpressionError for a template or expression that does not parse.
+ */
+export function listReferences(value: unknown, basePath: (string | number)[] = []): ReferencedExpression[] {
+  const { expressions, problems } = findTemplates(value, basePath);
+  const [problem] = problems;
+  if (problem) throw new ExpressionError(problem.message, String(problem.path.join('.')));
+  return expressions.map((found) => ({ ...found, references: expressionReferences(found.expression) }));
+}
+
+/** The ids of the steps whose output a value reads. */
+export function referencedStepIds(value: unknown): string[] {
+  const ids = new Set<string>();
+  for (const { references } of listReferences(value)) {
+    for (const ref of references) if (ref.root === 'steps' && ref.path[0] !== undefined) ids.add(ref.path[0]);
+  }
+  return [...ids];
 }

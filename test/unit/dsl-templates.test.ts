@@ -6,7 +6,9 @@ import {
   conditionExpression,
   findTemplates,
   isWholeTemplate,
+  listReferences,
   parseTemplate,
+  referencedStepIds,
   resolveCount,
   resolveDurationMs,
   resolveTemplates,
@@ -183,5 +185,18 @@ describe('CEL checks and references', () => {
     expect(refs('cel.bind(x, inputs.a, x + y)')).toEqual(['inputs.a', 'y']);
     expect(refs('steps[inputs.which].output')).toEqual(['steps', 'inputs.which']);
     expect(refs('has(result.vpcEndpoint) && item.id == 1')).toEqual(['result.vpcEndpoint', 'item.id']);
+  });
+
+  it('lists the references of every expression in a value, and the steps it reads', () => {
+    const value = {
+      a: '${{ steps.create.output.service_id }}',
+      b: ['x ${{ inputs.n + steps.list.output[0].n }}'],
+    };
+    expect(listReferences(value).map((e) => [e.path.join('.'), e.references.map((r) => r.root)])).toEqual([
+      ['a', ['steps']],
+      ['b.0', ['inputs', 'steps']],
+    ]);
+    expect(referencedStepIds(value)).toEqual(['create', 'list']);
+    expect(() => listReferences({ a: '${{ x' })).toThrow(ExpressionError);
   });
 });
