@@ -10,7 +10,6 @@ import { CallStep, RunbookSchema, WaitStep } from './schema';
 type JsonSchema = Record<string, unknown>;
 
 export const RUNBOOK_SCHEMA_FILE = 'schema/runbook.schema.json';
-export const RUNBOOK_SCHEMA_ID = 'https://tideline.dev/schema/runbook.schema.json';
 
 const TEMPLATE_STRING: JsonSchema = { type: 'string', pattern: '^\\$\\{\\{[\\s\\S]*\\}\\}$' };
 
@@ -82,7 +81,7 @@ export function runbookJsonSchema(): JsonSchema {
       }
     },
   }) as JsonSchema;
-  return { $schema: schema.$schema, $id: RUNBOOK_SCHEMA_ID, ...schema };
+  return schema;
 }
 
 /** The committed file's exact text: two-space JSON and a final newline. */
