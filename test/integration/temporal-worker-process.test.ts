@@ -56,6 +56,8 @@ describe('worker process', () => {
     expect(worker.output()).toMatch(
       /tideline worker ready: task queue "proc-[0-9a-f]+", namespace "default"/,
     );
+    // buildDist() pre-bundled the workflows, so the worker starts without webpack.
+    expect(worker.output()).toContain('workflow code from prebuilt bundle');
 
     const metrics = await fetch(`http://${metricsAddress}/metrics`);
     expect(metrics.status).toBe(200);
