@@ -250,11 +250,12 @@ export class ExpressionChecker {
       return;
     }
     if (field === undefined) return;
+    if (field === 'status') return;
     if (field !== 'output') {
       report(
         'reference',
         `\`steps.${id}.${field}\` does not exist`,
-        `read a step's result as steps.${id}.output`,
+        `a step has steps.${id}.output (its result) and steps.${id}.status (done, failed or skipped)`,
       );
       return;
     }

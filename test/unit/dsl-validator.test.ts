@@ -70,7 +70,7 @@ const EXPECTED: Record<string, string[]> = {
     '15:65 reference: `steps.nope` refers to no step',
     '30:29 reference: `left_get` runs in branch `left`, a parallel sibling of this branch (`right`)',
     '39:13 reference: `inner` runs inside foreach `each`, once per item',
-    '39:13 reference: `steps.late.status` does not exist',
+    '39:13 reference: `steps.late.state` does not exist',
     '43:13 reference: `steps.dashed-id` reads as a subtraction in CEL, because the id contains `-`',
   ],
   'schema.yaml': [
