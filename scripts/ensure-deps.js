@@ -11,10 +11,12 @@ const lock = path.join(root, 'package-lock.json');
 
 const stale = !existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs);
 if (stale) {
-  console.error('tideline: installing npm dependencies (npm ci)…');
-  const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+  // `npm install` rather than `npm ci`: the lockfile pins every version, but registries that lack
+  // other platforms' optional binaries (@swc/core-darwin-*, …) make `npm ci` refuse the lockfile.
+  console.error('tideline: installing npm dependencies (npm install, pinned by package-lock.json)…');
+  const result = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) {
-    console.error('tideline: `npm ci` failed; check your network access to the npm registry and retry.');
+    console.error('tideline: `npm install` failed; check your network access to the npm registry and retry.');
     process.exit(result.status ?? 1);
   }
 }
