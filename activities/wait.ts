@@ -99,7 +99,11 @@ export function createWaitActivity(deps: ActivityDeps) {
             { status: progress.lastStatus },
           );
         }
-        if (request.until === undefined || evaluateCondition(request.until, scope)) {
+        // A wait for deletion ends only on 404: an answer means the resource is still there.
+        const done = request.untilDeleted
+          ? false
+          : request.until === undefined || evaluateCondition(request.until, scope);
+        if (done) {
           return { result, deleted: false, polls: progress.polls, waitedMs: clock.now() - request.startedAt };
         }
       } catch (error) {
