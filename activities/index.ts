@@ -2,6 +2,7 @@
 import type { ActivityDeps } from './deps';
 import { createActionActivities } from './action-activities';
 import { createWaitActivity } from './wait';
+import { createLockActivities } from './lock-activities';
 
 export type { ActivityDeps, CloudCaller, CloudClientResolver, Clock } from './deps';
 export type { ActionActivityInput, ActionActivities } from './action-activities';
@@ -11,7 +12,11 @@ export type { WaitInput, WaitResult, WaitProgress } from './wait';
 export const WAIT_ACTIVITY = 'wait.until';
 
 export function createActivities(deps: ActivityDeps) {
-  return { ...createActionActivities(deps), [WAIT_ACTIVITY]: createWaitActivity(deps) };
+  return {
+    ...createActionActivities(deps),
+    [WAIT_ACTIVITY]: createWaitActivity(deps),
+    ...createLockActivities(),
+  };
 }
 
 export type TidelineActivities = ReturnType<typeof createActivities>;

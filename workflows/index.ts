@@ -1,2 +1,3 @@
 // The workflow module the worker loads (and bundles). Only workflow functions are exported here.
 export { runbookWorkflow } from './runbook-workflow';
+export { resourceLockWorkflow } from './lock-workflow';

@@ -44,6 +44,8 @@ export class Interpreter {
   constructor(
     readonly state: RunState,
     private readonly runKind: KindRunner,
+    /** The service locks this run holds, handed to child runbooks. */
+    readonly heldLocks: () => string[] = () => [],
   ) {}
 
   /** Runs steps one after another; a failure (not absorbed by continueOnError) stops the list. */

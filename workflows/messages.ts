@@ -9,6 +9,8 @@ export interface RunbookWorkflowInput {
   definition: RunbookDefinition;
   /** Input values as given; the workflow binds them (defaults, types) before any step runs. */
   inputs: Record<string, unknown>;
+  /** Service locks the parent run holds already (child runbooks must not queue behind them). */
+  heldLocks?: string[];
 }
 
 export type StepStatus =
@@ -55,6 +57,10 @@ export interface RunProgress {
   endedAt?: number;
   steps: StepRecord[];
   pendingApproval?: PendingApproval;
+  /** The service lock the run is queued on, e.g. `service/<project>/<service>`. */
+  waitingForLock?: string;
+  /** The service locks the run holds. */
+  locks?: string[];
   failure?: RunFailure;
 }
 

@@ -23,6 +23,8 @@ export class RunState {
   status: RunStatus = 'running';
   failure: RunFailure | undefined;
   endedAt: number | undefined;
+  /** Reports the run's locks into the progress (set by the workflow). */
+  lockStatus: () => { waitingFor?: string | undefined; held: string[] } = () => ({ held: [] });
 
   constructor(
     readonly runbook: string,
@@ -92,6 +94,9 @@ export class RunState {
       const { decision: _decision, ...approval } = pending;
       progress.pendingApproval = approval;
     }
+    const locks = this.lockStatus();
+    if (locks.waitingFor !== undefined) progress.waitingForLock = locks.waitingFor;
+    if (locks.held.length > 0) progress.locks = locks.held;
     if (this.failure !== undefined) progress.failure = this.failure;
     if (this.endedAt !== undefined) progress.endedAt = this.endedAt;
     return progress;

@@ -13,6 +13,7 @@ import {
   type RunbookWorkflowInput,
 } from './messages';
 import { RunState } from './run-state';
+import { RunLocks, lockKeys } from './locks';
 import { StepFailed, summariseFailure } from './step-failure';
 import { runStepKind } from './step-kinds';
 
@@ -42,13 +43,17 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
   }
 
   const scope: Scope = { inputs: bound.values, steps: {}, vars: {} };
-  const interpreter = new Interpreter(state, runStepKind);
+  const heldByParent = input.heldLocks ?? [];
+  const locks = new RunLocks();
+  state.lockStatus = () => ({ waitingFor: locks.waitingFor, held: [...heldByParent, ...locks.held] });
+  const interpreter = new Interpreter(state, runStepKind, () => [...heldByParent, ...locks.held]);
   interpreter.plan(definition.steps, '');
   const secretOutputs = Object.entries(definition.outputs)
     .filter(([, output]) => output.secret)
     .map(([name]) => name);
 
   try {
+    await locks.acquire(lockKeys(definition, bound.values).filter((key) => !heldByParent.includes(key)));
     await interpreter.runSteps(definition.steps, scope, '');
   } catch (error) {
     const cancelled = isCancellation(error);
@@ -60,7 +65,10 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
     };
     state.status = 'compensating';
     // Compensation must run to the end even though the run itself is being cancelled.
-    await CancellationScope.nonCancellable(() => interpreter.compensate());
+    await CancellationScope.nonCancellable(async () => {
+      await interpreter.compensate();
+      await locks.release();
+    });
     state.status = cancelled ? 'cancelled' : 'failed';
     state.endedAt = Date.now();
     if (cancelled) throw error;
@@ -84,6 +92,7 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
       outputs[name] = null;
     }
   }
+  await locks.release();
   state.status = 'succeeded';
   state.endedAt = Date.now();
   return { ...state.progress(), outputs, secretOutputs };

@@ -116,7 +116,7 @@ export async function runStepKind(
     case 'runbook': {
       const inputs = asInput(resolveTemplates(step.with, vars), key);
       const report = await executeChild<(input: unknown) => Promise<RunReport>>(RUNBOOK_WORKFLOW_TYPE, {
-        args: [{ definition: step.runbook, inputs }],
+        args: [{ definition: step.runbook, inputs, heldLocks: interpreter.heldLocks() }],
         workflowId: `${workflowInfo().workflowId}/${key}`,
         ...(step.timeoutMs !== undefined
           ? { workflowExecutionTimeout: resolveDurationMs(step.timeoutMs, vars) }

@@ -41,9 +41,9 @@ async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure>
 const createInput = { input: { project_id: 'p1', name: 'orders', cpu_millis: '1000', memory_gbs: '4' } };
 
 describe('action activities', () => {
-  test('there is one activity per action of the catalogue, plus the wait', () => {
+  test('there is one activity per action of the catalogue, plus the wait and the lock request', () => {
     const activities = activitiesFor(fakeCloud({}));
-    expect(Object.keys(activities).sort()).toEqual([...ACTION_NAMES, 'wait.until'].sort());
+    expect(Object.keys(activities).sort()).toEqual([...ACTION_NAMES, 'lock.request', 'wait.until'].sort());
     expect(ACTION_NAMES).toHaveLength(33);
   });
 
