@@ -39,7 +39,7 @@ describe('per-service locks', () => {
       if (!sawQueued) await new Promise((r) => setTimeout(r, 50));
     }
     expect(sawQueued).toBe(true);
-    const [a, b]: RunReport[] = await Promise.all([first.result(), second.result()]);
+    const [a, b] = (await Promise.all([first.result(), second.result()])) as [RunReport, RunReport];
     expect(a.status).toBe('succeeded');
     expect(b.status).toBe('succeeded');
     const firstEnded = a.endedAt!;
@@ -58,7 +58,7 @@ describe('per-service locks', () => {
       service_id: ids[1],
       hold: '1500ms',
     });
-    const [a, b]: RunReport[] = await Promise.all([first.result(), second.result()]);
+    const [a, b] = (await Promise.all([first.result(), second.result()])) as [RunReport, RunReport];
     const aTag = a.steps.find((s) => s.id === 'tag')!.startedAt!;
     const bTag = b.steps.find((s) => s.id === 'tag')!.startedAt!;
     expect(Math.abs(aTag - bTag)).toBeLessThan(1_500);
