@@ -1,9 +1,11 @@
 // Runs the steps of a normalised runbook: common fields (if, continueOnError, compensate) here,
 // each step kind in step-kinds.ts. Deterministic workflow code: all I/O goes through activities.
-import { isCancellation } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
 import type { StepDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { evaluateCondition } from '../dsl/expressions';
+import { formatDuration } from '../dsl/durations';
+import { resolveDurationMs } from '../dsl/templates';
 import type { RunState } from './run-state';
 import type { StepRecord } from './messages';
 import { StepFailed, summariseFailure } from './step-failure';
@@ -72,7 +74,7 @@ export class Interpreter {
         return;
       }
       this.state.mark(record, 'running');
-      const output = await this.runKind(step, scope, key, this);
+      const output = await this.runWithTimeout(step, scope, key);
       scope.steps[step.id] = { output, status: 'done' };
       this.state.mark(record, 'done');
       if (compensates === undefined && step.compensate.length > 0) {
@@ -91,6 +93,40 @@ export class Interpreter {
       }
       if (error instanceof StepFailed) throw error;
       throw new StepFailed(key, failure.type, failure.message);
+    }
+  }
+
+  /**
+   * Calls, waits, approvals and child runbooks apply `timeout` themselves (as activity, wait,
+   * approval and child deadlines); for the other kinds the step is cancelled when time is up.
+   */
+  private async runWithTimeout(step: StepDefinition, scope: Scope, key: string): Promise<JsonValue> {
+    const native =
+      step.kind === 'call' || step.kind === 'wait' || step.kind === 'approve' || step.kind === 'runbook';
+    if (native || step.timeoutMs === undefined) return this.runKind(step, scope, key, this);
+    const limitMs = resolveDurationMs(step.timeoutMs, celVariables(scope));
+    const stepScope = new CancellationScope();
+    const timerScope = new CancellationScope();
+    let timedOut = false;
+    const timer = timerScope
+      .run(() => sleep(limitMs))
+      .then(
+        () => {
+          timedOut = true;
+          stepScope.cancel();
+        },
+        () => undefined,
+      );
+    try {
+      return await stepScope.run(() => this.runKind(step, scope, key, this));
+    } catch (error) {
+      if (timedOut && isCancellation(error)) {
+        throw new StepFailed(key, 'STEP_TIMEOUT', `did not finish within ${formatDuration(limitMs)}`);
+      }
+      throw error;
+    } finally {
+      timerScope.cancel();
+      await timer;
     }
   }
 
