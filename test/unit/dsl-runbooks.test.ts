@@ -121,7 +121,7 @@ const INPUTS: Record<string, Record<string, unknown>> = {
 
 type Scope = {
   inputs: Record<string, JsonValue>;
-  steps: Record<string, { output: JsonValue }>;
+  steps: Record<string, { output: JsonValue; status: 'done' | 'skipped' }>;
   [variable: string]: unknown;
 };
 
@@ -130,9 +130,12 @@ function dryRun(steps: StepDefinition[], scope: Scope): number {
   let ran = 0;
   for (const step of steps) {
     ran += 1;
-    const record = (output: JsonValue) => (scope.steps[step.id] = { output });
+    // The body is evaluated even when `if` is false, to cover its expressions; the record says
+    // what the interpreter would (a skipped step reads as null with status skipped).
+    const runs = step.if === undefined || evaluateCondition(step.if, scope);
+    const record = (output: JsonValue) =>
+      (scope.steps[step.id] = runs ? { output, status: 'done' } : { output: null, status: 'skipped' });
     if (step.timeoutMs !== undefined) expect(resolveDurationMs(step.timeoutMs, scope)).toBeGreaterThan(0);
-    if (step.if !== undefined) evaluateCondition(step.if, scope);
     switch (step.kind) {
       case 'call':
         resolveTemplates(step.with, scope);
