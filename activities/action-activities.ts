@@ -6,6 +6,7 @@ import { ACTION_NAMES } from '../cloud/operations';
 import type { ActivityDeps } from './deps';
 import { callAction } from './call-action';
 import { ADOPTION_FINDERS, describeExisting, isCreateAction } from './create-or-adopt';
+import { ALREADY_APPLIED } from './already-applied';
 import { activityFailure, toActivityFailure } from './failures';
 
 export interface ActionActivityInput {
@@ -40,6 +41,13 @@ function createActionActivity(deps: ActivityDeps, action: ActionName): ActionAct
             `${action}: ${describeExisting(action, input)}; choose another name, or set \`adopt: true\` on the step to take it over`,
           );
         }
+      }
+      const check = ALREADY_APPLIED[action];
+      const applied =
+        check !== undefined && ctx.info.attempt > 1 ? await check(deps, input, options) : undefined;
+      if (applied !== undefined) {
+        ctx.log.info('the change took effect on an earlier attempt', { action, attempt: ctx.info.attempt });
+        return { ...applied, alreadyApplied: true };
       }
       const result = await callAction(deps, action, input, options);
       return result ?? {};

@@ -152,6 +152,67 @@ describe('action activities', () => {
   });
 });
 
+describe('changes that took effect on an earlier attempt', () => {
+  const stopInput = { input: { project_id: 'p1', service_id: 's1' } };
+
+  test('a retried stop of a service that is already PAUSED succeeds without sending it again', async () => {
+    const cloud = fakeCloud({ 'service.get': { service_id: 's1', status: 'PAUSED' } });
+    const result = await new MockActivityEnvironment({ attempt: 2 }).run(
+      activitiesFor(cloud)['service.stop'],
+      stopInput,
+    );
+    expect(result).toMatchObject({ service_id: 's1', status: 'PAUSED', alreadyApplied: true });
+    expect(cloud.seen.map((c) => c.action)).toEqual(['service.get']);
+  });
+
+  test('a retried stop of a running service sends it', async () => {
+    const cloud = fakeCloud({ 'service.get': { status: 'READY' }, 'service.stop': { status: 'PAUSING' } });
+    const result = await new MockActivityEnvironment({ attempt: 2 }).run(
+      activitiesFor(cloud)['service.stop'],
+      stopInput,
+    );
+    expect(result).toEqual({ status: 'PAUSING' });
+    expect(cloud.seen.map((c) => c.action)).toEqual(['service.get', 'service.stop']);
+  });
+
+  test('a first attempt always sends, so the API rules stand', async () => {
+    const paused = new CloudApiError({
+      code: 'CLOUD_API_BAD_REQUEST',
+      message: 'already paused',
+      status: 400,
+    });
+    const cloud = fakeCloud({ 'service.get': { status: 'PAUSED' }, 'service.stop': paused });
+    const failure = await failureOf(
+      new MockActivityEnvironment().run(activitiesFor(cloud)['service.stop'], stopInput),
+    );
+    expect(failure.type).toBe('CLOUD_API_BAD_REQUEST');
+    expect(cloud.seen.map((c) => c.action)).toEqual(['service.stop']);
+  });
+
+  test('a retried delete of a service that is gone succeeds', async () => {
+    const gone = new CloudApiError({ code: 'CLOUD_API_NOT_FOUND', message: 'no such service', status: 404 });
+    const cloud = fakeCloud({ 'service.get': gone });
+    const result = await new MockActivityEnvironment({ attempt: 3 }).run(
+      activitiesFor(cloud)['service.delete'],
+      stopInput,
+    );
+    expect(result).toEqual({ alreadyApplied: true });
+  });
+
+  test('a retried attach holds only for the same VPC', async () => {
+    const attach = { input: { project_id: 'p1', service_id: 's1', vpc_id: '7' } };
+    const cloud = fakeCloud({
+      'service.get': { status: 'READY', vpcEndpoint: { vpc_id: '8' } },
+      'service.attachToVpc': { message: 'ok' },
+    });
+    await new MockActivityEnvironment({ attempt: 2 }).run(
+      activitiesFor(cloud)['service.attachToVpc'],
+      attach,
+    );
+    expect(cloud.seen.map((c) => c.action)).toEqual(['service.get', 'service.attachToVpc']);
+  });
+});
+
 describe('error mapping', () => {
   const table: Array<[CloudApiErrorCode, boolean]> = [
     ['CLOUD_API_BAD_REQUEST', true],
