@@ -1,0 +1,161 @@
+// Helpers for end-to-end runbook tests on top of runbook-stack.ts: seeding services in a given
+// shape, polling the local cloud for a state, following a run's progress, and approving.
+import type { WorkflowHandle } from '@temporalio/client';
+import type { Service } from '../../cloud/models';
+import {
+  approvalUpdate,
+  progressQuery,
+  type ApprovalDecision,
+  type ApprovalOutcome,
+  type PendingApproval,
+  type RunProgress,
+  type RunReport,
+  type StepStatus,
+} from '../../workflows/messages';
+import { failedReport, type RunbookStack } from './runbook-stack';
+
+const POLL_MS = 25;
+
+async function pollUntil<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs: number,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  for (;;) {
+    last = await read();
+    if (done(last)) return last;
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last: ${JSON.stringify(last)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/** Polls the local cloud until the service matches. */
+export function waitForService(
+  stack: RunbookStack,
+  serviceId: string,
+  predicate: (service: Service) => boolean,
+  timeoutMs = 10_000,
+): Promise<Service> {
+  return pollUntil(
+    `service ${serviceId}`,
+    () => stack.api.service.get({ project_id: stack.projectId, service_id: serviceId }),
+    predicate,
+    timeoutMs,
+  );
+}
+
+export function getService(stack: RunbookStack, serviceId: string): Promise<Service> {
+  return stack.api.service.get({ project_id: stack.projectId, service_id: serviceId });
+}
+
+/** Names of the services the project has now (any status). */
+export async function serviceNames(stack: RunbookStack): Promise<string[]> {
+  const services = await stack.api.service.list({ project_id: stack.projectId });
+  return services.map((service) => service.name ?? '').sort();
+}
+
+export interface SeedServiceOptions {
+  name: string;
+  /** An allowed numeric size; default 1000 millicores / 4 GB. */
+  cpuMillis?: string;
+  environment?: 'DEV' | 'PROD';
+  vpcId?: string;
+  pooler?: boolean;
+  ha?: { replica_count: number; sync_replica_count: number };
+  /** Stop the service once it is set up. */
+  paused?: boolean;
+}
+
+const isReady = (service: Service) => service.status === 'READY';
+
+/** Creates a service through the API and sets it up as asked, waiting for each change. */
+export async function seedService(stack: RunbookStack, options: SeedServiceOptions): Promise<Service> {
+  const project_id = stack.projectId;
+  const cpu = options.cpuMillis ?? '1000';
+  const created = await stack.api.service.create({
+    project_id,
+    name: options.name,
+    cpu_millis: cpu,
+    memory_gbs: String(Number(cpu) / 250),
+  });
+  const service_id = created.service_id!;
+  await waitForService(stack, service_id, isReady);
+  if (options.vpcId !== undefined) {
+    await stack.api.service.attachToVpc({ project_id, service_id, vpc_id: options.vpcId });
+    await waitForService(stack, service_id, (s) => isReady(s) && s.vpcEndpoint?.vpc_id === options.vpcId);
+  }
+  if (options.pooler) {
+    await stack.api.service.enablePooler({ project_id, service_id });
+    await waitForService(stack, service_id, (s) => isReady(s) && !!s.connection_pooler?.endpoint);
+  }
+  if (options.ha) {
+    await stack.api.service.setHA({ project_id, service_id, ...options.ha });
+    await waitForService(
+      stack,
+      service_id,
+      (s) => isReady(s) && s.ha_replicas?.replica_count === options.ha?.replica_count,
+    );
+  }
+  if (options.environment === 'PROD') {
+    await stack.api.service.setEnvironment({ project_id, service_id, environment: 'PROD' });
+  }
+  if (options.paused) {
+    await stack.api.service.stop({ project_id, service_id });
+    return waitForService(stack, service_id, (s) => s.status === 'PAUSED');
+  }
+  return getService(stack, service_id);
+}
+
+/** The run's report, whether it succeeded or failed. */
+export async function reportOf(handle: WorkflowHandle): Promise<RunReport> {
+  try {
+    return (await handle.result()) as RunReport;
+  } catch {
+    return failedReport(handle);
+  }
+}
+
+/** Polls the progress query until the step (by key) has the status. */
+export function waitForStep(
+  handle: WorkflowHandle,
+  stepKey: string,
+  status: StepStatus,
+  timeoutMs = 15_000,
+): Promise<RunProgress> {
+  return pollUntil(
+    `step ${stepKey} to be ${status}`,
+    () => handle.query(progressQuery),
+    (progress) => progress.steps.some((step) => step.key === stepKey && step.status === status),
+    timeoutMs,
+  );
+}
+
+/** Polls the progress query until an approval is pending, and gives it. */
+export async function waitForApproval(handle: WorkflowHandle, timeoutMs = 15_000): Promise<PendingApproval> {
+  const progress = await pollUntil(
+    'a pending approval',
+    () => handle.query(progressQuery),
+    (p) => p.pendingApproval !== undefined,
+    timeoutMs,
+  );
+  return progress.pendingApproval!;
+}
+
+/** Approves or rejects the pending approval through the workflow update. */
+export function decide(handle: WorkflowHandle, decision: ApprovalDecision): Promise<ApprovalOutcome> {
+  return handle.executeUpdate(approvalUpdate, { args: [decision] });
+}
+
+/** `[key, status]` of each step record, for compact assertions. */
+export function stepStatuses(report: RunProgress): Array<[string, StepStatus]> {
+  return report.steps.map((step) => [step.key, step.status]);
+}
+
+export function statusOf(report: RunProgress, stepKey: string): StepStatus | undefined {
+  return report.steps.find((step) => step.key === stepKey)?.status;
+}
