@@ -1,0 +1,92 @@
+// `tideline dev`: a Temporal dev server (with its Web UI), the local cloud and a worker, in one
+// command, bound to 127.0.0.1. Prints where everything is (`--json`: one JSON object as the first
+// stdout line) and runs until Ctrl-C / SIGTERM, then stops everything, children included.
+import { parseCommand, type CommandSpec } from '../args';
+import type { Command } from '../context';
+import { startDevStack } from '../dev-stack/dev-stack';
+import { printHelp } from '../dev-stack/help';
+import { numberFlag, portFlag, stackFailure } from '../dev-stack/flags';
+import { renderStackInfo, stackInfo } from '../dev-stack/stack-info';
+import { waitForStopSignal } from '../dev-stack/stop-signal';
+import { EXIT } from '../errors';
+
+const SPEC = {
+  name: 'dev',
+  usage: '[--port N] [--ui-port N] [--cloud-port N] [--db FILE] [--time-scale X]',
+  summary: 'Run a local Temporal dev server, the local cloud and a worker, until Ctrl-C.',
+  description: [
+    'Everything binds to 127.0.0.1. Without --port the usual ports 7233 (Temporal) and 8233 (Web UI) are used when free, otherwise free ones; the local cloud takes a free port.',
+    'The local cloud\'s key pair is printed: it is a development credential of this local cloud only. The worker uses the local cloud\'s credentials and your encryption keys (TIDELINE_ENCRYPTION_KEYS, TIDELINE_KEY_FILE or ~/.tideline/keys.json), so `tideline run … --address <printed address>` from another terminal works against it.',
+    'With --json the first stdout line is one JSON object: temporal {address, namespace, webUiUrl, dbFile}, cloud {url, controlUrl, stateFile, projects [{id, name, access_key, secret_key}]}, worker {taskQueue, encryptionKey, keySource, keyFile}.',
+  ],
+  options: {
+    port: { type: 'string' },
+    'ui-port': { type: 'string' },
+    'cloud-port': { type: 'string' },
+    db: { type: 'string' },
+    'time-scale': { type: 'string' },
+  },
+  optionHelp: [
+    ['--port N', 'Temporal frontend port (default 7233 if free; 0 = any free port)'],
+    ['--ui-port N', 'Web UI port (default: Temporal port + 1000 if free)'],
+    ['--cloud-port N', 'local cloud port (default: any free port)'],
+    ['--db FILE', 'keep workflows and schedules in this SQLite file, and the local cloud\'s state in FILE.cloud.json'],
+    ['--time-scale X', 'the local cloud\'s pace (0.1 = ten times faster; default 1: a create takes ~3 s)'],
+  ],
+  examples: [
+    'tideline dev',
+    'tideline dev --db .tideline/dev.db          # keep runs, schedules and resources across restarts',
+    'tideline dev --port 0 --json                # free ports; machine-readable first line',
+  ],
+  positionals: { min: 0, max: 0, names: '' },
+} satisfies CommandSpec;
+
+export const devCommand: Command = async (argv, ctx) => {
+  const parsed = parseCommand(SPEC, argv, ctx);
+  if (parsed.help) return printHelp(SPEC, ctx);
+  const { values } = parsed;
+  const log = (line: string): void => {
+    ctx.stderr.write(`${line}\n`);
+  };
+  // Signals count from the start: a Ctrl-C during start-up stops what has started.
+  const stop = waitForStopSignal(ctx);
+  try {
+    log('tideline dev: starting the Temporal dev server, the local cloud and a worker…');
+    const starting = startDevStack({
+      env: ctx.env,
+      namespace: ctx.globals.namespace ?? 'default',
+      taskQueue: ctx.globals.taskQueue ?? 'tideline',
+      port: portFlag('port', values.port),
+      uiPort: portFlag('ui-port', values['ui-port']),
+      cloudPort: portFlag('cloud-port', values['cloud-port']),
+      preferUsualPorts: true,
+      dbFile: values.db,
+      timeScale: numberFlag('time-scale', values['time-scale'], 0.001, 1000),
+      log,
+    }).catch((error: unknown) => {
+      throw stackFailure(error);
+    });
+    const first = await Promise.race([starting, stop.received]);
+    if (typeof first === 'string') {
+      log(`tideline dev: ${first} received while starting; stopping`);
+      await (await starting.catch(() => undefined))?.close();
+      return EXIT.OK;
+    }
+    const stack = first;
+    const info = stackInfo(stack);
+    ctx.stdout.write(ctx.globals.json ? `${JSON.stringify(info)}\n` : renderStackInfo(info));
+    const ended = await Promise.race([
+      stop.received,
+      stack.workerStopped.then(
+        () => 'worker-stopped',
+        (error: unknown) => `worker-failed: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+    ]);
+    log(`tideline dev: ${ended.startsWith('worker') ? ended : `${ended} received`}; stopping…`);
+    await stack.close();
+    log('tideline dev: stopped');
+    return ended.startsWith('worker') ? EXIT.FAILED : EXIT.OK;
+  } finally {
+    stop.dispose();
+  }
+};

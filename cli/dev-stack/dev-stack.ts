@@ -1,0 +1,170 @@
+// The whole local stack in one call: a Temporal dev server (Web UI on), the local cloud, and a
+// tideline worker in this process configured with the local cloud's credentials. Used by
+// `tideline dev` (usual ports when free) and `tideline demo` (always free ports).
+//
+//   const stack = await startDevStack({ env, namespace: 'default', taskQueue: 'tideline', log });
+//   … stack.temporal.address, stack.temporal.webUiUrl, stack.cloud.url, stack.cloud.projects …
+//   await stack.close();
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
+import { startLocalCloud, type LocalCloud } from '../../simulator/server';
+import { createDataConverter } from '../../worker/codec';
+import { loadWorkerConfig } from '../../worker/config';
+import type { EncryptionKeyRing } from '../../worker/encryption-keys';
+import { loadEncryptionKeys, type KeySource } from '../../worker/key-store';
+import { createRedactingLogger } from '../../worker/redacting-logger';
+import { createTidelineWorker, type TidelineWorker } from '../../worker/worker';
+import { choosePort } from './ports';
+import { startDevServer, type DevServer } from './temporal-dev-server';
+import { resolveTemporalExecutable } from './temporal-binary';
+
+export const USUAL_TEMPORAL_PORT = 7233;
+export const USUAL_UI_PORT = 8233;
+
+export interface DevStackOptions {
+  /** Where the encryption keys and the `temporal` binary are looked up (never the worker's cloud settings). */
+  env: NodeJS.ProcessEnv;
+  namespace: string;
+  taskQueue: string;
+  /** Explicit ports (must be free; 0 = any). */
+  port?: number | undefined;
+  uiPort?: number | undefined;
+  cloudPort?: number | undefined;
+  /** Try 7233/8233 first when no port is given (`tideline dev`); the demo takes free ports. */
+  preferUsualPorts: boolean;
+  /** Keeps workflows (SQLite) and the local cloud's state (`<file>.cloud.json`) across restarts. */
+  dbFile?: string | undefined;
+  /** The local cloud's pace; 1 = realistic (a create takes ~3 s). */
+  timeScale?: number | undefined;
+  /** Worker log level (the SDK's logger, on stderr). Default WARN. */
+  workerLogLevel?: LogLevel;
+  /** Progress lines while starting and stopping. */
+  log: (line: string) => void;
+}
+
+export interface DevStack {
+  readonly temporal: { address: string; namespace: string; webUiUrl: string; dbFile: string | undefined };
+  readonly cloud: LocalCloud;
+  readonly cloudStateFile: string | undefined;
+  readonly taskQueue: string;
+  readonly keys: { keyRing: EncryptionKeyRing; source: KeySource; file: string | undefined };
+  /** Settles when the worker stops; rejects if it failed. */
+  readonly workerStopped: Promise<void>;
+  /** A client of the dev server with the same encryption keys as the worker (close its connection). */
+  connectClient(): Promise<Client>;
+  /** Stops worker, local cloud and server, in that order. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** The SDK runtime: logs through the secret-scrubbing logger; signals are the CLI's business. */
+function installRuntime(level: LogLevel, secrets: string[]): void {
+  if (Runtime._instance !== undefined) return;
+  Runtime.install({
+    logger: createRedactingLogger(new DefaultLogger(level), secrets),
+    shutdownSignals: [],
+  });
+}
+
+/** The worker's configuration, built from the local cloud's key pairs (not from the environment). */
+function workerConfigFor(cloud: LocalCloud, taskQueue: string) {
+  const projects = Object.fromEntries(
+    cloud.projects.map((p) => [p.id, { accessKey: p.access_key, secretKey: p.secret_key }]),
+  );
+  const content = JSON.stringify({
+    taskQueue,
+    cloud: { baseUrl: cloud.url, allowInsecureLoopback: true, projects },
+  });
+  return loadWorkerConfig({ env: { TIDELINE_CONFIG: 'tideline-dev-stack.json' }, readFile: () => content });
+}
+
+export async function startDevStack(options: DevStackOptions): Promise<DevStack> {
+  const keys = loadEncryptionKeys({ env: options.env, notice: options.log });
+  const port = await choosePort({
+    flag: '--port',
+    explicit: options.port,
+    preferred: options.preferUsualPorts ? USUAL_TEMPORAL_PORT : undefined,
+  });
+  const uiPort = await choosePort({
+    flag: '--ui-port',
+    explicit: options.uiPort,
+    preferred: options.preferUsualPorts ? port + 1000 : undefined,
+    taken: [port],
+  });
+  const cloudPort = await choosePort({ flag: '--cloud-port', explicit: options.cloudPort, taken: [port, uiPort] });
+  const executable = await resolveTemporalExecutable(options.env, options.log);
+
+  const cleanups: (() => Promise<void>)[] = [];
+  const unwind = async (): Promise<void> => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+  };
+  try {
+    const cloudStateFile = options.dbFile !== undefined ? `${options.dbFile}.cloud.json` : undefined;
+    const [server, cloud] = await Promise.all([
+      startDevServer({ executable, port, uiPort, dbFile: options.dbFile, namespace: options.namespace }).then(
+        (started: DevServer) => {
+          cleanups.unshift(() => started.stop());
+          return started;
+        },
+      ),
+      startLocalCloud({
+        host: '127.0.0.1',
+        port: cloudPort,
+        ...(options.timeScale !== undefined ? { timeScale: options.timeScale } : {}),
+        ...(cloudStateFile !== undefined ? { stateFile: cloudStateFile } : {}),
+      }).then((started) => {
+        cleanups.push(() => started.close());
+        return started;
+      }),
+    ]);
+
+    const config = workerConfigFor(cloud, options.taskQueue);
+    installRuntime(
+      options.workerLogLevel ?? 'WARN',
+      cloud.projects.map((p) => p.secret_key),
+    );
+    const connection = await NativeConnection.connect({ address: server.address });
+    cleanups.push(() => connection.close());
+    const worker: TidelineWorker = await createTidelineWorker(config, {
+      keyRing: keys.keyRing,
+      connection,
+      namespace: options.namespace,
+      log: options.log,
+    });
+    const workerStopped = worker.run();
+    cleanups.push(async () => {
+      worker.shutdown();
+      await workerStopped.catch(() => undefined);
+    });
+    workerStopped.catch(() => undefined);
+
+    const clients: Connection[] = [];
+    let closed: Promise<void> | undefined;
+    return {
+      temporal: { address: server.address, namespace: options.namespace, webUiUrl: server.webUiUrl, dbFile: options.dbFile },
+      cloud,
+      cloudStateFile,
+      taskQueue: options.taskQueue,
+      keys: { keyRing: keys.keyRing, source: keys.source, file: keys.file },
+      workerStopped,
+      async connectClient() {
+        const clientConnection = await Connection.connect({ address: server.address });
+        clients.push(clientConnection);
+        return new Client({
+          connection: clientConnection,
+          namespace: options.namespace,
+          dataConverter: createDataConverter(keys.keyRing),
+        });
+      },
+      close() {
+        closed ??= (async () => {
+          for (const client of clients) await client.close().catch(() => undefined);
+          await unwind();
+        })();
+        return closed;
+      },
+    };
+  } catch (error) {
+    await unwind();
+    throw error;
+  }
+}
