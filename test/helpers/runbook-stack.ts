@@ -12,7 +12,7 @@ import { EncryptionKeyRing } from '../../worker/encryption-keys';
 import { createTidelineWorker, type TidelineWorker } from '../../worker/worker';
 import type { RunReport, RunbookWorkflowInput } from '../../workflows/messages';
 import { startTestCloud, type TestCloud, type TestCloudOptions } from './local-cloud';
-import { startTemporalServer, type TemporalServer } from './temporal-server';
+import { startTemporalServer, type TemporalServer, type TemporalServerOptions } from './temporal-server';
 
 export const RUNBOOKS_DIR = path.resolve(__dirname, '..', '..', 'runbooks');
 
@@ -30,11 +30,21 @@ export interface RunbookStack {
   close(): Promise<void>;
 }
 
-export async function startRunbookStack(cloudOptions: TestCloudOptions = {}): Promise<RunbookStack> {
-  const server = await startTemporalServer();
+export interface RunbookStackOptions {
+  /** Payload keys of the worker and the client. Default: a fresh random key. */
+  keyRing?: EncryptionKeyRing;
+  /** Options of the Temporal dev server, e.g. `dbFile` to stop and restart it during a run. */
+  temporal?: TemporalServerOptions;
+}
+
+export async function startRunbookStack(
+  cloudOptions: TestCloudOptions = {},
+  options: RunbookStackOptions = {},
+): Promise<RunbookStack> {
+  const server = await startTemporalServer(options.temporal);
   const cloud = await startTestCloud(cloudOptions);
   const taskQueue = `rb-${randomBytes(4).toString('hex')}`;
-  const keyRing = new EncryptionKeyRing([{ id: 'test', key: randomBytes(32) }]);
+  const keyRing = options.keyRing ?? new EncryptionKeyRing([{ id: 'test', key: randomBytes(32) }]);
   const config = loadWorkerConfig({
     env: {
       TIDELINE_TASK_QUEUE: taskQueue,

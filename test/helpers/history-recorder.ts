@@ -1,0 +1,277 @@
+// Committed workflow histories of the shipped runbooks, for the replay test
+// (test/integration/replay-histories.test.ts): where they live, the TEST-ONLY key they are
+// encrypted with, how to load them, and how to record them again.
+//
+// Regenerate (after an intended, compatible change to the interpreter, or to add a recording):
+//
+//   TIDELINE_RECORD_HISTORIES=1 npx jest test/integration/replay-histories.test.ts
+//
+// That runs every recording below against a fresh dev server and local cloud with the current
+// workflow code, overwrites test/fixtures/histories/*.history.json, and then replays them.
+// Re-recording hides nothing only when no run of the old code can still be in flight: a change that
+// breaks the old histories needs `patched()` (or a new workflow type), not a re-recording.
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { HistoryAndWorkflowId, WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { parseKeyFile, type EncryptionKeyRing } from '../../worker/encryption-keys';
+import { lockWorkflowId } from '../../workflows/lock-messages';
+import { approvalUpdate, progressQuery, type RunReport } from '../../workflows/messages';
+import { startRunbookStack, type RunbookStack } from './runbook-stack';
+
+export const HISTORY_FIXTURES_DIR = path.resolve(__dirname, '..', 'fixtures', 'histories');
+/**
+ * The key the committed histories are encrypted with. TEST ONLY and public: it protects nothing
+ * and must never be configured for a real worker, client or namespace.
+ */
+export const FIXTURE_KEY_FILE = path.join(HISTORY_FIXTURES_DIR, 'test-only-encryption-keys.json');
+const HISTORY_SUFFIX = '.history.json';
+
+export function fixtureKeyRing(): EncryptionKeyRing {
+  return parseKeyFile(readFileSync(FIXTURE_KEY_FILE, 'utf8'), FIXTURE_KEY_FILE);
+}
+
+export function historyFile(name: string): string {
+  return path.join(HISTORY_FIXTURES_DIR, `${name}${HISTORY_SUFFIX}`);
+}
+
+const HistoryMessage = temporal.api.history.v1.History;
+/** 64-bit ids and bytes as strings, enums by name: plain JSON that reads back losslessly. */
+const OBJECT_OPTIONS = { longs: String, enums: String, bytes: String } as const;
+
+/**
+ * The history as plain JSON: the protobufjs object form of `temporal.api.history.v1.History`.
+ * (Not the SDK's `historyToJSON`/`historyFromJSON`: in this install @temporalio/common and
+ * @temporalio/proto each carry their own protobufjs copy, and those helpers then throw
+ * "type must be a Type".)
+ */
+export function historyToObject(history: temporal.api.history.v1.IHistory): Record<string, unknown> {
+  return HistoryMessage.toObject(HistoryMessage.fromObject(history), OBJECT_OPTIONS);
+}
+
+export function historyFromObject(json: object): temporal.api.history.v1.History {
+  return HistoryMessage.fromObject(json);
+}
+
+export interface RecordedHistory extends HistoryAndWorkflowId {
+  /** The recording's name (file name without `.history.json`). */
+  name: string;
+  /** The file's JSON, for inspecting events (event types by name, ids as strings). */
+  json: { events?: unknown[] };
+}
+
+export function loadRecordedHistories(): RecordedHistory[] {
+  return readdirSync(HISTORY_FIXTURES_DIR)
+    .filter((file) => file.endsWith(HISTORY_SUFFIX))
+    .sort()
+    .map((file) => {
+      const name = file.slice(0, -HISTORY_SUFFIX.length);
+      const json = JSON.parse(
+        readFileSync(path.join(HISTORY_FIXTURES_DIR, file), 'utf8'),
+      ) as RecordedHistory['json'];
+      return { name, workflowId: `replay-${name}`, json, history: historyFromObject(json) };
+    });
+}
+
+interface RecordingContext {
+  stack: RunbookStack;
+  vpcId: string;
+  /** Service ids of earlier recordings' outputs, by recording name. */
+  services: Map<string, string>;
+}
+
+interface JsonEvent {
+  eventType?: string;
+  activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
+}
+
+/** What a recorded history lacks of what its recording claims to cover (empty: nothing). */
+export function coverageGaps(recording: Recording, json: RecordedHistory['json']): string[] {
+  const events = (json.events ?? []) as JsonEvent[];
+  const gaps: string[] = [];
+  if (events[0]?.eventType !== 'EVENT_TYPE_WORKFLOW_EXECUTION_STARTED') gaps.push('no start event');
+  const scheduled = new Map<string, number>();
+  for (const event of events) {
+    const type = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (type !== undefined) scheduled.set(type, (scheduled.get(type) ?? 0) + 1);
+  }
+  for (const [activity, least] of Object.entries(recording.covers.activities)) {
+    const count = scheduled.get(activity) ?? 0;
+    if (count < least) gaps.push(`${activity} scheduled ${count}×, expected at least ${least}`);
+  }
+  const types = new Set(events.map((e) => e.eventType));
+  for (const type of recording.covers.events) if (!types.has(type)) gaps.push(`no ${type}`);
+  return gaps.map((gap) => `${recording.name}: ${gap}`);
+}
+
+export interface Recording {
+  name: string;
+  /**
+   * What the history must hold to cover the path it is named after, including how the workflow
+   * closed (checked when recording, and again by the replay test).
+   */
+  covers: {
+    /** Activity type → least number of times it is scheduled. */
+    activities: Record<string, number>;
+    /** Event types (proto JSON names, e.g. `EVENT_TYPE_WORKFLOW_EXECUTION_FAILED`). */
+    events: string[];
+  };
+  run(context: RecordingContext): Promise<WorkflowHandle>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await sleep(100);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** The recordings, in order: later ones use what earlier ones made. */
+export const RECORDINGS: readonly Recording[] = [
+  {
+    name: 'provision-succeeded',
+    covers: {
+      activities: {
+        'service.create': 1,
+        'wait.until': 3,
+        'service.attachToVpc': 1,
+        'service.setEnvironment': 1,
+      },
+      events: ['EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED'],
+    },
+    run: ({ stack, vpcId }) =>
+      stack.start('provision-production-service.yaml', {
+        project_id: stack.projectId,
+        name: 'orders',
+        vpc_id: vpcId,
+      }),
+  },
+  {
+    name: 'provision-rolled-back',
+    covers: {
+      activities: { 'service.create': 1, 'service.attachToVpc': 1, 'service.delete': 1, 'wait.until': 2 },
+      events: ['EVENT_TYPE_ACTIVITY_TASK_FAILED', 'EVENT_TYPE_WORKFLOW_EXECUTION_FAILED'],
+    },
+    // The attach fails (no such VPC): the service is deleted and the run waits until it is gone.
+    run: ({ stack }) =>
+      stack.start('provision-production-service.yaml', {
+        project_id: stack.projectId,
+        name: 'doomed',
+        vpc_id: '999999',
+      }),
+  },
+  {
+    name: 'provision-cancelled',
+    covers: {
+      activities: { 'service.create': 1, 'service.delete': 1 },
+      events: ['EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED', 'EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED'],
+    },
+    run: async ({ stack, vpcId }) => {
+      const handle = await stack.start('provision-production-service.yaml', {
+        project_id: stack.projectId,
+        name: 'cancelled',
+        vpc_id: vpcId,
+      });
+      await until('the create step', async () => {
+        const progress = await handle.query(progressQuery);
+        return progress.steps.find((s) => s.id === 'create')?.status === 'done' ? true : undefined;
+      });
+      await handle.cancel();
+      return handle;
+    },
+  },
+  {
+    name: 'fork-and-promote-approved',
+    covers: {
+      activities: {
+        'service.fork': 1,
+        'service.attachToVpc': 1,
+        'service.detachFromVpc': 1,
+        'service.stop': 1,
+      },
+      events: ['EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED', 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED'],
+    },
+    run: async ({ stack, services }) => {
+      const handle = await stack.start('fork-and-promote.yaml', {
+        project_id: stack.projectId,
+        service_id: services.get('provision-succeeded'),
+        require_approval: true,
+      });
+      await until('the approval', async () => {
+        const progress = await handle.query(progressQuery);
+        return progress.pendingApproval ? true : undefined;
+      });
+      await handle.executeUpdate(approvalUpdate, { args: [{ approved: true, by: 'recorder' }] });
+      return handle;
+    },
+  },
+  {
+    name: 'service-lock',
+    // The lock workflow fork-and-promote queued on for its parent service: granted, released, done.
+    covers: {
+      activities: {},
+      events: [
+        'EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED',
+        'EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED',
+        'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED',
+      ],
+    },
+    run: async ({ stack, services }) =>
+      stack.client.workflow.getHandle(
+        lockWorkflowId(`service/${stack.projectId}/${services.get('provision-succeeded')}`),
+      ),
+  },
+  {
+    name: 'stop-dev-services',
+    covers: {
+      activities: { 'service.list': 1, 'service.stop': 2, 'wait.until': 2 },
+      events: ['EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED'],
+    },
+    // Two fresh DEV services stop in a foreach; the PROD fork and the stopped parent are left alone.
+    run: async ({ stack }) => {
+      for (const name of ['dev-a', 'dev-b']) {
+        const created = await stack.api.service.create({ project_id: stack.projectId, name });
+        await until(`${name} READY`, async () => {
+          const service = await stack.api.service.get({
+            project_id: stack.projectId,
+            service_id: created.service_id!,
+          });
+          return service.status === 'READY' ? true : undefined;
+        });
+      }
+      return stack.start('stop-dev-services.yaml', { project_id: stack.projectId, name_prefix: 'dev-' });
+    },
+  },
+];
+
+/** Runs every recording with the current workflow code and overwrites the committed histories. */
+export async function recordHistories(): Promise<void> {
+  const stack = await startRunbookStack({ timeScale: 0.05, seed: 4 }, { keyRing: fixtureKeyRing() });
+  try {
+    const vpc = await stack.api.vpc.create({
+      project_id: stack.projectId,
+      name: 'main',
+      cidr: '10.0.0.0/16',
+      region_code: 'us-east-1',
+    });
+    const context: RecordingContext = { stack, vpcId: vpc.id!, services: new Map() };
+    for (const recording of RECORDINGS) {
+      const handle = await recording.run(context);
+      // Until the workflow has closed, however it closes (coverageGaps checks how).
+      const result = (await handle.result().catch(() => undefined)) as RunReport | undefined;
+      const serviceId = result?.outputs?.service_id;
+      if (typeof serviceId === 'string') context.services.set(recording.name, serviceId);
+      const json = historyToObject(await handle.fetchHistory());
+      const gaps = coverageGaps(recording, json);
+      if (gaps.length > 0) throw new Error(`recording does not cover its path: ${gaps.join('; ')}`);
+      writeFileSync(historyFile(recording.name), `${JSON.stringify(json, null, 1)}\n`);
+    }
+  } finally {
+    await stack.close();
+  }
+}

@@ -1,0 +1,65 @@
+// Honest under faults: ten provisioning runs at once while every API call fails with a 5xx one
+// time in five, and service.create applies the change yet answers 5xx (the create must be
+// adopted on retry, not repeated). Exactly ten services result, each READY, PROD and attached.
+import type { RunReport } from '../../workflows/messages';
+import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
+
+const RUNS = 10;
+const APPLY_THEN_FAIL = 4;
+/** Fixes the fault draws (and ids) of the local cloud, so a failure can be studied again. */
+const SEED = 20_240_517;
+
+let stack: RunbookStack;
+let vpcId: string;
+
+beforeAll(async () => {
+  stack = await startRunbookStack({ timeScale: 0.05, seed: SEED });
+  const vpc = await stack.api.vpc.create({
+    project_id: stack.projectId,
+    name: 'main',
+    cidr: '10.0.0.0/16',
+    region_code: 'us-east-1',
+  });
+  vpcId = vpc.id!;
+}, 120_000);
+
+afterAll(async () => stack?.close());
+
+test(`${RUNS} concurrent provisionings under 20 % 5xx and apply-then-fail creates: exactly ${RUNS} PROD services`, async () => {
+  const [errors, applyThenFail] = stack.cloud.cloud.addFaults([
+    { action: '*', kind: 'error', status: 503, probability: 0.2 },
+    // `error` rules are drawn first: a create reaching this rule was not failed before applying.
+    { action: 'service.create', kind: 'applyThenFail', times: APPLY_THEN_FAIL },
+  ]);
+  const names = Array.from({ length: RUNS }, (_, i) => `svc-${String(i).padStart(2, '0')}`);
+  const handles = await Promise.all(
+    names.map((name) =>
+      stack.start('provision-production-service.yaml', { project_id: stack.projectId, name, vpc_id: vpcId }),
+    ),
+  );
+  const reports = (await Promise.all(handles.map((handle) => handle.result()))) as RunReport[];
+  const fired = new Map(stack.cloud.cloud.listFaults().map((rule) => [rule.id, rule.fired]));
+  stack.cloud.cloud.clearFaults();
+
+  expect(reports.map((report) => report.status)).toEqual(names.map(() => 'succeeded'));
+  // The faults really happened: the apply-then-fail rule is spent, and many calls failed.
+  expect(fired.get(applyThenFail!.id)).toBe(APPLY_THEN_FAIL);
+  expect(fired.get(errors!.id)).toBeGreaterThanOrEqual(RUNS);
+
+  const services = await stack.api.service.list({ project_id: stack.projectId });
+  expect(services.map((s) => s.name).sort()).toEqual(names);
+  for (const service of services) {
+    expect({
+      name: service.name,
+      status: service.status,
+      environment: service.metadata?.environment,
+      vpc: service.vpcEndpoint?.vpc_id,
+      pooler: Boolean(service.connection_pooler?.endpoint?.host),
+    }).toEqual({ name: service.name, status: 'READY', environment: 'PROD', vpc: vpcId, pooler: true });
+  }
+  // Each run reports the service named as it asked (an adopted create must not take another's).
+  const idsByName = new Map(services.map((s) => [s.name, s.service_id]));
+  expect(reports.map((report) => report.outputs.service_id)).toEqual(
+    names.map((name) => idsByName.get(name)),
+  );
+}, 90_000);

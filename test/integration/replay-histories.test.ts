@@ -1,0 +1,91 @@
+// Determinism guard: the committed histories of shipped-runbook runs (test/fixtures/histories)
+// replay against the current workflow code. A change to the interpreter that would break runs
+// already in flight (different commands in a different order) fails here.
+//
+// The histories are encrypted like real ones, with the TEST-ONLY key committed next to them.
+// Regenerate them: TIDELINE_RECORD_HISTORIES=1 npx jest test/integration/replay-histories.test.ts
+// (see test/helpers/history-recorder.ts for when that is the right fix and when it is not).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { HistoryAndWorkflowId } from '@temporalio/client';
+import { Worker, type ReplayResult } from '@temporalio/worker';
+import { DeterminismViolationError } from '@temporalio/workflow';
+import { bundleWorkflows } from '../../worker/bundle';
+import { createDataConverter } from '../../worker/codec';
+import {
+  coverageGaps,
+  fixtureKeyRing,
+  historyFromObject,
+  loadRecordedHistories,
+  RECORDINGS,
+  recordHistories,
+} from '../helpers/history-recorder';
+
+const RECORD = process.env.TIDELINE_RECORD_HISTORIES === '1';
+
+interface JsonEvent {
+  activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
+}
+
+let workDir: string;
+let bundlePath: string;
+
+beforeAll(
+  async () => {
+    if (RECORD) await recordHistories();
+    workDir = mkdtempSync(path.join(tmpdir(), 'tideline-replay-'));
+    bundlePath = path.join(workDir, 'workflow-bundle.js');
+    // The workflow code as it is in the tree now (not a possibly stale dist/ bundle).
+    await bundleWorkflows({ outFile: bundlePath, workflowsPath: require.resolve('../../workflows') });
+  },
+  RECORD ? 300_000 : 120_000,
+);
+
+afterAll(() => {
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+});
+
+async function replay(histories: HistoryAndWorkflowId[]): Promise<ReplayResult[]> {
+  const results: ReplayResult[] = [];
+  const replaying = Worker.runReplayHistories(
+    {
+      workflowBundle: { codePath: bundlePath },
+      dataConverter: createDataConverter(fixtureKeyRing()),
+      replayName: 'tideline-replay',
+    },
+    histories,
+  );
+  for await (const result of replaying) results.push(result);
+  return results;
+}
+
+test('every recording has a committed history that covers its path', () => {
+  const histories = loadRecordedHistories();
+  expect(histories.map((h) => h.name).sort()).toEqual(RECORDINGS.map((r) => r.name).sort());
+  const gaps = RECORDINGS.flatMap((recording) =>
+    coverageGaps(recording, histories.find((h) => h.name === recording.name)!.json),
+  );
+  expect(gaps).toEqual([]);
+});
+
+test('every committed history replays on the current workflow code', async () => {
+  const histories = loadRecordedHistories();
+  const results = await replay(histories);
+  expect(results.map((r) => [r.workflowId, r.error ? `${r.error.name}: ${r.error.message}` : 'ok'])).toEqual(
+    histories.map((h) => [h.workflowId, 'ok']),
+  );
+}, 60_000);
+
+test('a history the code no longer matches is reported as nondeterministic', async () => {
+  // Stands in for an incompatible interpreter change: the recorded run scheduled service.create
+  // first; the same history now claims the first command was a service.delete.
+  const [original] = loadRecordedHistories().filter((h) => h.name === 'provision-succeeded');
+  const json = structuredClone(original!.json);
+  const first = (json.events as JsonEvent[]).find((e) => e.activityTaskScheduledEventAttributes)!;
+  expect(first.activityTaskScheduledEventAttributes!.activityType!.name).toBe('service.create');
+  first.activityTaskScheduledEventAttributes!.activityType!.name = 'service.delete';
+
+  const [result] = await replay([{ workflowId: 'replay-tampered', history: historyFromObject(json) }]);
+  expect(result?.error).toBeInstanceOf(DeterminismViolationError);
+}, 60_000);
