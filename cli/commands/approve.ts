@@ -1,0 +1,148 @@
+// `tideline approve ID` / `tideline reject ID`: answers a run's pending approval step through the
+// interpreter's `approval` update, which checks that an approval is pending (and which one)
+// before it accepts. A rejected approval fails the run, which then compensates.
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily like every SDK module */
+import { userInfo } from 'node:os';
+import type { ApprovalDecision } from '../../workflows/messages';
+import { parseCommand, type CommandSpec } from '../args';
+import type { CliContext, Command } from '../context';
+import { EXIT } from '../errors';
+import { printCliError } from '../output/errors';
+import { renderCommandHelp } from '../output/help';
+import { cliCommand } from '../output/run-report';
+import { queryProgress, runStatusOf, workerNote } from '../run-observer';
+import { withTemporal, type TemporalSession } from '../temporal';
+
+/** How long to wait for the worker to take the decision. */
+const UPDATE_TIMEOUT_MS = 20_000;
+
+const OPTIONS = {
+  step: { type: 'string' },
+  comment: { type: 'string', short: 'm' },
+  by: { type: 'string' },
+} as const;
+
+const OPTION_HELP: [string, string][] = [
+  ['--step STEP', 'which approval step (needed only when several are pending)'],
+  ['-m, --comment TEXT', 'a note recorded with the decision'],
+  ['--by NAME', 'who decides (default: your user name)'],
+];
+
+export const APPROVE_SPEC = {
+  name: 'approve',
+  usage: 'ID [--step STEP] [--comment TEXT] [--by NAME]',
+  summary: "approve a run's pending approval step",
+  description: ['The run goes on with the step after the approval. Exit 1 when no approval is pending.'],
+  options: OPTIONS,
+  optionHelp: OPTION_HELP,
+  examples: [
+    'tideline approve fork-and-promote-8e2d4a',
+    'tideline approve fork-and-promote-8e2d4a --step go_ahead --comment "checked the fork" --by alice',
+  ],
+  positionals: { min: 1, max: 1, names: 'the run ID' },
+} satisfies CommandSpec;
+
+export const REJECT_SPEC = {
+  ...APPROVE_SPEC,
+  name: 'reject',
+  summary: "reject a run's pending approval step (the run fails and compensates)",
+  description: [
+    'The approval step fails, so the run fails and undoes what it completed. Exit 1 when no approval',
+    'is pending.',
+  ],
+  examples: ['tideline reject fork-and-promote-8e2d4a --comment "wrong parent"'],
+} satisfies CommandSpec;
+
+function userName(env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    return env.USER || env.USERNAME || userInfo().username || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function failureMessage(error: unknown): string {
+  const cause = (error as { cause?: { message?: string } }).cause;
+  return cause?.message || (error instanceof Error ? error.message : String(error));
+}
+
+function decide(approved: boolean, spec: typeof APPROVE_SPEC): Command {
+  return async (argv, ctx) => {
+    const parsed = parseCommand(spec, argv, ctx);
+    if (parsed.help) {
+      ctx.stdout.write(renderCommandHelp(spec));
+      return EXIT.OK;
+    }
+    const [workflowId] = parsed.positionals as [string];
+    const { values } = parsed;
+    const decision: ApprovalDecision = { approved };
+    if (values.step !== undefined) decision.step = values.step;
+    const by = values.by ?? userName(ctx.env);
+    if (by !== undefined) decision.by = by;
+    if (values.comment !== undefined) decision.comment = values.comment;
+    return withTemporal(ctx, (session) => send(ctx, session, workflowId, decision));
+  };
+}
+
+async function send(
+  ctx: CliContext,
+  session: TemporalSession,
+  workflowId: string,
+  decision: ApprovalDecision,
+): Promise<number> {
+  const { approvalUpdate } = require('../../workflows/messages') as typeof import('../../workflows/messages');
+  const handle = session.client.workflow.getHandle(workflowId);
+  const description = await handle.describe();
+  const verb = decision.approved ? 'approve' : 'reject';
+  if (description.status.name !== 'RUNNING') {
+    printCliError(ctx, {
+      code: 'APPROVAL_NOT_PENDING',
+      message: `run ${workflowId} has already ended (${runStatusOf(description.status.name)}); there is nothing to ${verb}`,
+      details: [],
+    });
+    return EXIT.FAILED;
+  }
+  const progress = await queryProgress(session, handle);
+  let outcome;
+  try {
+    outcome = await session.client.withDeadline(Date.now() + UPDATE_TIMEOUT_MS, () =>
+      handle.executeUpdate(approvalUpdate, { args: [decision] }),
+    );
+  } catch (error) {
+    const name = (error as { name?: unknown }).name;
+    if (name === 'WorkflowUpdateFailedError') {
+      printCliError(ctx, {
+        code: 'APPROVAL_NOT_PENDING',
+        message: `cannot ${verb} run ${workflowId}: ${failureMessage(error)}`,
+        hint: `see the run: ${cliCommand(ctx, ['status', workflowId, '--once'])}`,
+        details: [],
+      });
+      return EXIT.FAILED;
+    }
+    if (name === 'WorkflowUpdateRPCTimeoutOrCancelledError' || (error as { code?: unknown }).code === 4) {
+      printCliError(ctx, {
+        code: 'TEMPORAL_UNAVAILABLE',
+        message: `no worker took the decision within ${UPDATE_TIMEOUT_MS / 1000}s`,
+        hint: await workerNote(session, description.taskQueue),
+        details: [],
+      });
+      return EXIT.UNAVAILABLE;
+    }
+    throw error;
+  }
+  const step = decision.step ?? progress?.pendingApproval?.stepKey ?? null;
+  if (ctx.globals.json) {
+    ctx.stdout.write(`${JSON.stringify({ workflowId, step, approved: outcome.approved, by: outcome.by, comment: outcome.comment })}\n`);
+    return EXIT.OK;
+  }
+  const what = decision.approved ? 'approved' : 'rejected';
+  const after = decision.approved ? 'the run goes on' : 'the run fails and compensates';
+  ctx.stdout.write(
+    `${what}${step ? ` step ${step} of` : ''} run ${workflowId}${outcome.by ? ` (by ${outcome.by})` : ''}; ${after}\n` +
+      `follow it: ${cliCommand(ctx, ['status', workflowId])}\n`,
+  );
+  return EXIT.OK;
+}
+
+export const approveCommand: Command = decide(true, APPROVE_SPEC);
+export const rejectCommand: Command = decide(false, REJECT_SPEC);

@@ -1,0 +1,66 @@
+// `tideline plan FILE`: what a run would do — the resolved steps and the API requests they would
+// send — without calling anything and without a server. Inputs not given are shown as missing
+// rather than refused, so a plan can be read before all values are known.
+import { choiceOption, parseCommand, type CommandSpec } from '../args';
+import type { Command } from '../context';
+import { EXIT } from '../errors';
+import { renderCommandHelp } from '../output/help';
+import { renderPlanMermaid } from '../output/plan-mermaid';
+import { renderPlanText } from '../output/plan-text';
+import { styleFor } from '../output/style';
+import { buildPlan } from '../plan/build-plan';
+import { bindRunInputs, gatherInputs, loadRunbook } from '../runbook-input';
+
+export const PLAN_SPEC = {
+  name: 'plan',
+  usage: 'FILE [-i key=value]… [--inputs FILE] [--format text|mermaid|json]',
+  summary: 'show the steps and API calls a run would make, without making them',
+  description: [
+    'Validates the runbook, binds the inputs given, and prints each step with the request it would',
+    'send (method, path, body). Values that depend only on inputs are filled in; values from earlier',
+    'steps are known only at run time and shown as written. Secret inputs are never printed.',
+    '`--format mermaid` prints the step graph as a Mermaid flowchart.',
+  ],
+  options: {
+    input: { type: 'string', short: 'i', multiple: true },
+    inputs: { type: 'string' },
+    format: { type: 'string', short: 'f' },
+  },
+  optionHelp: [
+    ['-i, --input key=value', 'an input value (repeatable)'],
+    ['--inputs FILE', 'a YAML or JSON file of input values'],
+    ['-f, --format FORMAT', 'text (default), mermaid, or json (same as --json)'],
+  ],
+  examples: [
+    'tideline plan runbooks/provision-production-service.yaml -i project_id=d1k5vk7hf2 -i name=orders',
+    'tideline plan runbooks/fork-and-promote.yaml --format mermaid > fork.mmd',
+  ],
+  positionals: { min: 1, max: 1, names: 'the runbook FILE' },
+} satisfies CommandSpec;
+
+export const planCommand: Command = async (argv, ctx) => {
+  const parsed = parseCommand(PLAN_SPEC, argv, ctx);
+  if (parsed.help) {
+    ctx.stdout.write(renderCommandHelp(PLAN_SPEC));
+    return EXIT.OK;
+  }
+  const [file] = parsed.positionals as [string];
+  const { values } = parsed;
+  const format = ctx.globals.json ? 'json' : choiceOption('format', values.format, ['text', 'mermaid', 'json'] as const, 'text');
+  const runbook = loadRunbook(file, ctx);
+  const given = gatherInputs(values.input, values.inputs, ctx);
+  const declared = runbook.definition.inputs;
+  const missing = new Set(
+    Object.entries(declared)
+      .filter(([name, spec]) => spec.required && spec.default === undefined && (given[name] === undefined || given[name] === null))
+      .map(([name]) => name),
+  );
+  // Bind everything but the missing inputs: wrong values are still errors (exit 2).
+  const bindable = Object.fromEntries(Object.entries(declared).filter(([name]) => !missing.has(name)));
+  const bound = bindRunInputs({ ...runbook, definition: { ...runbook.definition, inputs: bindable } }, given);
+  const plan = buildPlan(runbook.definition, file, bound, missing, new Set(Object.keys(given)));
+  if (format === 'json') ctx.stdout.write(`${JSON.stringify(plan)}\n`);
+  else if (format === 'mermaid') ctx.stdout.write(renderPlanMermaid(plan));
+  else ctx.stdout.write(renderPlanText(plan, styleFor(ctx)));
+  return EXIT.OK;
+};

@@ -1,0 +1,98 @@
+// `tideline run FILE`: validate, bind inputs, start the interpreter workflow, and follow it.
+import { randomBytes } from 'node:crypto';
+import type { RunbookWorkflowInput } from '../../workflows/messages';
+import { parseCommand, type CommandSpec } from '../args';
+import type { Command } from '../context';
+import { CliError, EXIT } from '../errors';
+import { followRun } from '../follow';
+import { renderCommandHelp } from '../output/help';
+import { cliCommand } from '../output/run-report';
+import { RUNBOOK_WORKFLOW_TYPE } from '../run-observer';
+import { bindRunInputs, gatherInputs, loadRunbook } from '../runbook-input';
+import { withTemporal } from '../temporal';
+
+export const RUN_SPEC = {
+  name: 'run',
+  usage: 'FILE [-i key=value]… [--inputs FILE] [--id ID] [--detach] [--show-secrets]',
+  summary: 'validate a runbook, start it, and follow its progress',
+  description: [
+    'Checks the runbook and its inputs first (problems are printed with file:line:column, exit 2),',
+    'starts it on the task queue as run `<runbook name>-<random>` (or --id), and shows each step as',
+    'it goes. Ctrl-C detaches without cancelling; `tideline status ID` reattaches. The run ends',
+    'with its outputs (secret ones masked) and exit 0, or the failing step and reason and exit 1.',
+    'A worker (`tideline worker`) must poll the task queue.',
+  ],
+  options: {
+    input: { type: 'string', short: 'i', multiple: true },
+    inputs: { type: 'string' },
+    id: { type: 'string' },
+    detach: { type: 'boolean', short: 'd' },
+    'show-secrets': { type: 'boolean' },
+  },
+  optionHelp: [
+    ['-i, --input key=value', 'an input value (repeatable); lists as a,b or JSON, maps as JSON'],
+    ['--inputs FILE', 'a YAML or JSON file of input values (-i wins over it)'],
+    ['--id ID', 'the run id (default: <runbook name>-<6 hex digits>)'],
+    ['-d, --detach', 'start the run and return at once'],
+    ['--show-secrets', 'print secret outputs instead of ••••••'],
+  ],
+  examples: [
+    'tideline run runbooks/provision-production-service.yaml -i project_id=d1k5vk7hf2 -i name=orders -i vpc_id=v1',
+    'tideline run my-runbook.yaml --inputs inputs.yaml --id maintenance-2024-06-01 --detach',
+    'tideline run my-runbook.yaml -i name=orders --json > result.json',
+  ],
+  positionals: { min: 1, max: 1, names: 'the runbook FILE' },
+} satisfies CommandSpec;
+
+/** A readable, unique run id: the runbook name and a short random suffix. */
+export function newRunId(runbookName: string): string {
+  return `${runbookName}-${randomBytes(3).toString('hex')}`;
+}
+
+export const runCommand: Command = async (argv, ctx) => {
+  const parsed = parseCommand(RUN_SPEC, argv, ctx);
+  if (parsed.help) {
+    ctx.stdout.write(renderCommandHelp(RUN_SPEC));
+    return EXIT.OK;
+  }
+  const [file] = parsed.positionals as [string];
+  const { values } = parsed;
+  const runbook = loadRunbook(file, ctx);
+  const inputs = bindRunInputs(runbook, gatherInputs(values.input, values.inputs, ctx));
+  const workflowId = values.id ?? newRunId(runbook.definition.name);
+  if (workflowId.trim() === '') throw new CliError('CLI_USAGE', '--id must not be empty');
+
+  return withTemporal(ctx, async (session) => {
+    const input: RunbookWorkflowInput = { definition: runbook.definition, inputs };
+    let handle;
+    try {
+      handle = await session.client.workflow.start(RUNBOOK_WORKFLOW_TYPE, {
+        taskQueue: session.target.taskQueue,
+        workflowId,
+        args: [input],
+        memo: { runbook: runbook.definition.name },
+      });
+    } catch (error) {
+      if ((error as { name?: unknown }).name === 'WorkflowExecutionAlreadyStartedError') {
+        throw new CliError(
+          'CLI_USAGE',
+          `a run with id "${workflowId}" is already running`,
+          `choose another --id, or follow it with \`${cliCommand(ctx, ['status', workflowId])}\``,
+        );
+      }
+      throw error;
+    }
+    if (!ctx.globals.json) {
+      ctx.stdout.write(`started ${runbook.definition.name} as run ${workflowId} on task queue "${session.target.taskQueue}"\n`);
+    }
+    if (values.detach) {
+      if (ctx.globals.json) {
+        ctx.stdout.write(`${JSON.stringify({ workflowId, runId: handle.firstExecutionRunId, runbook: runbook.definition.name, status: 'running' })}\n`);
+      } else {
+        ctx.stdout.write(`follow it: ${cliCommand(ctx, ['status', workflowId])}\n`);
+      }
+      return EXIT.OK;
+    }
+    return followRun(ctx, session, handle, { showSecrets: values['show-secrets'] === true });
+  });
+};

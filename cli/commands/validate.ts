@@ -1,0 +1,104 @@
+// `tideline validate FILE…`: every problem of every runbook (and its child runbooks), with
+// file:line:column and a hint. Exit 0 when all are valid, 2 otherwise. Needs no server.
+/* eslint-disable @typescript-eslint/no-require-imports -- lazy loading keeps start-up fast */
+import path from 'node:path';
+import type { RunbookProblem } from '../../dsl/problems';
+import { parseCommand, type CommandSpec } from '../args';
+import type { Command } from '../context';
+import { EXIT } from '../errors';
+import { renderCommandHelp } from '../output/help';
+import { styleFor } from '../output/style';
+import { displayName, problemLines } from '../runbook-input';
+
+export const VALIDATE_SPEC = {
+  name: 'validate',
+  usage: 'FILE…',
+  summary: 'check runbooks and print every problem (file:line:column)',
+  description: [
+    'Checks the schema, actions and their inputs, references between steps, expressions and',
+    'secrets, in the files given and the child runbooks they name. Nothing runs and no server is',
+    'needed. Exit 0 when every runbook is valid, 2 when any has a problem.',
+  ],
+  options: {},
+  optionHelp: [],
+  examples: ['tideline validate runbooks/*.yaml', 'tideline validate my-runbook.yaml --json'],
+  positionals: { min: 1, names: 'a runbook FILE' },
+} satisfies CommandSpec;
+
+interface FileResult {
+  file: string;
+  ok: boolean;
+  name?: string;
+  steps?: number;
+  problems: RunbookProblem[];
+}
+
+function checkFile(file: string, cwd: string): FileResult {
+  const { checkRunbookFile } = require('../../dsl/loader') as typeof import('../../dsl/loader');
+  try {
+    const checked = checkRunbookFile(path.resolve(cwd, file), { displayName: displayName({ cwd }) });
+    const result: FileResult = { file, ok: checked.problems.length === 0 && !!checked.definition, problems: checked.problems };
+    if (checked.definition) {
+      result.name = checked.definition.name;
+      result.steps = checked.definition.steps.length;
+    }
+    return result;
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'RUNBOOK_NOT_FOUND') throw error;
+    const problems = (error as { problems?: RunbookProblem[] }).problems ?? [];
+    return {
+      file,
+      ok: false,
+      problems: problems.length > 0 ? problems.map((p) => ({ ...p, file })) : [{ rule: 'child-runbook', path: [], file, message: 'runbook file not found' }],
+    };
+  }
+}
+
+function problemJson(problem: RunbookProblem): Record<string, unknown> {
+  return {
+    file: problem.file ?? null,
+    line: problem.line ?? null,
+    column: problem.column ?? null,
+    rule: problem.rule,
+    message: problem.message,
+    hint: problem.hint ?? null,
+  };
+}
+
+export const validateCommand: Command = async (argv, ctx) => {
+  const parsed = parseCommand(VALIDATE_SPEC, argv, ctx);
+  if (parsed.help) {
+    ctx.stdout.write(renderCommandHelp(VALIDATE_SPEC));
+    return EXIT.OK;
+  }
+  const results = parsed.positionals.map((file) => checkFile(file, ctx.cwd));
+  const failed = results.filter((r) => !r.ok);
+  if (ctx.globals.json) {
+    const runbooks = results.map((r) => ({ file: r.file, ok: r.ok, name: r.name ?? null, problems: r.problems.map(problemJson) }));
+    ctx.stdout.write(`${JSON.stringify({ ok: failed.length === 0, runbooks })}\n`);
+    return failed.length === 0 ? EXIT.OK : EXIT.USAGE;
+  }
+  const style = styleFor(ctx);
+  const lines: string[] = [];
+  for (const result of results) {
+    if (result.ok) {
+      lines.push(`${style.green('✓')} ${result.file}: ${result.name} is valid (${result.steps} step${result.steps === 1 ? '' : 's'})`);
+      continue;
+    }
+    const count = result.problems.length;
+    lines.push(`${style.red('✗')} ${result.file}: ${count} problem${count === 1 ? '' : 's'}`);
+    for (const problem of result.problems) {
+      const [first, ...rest] = problemLines(problem);
+      lines.push(first ?? '', ...rest.map((line) => style.dim(line)));
+    }
+  }
+  if (results.length > 1) {
+    lines.push(
+      failed.length === 0
+        ? `all ${results.length} runbooks are valid`
+        : `${failed.length} of ${results.length} runbooks have problems`,
+    );
+  }
+  ctx.stdout.write(`${lines.join('\n')}\n`);
+  return failed.length === 0 ? EXIT.OK : EXIT.USAGE;
+};

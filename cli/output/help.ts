@@ -1,0 +1,67 @@
+// `--help` text: usage, description, the command's options, the global options, examples, and
+// the documented exit codes. Plain text that reads well in a terminal and in a pager.
+import type { CommandSpec } from '../args';
+import { GLOBAL_OPTION_HELP } from '../args';
+
+export const EXIT_CODE_HELP: [string, string][] = [
+  ['0', 'success (the run succeeded, the command did what was asked)'],
+  ['1', 'the run failed, was cancelled or rejected; or nothing to approve'],
+  ['2', 'bad usage: unknown flag, missing argument, invalid runbook or input'],
+  ['3', 'cannot connect to Temporal (or the Cloud API)'],
+  ['4', 'not found: no such run or schedule'],
+];
+
+function table(rows: [string, string][], indent = '  '): string[] {
+  const width = Math.min(28, Math.max(...rows.map(([left]) => left.length)));
+  return rows.map(([left, right]) =>
+    left.length > width ? `${indent}${left}\n${indent}${' '.repeat(width + 2)}${right}` : `${indent}${left.padEnd(width)}  ${right}`,
+  );
+}
+
+export function renderCommandHelp(spec: CommandSpec): string {
+  const lines = [`tideline ${spec.name} — ${spec.summary}`, '', `usage: tideline ${spec.name} ${spec.usage}`.trimEnd()];
+  for (const paragraph of spec.description ?? []) lines.push('', paragraph);
+  if (spec.optionHelp.length > 0) lines.push('', 'options:', ...table(spec.optionHelp));
+  lines.push('', 'global options:', ...table(GLOBAL_OPTION_HELP));
+  if (spec.examples.length > 0) lines.push('', 'examples:', ...spec.examples.map((example) => `  ${example}`));
+  lines.push('', 'exit codes:', ...table(EXIT_CODE_HELP));
+  return `${lines.join('\n')}\n`;
+}
+
+export interface CommandSummary {
+  name: string;
+  summary: string;
+}
+
+export function renderMainHelp(commands: CommandSummary[], version: string): string {
+  const lines = [
+    `tideline ${version} — durable, declarative runbooks for a managed database cloud, on Temporal`,
+    '',
+    'usage: tideline COMMAND [options]',
+    '',
+    'commands:',
+    ...table(commands.map((c) => [c.name, c.summary])),
+    '',
+    'global options (before or after the command):',
+    ...table([...GLOBAL_OPTION_HELP, ['-V, --version', 'print the version']]),
+    '',
+    'settings: flags win over environment variables (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,',
+    'TIDELINE_TASK_QUEUE), which win over the config file. Temporal TLS and API keys follow',
+    "Temporal's standard TEMPORAL_* variables and profiles. Payloads are encrypted with the keys in",
+    'TIDELINE_ENCRYPTION_KEYS or TIDELINE_KEY_FILE (default ~/.tideline/keys.json); use the same keys',
+    'as the worker.',
+    '',
+    'examples:',
+    '  tideline validate runbooks/*.yaml',
+    '  tideline run runbooks/provision-production-service.yaml -i project_id=p1 -i name=orders -i vpc_id=v1',
+    '  tideline list --running',
+    '  tideline dev',
+    '',
+    'exit codes:',
+    ...table(EXIT_CODE_HELP),
+    '',
+    'Run `tideline COMMAND --help` for a command\'s options and examples. Set TIDELINE_DEBUG=1 to see',
+    'stack traces of unexpected errors.',
+  ];
+  return `${lines.join('\n')}\n`;
+}

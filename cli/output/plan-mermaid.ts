@@ -1,0 +1,110 @@
+// `tideline plan --format mermaid`: the step graph as a Mermaid flowchart — steps in order,
+// parallel branches fanning out and joining, foreach loops, conditions on the edges, and the
+// compensation chain of each step as dashed edges. Paste it into any Mermaid renderer.
+import type { Plan, PlanStep } from '../plan/build-plan';
+
+interface Exit {
+  id: string;
+  label?: string;
+}
+
+function escapeLabel(text: string): string {
+  return text.replace(/"/g, '#quot;').replace(/</g, '#lt;').replace(/>/g, '#gt;').replace(/\n/g, ' ');
+}
+
+function short(raw: string, max = 48): string {
+  const text = raw.replace(/\s+/g, ' ').trim();
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+class FlowchartBuilder {
+  readonly lines: string[] = [];
+  private count = 0;
+
+  /** A node; each label line is escaped on its own and the lines joined with Mermaid's <br/>. */
+  node(label: string | string[], shape: 'box' | 'stadium' | 'hexagon' | 'circle' | 'subroutine' = 'box'): string {
+    const id = `n${++this.count}`;
+    const text = `"${(Array.isArray(label) ? label : [label]).map(escapeLabel).join('<br/>')}"`;
+    const shaped =
+      shape === 'stadium' ? `([${text}])` : shape === 'hexagon' ? `{{${text}}}` : shape === 'circle' ? `((${text}))` : shape === 'subroutine' ? `[[${text}]]` : `[${text}]`;
+    this.lines.push(`  ${id}${shaped}`);
+    return id;
+  }
+
+  edge(from: Exit, to: string, dashed = false): void {
+    const label = from.label ? `|"${escapeLabel(short(from.label))}"|` : '';
+    this.lines.push(`  ${from.id} ${dashed ? '-.->' : '-->'}${label} ${to}`);
+  }
+
+  /** Adds a list of steps after `entries`; returns where the list ends. */
+  steps(steps: PlanStep[], entries: Exit[]): Exit[] {
+    let exits = entries;
+    for (const step of steps) exits = this.step(step, exits);
+    return exits;
+  }
+
+  private describe(step: PlanStep): string[] {
+    const title = step.name ? `${step.id}: ${step.name}` : step.id;
+    switch (step.kind) {
+      case 'call':
+        return [title, `call ${step.request?.action ?? ''}`];
+      case 'wait':
+        return [title, `wait ${step.request?.action ?? ''}${step.untilDeleted ? ' until gone' : step.until ? ` until ${short(step.until, 40)}` : ''}`];
+      case 'sleep':
+        return [title, `sleep ${step.duration ?? ''}`];
+      case 'approve':
+        return [title, `approval`];
+      case 'assert':
+        return [title, `assert ${short(step.condition ?? '', 40)}`];
+      case 'fail':
+        return [title, `fail`];
+      case 'runbook':
+        return [title, `runbook ${step.runbook?.path ?? ''}`];
+      case 'parallel':
+        return [title, `parallel`];
+      case 'foreach':
+        return [title, `foreach ${step.as ?? 'item'} in ${short(step.items ?? '', 32)}`];
+    }
+  }
+
+  private step(step: PlanStep, entries: Exit[]): Exit[] {
+    const shape = step.kind === 'wait' ? 'stadium' : step.kind === 'approve' ? 'hexagon' : step.kind === 'runbook' ? 'subroutine' : 'box';
+    const id = this.node(this.describe(step), shape);
+    for (const entry of entries) this.edge(step.if !== undefined ? { id: entry.id, label: `if ${step.if}` } : entry, id);
+    this.compensation(step, id);
+    if (step.kind === 'parallel') {
+      const join = this.node('all branches done', 'circle');
+      for (const branch of step.branches ?? []) {
+        const ends = this.steps(branch.steps, [{ id, label: branch.id }]);
+        for (const end of ends) this.edge(end, join);
+      }
+      return [{ id: join }];
+    }
+    if (step.kind === 'foreach') {
+      const ends = this.steps(step.steps ?? [], [{ id, label: `each ${step.as ?? 'item'}` }]);
+      for (const end of ends) this.edge({ id: end.id, label: 'next' }, id, true);
+      return [{ id, label: 'all done' }];
+    }
+    return [{ id }];
+  }
+
+  /** The steps that undo `step`, as a dashed chain hanging off it. */
+  private compensation(step: PlanStep, owner: string): void {
+    let previous: Exit = { id: owner, label: 'undo' };
+    for (const undo of step.compensate) {
+      const id = this.node(this.describe(undo), undo.kind === 'wait' ? 'stadium' : 'box');
+      this.lines.push(`  class ${id} undo`);
+      this.edge(previous, id, true);
+      previous = { id };
+    }
+  }
+}
+
+export function renderPlanMermaid(plan: Plan): string {
+  const builder = new FlowchartBuilder();
+  const start = builder.node(plan.runbook, 'stadium');
+  const ends = builder.steps(plan.steps, [{ id: start }]);
+  const done = builder.node('done', 'stadium');
+  for (const end of ends) builder.edge(end, done);
+  return ['flowchart TD', ...builder.lines, '  classDef undo stroke-dasharray: 4 3,fill:#fff5e6', ''].join('\n');
+}

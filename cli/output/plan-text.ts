@@ -1,0 +1,108 @@
+// `tideline plan` as text: inputs, then each step with the request it would send, its
+// conditions and what undoes it, then the outputs. Nothing here calls anything.
+import type { Plan, PlanRequest, PlanStep } from '../plan/build-plan';
+import { inlineValue, SECRET_MASK, visibleLength, type Style } from './style';
+
+/** CEL written over several YAML lines reads better on one. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function requestLines(request: PlanRequest, pad: string): string[] {
+  const lines = [`${request.method} ${request.path}`];
+  for (const [param, value] of Object.entries(request.pending)) lines.push(`  ${param} = ${inlineValue(value)}`);
+  if (request.body !== undefined) lines.push(`  body ${JSON.stringify(request.body)}`);
+  if (request.query !== undefined && Object.keys(request.query).length > 0) lines.push(`  query ${JSON.stringify(request.query)}`);
+  return lines.map((line) => `${pad}${line}`);
+}
+
+function headline(step: PlanStep): string {
+  switch (step.kind) {
+    case 'call':
+      return `call ${step.request?.action ?? ''}${step.adopt ? ' (adopts an existing resource of the same name)' : ''}`;
+    case 'wait':
+      return `wait ${step.request?.action ?? ''} ${step.untilDeleted ? 'until the resource is gone' : `until ${oneLine(step.until ?? 'it answers')}`}`;
+    case 'sleep':
+      return `sleep ${step.duration ?? ''}`;
+    case 'approve':
+      return `approve: ${inlineValue(step.message ?? '')} (default ${step.default ?? 'reject'}${step.timeout ? ` after ${step.timeout}` : ', no timeout'})`;
+    case 'assert':
+      return `assert ${oneLine(step.condition ?? '')}`;
+    case 'fail':
+      return `fail: ${inlineValue(step.message ?? '')}`;
+    case 'parallel':
+      return `parallel: ${step.branches?.length ?? 0} branches at once`;
+    case 'foreach':
+      return `foreach ${step.as ?? 'item'} in ${step.items ?? ''} (${inlineValue(step.concurrency ?? 1)} at a time)`;
+    case 'runbook':
+      return `runbook ${step.runbook?.path ?? ''} (${step.runbook?.name ?? ''}) with ${JSON.stringify(step.runbook?.with ?? {})}`;
+  }
+}
+
+function stepLines(step: PlanStep, label: string, pad: string, style: Style): string[] {
+  const title = `${pad}${label} ${style.bold(step.id)}${step.name ? ` — ${step.name}` : ''}`;
+  const inner = `${pad}     `;
+  const lines = [title, `${inner}${headline(step)}`];
+  if (step.request) lines.push(...requestLines(step.request, `${inner}  `));
+  const facts: string[] = [];
+  if (step.if !== undefined) facts.push(`only if ${oneLine(step.if)}`);
+  if (step.failIf !== undefined) facts.push(`fails if ${oneLine(step.failIf)}`);
+  if (step.kind === 'wait') facts.push(`polls every ${step.interval ?? ''}`);
+  if (step.timeout !== undefined && step.kind !== 'approve') facts.push(`timeout ${step.timeout}`);
+  if (step.retry) facts.push(`retry ${step.retry.attempts} attempts`);
+  if (step.continueOnError) facts.push('continues on error');
+  if (step.kind === 'assert' && step.message !== undefined) facts.push(`message ${inlineValue(step.message)}`);
+  if (facts.length > 0) lines.push(style.dim(`${inner}${facts.join('; ')}`));
+  for (const branch of step.branches ?? []) {
+    lines.push(`${inner}branch ${branch.id}${branch.name ? ` — ${branch.name}` : ''}:`);
+    branch.steps.forEach((inner2, index) => lines.push(...stepLines(inner2, `${index + 1}.`, `${inner}  `, style)));
+  }
+  if (step.steps !== undefined) {
+    lines.push(`${inner}${step.kind === 'runbook' ? 'its steps' : 'for each item'}:`);
+    step.steps.forEach((inner2, index) => lines.push(...stepLines(inner2, `${index + 1}.`, `${inner}  `, style)));
+  }
+  if (step.compensate.length > 0) {
+    lines.push(`${inner}${style.yellow('undo')} (if a later step fails or the run is cancelled):`);
+    step.compensate.forEach((inner2) => lines.push(...stepLines(inner2, '-', `${inner}  `, style)));
+  }
+  return lines;
+}
+
+export function renderPlanText(plan: Plan, style: Style): string {
+  const lines = [`${style.bold(`Plan for ${plan.runbook}`)} (${plan.file}) — nothing is called`];
+  if (plan.description) lines.push(style.dim(plan.description));
+  if (plan.inputs.length > 0) {
+    lines.push('', 'inputs:');
+    const width = Math.max(...plan.inputs.map((input) => input.name.length));
+    const shown = plan.inputs.map((input) =>
+      input.source === 'missing'
+        ? style.red('missing (required)')
+        : input.secret && input.source !== 'optional'
+          ? `${SECRET_MASK} (secret)`
+          : input.source === 'optional'
+            ? style.dim('not given (optional)')
+            : `${inlineValue(input.value ?? null)}${input.source === 'default' ? style.dim(' (default)') : ''}`,
+    );
+    const valueWidth = Math.min(40, Math.max(...shown.map(visibleLength)));
+    plan.inputs.forEach((input, index) => {
+      const value = shown[index] ?? '';
+      const padded = value + ' '.repeat(Math.max(0, valueWidth - visibleLength(value)));
+      const about = style.dim(`${input.type}${input.description ? `: ${input.description}` : ''}`);
+      lines.push(`  ${input.name.padEnd(width)}  ${padded}  ${about}`);
+    });
+  }
+  lines.push('', 'steps (values from earlier steps are known only at run time and shown as written):');
+  plan.steps.forEach((step, index) => lines.push(...stepLines(step, `${index + 1}.`, '  ', style)));
+  if (plan.outputs.length > 0) {
+    lines.push('', 'outputs:');
+    const width = Math.max(...plan.outputs.map((output) => output.name.length));
+    for (const output of plan.outputs) {
+      lines.push(`  ${output.name.padEnd(width)}  ${output.secret ? `${SECRET_MASK} (secret)` : inlineValue(output.value)}`);
+    }
+  }
+  const missing = plan.inputs.filter((input) => input.source === 'missing').map((input) => input.name);
+  if (missing.length > 0) {
+    lines.push('', style.yellow(`inputs still needed to run: ${missing.join(', ')} (give them with -i key=value)`));
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,159 @@
+// The end of a run as people and machines read it: outcome, failing step and reason, outputs
+// (secret ones masked unless --show-secrets), pending approvals with the exact command to answer
+// them, and the JSON shape of a run.
+import type { JsonValue } from '../../dsl/expressions';
+import type { PendingApproval, RunProgress, StepRecord } from '../../workflows/messages';
+import type { CliContext } from '../context';
+import type { RunOutcome, RunStatusName } from '../run-observer';
+import { orderedSteps } from '../run-observer';
+import { stepElapsed } from './step-view';
+import { SECRET_MASK, formatDuration, inlineValue, isoTime, type Style } from './style';
+
+function shellQuote(word: string): string {
+  return /^[\w@%+=:,./[\]-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A tideline command line that reaches the same server as this one (flags given are repeated). */
+export function cliCommand(ctx: Pick<CliContext, 'globals'>, words: string[]): string {
+  const flags: string[] = [];
+  const { address, namespace, taskQueue, config } = ctx.globals;
+  if (address !== undefined) flags.push('--address', address);
+  if (namespace !== undefined) flags.push('--namespace', namespace);
+  if (config !== undefined) flags.push('--config', config);
+  void taskQueue; // a run keeps its task queue; status/approve do not need it
+  return ['tideline', ...words, ...flags].map(shellQuote).join(' ');
+}
+
+export function maskedOutputs(
+  outputs: Record<string, JsonValue>,
+  secretOutputs: string[],
+  showSecrets: boolean,
+): Record<string, JsonValue> {
+  const shown: Record<string, JsonValue> = {};
+  for (const [name, value] of Object.entries(outputs)) {
+    shown[name] = secretOutputs.includes(name) && !showSecrets && value !== null ? SECRET_MASK : value;
+  }
+  return shown;
+}
+
+export function approvalLines(
+  ctx: Pick<CliContext, 'globals'>,
+  workflowId: string,
+  pending: PendingApproval,
+  style: Style,
+  now: number,
+): string[] {
+  const due =
+    pending.deadline > 0 ? ` (${pending.default}s automatically in ${formatDuration(Math.max(0, pending.deadline - now))})` : '';
+  return [
+    `  ${style.yellow('⏸')} approval needed at step ${style.bold(pending.stepKey)}: ${pending.message}${due}`,
+    `    approve: ${cliCommand(ctx, ['approve', workflowId, '--step', pending.stepKey])}`,
+    `    reject:  ${cliCommand(ctx, ['reject', workflowId, '--step', pending.stepKey])}`,
+  ];
+}
+
+function runDuration(progress: RunProgress | undefined): string {
+  if (progress?.endedAt === undefined) return '';
+  return ` in ${formatDuration(progress.endedAt - progress.startedAt)}`;
+}
+
+const HEADLINE: Record<RunStatusName, string> = {
+  running: 'is running',
+  compensating: 'is compensating',
+  succeeded: 'succeeded',
+  failed: 'failed',
+  cancelled: 'was cancelled',
+  terminated: 'was terminated',
+  'timed-out': 'timed out',
+};
+
+/** The closing lines of a run (after its steps were shown). */
+export function renderOutcome(
+  ctx: Pick<CliContext, 'globals'>,
+  outcome: RunOutcome,
+  style: Style,
+  showSecrets: boolean,
+): string {
+  const name = outcome.runbook ?? outcome.workflowId;
+  const ok = outcome.status === 'succeeded';
+  const symbol = ok ? style.green('✓') : style.red('✗');
+  const lines = [`${symbol} ${style.bold(name)} ${HEADLINE[outcome.status]}${runDuration(outcome.progress)} (run ${outcome.workflowId})`];
+  if (outcome.failure && !ok) {
+    const where = outcome.failure.stepKey ? `step ${style.bold(outcome.failure.stepKey)}: ` : '';
+    const reason = outcome.status === 'cancelled' && outcome.failure.type === 'CANCELLED' ? 'cancelled on request' : `${outcome.failure.type}: ${outcome.failure.message}`;
+    lines.push(`  ${where}${reason}`);
+  }
+  const steps = outcome.progress?.steps ?? [];
+  const undone = steps.filter((s) => s.status === 'compensated').map((s) => s.key);
+  const notUndone = steps.filter((s) => s.status === 'compensation-failed');
+  if (undone.length > 0) lines.push(`  compensated (undone): ${undone.join(', ')}`);
+  for (const step of notUndone) {
+    lines.push(style.red(`  compensation failed for ${step.key}: ${step.error?.message ?? 'unknown reason'} — check for leftovers`));
+  }
+  const outputs = Object.entries(maskedOutputs(outcome.outputs, outcome.secretOutputs, showSecrets));
+  if (ok && outputs.length > 0) {
+    const width = Math.max(...outputs.map(([key]) => key.length));
+    lines.push('outputs:');
+    for (const [key, value] of outputs) {
+      const masked = value === SECRET_MASK && outcome.secretOutputs.includes(key);
+      lines.push(`  ${key.padEnd(width)}  ${inlineValue(value)}${masked ? style.dim('  (secret: --show-secrets shows it)') : ''}`);
+    }
+  }
+  if (!ok) lines.push(style.dim(`  timeline: ${cliCommand(ctx, ['history', outcome.workflowId])}`));
+  return `${lines.join('\n')}\n`;
+}
+
+export interface StepJson {
+  key: string;
+  id: string;
+  kind: string;
+  name?: string;
+  status: string;
+  startedAt?: string;
+  endedAt?: string;
+  durationMs?: number;
+  error?: { type: string; message: string };
+  waitingFor?: string;
+  compensates?: string;
+}
+
+export function stepJson(step: StepRecord): StepJson {
+  const json: StepJson = { key: step.key, id: step.id, kind: step.kind, status: step.status };
+  if (step.name !== undefined) json.name = step.name;
+  const started = isoTime(step.startedAt);
+  const ended = isoTime(step.endedAt);
+  if (started) json.startedAt = started;
+  if (ended) json.endedAt = ended;
+  const took = stepElapsed(step, Date.now());
+  if (took !== undefined && step.status !== 'running') json.durationMs = took;
+  if (step.error) json.error = step.error;
+  if (step.waitingFor) json.waitingFor = step.waitingFor;
+  if (step.compensates) json.compensates = step.compensates;
+  return json;
+}
+
+/** The JSON document of a run (run, status, cancel). */
+export function runJson(
+  outcome: Pick<RunOutcome, 'workflowId' | 'runId' | 'status' | 'outputs' | 'secretOutputs' | 'failure'> & {
+    runbook?: string;
+    progress?: RunProgress;
+  },
+  showSecrets: boolean,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const progress = outcome.progress;
+  const json: Record<string, unknown> = {
+    workflowId: outcome.workflowId,
+    runId: outcome.runId,
+    runbook: outcome.runbook ?? progress?.runbook ?? null,
+    status: outcome.status,
+    startedAt: isoTime(progress?.startedAt) ?? null,
+    endedAt: isoTime(progress?.endedAt) ?? null,
+    steps: orderedSteps(progress?.steps ?? []).map(stepJson),
+    outputs: maskedOutputs(outcome.outputs, outcome.secretOutputs, showSecrets),
+    failure: outcome.failure ?? null,
+    pendingApproval: progress?.pendingApproval ?? null,
+    ...extra,
+  };
+  return json;
+}

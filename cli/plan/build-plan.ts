@@ -1,0 +1,251 @@
+// What a run would do, without doing it: each step with the API request it would make (method,
+// path, body), conditions, waits, approvals and compensations. Templates that depend only on
+// inputs are resolved with the inputs given; everything else (values of earlier steps) is shown
+// as written, because it is only known at run time. Secret inputs are never substituted.
+import { operations, splitActionInput, type ActionName } from '../../cloud/operations';
+import type { DurationValue, InputDefinition, RetryDefinition, RunbookDefinition, StepDefinition } from '../../dsl/definition';
+import { formatDuration } from '../../dsl/durations';
+import type { JsonValue } from '../../dsl/expressions';
+import { hasTemplate, listReferences, resolveDurationMs, resolveTemplates } from '../../dsl/templates';
+
+export interface PlanInput {
+  name: string;
+  type: string;
+  source: 'given' | 'default' | 'missing' | 'optional';
+  secret: boolean;
+  /** The value (absent for missing and secret inputs). */
+  value?: JsonValue;
+  description?: string;
+}
+
+export interface PlanRequest {
+  action: ActionName;
+  method: string;
+  /** The path with resolved parameters; unresolved ones stay `{name}`. */
+  path: string;
+  /** Path parameters only known at run time: name → template. */
+  pending: Record<string, JsonValue>;
+  body?: Record<string, JsonValue>;
+  query?: Record<string, JsonValue>;
+}
+
+export interface PlanStep {
+  key: string;
+  id: string;
+  kind: StepDefinition['kind'];
+  name?: string;
+  if?: string;
+  request?: PlanRequest;
+  until?: string;
+  failIf?: string;
+  untilDeleted?: boolean;
+  interval?: string;
+  timeout?: string;
+  duration?: string;
+  message?: JsonValue;
+  condition?: string;
+  default?: 'approve' | 'reject';
+  items?: string;
+  as?: string;
+  concurrency?: JsonValue;
+  runbook?: { path: string; name: string; with: Record<string, JsonValue> };
+  retry?: RetryDefinition;
+  continueOnError: boolean;
+  adopt?: boolean;
+  compensate: PlanStep[];
+  branches?: { id: string; name?: string; steps: PlanStep[] }[];
+  steps?: PlanStep[];
+}
+
+export interface Plan {
+  runbook: string;
+  description: string;
+  file: string;
+  inputs: PlanInput[];
+  steps: PlanStep[];
+  outputs: { name: string; value: JsonValue; secret: boolean }[];
+}
+
+/** Resolves what can be resolved from the known inputs; leaves other templates as written. */
+export class PartialResolver {
+  constructor(
+    /** Inputs that have a value and are not secret. */
+    private readonly known: Record<string, JsonValue>,
+  ) {}
+
+  private resolvable(text: string): boolean {
+    try {
+      return listReferences(text).every((found) =>
+        found.references.every((ref) => ref.root === 'inputs' && ref.path[0] !== undefined && ref.path[0] in this.known),
+      );
+    } catch {
+      return false;
+    }
+  }
+
+  value(value: JsonValue): JsonValue {
+    if (typeof value === 'string') {
+      if (!hasTemplate(value) || !this.resolvable(value)) return value;
+      try {
+        return resolveTemplates(value, { inputs: this.known });
+      } catch {
+        return value;
+      }
+    }
+    if (Array.isArray(value)) return value.map((inner) => this.value(inner));
+    if (value !== null && typeof value === 'object') {
+      return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, this.value(inner)]));
+    }
+    return value;
+  }
+
+  duration(value: DurationValue | undefined): string | undefined {
+    if (value === undefined) return undefined;
+    if (typeof value === 'number') return formatDuration(value);
+    if (!this.resolvable(value)) return value;
+    try {
+      return formatDuration(resolveDurationMs(value, { inputs: this.known }));
+    } catch {
+      return value;
+    }
+  }
+}
+
+function request(action: ActionName, input: Record<string, JsonValue>): PlanRequest {
+  const def = operations[action];
+  const split = splitActionInput(action, input);
+  const pending: Record<string, JsonValue> = {};
+  const path = def.path.replace(/\{(\w+)\}/g, (whole, param: string) => {
+    const value = input[param];
+    if (value === undefined || hasTemplate(value)) {
+      pending[param] = value ?? null;
+      return whole;
+    }
+    return encodeURIComponent(String(value));
+  });
+  const planned: PlanRequest = { action, method: def.method, path, pending };
+  if (split.body !== undefined) planned.body = split.body as Record<string, JsonValue>;
+  if (split.query !== undefined) planned.query = split.query as Record<string, JsonValue>;
+  return planned;
+}
+
+function planSteps(steps: StepDefinition[], prefix: string, resolver: PartialResolver): PlanStep[] {
+  return steps.map((step) => planStep(step, `${prefix}${step.id}`, resolver));
+}
+
+function planStep(step: StepDefinition, key: string, resolver: PartialResolver): PlanStep {
+  const planned: PlanStep = {
+    key,
+    id: step.id,
+    kind: step.kind,
+    continueOnError: step.continueOnError,
+    compensate: planSteps(step.compensate, `${key}/undo.`, resolver),
+  };
+  if (step.name !== undefined) planned.name = step.name;
+  if (step.if !== undefined) planned.if = step.if;
+  if (step.retry !== undefined) planned.retry = step.retry;
+  const timeout = resolver.duration(step.timeoutMs);
+  if (timeout !== undefined) planned.timeout = timeout;
+  switch (step.kind) {
+    case 'call':
+      planned.request = request(step.action, resolver.value(step.with) as Record<string, JsonValue>);
+      if (step.adopt) planned.adopt = true;
+      break;
+    case 'wait':
+      planned.request = request(step.action, resolver.value(step.with) as Record<string, JsonValue>);
+      if (step.until !== undefined) planned.until = step.until;
+      if (step.failIf !== undefined) planned.failIf = step.failIf;
+      if (step.untilDeleted) planned.untilDeleted = true;
+      planned.interval = `${formatDuration(step.intervalMs)}…${formatDuration(step.maxIntervalMs)}`;
+      break;
+    case 'sleep':
+      planned.duration = resolver.duration(step.durationMs) ?? '';
+      break;
+    case 'approve':
+      planned.message = resolver.value(step.message);
+      planned.default = step.default;
+      break;
+    case 'assert':
+      planned.condition = step.condition;
+      if (step.message !== undefined) planned.message = resolver.value(step.message);
+      break;
+    case 'fail':
+      planned.message = resolver.value(step.message);
+      break;
+    case 'parallel':
+      planned.branches = step.branches.map((branch) => ({
+        id: branch.id,
+        ...(branch.name !== undefined ? { name: branch.name } : {}),
+        steps: planSteps(branch.steps, `${key}.${branch.id}.`, resolver),
+      }));
+      break;
+    case 'foreach':
+      planned.items = step.items;
+      planned.as = step.as;
+      planned.concurrency = resolver.value(step.concurrency);
+      planned.steps = planSteps(step.steps, `${key}[*].`, resolver);
+      break;
+    case 'runbook':
+      planned.runbook = {
+        path: step.path,
+        name: step.runbook.name,
+        with: resolver.value(step.with) as Record<string, JsonValue>,
+      };
+      // The child's own inputs are only known at run time: show its steps unresolved.
+      planned.steps = planSteps(step.runbook.steps, `${key}/`, new PartialResolver({}));
+      break;
+  }
+  return planned;
+}
+
+function planInput(
+  name: string,
+  spec: InputDefinition,
+  bound: Record<string, JsonValue>,
+  missing: Set<string>,
+  given: Set<string>,
+): PlanInput {
+  const source: PlanInput['source'] = missing.has(name)
+    ? 'missing'
+    : given.has(name)
+      ? 'given'
+      : spec.default !== undefined
+        ? 'default'
+        : 'optional';
+  const input: PlanInput = { name, type: spec.type, secret: spec.secret, source };
+  if (spec.description !== undefined) input.description = spec.description;
+  if (!spec.secret && (source === 'given' || source === 'default')) input.value = bound[name] ?? null;
+  return input;
+}
+
+/**
+ * The plan of a runbook for bound inputs. `bound` holds the values of every input that could be
+ * bound (given or default); `missing` names required inputs that were not given.
+ */
+export function buildPlan(
+  definition: RunbookDefinition,
+  file: string,
+  bound: Record<string, JsonValue>,
+  missing: Set<string>,
+  given: Set<string>,
+): Plan {
+  const known: Record<string, JsonValue> = {};
+  for (const [name, value] of Object.entries(bound)) {
+    const spec = definition.inputs[name];
+    if (spec && !spec.secret && !missing.has(name)) known[name] = value;
+  }
+  const resolver = new PartialResolver(known);
+  const inputs = Object.entries(definition.inputs).map(([name, spec]) => planInput(name, spec, bound, missing, given));
+  return {
+    runbook: definition.name,
+    description: definition.description,
+    file,
+    inputs,
+    steps: planSteps(definition.steps, '', resolver),
+    outputs: Object.entries(definition.outputs).map(([name, output]) => ({
+      name,
+      value: output.secret ? '(secret)' : resolver.value(output.value),
+      secret: output.secret,
+    })),
+  };
+}

@@ -1,0 +1,229 @@
+// Reads a run from Temporal: its execution status, the interpreter's progress (the `progress`
+// query), what each running call or wait is doing right now (pending activities: attempt, last
+// error, a wait's last seen status from its heartbeat), and once it has ended, its outcome
+// (the RunReport carried in the result or in the RUNBOOK_FAILED failure).
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily: commands that never talk to Temporal stay fast */
+import type { WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
+import type { JsonValue } from '../dsl/expressions';
+import type { RunProgress, RunReport, StepRecord } from '../workflows/messages';
+import type { TemporalSession } from './temporal';
+
+export const RUNBOOK_WORKFLOW_TYPE = 'runbookWorkflow';
+const WAIT_ACTIVITY = 'wait.until';
+const QUERY_TIMEOUT_MS = 5_000;
+
+export type RunStatusName = 'running' | 'compensating' | 'succeeded' | 'failed' | 'cancelled' | 'terminated' | 'timed-out';
+
+export interface ActivityState {
+  attempt: number;
+  /** The last attempt's failure, when the activity is being retried. */
+  lastFailure?: string;
+  /** A wait's heartbeat: polls so far and the last status it saw. */
+  polls?: number;
+  lastStatus?: string;
+  lastError?: string;
+}
+
+export interface RunSnapshot {
+  workflowId: string;
+  runId: string;
+  taskQueue: string;
+  closed: boolean;
+  temporalStatus: string;
+  progress?: RunProgress;
+  /** Step key → its running activity. */
+  activities: Record<string, ActivityState>;
+  /** Why there is no progress yet (e.g. no worker on the task queue). */
+  note?: string;
+}
+
+export interface RunOutcome {
+  workflowId: string;
+  runId: string;
+  runbook?: string;
+  status: RunStatusName;
+  progress?: RunProgress;
+  outputs: Record<string, JsonValue>;
+  secretOutputs: string[];
+  failure?: { stepKey?: string; type: string; message: string };
+}
+
+export function runStatusOf(temporalStatus: string): RunStatusName {
+  switch (temporalStatus) {
+    case 'COMPLETED':
+      return 'succeeded';
+    case 'FAILED':
+      return 'failed';
+    case 'CANCELLED':
+      return 'cancelled';
+    case 'TERMINATED':
+      return 'terminated';
+    case 'TIMED_OUT':
+      return 'timed-out';
+    default:
+      return 'running';
+  }
+}
+
+function internals(): typeof import('@temporalio/common/lib/internal-non-workflow') {
+  return require('@temporalio/common/lib/internal-non-workflow') as typeof import('@temporalio/common/lib/internal-non-workflow');
+}
+
+/** The interpreter's progress, or undefined when no worker answers in time. */
+export async function queryProgress(session: TemporalSession, handle: WorkflowHandle): Promise<RunProgress | undefined> {
+  const { progressQuery } = require('../workflows/messages') as typeof import('../workflows/messages');
+  try {
+    return await session.client.withDeadline(Date.now() + QUERY_TIMEOUT_MS, () => handle.query(progressQuery));
+  } catch (error) {
+    if ((error as { name?: unknown }).name === 'WorkflowNotFoundError') throw error;
+    return undefined;
+  }
+}
+
+/** A hint when nothing polls the run's task queue. */
+export async function workerNote(session: TemporalSession, taskQueue: string): Promise<string> {
+  try {
+    const answer = await session.client.workflowService.describeTaskQueue({
+      namespace: session.target.namespace,
+      taskQueue: { name: taskQueue },
+      taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
+    });
+    if ((answer.pollers ?? []).length === 0) {
+      return `no worker is polling task queue "${taskQueue}": start one with \`tideline worker --task-queue ${taskQueue}\``;
+    }
+  } catch {
+    // fall through to the generic note
+  }
+  return 'waiting for the worker to report progress';
+}
+
+/** Running call/wait steps ↔ pending activities, in start order. */
+async function activityStates(
+  session: TemporalSession,
+  description: WorkflowExecutionDescription,
+  progress: RunProgress,
+): Promise<Record<string, ActivityState>> {
+  const pending = [...(description.raw.pendingActivities ?? [])].sort(
+    (a, b) => Number(a.activityId ?? 0) - Number(b.activityId ?? 0),
+  );
+  if (pending.length === 0) return {};
+  const { decodeArrayFromPayloads, decodeOptionalFailureToOptionalError } = internals();
+  const converter = session.client.options.loadedDataConverter;
+  const running = progress.steps
+    .filter((step) => step.status === 'running' && (step.kind === 'call' || step.kind === 'wait'))
+    .sort((a, b) => (a.startedAt ?? 0) - (b.startedAt ?? 0));
+  const states: Record<string, ActivityState> = {};
+  const used = new Set<number>();
+  for (const step of running) {
+    const index = pending.findIndex(
+      (activity, at) => !used.has(at) && (activity.activityType?.name === WAIT_ACTIVITY) === (step.kind === 'wait'),
+    );
+    const activity = pending[index];
+    if (activity === undefined) continue;
+    used.add(index);
+    const state: ActivityState = { attempt: activity.attempt ?? 1 };
+    try {
+      const failure = await decodeOptionalFailureToOptionalError(converter, activity.lastFailure);
+      if (failure) state.lastFailure = failure.message;
+      const [details] = await decodeArrayFromPayloads(converter, activity.heartbeatDetails?.payloads);
+      if (details !== null && typeof details === 'object') {
+        const beat = details as { polls?: unknown; lastStatus?: unknown; lastError?: unknown };
+        if (typeof beat.polls === 'number') state.polls = beat.polls;
+        if (typeof beat.lastStatus === 'string') state.lastStatus = beat.lastStatus;
+        if (typeof beat.lastError === 'string') state.lastError = beat.lastError;
+      }
+    } catch {
+      // Progress display only: an undecodable detail is left out.
+    }
+    states[step.key] = state;
+  }
+  return states;
+}
+
+/** One look at a run (describe + progress query + pending activities). */
+export async function observeRun(session: TemporalSession, handle: WorkflowHandle): Promise<RunSnapshot> {
+  const description = await handle.describe();
+  const closed = description.status.name !== 'RUNNING';
+  const snapshot: RunSnapshot = {
+    workflowId: description.workflowId,
+    runId: description.runId,
+    taskQueue: description.taskQueue,
+    closed,
+    temporalStatus: description.status.name,
+    activities: {},
+  };
+  if (closed) return snapshot;
+  const progress = await queryProgress(session, handle);
+  if (progress === undefined) {
+    snapshot.note = await workerNote(session, description.taskQueue);
+    return snapshot;
+  }
+  snapshot.progress = progress;
+  snapshot.activities = await activityStates(session, description, progress);
+  return snapshot;
+}
+
+function isReport(value: unknown): value is RunReport {
+  return value !== null && typeof value === 'object' && Array.isArray((value as RunReport).steps);
+}
+
+/** How a closed run ended, with its report when the run produced one. */
+export async function readOutcome(
+  session: TemporalSession,
+  handle: WorkflowHandle,
+  snapshot: Pick<RunSnapshot, 'workflowId' | 'runId' | 'temporalStatus'>,
+): Promise<RunOutcome> {
+  const outcome: RunOutcome = {
+    workflowId: snapshot.workflowId,
+    runId: snapshot.runId,
+    status: runStatusOf(snapshot.temporalStatus),
+    outputs: {},
+    secretOutputs: [],
+  };
+  const apply = (report: RunProgress & Partial<RunReport>): void => {
+    outcome.progress = report;
+    outcome.runbook = report.runbook;
+    outcome.outputs = report.outputs ?? {};
+    outcome.secretOutputs = report.secretOutputs ?? [];
+    if (report.failure) outcome.failure = { ...report.failure };
+  };
+  try {
+    const result: unknown = await handle.result();
+    if (isReport(result)) apply(result);
+    return outcome;
+  } catch (error) {
+    const cause = (error as { cause?: { name?: string; type?: string; message?: string; details?: unknown[] } }).cause;
+    const details = cause?.details?.[0];
+    if (isReport(details)) apply(details);
+    else if (outcome.status === 'cancelled') {
+      // A cancelled run rethrows the cancellation after compensating; its report is in the query.
+      const progress = await queryProgress(session, handle);
+      if (progress) apply(progress);
+    }
+    if (outcome.failure === undefined) {
+      outcome.failure = {
+        type: cause?.type ?? (outcome.status === 'cancelled' ? 'CANCELLED' : (cause?.name ?? 'FAILED')),
+        message: cause?.message || (error instanceof Error ? error.message : String(error)),
+      };
+    }
+    if ((error as { name?: unknown }).name === 'WorkflowNotFoundError') throw error;
+    return outcome;
+  }
+}
+
+/** The records in display order: each top-level step followed by its nested and undo steps. */
+export function orderedSteps(steps: StepRecord[]): StepRecord[] {
+  const topKey = (key: string): string => /^[^.[/]+/.exec(key)?.[0] ?? key;
+  const groups = new Map<string, StepRecord[]>();
+  for (const step of steps) {
+    const group = groups.get(topKey(step.key));
+    if (group) group.push(step);
+    else groups.set(topKey(step.key), [step]);
+  }
+  return [...groups.values()].flat();
+}
+
+/** How deep a step sits: 0 for top-level, +1 per branch, loop iteration or compensation. */
+export function stepDepth(key: string): number {
+  return (key.match(/\.|\/undo/g) ?? []).length - (key.match(/\/undo\./g) ?? []).length;
+}

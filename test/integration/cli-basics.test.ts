@@ -1,0 +1,187 @@
+// The real `tideline` binary without a stack: help, version, usage errors (exit 2), validate and
+// plan output, an unreachable Temporal server (exit 3), and that --help and validate never load
+// the Temporal SDK (start-up time).
+import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { jsonOutput, runTideline } from '../helpers/cli-process';
+import { buildDist, REPO_ROOT } from '../helpers/worker-process';
+
+const BROKEN = 'test/fixtures/cli/broken.yaml';
+const PROVISION = 'runbooks/provision-production-service.yaml';
+
+/** A loopback port with nothing listening. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+beforeAll(() => buildDist(), 240_000);
+
+describe('help and usage', () => {
+  test('--help lists the commands, the exit codes and examples', async () => {
+    const result = await runTideline(['--help']);
+    expect(result.code).toBe(0);
+    for (const command of ['run', 'validate', 'plan', 'status', 'list', 'history', 'cancel', 'approve', 'reject', 'schedule', 'worker', 'simulator', 'dev', 'demo']) {
+      expect(result.stdout).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
+    }
+    expect(result.stdout).toMatch(/^ {2}3 +cannot connect to Temporal/m);
+    expect(result.stderr).toBe('');
+  });
+
+  test('every command has --help with usage and examples', async () => {
+    for (const command of ['run', 'validate', 'plan', 'status', 'list', 'history', 'cancel', 'approve', 'reject', 'worker', 'simulator']) {
+      const result = await runTideline([command, '--help']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`usage: tideline ${command}`);
+      expect(result.stdout).toMatch(/examples:\n {2}(\S+=\S+ )?tideline /);
+    }
+    const viaHelp = await runTideline(['help', 'plan']);
+    expect(viaHelp.stdout).toContain('usage: tideline plan FILE');
+  }, 60_000);
+
+  test('--version prints the package version', async () => {
+    const result = await runTideline(['--version']);
+    expect(result.stdout).toBe(`tideline ${(require(path.join(REPO_ROOT, 'package.json')) as { version: string }).version}\n`);
+  });
+
+  test('an unknown flag or command is a usage error (exit 2) with a suggestion, no stack', async () => {
+    const flag = await runTideline(['run', PROVISION, '--detatch']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toBe('tideline: unknown option --detatch\n  hint: did you mean --detach? (see `tideline run --help`)\n');
+    expect(flag.stdout).toBe('');
+
+    const command = await runTideline(['lsit']);
+    expect(command.code).toBe(2);
+    expect(command.stderr).toContain('unknown command "lsit"');
+    expect(command.stderr).toContain('did you mean `tideline list`?');
+
+    const missing = await runTideline(['status']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('tideline: missing the run ID');
+
+    const json = await runTideline(['list', '--limit', 'many', '--json']);
+    expect(json.code).toBe(2);
+    expect(jsonOutput(json)).toEqual({
+      error: { code: 'CLI_USAGE', message: '--limit must be a whole number of at least 1', hint: 'got "many"' },
+    });
+  });
+});
+
+describe('validate', () => {
+  test('prints every problem with file:line:column and a hint; exit 2', async () => {
+    const result = await runTideline(['validate', BROKEN, PROVISION]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toContain(
+      `✗ ${BROKEN}: 2 problems\n${BROKEN}:6:11: unknown action \`service.craete\`\n  hint: did you mean \`service.create\`?\n`,
+    );
+    expect(result.stdout).toMatch(new RegExp(`${BROKEN}:10:9: \`steps.nope\` refers to no step`));
+    expect(result.stdout).toContain(`✓ ${PROVISION}: provision-production-service is valid (7 steps)`);
+    expect(result.stdout).toContain('1 of 2 runbooks have problems');
+  });
+
+  test('exit 0 when all are valid; --json lists problems with positions', async () => {
+    expect((await runTideline(['validate', PROVISION, 'runbooks/fork-and-promote.yaml'])).code).toBe(0);
+    const json = await runTideline(['validate', BROKEN, '--json']);
+    expect(json.code).toBe(2);
+    expect(jsonOutput(json)).toEqual({
+      ok: false,
+      runbooks: [
+        {
+          file: BROKEN,
+          ok: false,
+          name: null,
+          problems: [
+            expect.objectContaining({ file: BROKEN, line: 6, column: 11, rule: 'unknown-action', hint: 'did you mean `service.create`?' }),
+            expect.objectContaining({ file: BROKEN, line: 10, column: 9, rule: 'reference' }),
+          ],
+        },
+      ],
+    });
+  });
+
+  test('a missing file is reported, not thrown', async () => {
+    const result = await runTideline(['validate', 'nope.yaml']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toContain('✗ nope.yaml: 1 problem\nnope.yaml: runbook file not found');
+    expect(result.stderr).toBe('');
+  });
+});
+
+describe('plan', () => {
+  test('text: resolved requests from inputs, run-time values as written, secrets masked', async () => {
+    const result = await runTideline(['plan', PROVISION, '-i', 'project_id=p1', '-i', 'name=orders', '-i', 'cpu_millis=2000']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('POST /projects/p1/services');
+    expect(result.stdout).toContain('body {"name":"orders","addons":["time-series"],"cpu_millis":"2000","memory_gbs":"8"}');
+    expect(result.stdout).toContain('DELETE /projects/p1/services/{service_id}');
+    expect(result.stdout).toContain('service_id = ${{ steps.create.output.service_id }}');
+    expect(result.stdout).toMatch(/vpc_id +missing \(required\)/);
+    expect(result.stdout).toMatch(/password +•••••• \(secret\)/);
+    expect(result.stdout).toContain('inputs still needed to run: vpc_id');
+  });
+
+  test('bad input values are refused (exit 2)', async () => {
+    const result = await runTideline(['plan', PROVISION, '-i', 'name=Not Valid']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('input `name` must match the pattern');
+    expect(result.stderr).not.toContain('Not Valid');
+  });
+
+  test('mermaid draws the step graph; json has every step', async () => {
+    const mermaid = await runTideline(['plan', PROVISION, '--format', 'mermaid']);
+    expect(mermaid.code).toBe(0);
+    const lines = mermaid.stdout.split('\n');
+    expect(lines[0]).toBe('flowchart TD');
+    expect(mermaid.stdout).toContain('["create: Create the service<br/>call service.create"]');
+    expect(mermaid.stdout).toMatch(/n\d+ -\.->\|"undo"\| n\d+/);
+    expect(lines.filter((line) => / --> /.test(line))).toHaveLength(8); // start → 7 steps → done
+
+    const json = jsonOutput<{ runbook: string; steps: { id: string; request?: { method: string; path: string } }[] }>(
+      await runTideline(['plan', PROVISION, '-i', 'project_id=p1', '--json']),
+    );
+    expect(json.runbook).toBe('provision-production-service');
+    expect(json.steps.map((s) => s.id)).toEqual(['create', 'ready', 'attach', 'attached', 'pooler', 'pooler_ready', 'prod']);
+    expect(json.steps[4]?.request).toMatchObject({ method: 'POST', path: '/projects/p1/services/{service_id}/enablePooler' });
+  });
+});
+
+describe('Temporal unreachable', () => {
+  test('a one-line diagnosis with what to try, exit 3', async () => {
+    const port = await closedPort();
+    const started = Date.now();
+    const result = await runTideline(['list', '--address', `127.0.0.1:${port}`]);
+    expect(result.code).toBe(3);
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^tideline: cannot reach Temporal at 127\\.0\\.0\\.1:${port} \\(`));
+    expect(lines[1]).toMatch(/^ {2}hint: start a local stack with `tideline dev`/);
+    expect(lines).toHaveLength(2);
+    expect(Date.now() - started).toBeLessThan(20_000);
+
+    const viaEnv = await runTideline(['status', 'x', '--json'], { env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}` } });
+    expect(viaEnv.code).toBe(3);
+    expect(jsonOutput<{ error: { code: string } }>(viaEnv).error.code).toBe('TEMPORAL_UNAVAILABLE');
+  }, 60_000);
+});
+
+test('--help and validate never load the Temporal SDK', () => {
+  const script = `
+    const { runCli } = require('./dist/cli/main.js');
+    const sink = { write() { return true; } };
+    const io = { stdout: sink, stderr: sink, env: {}, cwd: process.cwd(), interrupted: new Promise(() => {}) };
+    (async () => {
+      await runCli(['--help'], io);
+      await runCli(['validate', '${PROVISION}'], io);
+      const loaded = Object.keys(require.cache).filter((file) => file.includes('@temporalio'));
+      process.stdout.write(JSON.stringify(loaded));
+    })();`;
+  const result = spawnSync(process.execPath, ['-e', script], { cwd: REPO_ROOT, encoding: 'utf8' });
+  expect(result.stderr).toBe('');
+  expect(JSON.parse(result.stdout)).toEqual([]);
+});

@@ -1,0 +1,226 @@
+// The real `tideline` binary against a dev stack (Temporal dev server, local cloud, in-process
+// worker with the same encryption keys): run, status, approve/reject, cancel, Ctrl-C detach, list
+// and history, in plain (non-TTY) and --json output, with their exit codes.
+import path from 'node:path';
+import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
+import { jsonOutput, runTideline, startCli, type CliResult } from '../helpers/cli-process';
+import { buildDist, REPO_ROOT, testKeyRing } from '../helpers/worker-process';
+
+const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures', 'cli');
+const fixture = (name: string): string => path.relative(REPO_ROOT, path.join(FIXTURES, name));
+
+interface RunJson {
+  workflowId: string;
+  runbook: string | null;
+  status: string;
+  steps: { key: string; status: string; durationMs?: number }[];
+  outputs: Record<string, unknown>;
+  failure: { stepKey?: string; type: string; message: string } | null;
+  pendingApproval: { stepKey: string; message: string } | null;
+}
+
+describe('tideline CLI against a dev stack', () => {
+  let stack: RunbookStack;
+  let flags: string[];
+  const tideline = (...args: string[]): Promise<CliResult> => runTideline([...args, ...flags]);
+
+  /** Polls `status ID --once --json` until `done` holds. */
+  async function statusUntil(id: string, done: (run: RunJson) => boolean): Promise<RunJson> {
+    for (let attempt = 0; attempt < 60; attempt++) {
+      const result = await tideline('status', id, '--once', '--json');
+      const run = jsonOutput<RunJson>(result);
+      if (done(run)) return run;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    throw new Error(`run ${id} never reached the expected state`);
+  }
+
+  beforeAll(async () => {
+    await buildDist();
+    stack = await startRunbookStack({ timeScale: 0.05 }, { keyRing: testKeyRing });
+    flags = ['--address', stack.server.address, '--task-queue', stack.taskQueue];
+  }, 240_000);
+  afterAll(async () => stack?.close());
+
+  test('run: plain progress lines, outputs with the secret masked, exit 0', async () => {
+    const result = await tideline('run', fixture('quick.yaml'), '-i', 'token=s3cr3t-value', '-i', 'greeting=hi');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^started cli-quick as run cli-quick-[0-9a-f]{6} on task queue/m);
+    expect(result.stdout).toMatch(/\d\d:\d\d:\d\d first running \(A short pause\)/);
+    expect(result.stdout).toMatch(/\d\d:\d\d:\d\d first done in \d/);
+    expect(result.stdout).toMatch(/\d\d:\d\d:\d\d second done in/);
+    expect(result.stdout).toMatch(/✓ cli-quick succeeded in [\d.]+s \(run cli-quick-[0-9a-f]{6}\)/);
+    expect(result.stdout).toMatch(/^ {2}message +hi world$/m);
+    expect(result.stdout).toMatch(/^ {2}token +•••••• +\(secret: --show-secrets shows it\)$/m);
+    expect(result.stdout).not.toContain('s3cr3t-value');
+    expect(result.stdout).not.toMatch(/\u001b\[/); // not a terminal: no redraws, no colours
+    expect(result.stderr).toBe('');
+  }, 60_000);
+
+  test('run --json --show-secrets --id: one JSON document with the report', async () => {
+    const result = await tideline('run', fixture('quick.yaml'), '-i', 'token=shown', '--id', 'cli-json-run', '--json', '--show-secrets');
+    expect(result.code).toBe(0);
+    const run = jsonOutput<RunJson>(result);
+    expect(run).toMatchObject({ workflowId: 'cli-json-run', runbook: 'cli-quick', status: 'succeeded', failure: null });
+    expect(run.outputs).toEqual({ message: 'hello world', token: 'shown' });
+    expect(run.steps.map((s) => [s.key, s.status])).toEqual([
+      ['first', 'done'],
+      ['second', 'done'],
+    ]);
+    expect(run.steps[0]?.durationMs).toBeGreaterThanOrEqual(1000);
+  }, 60_000);
+
+  test('run: a failing step gives exit 1, the step and reason, and what was undone', async () => {
+    const result = await tideline('run', fixture('fail.yaml'));
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/boom failed/);
+    expect(result.stdout).toMatch(/✗ cli-fail failed in [\d.]+m?s \(run cli-fail-[0-9a-f]{6}\)/);
+    expect(result.stdout).toContain('step boom: RUNBOOK_FAILED_STEP: the disk is on fire');
+    expect(result.stdout).toContain('compensated (undone): prepare');
+    expect(result.stdout).toMatch(/timeline: tideline history cli-fail-[0-9a-f]{6} --address/);
+  }, 60_000);
+
+  test('run: bad inputs are refused before anything starts (exit 2)', async () => {
+    const result = await tideline('run', fixture('quick.yaml'), '-i', 'colour=blue');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('tideline: 2 problems with the inputs of cli-quick');
+    expect(result.stderr).toContain('unknown input `colour`');
+    expect(result.stderr).toContain('input `token` is required');
+    expect(result.stdout).toBe('');
+  }, 30_000);
+
+  test('approve: the pending approval is shown with its command; approving lets the run finish', async () => {
+    const started = jsonOutput<{ workflowId: string }>(await tideline('run', fixture('gate.yaml'), '--detach', '--json'));
+    const id = started.workflowId;
+    const waiting = await statusUntil(id, (run) => run.pendingApproval !== null);
+    expect(waiting.pendingApproval).toMatchObject({ stepKey: 'gate', message: 'Go ahead with production?' });
+
+    const shown = await tideline('status', id, '--once');
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('approval needed at step gate: Go ahead with production?');
+    expect(shown.stdout).toContain(`approve: tideline approve ${id} --step gate --address ${stack.server.address}`);
+
+    const approved = await tideline('approve', id, '--comment', 'looks good', '--by', 'alice', '--json');
+    expect(approved.code).toBe(0);
+    expect(jsonOutput(approved)).toEqual({ workflowId: id, step: 'gate', approved: true, by: 'alice', comment: 'looks good' });
+
+    const followed = await tideline('status', id);
+    expect(followed.code).toBe(0);
+    expect(followed.stdout).toMatch(/✓ cli-gate succeeded/);
+
+    const again = await tideline('approve', id);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`run ${id} has already ended (succeeded); there is nothing to approve`);
+  }, 90_000);
+
+  test('reject: the run fails at the approval and compensates', async () => {
+    const id = jsonOutput<{ workflowId: string }>(await tideline('run', fixture('gate.yaml'), '-i', 'target=staging', '--detach', '--json')).workflowId;
+    await statusUntil(id, (run) => run.pendingApproval !== null);
+    const rejected = await tideline('reject', id, '--by', 'bob', '--comment', 'not today');
+    expect(rejected.code).toBe(0);
+    expect(rejected.stdout).toContain(`rejected step gate of run ${id} (by bob); the run fails and compensates`);
+    const followed = await tideline('status', id);
+    expect(followed.code).toBe(1);
+    expect(followed.stdout).toContain('step gate: APPROVAL_REJECTED: rejected by bob: not today');
+    expect(followed.stdout).toContain('compensated (undone): prepare');
+  }, 90_000);
+
+  test('Ctrl-C detaches and the run goes on; approve without a pending approval fails; cancel compensates', async () => {
+    const cli = startCli(['run', fixture('pause.yaml'), ...flags]);
+    await cli.waitForStdout(/pause running/);
+    const id = /started cli-pause as run (cli-pause-[0-9a-f]{6})/.exec(cli.stdout())?.[1] ?? '';
+    cli.signal('SIGINT');
+    const detached = await cli.done;
+    expect(detached.code).toBe(0);
+    expect(detached.stdout).toContain(`detached; the run goes on. Reattach with: tideline status ${id} --address`);
+
+    const still = await statusUntil(id, () => true);
+    expect(still.status).toBe('running');
+
+    const notPending = await tideline('approve', id);
+    expect(notPending.code).toBe(1);
+    expect(notPending.stderr).toContain(`cannot approve run ${id}: no approval is pending in this run`);
+
+    const cancelled = await tideline('cancel', id);
+    expect(cancelled.code).toBe(0);
+    expect(cancelled.stdout).toContain(`cancellation of ${id} requested`);
+    expect(cancelled.stdout).toMatch(/✗ cli-pause was cancelled/);
+    expect(cancelled.stdout).toContain('cancelled on request');
+    expect(cancelled.stdout).toContain('compensated (undone): prepare');
+
+    const again = await tideline('cancel', id);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('has already ended (cancelled)');
+  }, 90_000);
+
+  test('status of an unknown run: exit 4', async () => {
+    const result = await tideline('status', 'no-such-run');
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('no run with id "no-such-run"');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  }, 30_000);
+
+  test('provision-production-service end to end, then list and history', async () => {
+    const vpc = await stack.api.vpc.create({ project_id: stack.projectId, name: 'cli', cidr: '10.1.0.0/16', region_code: 'us-east-1' });
+    const result = await tideline(
+      'run',
+      'runbooks/provision-production-service.yaml',
+      '-i',
+      `project_id=${stack.projectId}`,
+      '-i',
+      'name=cli-orders',
+      '-i',
+      `vpc_id=${vpc.id!}`,
+      '--id',
+      'cli-provision',
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/ready running .*waiting for service\.get: result\.status == 'READY'/);
+    expect(result.stdout).toMatch(/✓ provision-production-service succeeded/);
+    const services = await stack.api.service.list({ project_id: stack.projectId });
+    const service = services.find((s) => s.name === 'cli-orders');
+    expect(service?.metadata?.environment).toBe('PROD');
+    expect(result.stdout).toMatch(new RegExp(`^ {2}service_id +${service?.service_id ?? '-'}$`, 'm'));
+    expect(result.stdout).toMatch(/^ {2}password +••••••/m);
+
+    const history = await tideline('history', 'cli-provision', '--json');
+    expect(history.code).toBe(0);
+    const timeline = jsonOutput<{ status: string; steps: { key: string; attempts: number | null; activity: { type: string; outcome: string } | null }[] }>(history);
+    expect(timeline.status).toBe('succeeded');
+    expect(timeline.steps.map((s) => [s.key, s.activity?.type, s.activity?.outcome])).toEqual([
+      ['create', 'service.create', 'completed'],
+      ['ready', 'wait.until', 'completed'],
+      ['attach', 'service.attachToVpc', 'completed'],
+      ['attached', 'wait.until', 'completed'],
+      ['pooler', 'service.enablePooler', 'completed'],
+      ['pooler_ready', 'wait.until', 'completed'],
+      ['prod', 'service.setEnvironment', 'completed'],
+    ]);
+    expect(timeline.steps.every((s) => s.attempts === 1)).toBe(true);
+    const text = await tideline('history', 'cli-provision');
+    expect(text.stdout).toMatch(/^STEP +KIND +STATUS +START +DURATION +ATTEMPTS +NOTE$/m);
+    expect(text.stdout).toMatch(/^create +call +done +\d\d:\d\d:\d\d +[\d.]+m?s +1$/m);
+
+    // Visibility is eventually consistent: poll until the runs of this file show up.
+    let listed: { runs: { workflowId: string; runbook: string; status: string }[] } = { runs: [] };
+    for (let attempt = 0; attempt < 40; attempt++) {
+      listed = jsonOutput(await tideline('list', '--json', '--limit', '50'));
+      if (listed.runs.some((r) => r.workflowId === 'cli-provision') && listed.runs.some((r) => r.status === 'failed')) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(listed.runs.find((r) => r.workflowId === 'cli-provision')).toMatchObject({ runbook: 'provision-production-service', status: 'succeeded' });
+    expect(listed.runs.find((r) => r.workflowId === 'cli-json-run')).toMatchObject({ runbook: 'cli-quick', status: 'succeeded' });
+
+    const failed = jsonOutput<typeof listed>(await tideline('list', '--failed', '--json'));
+    expect(failed.runs.length).toBeGreaterThan(0);
+    expect(failed.runs.every((r) => r.status === 'failed')).toBe(true);
+    expect(failed.runs.map((r) => r.runbook)).toContain('cli-fail');
+
+    const byRunbook = await tideline('list', '--runbook', 'cli-quick');
+    expect(byRunbook.code).toBe(0);
+    const rows = byRunbook.stdout.trim().split('\n');
+    expect(rows[0]).toMatch(/^RUN ID +RUNBOOK +STATUS +STARTED +DURATION$/);
+    expect(rows.slice(1).length).toBeGreaterThanOrEqual(2);
+    expect(rows.slice(1).every((row) => / cli-quick +succeeded /.test(row))).toBe(true);
+  }, 120_000);
+});
