@@ -1,0 +1,137 @@
+// `tideline dev` through the real binary: the first stdout line describes the stack (Temporal on
+// 127.0.0.1 with its Web UI, the local cloud with its key pair, the worker), every port answers,
+// a runbook runs against it, and SIGINT / SIGTERM stop everything: no process it started remains
+// and its ports are free again.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { request } from 'undici';
+import { isPortFree } from '../../cli/dev-stack/ports';
+import { runTideline, startCli } from '../helpers/cli-process';
+import { buildDist } from '../helpers/worker-process';
+import { commandLine, descendants, startDevCli, survivors } from './cli-dev-helpers';
+
+jest.setTimeout(240_000);
+
+function portOf(address: string): number {
+  return Number(new URL(address.includes('://') ? address : `http://${address}`).port);
+}
+
+async function answers(url: string): Promise<number> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const response = await request(url);
+      await response.body.dump();
+      return response.statusCode;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+describe('tideline dev', () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'tideline-dev-'));
+    await buildDist();
+  }, 300_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('--json: stack on 127.0.0.1, ports answer, a run works, SIGINT leaves no process behind', async () => {
+    const dbFile = path.join(dir, 'dev.db');
+    const { cli, info } = await startDevCli(['--time-scale', '0.05', '--db', dbFile]);
+    try {
+      expect(info.temporal).toEqual({
+        address: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
+        namespace: 'default',
+        webUiUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+        dbFile,
+      });
+      expect(info.cloud.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/public\/api\/v1$/);
+      expect(info.cloud.stateFile).toBe(`${dbFile}.cloud.json`);
+      expect(info.cloud.projects).toEqual([
+        { id: expect.any(String), name: 'default', access_key: expect.any(String), secret_key: expect.any(String) },
+      ]);
+      expect(info.worker).toMatchObject({ taskQueue: 'tideline', keySource: 'env' });
+
+      // Every port answers: Temporal's frontend, the Web UI, the local cloud.
+      const connection = await Connection.connect({ address: info.temporal.address });
+      await connection.workflowService.describeNamespace({ namespace: 'default' });
+      await connection.close();
+      expect(await answers(info.temporal.webUiUrl)).toBe(200);
+      expect(await answers(`${info.cloud.controlUrl}/health`)).toBe(200);
+      expect(existsSync(dbFile)).toBe(true);
+
+      // The worker in the stack runs a runbook started by another `tideline` process.
+      const project = info.cloud.projects[0]!;
+      const run = await runTideline(
+        ['run', 'runbooks/stop-dev-services.yaml', '-i', `project_id=${project.id}`, '--address', info.temporal.address, '--json'],
+        { timeoutMs: 120_000 },
+      );
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ runbook: 'stop-dev-services', status: 'succeeded' });
+
+      const children = descendants(cli.pid);
+      const temporal = children.filter((pid) => commandLine(pid).includes('server start-dev'));
+      expect(temporal.length).toBeGreaterThan(0);
+      expect(commandLine(temporal[0]!)).toContain('--ip 127.0.0.1');
+
+      cli.signal('SIGINT');
+      const result = await cli.done;
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain('tideline dev: stopped');
+      expect(await survivors(children)).toEqual([]);
+      for (const port of [portOf(info.temporal.address), portOf(info.temporal.webUiUrl), portOf(info.cloud.url)]) {
+        expect(await isPortFree(port)).toBe(true);
+      }
+      // The local cloud's state was kept next to the Temporal database.
+      expect(existsSync(`${dbFile}.cloud.json`)).toBe(true);
+    } finally {
+      cli.signal('SIGTERM');
+      await cli.done;
+    }
+  });
+
+  test('human summary: addresses, the local credential marked as such, how to run a runbook; SIGTERM stops it', async () => {
+    const cli = startCli(['dev', '--port', '0'], { timeoutMs: 5 * 60_000 });
+    try {
+      const stdout = await cli.waitForStdout(/tideline list --address/, 120_000);
+      const address = /Temporal\s+(127\.0\.0\.1:\d+)/.exec(stdout)?.[1];
+      expect(address).toBeDefined();
+      expect(stdout).toMatch(/Web UI\s+http:\/\/127\.0\.0\.1:\d+/);
+      expect(stdout).toMatch(/Local cloud\s+http:\/\/127\.0\.0\.1:\d+\/public\/api\/v1/);
+      expect(stdout).toMatch(/secret key \S+ {3}\(a local development credential of this local cloud only\)/);
+      expect(stdout).toContain(`tideline run runbooks/stop-dev-services.yaml --address ${address} -i project_id=`);
+      const children = descendants(cli.pid);
+      cli.signal('SIGTERM');
+      const result = await cli.done;
+      expect(result.code).toBe(0);
+      expect(await survivors(children)).toEqual([]);
+    } finally {
+      cli.signal('SIGTERM');
+      await cli.done;
+    }
+  });
+
+  test('a port that is taken is a usage error (exit 2), and nothing is left running', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const result = await runTideline(['dev', '--port', String(port)], { timeoutMs: 60_000 });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`--port ${port}: the port is already in use on 127.0.0.1`);
+      expect(result.stdout).toBe('');
+    } finally {
+      blocker.close();
+    }
+    const bad = await runTideline(['dev', '--ui-port', 'eighty'], { timeoutMs: 60_000 });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--ui-port must be a port number');
+  });
+});
