@@ -88,11 +88,11 @@ async function runDemo(
       } else {
         if (made?.service_id) say(['\nthe local cloud now holds:', ...(await serviceSummary(project, made.service_id))].join('\n'));
         say(`\nthe run in the Web UI: ${workflowUrl}`);
-        say(style.dim('  (each step is an activity in its history; payloads are encrypted with your tideline key,'));
+        say(style.dim('  each step is an activity in its history; payloads are encrypted with your tideline key'));
         if (options.keepRunning) {
-          say(style.dim(`  so read them with: tideline status ${workflowId} ${clientFlags(info)} or tideline history …)`));
+          say(style.dim(`  read them decrypted: tideline history ${workflowId} ${clientFlags(info)}`));
         } else {
-          say(style.dim('  the link works while a stack runs: try `tideline demo --keep-running`, or `tideline dev`)'));
+          say(style.dim('  the link works while the stack runs: `tideline demo --keep-running` keeps it up, so does `tideline dev`'));
         }
       }
       if (interrupted) return EXIT.FAILED;
@@ -147,7 +147,7 @@ export const demoCommand: Command = async (argv, ctx) => {
     });
     if (values['keep-running'] === true && code === EXIT.OK) {
       ctx.stderr.write(`\nthe stack keeps running (Web UI ${stack.temporal.webUiUrl}); Ctrl-C stops it.\n`);
-      await stop.received;
+      log(`tideline demo: ${await stop.received} received; stopping`);
     } else if (!ctx.globals.json) {
       ctx.stdout.write(styleFor(ctx).dim('\nstopping the demo stack (`tideline demo --keep-running` or `tideline dev` keep one up)\n'));
     }
