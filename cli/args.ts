@@ -58,8 +58,7 @@ type ValueOf<S extends OptionSpec> = S['type'] extends 'boolean'
 export type ParsedValues<O extends OptionSpecs> = { [K in keyof O]?: ValueOf<O[K]> };
 
 export type ParsedCommand<O extends OptionSpecs> =
-  | { help: true }
-  | { help: false; values: ParsedValues<O>; positionals: string[] };
+  { help: true } | { help: false; values: ParsedValues<O>; positionals: string[] };
 
 function optionNames(options: OptionSpecs): string[] {
   const names: string[] = [];
@@ -78,7 +77,11 @@ export function usageError(error: unknown, command: string, options: OptionSpecs
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     const flag = /'([^']+)'/.exec(message)?.[1] ?? message;
     const closest = closestName(flag.split('=')[0] ?? flag, optionNames(options));
-    return new CliError('CLI_USAGE', `unknown option ${flag}`, closest ? `did you mean ${closest}? (${seeHelp})` : seeHelp);
+    return new CliError(
+      'CLI_USAGE',
+      `unknown option ${flag}`,
+      closest ? `did you mean ${closest}? (${seeHelp})` : seeHelp,
+    );
   }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     const flag = /'(-[^' ]+)/.exec(message)?.[1];
@@ -125,7 +128,11 @@ export function parseCommand<O extends OptionSpecs>(
   const count = parsed.positionals.length;
   const seeHelp = `see \`tideline ${spec.name} --help\``;
   if (count < min) {
-    throw new CliError('CLI_USAGE', `missing ${names}`, `usage: tideline ${spec.name} ${spec.usage} (${seeHelp})`);
+    throw new CliError(
+      'CLI_USAGE',
+      `missing ${names}`,
+      `usage: tideline ${spec.name} ${spec.usage} (${seeHelp})`,
+    );
   }
   if (max !== undefined && count > max) {
     const extra = parsed.positionals.slice(max).join(' ');
@@ -139,16 +146,29 @@ export function integerOption(flag: string, text: string | undefined, min: numbe
   if (text === undefined) return fallback;
   const value = Number(text);
   if (text.trim() === '' || !Number.isInteger(value) || value < min) {
-    throw new CliError('CLI_USAGE', `--${flag} must be a whole number of at least ${min}`, `got ${JSON.stringify(text)}`);
+    throw new CliError(
+      'CLI_USAGE',
+      `--${flag} must be a whole number of at least ${min}`,
+      `got ${JSON.stringify(text)}`,
+    );
   }
   return value;
 }
 
 /** A flag with a fixed set of values, e.g. `--format text|mermaid|json`. */
-export function choiceOption<T extends string>(flag: string, text: string | undefined, choices: readonly T[], fallback: T): T {
+export function choiceOption<T extends string>(
+  flag: string,
+  text: string | undefined,
+  choices: readonly T[],
+  fallback: T,
+): T {
   if (text === undefined) return fallback;
   if ((choices as readonly string[]).includes(text)) return text as T;
-  throw new CliError('CLI_USAGE', `--${flag} must be one of ${choices.join(', ')}`, `got ${JSON.stringify(text)}`);
+  throw new CliError(
+    'CLI_USAGE',
+    `--${flag} must be one of ${choices.join(', ')}`,
+    `got ${JSON.stringify(text)}`,
+  );
 }
 
 /**

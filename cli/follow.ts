@@ -52,7 +52,10 @@ export async function followRun(
   let unreachableSince: number | undefined;
   while (!interrupted.value) {
     try {
-      const observed = await Promise.race([observeRun(session, handle), interrupted.wake.then(() => undefined)]);
+      const observed = await Promise.race([
+        observeRun(session, handle),
+        interrupted.wake.then(() => undefined),
+      ]);
       if (observed === undefined) break;
       snapshot = observed;
       unreachableSince = undefined;
@@ -61,7 +64,10 @@ export async function followRun(
       if (explained?.code !== 'TEMPORAL_UNAVAILABLE' || snapshot === undefined) throw explained ?? error;
       unreachableSince ??= Date.now();
       if (Date.now() - unreachableSince > RECONNECT_GRACE_MS) throw explained;
-      snapshot = { ...snapshot, note: `lost the connection to Temporal at ${session.target.address}; retrying` };
+      snapshot = {
+        ...snapshot,
+        note: `lost the connection to Temporal at ${session.target.address}; retrying`,
+      };
     }
     if (snapshot.closed) break;
     view?.update(snapshot, Date.now());
@@ -69,7 +75,14 @@ export async function followRun(
       view?.stop();
       if (ctx.globals.json) {
         const json = runJson(
-          { workflowId: snapshot.workflowId, runId: snapshot.runId, status: snapshot.progress?.status ?? 'running', outputs: {}, secretOutputs: [], ...(snapshot.progress ? { progress: snapshot.progress } : {}) },
+          {
+            workflowId: snapshot.workflowId,
+            runId: snapshot.runId,
+            status: snapshot.progress?.status ?? 'running',
+            outputs: {},
+            secretOutputs: [],
+            ...(snapshot.progress ? { progress: snapshot.progress } : {}),
+          },
           options.showSecrets,
         );
         ctx.stdout.write(`${JSON.stringify(json)}\n`);
@@ -85,7 +98,9 @@ export async function followRun(
     view?.stop();
     const id = snapshot?.workflowId ?? handle.workflowId;
     if (ctx.globals.json) {
-      ctx.stdout.write(`${JSON.stringify({ workflowId: id, runId: snapshot?.runId ?? null, status: 'running', detached: true })}\n`);
+      ctx.stdout.write(
+        `${JSON.stringify({ workflowId: id, runId: snapshot?.runId ?? null, status: 'running', detached: true })}\n`,
+      );
     } else {
       ctx.stdout.write(`\ndetached; the run goes on. Reattach with: ${cliCommand(ctx, ['status', id])}\n`);
     }
@@ -94,7 +109,8 @@ export async function followRun(
 
   const outcome = await readOutcome(session, handle, snapshot);
   if (view) {
-    if (outcome.progress) view.update({ ...snapshot, progress: outcome.progress, activities: {} }, Date.now());
+    if (outcome.progress)
+      view.update({ ...snapshot, progress: outcome.progress, activities: {} }, Date.now());
     view.stop();
     ctx.stdout.write(renderOutcome(ctx, outcome, style, options.showSecrets));
   } else {

@@ -45,7 +45,10 @@ function idOf(value: unknown): string {
 }
 
 /** Every activity of the history with its attempts and outcome, in scheduling order. */
-export async function activityRuns(events: HistoryEvent[], converter: LoadedDataConverter): Promise<ActivityRun[]> {
+export async function activityRuns(
+  events: HistoryEvent[],
+  converter: LoadedDataConverter,
+): Promise<ActivityRun[]> {
   const { decodeOptionalFailureToOptionalError } =
     require('@temporalio/common/lib/internal-non-workflow') as typeof import('@temporalio/common/lib/internal-non-workflow');
   const byEventId = new Map<string, ActivityRun>();
@@ -79,7 +82,10 @@ export async function activityRuns(events: HistoryEvent[], converter: LoadedData
     ];
     for (const [attributes, outcome] of ends) {
       if (!attributes) continue;
-      const typed = attributes as { scheduledEventId?: unknown; failure?: temporal.api.failure.v1.IFailure | null };
+      const typed = attributes as {
+        scheduledEventId?: unknown;
+        failure?: temporal.api.failure.v1.IFailure | null;
+      };
       const run = byEventId.get(idOf(typed.scheduledEventId));
       if (!run) continue;
       run.outcome = outcome;
@@ -101,7 +107,10 @@ export async function activityRuns(events: HistoryEvent[], converter: LoadedData
 }
 
 /** The run's definition, from the input of its first event (decrypted with the shared keys). */
-export async function runDefinition(events: HistoryEvent[], converter: LoadedDataConverter): Promise<RunbookDefinition | undefined> {
+export async function runDefinition(
+  events: HistoryEvent[],
+  converter: LoadedDataConverter,
+): Promise<RunbookDefinition | undefined> {
   const { decodeArrayFromPayloads } =
     require('@temporalio/common/lib/internal-non-workflow') as typeof import('@temporalio/common/lib/internal-non-workflow');
   const started = events[0]?.workflowExecutionStartedEventAttributes;
@@ -127,7 +136,11 @@ export function activityTypes(definition: RunbookDefinition | undefined): Map<st
 }
 
 /** Joins the step records with their activities. */
-export function buildTimeline(steps: StepRecord[], runs: ActivityRun[], types: Map<string, string>): TimelineStep[] {
+export function buildTimeline(
+  steps: StepRecord[],
+  runs: ActivityRun[],
+  types: Map<string, string>,
+): TimelineStep[] {
   const used = new Set<ActivityRun>();
   const timeline = steps.map((step): TimelineStep => ({ ...step }));
   const started = timeline
@@ -139,7 +152,11 @@ export function buildTimeline(steps: StepRecord[], runs: ActivityRun[], types: M
     const from = (step.startedAt ?? 0) - SLACK_MS;
     const to = (step.endedAt ?? Number.POSITIVE_INFINITY) + SLACK_MS;
     const match = runs.find(
-      (run) => !used.has(run) && (type === undefined || run.type === type) && run.scheduledAt >= from && run.scheduledAt <= to,
+      (run) =>
+        !used.has(run) &&
+        (type === undefined || run.type === type) &&
+        run.scheduledAt >= from &&
+        run.scheduledAt <= to,
     );
     if (!match) continue;
     used.add(match);

@@ -27,20 +27,90 @@ interface CommandEntry {
 
 /* eslint-disable @typescript-eslint/no-require-imports -- lazy loading keeps start-up fast */
 export const COMMANDS: CommandEntry[] = [
-  { name: 'run', summary: 'validate a runbook, start it and follow its progress', interrupt: 'detach', load: () => (require('./commands/run') as typeof import('./commands/run')).runCommand },
-  { name: 'validate', summary: 'check runbooks and print every problem (file:line:column)', interrupt: 'exit', load: () => (require('./commands/validate') as typeof import('./commands/validate')).validateCommand },
-  { name: 'plan', summary: 'show the steps and API calls a run would make, without making them', interrupt: 'exit', load: () => (require('./commands/plan') as typeof import('./commands/plan')).planCommand },
-  { name: 'status', summary: 'show a run, following it until it ends (reattach)', interrupt: 'detach', load: () => (require('./commands/status') as typeof import('./commands/status')).statusCommand },
-  { name: 'list', summary: 'list runs (running, failed, by runbook)', interrupt: 'exit', load: () => (require('./commands/list') as typeof import('./commands/list')).listCommand },
-  { name: 'history', summary: 'per-step timeline of a run with attempts and durations', interrupt: 'exit', load: () => (require('./commands/history') as typeof import('./commands/history')).historyCommand },
-  { name: 'cancel', summary: 'cancel a run; its completed steps are compensated', interrupt: 'detach', load: () => (require('./commands/cancel') as typeof import('./commands/cancel')).cancelCommand },
-  { name: 'approve', summary: 'approve a run\'s pending approval step', interrupt: 'exit', load: () => (require('./commands/approve') as typeof import('./commands/approve')).approveCommand },
-  { name: 'reject', summary: 'reject a run\'s pending approval step (the run fails and compensates)', interrupt: 'exit', load: () => (require('./commands/approve') as typeof import('./commands/approve')).rejectCommand },
-  { name: 'schedule', summary: 'run runbooks on a schedule (create, list, describe, pause, unpause, trigger, delete)', interrupt: 'exit', load: () => (require('./commands/schedule') as typeof import('./commands/schedule')).scheduleCommand },
-  { name: 'worker', summary: 'run a worker that executes runbooks', interrupt: 'command', load: () => (require('./commands/worker') as typeof import('./commands/worker')).workerCommand },
-  { name: 'simulator', summary: 'run the local cloud (a faithful Cloud API for rehearsals)', interrupt: 'command', load: () => (require('./commands/simulator') as typeof import('./commands/simulator')).simulatorCommand },
-  { name: 'dev', summary: 'Temporal dev server + local cloud + worker in one command', interrupt: 'command', load: () => (require('./commands/dev') as typeof import('./commands/dev')).devCommand },
-  { name: 'demo', summary: 'start the dev stack and run provision-production-service end to end', interrupt: 'command', load: () => (require('./commands/demo') as typeof import('./commands/demo')).demoCommand },
+  {
+    name: 'run',
+    summary: 'validate a runbook, start it and follow its progress',
+    interrupt: 'detach',
+    load: () => (require('./commands/run') as typeof import('./commands/run')).runCommand,
+  },
+  {
+    name: 'validate',
+    summary: 'check runbooks and print every problem (file:line:column)',
+    interrupt: 'exit',
+    load: () => (require('./commands/validate') as typeof import('./commands/validate')).validateCommand,
+  },
+  {
+    name: 'plan',
+    summary: 'show the steps and API calls a run would make, without making them',
+    interrupt: 'exit',
+    load: () => (require('./commands/plan') as typeof import('./commands/plan')).planCommand,
+  },
+  {
+    name: 'status',
+    summary: 'show a run, following it until it ends (reattach)',
+    interrupt: 'detach',
+    load: () => (require('./commands/status') as typeof import('./commands/status')).statusCommand,
+  },
+  {
+    name: 'list',
+    summary: 'list runs (running, failed, by runbook)',
+    interrupt: 'exit',
+    load: () => (require('./commands/list') as typeof import('./commands/list')).listCommand,
+  },
+  {
+    name: 'history',
+    summary: 'per-step timeline of a run with attempts and durations',
+    interrupt: 'exit',
+    load: () => (require('./commands/history') as typeof import('./commands/history')).historyCommand,
+  },
+  {
+    name: 'cancel',
+    summary: 'cancel a run; its completed steps are compensated',
+    interrupt: 'detach',
+    load: () => (require('./commands/cancel') as typeof import('./commands/cancel')).cancelCommand,
+  },
+  {
+    name: 'approve',
+    summary: "approve a run's pending approval step",
+    interrupt: 'exit',
+    load: () => (require('./commands/approve') as typeof import('./commands/approve')).approveCommand,
+  },
+  {
+    name: 'reject',
+    summary: "reject a run's pending approval step (the run fails and compensates)",
+    interrupt: 'exit',
+    load: () => (require('./commands/approve') as typeof import('./commands/approve')).rejectCommand,
+  },
+  {
+    name: 'schedule',
+    summary: 'run runbooks on a schedule (create, list, describe, pause, unpause, trigger, delete)',
+    interrupt: 'exit',
+    load: () => (require('./commands/schedule') as typeof import('./commands/schedule')).scheduleCommand,
+  },
+  {
+    name: 'worker',
+    summary: 'run a worker that executes runbooks',
+    interrupt: 'command',
+    load: () => (require('./commands/worker') as typeof import('./commands/worker')).workerCommand,
+  },
+  {
+    name: 'simulator',
+    summary: 'run the local cloud (a faithful Cloud API for rehearsals)',
+    interrupt: 'command',
+    load: () => (require('./commands/simulator') as typeof import('./commands/simulator')).simulatorCommand,
+  },
+  {
+    name: 'dev',
+    summary: 'Temporal dev server + local cloud + worker in one command',
+    interrupt: 'command',
+    load: () => (require('./commands/dev') as typeof import('./commands/dev')).devCommand,
+  },
+  {
+    name: 'demo',
+    summary: 'start the dev stack and run provision-production-service end to end',
+    interrupt: 'command',
+    load: () => (require('./commands/demo') as typeof import('./commands/demo')).demoCommand,
+  },
 ];
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -76,7 +146,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     applyGlobals(ctx.globals, top.values);
     if (top.values.version === true) {
-      ctx.stdout.write(ctx.globals.json ? `${JSON.stringify({ version: cliVersion() })}\n` : `tideline ${cliVersion()}\n`);
+      ctx.stdout.write(
+        ctx.globals.json ? `${JSON.stringify({ version: cliVersion() })}\n` : `tideline ${cliVersion()}\n`,
+      );
       return EXIT.OK;
     }
     if (command === undefined || command === 'help') {
@@ -100,11 +172,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 async function dispatch(name: string, argv: string[], ctx: CliContext): Promise<number> {
   const entry = findCommand(name);
   if (entry === undefined) {
-    const closest = closestName(name, COMMANDS.map((c) => c.name));
+    const closest = closestName(
+      name,
+      COMMANDS.map((c) => c.name),
+    );
     throw new CliError(
       'CLI_USAGE',
       `unknown command "${name}"`,
-      closest ? `did you mean \`tideline ${closest}\`? (see tideline --help)` : 'see `tideline --help` for the commands',
+      closest
+        ? `did you mean \`tideline ${closest}\`? (see tideline --help)`
+        : 'see `tideline --help` for the commands',
     );
   }
   return entry.load()(argv, ctx);
@@ -146,13 +223,18 @@ export function main(argv: string[] = process.argv.slice(2)): void {
     // A detaching command returns within moments; if it does not, do not leave the user stuck.
     setTimeout(() => process.exit(130), 5_000).unref();
   });
-  runCli(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), interrupted }).then(
-    finish,
-    (error: unknown) => {
-      process.stderr.write(`tideline: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
-      finish(EXIT.FAILED);
-    },
-  );
+  runCli(argv, {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    interrupted,
+  }).then(finish, (error: unknown) => {
+    process.stderr.write(
+      `tideline: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    finish(EXIT.FAILED);
+  });
 }
 
 if (require.main === module) main();

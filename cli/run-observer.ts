@@ -12,7 +12,8 @@ export const RUNBOOK_WORKFLOW_TYPE = 'runbookWorkflow';
 const WAIT_ACTIVITY = 'wait.until';
 const QUERY_TIMEOUT_MS = 5_000;
 
-export type RunStatusName = 'running' | 'compensating' | 'succeeded' | 'failed' | 'cancelled' | 'terminated' | 'timed-out';
+export type RunStatusName =
+  'running' | 'compensating' | 'succeeded' | 'failed' | 'cancelled' | 'terminated' | 'timed-out';
 
 export interface ActivityState {
   attempt: number;
@@ -70,10 +71,15 @@ function internals(): typeof import('@temporalio/common/lib/internal-non-workflo
 }
 
 /** The interpreter's progress, or undefined when no worker answers in time. */
-export async function queryProgress(session: TemporalSession, handle: WorkflowHandle): Promise<RunProgress | undefined> {
+export async function queryProgress(
+  session: TemporalSession,
+  handle: WorkflowHandle,
+): Promise<RunProgress | undefined> {
   const { progressQuery } = require('../workflows/messages') as typeof import('../workflows/messages');
   try {
-    return await session.client.withDeadline(Date.now() + QUERY_TIMEOUT_MS, () => handle.query(progressQuery));
+    return await session.client.withDeadline(Date.now() + QUERY_TIMEOUT_MS, () =>
+      handle.query(progressQuery),
+    );
   } catch (error) {
     if ((error as { name?: unknown }).name === 'WorkflowNotFoundError') throw error;
     return undefined;
@@ -116,7 +122,8 @@ async function activityStates(
   const used = new Set<number>();
   for (const step of running) {
     const index = pending.findIndex(
-      (activity, at) => !used.has(at) && (activity.activityType?.name === WAIT_ACTIVITY) === (step.kind === 'wait'),
+      (activity, at) =>
+        !used.has(at) && (activity.activityType?.name === WAIT_ACTIVITY) === (step.kind === 'wait'),
     );
     const activity = pending[index];
     if (activity === undefined) continue;
@@ -192,7 +199,9 @@ export async function readOutcome(
     if (isReport(result)) apply(result);
     return outcome;
   } catch (error) {
-    const cause = (error as { cause?: { name?: string; type?: string; message?: string; details?: unknown[] } }).cause;
+    const cause = (
+      error as { cause?: { name?: string; type?: string; message?: string; details?: unknown[] } }
+    ).cause;
     const details = cause?.details?.[0];
     if (isReport(details)) apply(details);
     else if (outcome.status === 'cancelled') {

@@ -39,7 +39,11 @@ export function loadRunbook(file: string, ctx: Pick<CliContext, 'cwd'>): LoadedR
     checked = checkRunbookFile(path.resolve(ctx.cwd, file), { displayName: displayName(ctx) });
   } catch (error) {
     if ((error as { code?: unknown }).code === 'RUNBOOK_NOT_FOUND') {
-      throw new CliError('RUNBOOK_NOT_FOUND', `${file}: runbook file not found`, 'check the path (it is relative to the current directory)');
+      throw new CliError(
+        'RUNBOOK_NOT_FOUND',
+        `${file}: runbook file not found`,
+        'check the path (it is relative to the current directory)',
+      );
     }
     throw error;
   }
@@ -61,7 +65,11 @@ export function parseInputPairs(pairs: string[]): Record<string, string> {
   for (const pair of pairs) {
     const at = pair.indexOf('=');
     if (at <= 0) {
-      throw new CliError('CLI_USAGE', `-i expects key=value, got "${pair.length > 40 ? `${pair.slice(0, 40)}…` : pair}"`, 'e.g. -i name=orders -i cpu_millis=2000');
+      throw new CliError(
+        'CLI_USAGE',
+        `-i expects key=value, got "${pair.length > 40 ? `${pair.slice(0, 40)}…` : pair}"`,
+        'e.g. -i name=orders -i cpu_millis=2000',
+      );
     }
     inputs[pair.slice(0, at)] = pair.slice(at + 1);
   }
@@ -83,7 +91,10 @@ export function readInputsFile(file: string, ctx: Pick<CliContext, 'cwd'>): Reco
     raw = yaml.parse(text) ?? {};
   } catch (error) {
     const where = (error as { linePos?: { line: number; col: number }[] }).linePos?.[0];
-    throw new CliError('CLI_USAGE', `the inputs file ${file} is not valid YAML or JSON${where ? ` (line ${where.line}, column ${where.col})` : ''}`);
+    throw new CliError(
+      'CLI_USAGE',
+      `the inputs file ${file} is not valid YAML or JSON${where ? ` (line ${where.line}, column ${where.col})` : ''}`,
+    );
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new CliError('CLI_USAGE', `the inputs file ${file} must hold a mapping of input names to values`);
@@ -104,7 +115,10 @@ export function gatherInputs(
 }
 
 /** Binds inputs to the runbook's declarations; throws RUNBOOK_INPUT_INVALID listing every problem. */
-export function bindRunInputs(loaded: LoadedRunbook, given: Record<string, unknown>): Record<string, JsonValue> {
+export function bindRunInputs(
+  loaded: LoadedRunbook,
+  given: Record<string, unknown>,
+): Record<string, JsonValue> {
   const { bindInputs } = require('../dsl/inputs') as typeof import('../dsl/inputs');
   const bound = bindInputs(loaded.definition.inputs, given);
   if (bound.ok) return bound.values;

@@ -46,7 +46,11 @@ export function readConfigFile(file: string): FileSettings {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new CliError('CLI_USAGE', `cannot read the config file ${file} (${reason})`, 'check --config or TIDELINE_CONFIG');
+    throw new CliError(
+      'CLI_USAGE',
+      `cannot read the config file ${file} (${reason})`,
+      'check --config or TIDELINE_CONFIG',
+    );
   }
   let raw: unknown;
   try {

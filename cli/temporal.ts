@@ -45,7 +45,11 @@ function keyError(error: unknown): CliError | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
   if (code === 'TIDELINE_ENCRYPTION_KEY_INVALID' || code === 'TIDELINE_KEY_FILE_INVALID') {
-    return new CliError('CLI_USAGE', `payload encryption keys: ${message}`, 'check TIDELINE_ENCRYPTION_KEYS or TIDELINE_KEY_FILE');
+    return new CliError(
+      'CLI_USAGE',
+      `payload encryption keys: ${message}`,
+      'check TIDELINE_ENCRYPTION_KEYS or TIDELINE_KEY_FILE',
+    );
   }
   if (code === 'TIDELINE_ENCRYPTION_KEY_UNKNOWN' || code === 'TIDELINE_PAYLOAD_DECRYPT_FAILED') {
     return new CliError(
@@ -61,7 +65,8 @@ function keyError(error: unknown): CliError | undefined {
 export async function openTemporal(ctx: CliContext): Promise<TemporalSession> {
   const settings = resolveSettings(ctx);
   const keyRing = loadKeys(ctx);
-  const { loadClientConnectConfig } = require('@temporalio/envconfig') as typeof import('@temporalio/envconfig');
+  const { loadClientConnectConfig } =
+    require('@temporalio/envconfig') as typeof import('@temporalio/envconfig');
   const env = definedOnly(ctx.env);
   if (settings.address !== undefined) env.TEMPORAL_ADDRESS = settings.address;
   if (settings.namespace !== undefined) env.TEMPORAL_NAMESPACE = settings.namespace;
@@ -70,7 +75,11 @@ export async function openTemporal(ctx: CliContext): Promise<TemporalSession> {
     loaded = loadClientConnectConfig({ overrideEnvVars: env });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new CliError('CLI_USAGE', `invalid Temporal connection settings: ${reason}`, 'check the TEMPORAL_* variables and your Temporal profile');
+    throw new CliError(
+      'CLI_USAGE',
+      `invalid Temporal connection settings: ${reason}`,
+      'check the TEMPORAL_* variables and your Temporal profile',
+    );
   }
   const target: TemporalTarget = {
     address: loaded.connectionOptions.address ?? DEFAULT_ADDRESS,
@@ -84,11 +93,19 @@ export async function openTemporal(ctx: CliContext): Promise<TemporalSession> {
   const { createDataConverter } = require('../worker/codec') as typeof import('../worker/codec');
   let connection: Awaited<ReturnType<typeof Connection.connect>>;
   try {
-    connection = await Connection.connect({ ...connectionOptions, address: target.address, connectTimeout: CONNECT_TIMEOUT });
+    connection = await Connection.connect({
+      ...connectionOptions,
+      address: target.address,
+      connectTimeout: CONNECT_TIMEOUT,
+    });
   } catch (error) {
     throw unavailable(target, error);
   }
-  const client = new Client({ connection, namespace: target.namespace, dataConverter: createDataConverter(keyRing) });
+  const client = new Client({
+    connection,
+    namespace: target.namespace,
+    dataConverter: createDataConverter(keyRing),
+  });
   return { client, target, settings, keyRing, close: () => connection.close() };
 }
 
@@ -103,7 +120,7 @@ function unavailable(target: TemporalTarget, error: unknown): CliError {
 
 function causes(error: unknown): unknown[] {
   const chain: unknown[] = [];
-  for (let current = error; current !== undefined && current !== null && chain.length < 6; ) {
+  for (let current = error; current !== undefined && current !== null && chain.length < 6;) {
     chain.push(current);
     current = (current as { cause?: unknown }).cause;
   }
@@ -136,13 +153,17 @@ export function explainTemporalError(error: unknown, target: TemporalTarget): Cl
     const key = keyError(link);
     if (key) return key;
     const grpcCode = (link as { code?: unknown }).code;
-    if (grpcCode === GRPC_UNAVAILABLE || grpcCode === GRPC_DEADLINE_EXCEEDED) return unavailable(target, link);
+    if (grpcCode === GRPC_UNAVAILABLE || grpcCode === GRPC_DEADLINE_EXCEEDED)
+      return unavailable(target, link);
   }
   return undefined;
 }
 
 /** Runs `action` with a connected session, closes it, and turns known failures into CliErrors. */
-export async function withTemporal<T>(ctx: CliContext, action: (session: TemporalSession) => Promise<T>): Promise<T> {
+export async function withTemporal<T>(
+  ctx: CliContext,
+  action: (session: TemporalSession) => Promise<T>,
+): Promise<T> {
   const session = await openTemporal(ctx);
   try {
     return await action(session);

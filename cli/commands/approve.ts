@@ -132,7 +132,9 @@ async function send(
   }
   const step = decision.step ?? progress?.pendingApproval?.stepKey ?? null;
   if (ctx.globals.json) {
-    ctx.stdout.write(`${JSON.stringify({ workflowId, step, approved: outcome.approved, by: outcome.by, comment: outcome.comment })}\n`);
+    ctx.stdout.write(
+      `${JSON.stringify({ workflowId, step, approved: outcome.approved, by: outcome.by, comment: outcome.comment })}\n`,
+    );
     return EXIT.OK;
   }
   const what = decision.approved ? 'approved' : 'rejected';

@@ -22,7 +22,10 @@ export const CANCEL_SPEC = {
   ],
   options: { detach: { type: 'boolean', short: 'd' } },
   optionHelp: [['-d, --detach', 'request the cancellation and return without waiting']],
-  examples: ['tideline cancel provision-production-service-3f9a1c', 'tideline cancel nightly-resize-0c1d2e --detach'],
+  examples: [
+    'tideline cancel provision-production-service-3f9a1c',
+    'tideline cancel nightly-resize-0c1d2e --detach',
+  ],
   positionals: { min: 1, max: 1, names: 'the run ID' },
 } satisfies CommandSpec;
 
@@ -53,13 +56,18 @@ export const cancelCommand: Command = async (argv, ctx) => {
     await handle.cancel();
     if (parsed.values.detach) {
       if (ctx.globals.json) {
-        ctx.stdout.write(`${JSON.stringify({ workflowId, runId: description.runId, status: 'cancelling' })}\n`);
+        ctx.stdout.write(
+          `${JSON.stringify({ workflowId, runId: description.runId, status: 'cancelling' })}\n`,
+        );
       } else {
-        ctx.stdout.write(`cancellation of ${workflowId} requested; follow the compensation: ${cliCommand(ctx, ['status', workflowId])}\n`);
+        ctx.stdout.write(
+          `cancellation of ${workflowId} requested; follow the compensation: ${cliCommand(ctx, ['status', workflowId])}\n`,
+        );
       }
       return EXIT.OK;
     }
-    if (!ctx.globals.json) ctx.stdout.write(`cancellation of ${workflowId} requested; compensating completed steps…\n`);
+    if (!ctx.globals.json)
+      ctx.stdout.write(`cancellation of ${workflowId} requested; compensating completed steps…\n`);
     return followRun(ctx, session, handle, { showSecrets: false, exitCodeFor: cancelledCleanly });
   });
 };

@@ -4,7 +4,13 @@
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { EXIT } from '../errors';
-import { activityRuns, activityTypes, buildTimeline, runDefinition, type TimelineStep } from '../history-timeline';
+import {
+  activityRuns,
+  activityTypes,
+  buildTimeline,
+  runDefinition,
+  type TimelineStep,
+} from '../history-timeline';
 import { renderCommandHelp } from '../output/help';
 import { stepJson } from '../output/run-report';
 import { statusColour, stepElapsed } from '../output/step-view';
@@ -23,7 +29,10 @@ export const HISTORY_SPEC = {
   ],
   options: {},
   optionHelp: [],
-  examples: ['tideline history provision-production-service-3f9a1c', 'tideline history provision-production-service-3f9a1c --json'],
+  examples: [
+    'tideline history provision-production-service-3f9a1c',
+    'tideline history provision-production-service-3f9a1c --json',
+  ],
   positionals: { min: 1, max: 1, names: 'the run ID' },
 } satisfies CommandSpec;
 
@@ -34,7 +43,8 @@ function formatElapsed(ms: number | undefined): string {
 function note(step: TimelineStep): string {
   const parts: string[] = [];
   if (step.error) parts.push(`${step.error.type}: ${step.error.message}`);
-  else if (step.activity?.failure && step.activity.attempts > 1) parts.push(`last retry after: ${step.activity.failure}`);
+  else if (step.activity?.failure && step.activity.attempts > 1)
+    parts.push(`last retry after: ${step.activity.failure}`);
   if (step.compensates) parts.push(`undoes ${step.compensates}`);
   return parts.join(' · ');
 }
@@ -52,13 +62,21 @@ export const historyCommand: Command = async (argv, ctx) => {
     const running = description.status.name === 'RUNNING';
     const outcome = running
       ? undefined
-      : await readOutcome(session, handle, { workflowId, runId: description.runId, temporalStatus: description.status.name });
+      : await readOutcome(session, handle, {
+          workflowId,
+          runId: description.runId,
+          temporalStatus: description.status.name,
+        });
     const progress = running ? await queryProgress(session, handle) : outcome?.progress;
     const history = await handle.fetchHistory();
     const events = history.events ?? [];
     const converter = session.client.options.loadedDataConverter;
     const definition = await runDefinition(events, converter);
-    const steps = buildTimeline(orderedSteps(progress?.steps ?? []), await activityRuns(events, converter), activityTypes(definition));
+    const steps = buildTimeline(
+      orderedSteps(progress?.steps ?? []),
+      await activityRuns(events, converter),
+      activityTypes(definition),
+    );
     return {
       workflowId,
       runId: description.runId,
@@ -103,8 +121,11 @@ export const historyCommand: Command = async (argv, ctx) => {
 
   const style = styleFor(ctx);
   const took = result.endedAt !== undefined ? ` · ${formatDuration(result.endedAt - result.startedAt)}` : '';
-  const out = [`${style.bold(result.runbook ?? workflowId)} · run ${workflowId} · ${result.status}${took} · ${result.events} history events`];
-  if (result.steps.length === 0) out.push('  (no step records: no worker answered; start one with `tideline worker`)');
+  const out = [
+    `${style.bold(result.runbook ?? workflowId)} · run ${workflowId} · ${result.status}${took} · ${result.events} history events`,
+  ];
+  if (result.steps.length === 0)
+    out.push('  (no step records: no worker answered; start one with `tideline worker`)');
   const rows = result.steps.map((step) => [
     `${'  '.repeat(stepDepth(step.key))}${step.key}`,
     step.kind,
@@ -115,12 +136,16 @@ export const historyCommand: Command = async (argv, ctx) => {
     note(step),
   ]);
   const header = ['STEP', 'KIND', 'STATUS', 'START', 'DURATION', 'ATTEMPTS', 'NOTE'];
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
   const line = (cells: string[], status?: string): string =>
     cells
       .map((cell, column) => {
         const padded = column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0);
-        return column === 2 && status ? statusColour(status as TimelineStep['status'], style)(padded) : padded;
+        return column === 2 && status
+          ? statusColour(status as TimelineStep['status'], style)(padded)
+          : padded;
       })
       .join('  ')
       .trimEnd();

@@ -30,7 +30,11 @@ export const LIST_SPEC = {
     ['--runbook NAME', 'only runs of this runbook (its `name`)'],
     ['-n, --limit N', 'at most N runs (default 20)'],
   ],
-  examples: ['tideline list', 'tideline list --running', 'tideline list --failed --runbook provision-production-service --limit 5 --json'],
+  examples: [
+    'tideline list',
+    'tideline list --running',
+    'tideline list --failed --runbook provision-production-service --limit 5 --json',
+  ],
   positionals: { min: 0, max: 0, names: '' },
 } satisfies CommandSpec;
 
@@ -60,7 +64,8 @@ export const listCommand: Command = async (argv, ctx) => {
     return EXIT.OK;
   }
   const { values } = parsed;
-  if (values.running && values.failed) throw new CliError('CLI_USAGE', '--running and --failed exclude each other');
+  if (values.running && values.failed)
+    throw new CliError('CLI_USAGE', '--running and --failed exclude each other');
   const limit = integerOption('limit', values.limit, 1, 20);
   const clauses = [`WorkflowType = '${RUNBOOK_WORKFLOW_TYPE}'`];
   if (values.running) clauses.push(`ExecutionStatus = 'Running'`);
@@ -97,16 +102,28 @@ export const listCommand: Command = async (argv, ctx) => {
   const style = styleFor(ctx);
   const rows = runs.map((run) => {
     const end = run.closeTime ? Date.parse(run.closeTime) : Date.now();
-    return [run.workflowId, run.runbook ?? '–', run.status, localTime(new Date(run.startTime)), formatDuration(end - Date.parse(run.startTime))];
+    return [
+      run.workflowId,
+      run.runbook ?? '–',
+      run.status,
+      localTime(new Date(run.startTime)),
+      formatDuration(end - Date.parse(run.startTime)),
+    ];
   });
   const header = ['RUN ID', 'RUNBOOK', 'STATUS', 'STARTED', 'DURATION'];
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
   const colour = (status: string): ((text: string) => string) =>
     status === 'succeeded' ? style.green : status === 'running' ? style.cyan : style.red;
   const line = (cells: string[], paint: (column: number, text: string) => string): string =>
-    cells.map((cell, column) => paint(column, cell.padEnd(widths[column] ?? 0))).join('  ').trimEnd();
+    cells
+      .map((cell, column) => paint(column, cell.padEnd(widths[column] ?? 0)))
+      .join('  ')
+      .trimEnd();
   const out = [style.bold(line(header, (_, text) => text))];
-  for (const row of rows) out.push(line(row, (column, text) => (column === 2 ? colour(row[2] ?? '')(text) : text)));
+  for (const row of rows)
+    out.push(line(row, (column, text) => (column === 2 ? colour(row[2] ?? '')(text) : text)));
   ctx.stdout.write(`${out.join('\n')}\n`);
   return EXIT.OK;
 };

@@ -46,13 +46,18 @@ export const planCommand: Command = async (argv, ctx) => {
   }
   const [file] = parsed.positionals as [string];
   const { values } = parsed;
-  const format = ctx.globals.json ? 'json' : choiceOption('format', values.format, ['text', 'mermaid', 'json'] as const, 'text');
+  const format = ctx.globals.json
+    ? 'json'
+    : choiceOption('format', values.format, ['text', 'mermaid', 'json'] as const, 'text');
   const runbook = loadRunbook(file, ctx);
   const given = gatherInputs(values.input, values.inputs, ctx);
   const declared = runbook.definition.inputs;
   const missing = new Set(
     Object.entries(declared)
-      .filter(([name, spec]) => spec.required && spec.default === undefined && (given[name] === undefined || given[name] === null))
+      .filter(
+        ([name, spec]) =>
+          spec.required && spec.default === undefined && (given[name] === undefined || given[name] === null),
+      )
       .map(([name]) => name),
   );
   // Bind everything but the missing inputs: wrong values are still errors (exit 2).

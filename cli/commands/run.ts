@@ -83,11 +83,15 @@ export const runCommand: Command = async (argv, ctx) => {
       throw error;
     }
     if (!ctx.globals.json) {
-      ctx.stdout.write(`started ${runbook.definition.name} as run ${workflowId} on task queue "${session.target.taskQueue}"\n`);
+      ctx.stdout.write(
+        `started ${runbook.definition.name} as run ${workflowId} on task queue "${session.target.taskQueue}"\n`,
+      );
     }
     if (values.detach) {
       if (ctx.globals.json) {
-        ctx.stdout.write(`${JSON.stringify({ workflowId, runId: handle.firstExecutionRunId, runbook: runbook.definition.name, status: 'running' })}\n`);
+        ctx.stdout.write(
+          `${JSON.stringify({ workflowId, runId: handle.firstExecutionRunId, runbook: runbook.definition.name, status: 'running' })}\n`,
+        );
       } else {
         ctx.stdout.write(`follow it: ${cliCommand(ctx, ['status', workflowId])}\n`);
       }

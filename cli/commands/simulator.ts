@@ -35,15 +35,26 @@ export const SIMULATOR_SPEC = {
     ['--seed N', 'makes ids and fault draws deterministic'],
     ['--state-file FILE', 'keep resources and key pairs across restarts'],
   ],
-  examples: ['tideline simulator', 'tideline simulator --port 8080 --time-scale 0.1 --state-file .tideline/cloud.json'],
+  examples: [
+    'tideline simulator',
+    'tideline simulator --port 8080 --time-scale 0.1 --state-file .tideline/cloud.json',
+  ],
   positionals: { min: 0, max: 0, names: '' },
 } satisfies CommandSpec;
 
-function numberFlag(flag: string, text: string | undefined, check: (n: number) => boolean): number | undefined {
+function numberFlag(
+  flag: string,
+  text: string | undefined,
+  check: (n: number) => boolean,
+): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
   if (text.trim() === '' || !Number.isFinite(value) || !check(value)) {
-    throw new CliError('CLI_USAGE', `--${flag}: invalid value ${JSON.stringify(text)}`, 'see `tideline simulator --help`');
+    throw new CliError(
+      'CLI_USAGE',
+      `--${flag}: invalid value ${JSON.stringify(text)}`,
+      'see `tideline simulator --help`',
+    );
   }
   return value;
 }
@@ -76,13 +87,24 @@ export const simulatorCommand: Command = async (argv, ctx) => {
     } catch (error) {
       const name = (error as { name?: unknown }).name;
       const message = error instanceof Error ? error.message : String(error);
-      if (name === 'SimulatorConfigError' || name === 'StateFileError') throw new CliError('CLI_USAGE', `local cloud: ${message}`);
+      if (name === 'SimulatorConfigError' || name === 'StateFileError')
+        throw new CliError('CLI_USAGE', `local cloud: ${message}`);
       const code = (error as NodeJS.ErrnoException).code;
-      throw new CliError('CLI_INTERNAL', `the local cloud could not start: ${code ? `${code} ` : ''}${message}`);
+      throw new CliError(
+        'CLI_INTERNAL',
+        `the local cloud could not start: ${code ? `${code} ` : ''}${message}`,
+      );
     }
-    const projects = cloud.projects.map(({ id, name, access_key, secret_key }) => ({ id, name, access_key, secret_key }));
+    const projects = cloud.projects.map(({ id, name, access_key, secret_key }) => ({
+      id,
+      name,
+      access_key,
+      secret_key,
+    }));
     ctx.stdout.write(`${JSON.stringify({ url: cloud.url, projects })}\n`);
-    ctx.stderr.write(`tideline simulator: local cloud listening on ${cloud.url} (control API ${cloud.controlUrl}, seed ${cloud.seed})\n`);
+    ctx.stderr.write(
+      `tideline simulator: local cloud listening on ${cloud.url} (control API ${cloud.controlUrl}, seed ${cloud.seed})\n`,
+    );
     const signal = await stop.received;
     ctx.stderr.write(`tideline simulator: ${signal} received, stopping\n`);
     await cloud.close();

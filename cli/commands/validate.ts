@@ -37,7 +37,11 @@ function checkFile(file: string, cwd: string): FileResult {
   const { checkRunbookFile } = require('../../dsl/loader') as typeof import('../../dsl/loader');
   try {
     const checked = checkRunbookFile(path.resolve(cwd, file), { displayName: displayName({ cwd }) });
-    const result: FileResult = { file, ok: checked.problems.length === 0 && !!checked.definition, problems: checked.problems };
+    const result: FileResult = {
+      file,
+      ok: checked.problems.length === 0 && !!checked.definition,
+      problems: checked.problems,
+    };
     if (checked.definition) {
       result.name = checked.definition.name;
       result.steps = checked.definition.steps.length;
@@ -49,7 +53,10 @@ function checkFile(file: string, cwd: string): FileResult {
     return {
       file,
       ok: false,
-      problems: problems.length > 0 ? problems.map((p) => ({ ...p, file })) : [{ rule: 'child-runbook', path: [], file, message: 'runbook file not found' }],
+      problems:
+        problems.length > 0
+          ? problems.map((p) => ({ ...p, file }))
+          : [{ rule: 'child-runbook', path: [], file, message: 'runbook file not found' }],
     };
   }
 }
@@ -74,7 +81,12 @@ export const validateCommand: Command = async (argv, ctx) => {
   const results = parsed.positionals.map((file) => checkFile(file, ctx.cwd));
   const failed = results.filter((r) => !r.ok);
   if (ctx.globals.json) {
-    const runbooks = results.map((r) => ({ file: r.file, ok: r.ok, name: r.name ?? null, problems: r.problems.map(problemJson) }));
+    const runbooks = results.map((r) => ({
+      file: r.file,
+      ok: r.ok,
+      name: r.name ?? null,
+      problems: r.problems.map(problemJson),
+    }));
     ctx.stdout.write(`${JSON.stringify({ ok: failed.length === 0, runbooks })}\n`);
     return failed.length === 0 ? EXIT.OK : EXIT.USAGE;
   }
@@ -82,7 +94,9 @@ export const validateCommand: Command = async (argv, ctx) => {
   const lines: string[] = [];
   for (const result of results) {
     if (result.ok) {
-      lines.push(`${style.green('✓')} ${result.file}: ${result.name} is valid (${result.steps} step${result.steps === 1 ? '' : 's'})`);
+      lines.push(
+        `${style.green('✓')} ${result.file}: ${result.name} is valid (${result.steps} step${result.steps === 1 ? '' : 's'})`,
+      );
       continue;
     }
     const count = result.problems.length;

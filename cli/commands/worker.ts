@@ -21,7 +21,12 @@ export const WORKER_SPEC = {
     'Start more workers on the same task queue to scale out. Ctrl-C / SIGTERM stop it gracefully.',
   ],
   options: { metrics: { type: 'string' } },
-  optionHelp: [['--metrics HOST:PORT', 'serve Prometheus metrics at http://HOST:PORT/metrics (env TIDELINE_METRICS_ADDRESS)']],
+  optionHelp: [
+    [
+      '--metrics HOST:PORT',
+      'serve Prometheus metrics at http://HOST:PORT/metrics (env TIDELINE_METRICS_ADDRESS)',
+    ],
+  ],
   examples: [
     'TIDELINE_CONFIG=worker.yaml tideline worker',
     'tideline worker --address temporal.internal:7233 --task-queue tideline-prod --metrics 0.0.0.0:9464',

@@ -14,16 +14,23 @@ export const EXIT_CODE_HELP: [string, string][] = [
 function table(rows: [string, string][], indent = '  '): string[] {
   const width = Math.min(28, Math.max(...rows.map(([left]) => left.length)));
   return rows.map(([left, right]) =>
-    left.length > width ? `${indent}${left}\n${indent}${' '.repeat(width + 2)}${right}` : `${indent}${left.padEnd(width)}  ${right}`,
+    left.length > width
+      ? `${indent}${left}\n${indent}${' '.repeat(width + 2)}${right}`
+      : `${indent}${left.padEnd(width)}  ${right}`,
   );
 }
 
 export function renderCommandHelp(spec: CommandSpec): string {
-  const lines = [`tideline ${spec.name} — ${spec.summary}`, '', `usage: tideline ${spec.name} ${spec.usage}`.trimEnd()];
+  const lines = [
+    `tideline ${spec.name} — ${spec.summary}`,
+    '',
+    `usage: tideline ${spec.name} ${spec.usage}`.trimEnd(),
+  ];
   for (const paragraph of spec.description ?? []) lines.push('', paragraph);
   if (spec.optionHelp.length > 0) lines.push('', 'options:', ...table(spec.optionHelp));
   lines.push('', 'global options:', ...table(GLOBAL_OPTION_HELP));
-  if (spec.examples.length > 0) lines.push('', 'examples:', ...spec.examples.map((example) => `  ${example}`));
+  if (spec.examples.length > 0)
+    lines.push('', 'examples:', ...spec.examples.map((example) => `  ${example}`));
   lines.push('', 'exit codes:', ...table(EXIT_CODE_HELP));
   return `${lines.join('\n')}\n`;
 }
@@ -60,7 +67,7 @@ export function renderMainHelp(commands: CommandSummary[], version: string): str
     'exit codes:',
     ...table(EXIT_CODE_HELP),
     '',
-    'Run `tideline COMMAND --help` for a command\'s options and examples. Set TIDELINE_DEBUG=1 to see',
+    "Run `tideline COMMAND --help` for a command's options and examples. Set TIDELINE_DEBUG=1 to see",
     'stack traces of unexpected errors.',
   ];
   return `${lines.join('\n')}\n`;

@@ -22,11 +22,22 @@ class FlowchartBuilder {
   private count = 0;
 
   /** A node; each label line is escaped on its own and the lines joined with Mermaid's <br/>. */
-  node(label: string | string[], shape: 'box' | 'stadium' | 'hexagon' | 'circle' | 'subroutine' = 'box'): string {
+  node(
+    label: string | string[],
+    shape: 'box' | 'stadium' | 'hexagon' | 'circle' | 'subroutine' = 'box',
+  ): string {
     const id = `n${++this.count}`;
     const text = `"${(Array.isArray(label) ? label : [label]).map(escapeLabel).join('<br/>')}"`;
     const shaped =
-      shape === 'stadium' ? `([${text}])` : shape === 'hexagon' ? `{{${text}}}` : shape === 'circle' ? `((${text}))` : shape === 'subroutine' ? `[[${text}]]` : `[${text}]`;
+      shape === 'stadium'
+        ? `([${text}])`
+        : shape === 'hexagon'
+          ? `{{${text}}}`
+          : shape === 'circle'
+            ? `((${text}))`
+            : shape === 'subroutine'
+              ? `[[${text}]]`
+              : `[${text}]`;
     this.lines.push(`  ${id}${shaped}`);
     return id;
   }
@@ -49,7 +60,10 @@ class FlowchartBuilder {
       case 'call':
         return [title, `call ${step.request?.action ?? ''}`];
       case 'wait':
-        return [title, `wait ${step.request?.action ?? ''}${step.untilDeleted ? ' until gone' : step.until ? ` until ${short(step.until, 40)}` : ''}`];
+        return [
+          title,
+          `wait ${step.request?.action ?? ''}${step.untilDeleted ? ' until gone' : step.until ? ` until ${short(step.until, 40)}` : ''}`,
+        ];
       case 'sleep':
         return [title, `sleep ${step.duration ?? ''}`];
       case 'approve':
@@ -68,9 +82,17 @@ class FlowchartBuilder {
   }
 
   private step(step: PlanStep, entries: Exit[]): Exit[] {
-    const shape = step.kind === 'wait' ? 'stadium' : step.kind === 'approve' ? 'hexagon' : step.kind === 'runbook' ? 'subroutine' : 'box';
+    const shape =
+      step.kind === 'wait'
+        ? 'stadium'
+        : step.kind === 'approve'
+          ? 'hexagon'
+          : step.kind === 'runbook'
+            ? 'subroutine'
+            : 'box';
     const id = this.node(this.describe(step), shape);
-    for (const entry of entries) this.edge(step.if !== undefined ? { id: entry.id, label: `if ${step.if}` } : entry, id);
+    for (const entry of entries)
+      this.edge(step.if !== undefined ? { id: entry.id, label: `if ${step.if}` } : entry, id);
     this.compensation(step, id);
     if (step.kind === 'parallel') {
       const join = this.node('all branches done', 'circle');
@@ -106,5 +128,7 @@ export function renderPlanMermaid(plan: Plan): string {
   const ends = builder.steps(plan.steps, [{ id: start }]);
   const done = builder.node('done', 'stadium');
   for (const end of ends) builder.edge(end, done);
-  return ['flowchart TD', ...builder.lines, '  classDef undo stroke-dasharray: 4 3,fill:#fff5e6', ''].join('\n');
+  return ['flowchart TD', ...builder.lines, '  classDef undo stroke-dasharray: 4 3,fill:#fff5e6', ''].join(
+    '\n',
+  );
 }

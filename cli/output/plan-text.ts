@@ -10,9 +10,11 @@ function oneLine(text: string): string {
 
 function requestLines(request: PlanRequest, pad: string): string[] {
   const lines = [`${request.method} ${request.path}`];
-  for (const [param, value] of Object.entries(request.pending)) lines.push(`  ${param} = ${inlineValue(value)}`);
+  for (const [param, value] of Object.entries(request.pending))
+    lines.push(`  ${param} = ${inlineValue(value)}`);
   if (request.body !== undefined) lines.push(`  body ${JSON.stringify(request.body)}`);
-  if (request.query !== undefined && Object.keys(request.query).length > 0) lines.push(`  query ${JSON.stringify(request.query)}`);
+  if (request.query !== undefined && Object.keys(request.query).length > 0)
+    lines.push(`  query ${JSON.stringify(request.query)}`);
   return lines.map((line) => `${pad}${line}`);
 }
 
@@ -51,15 +53,20 @@ function stepLines(step: PlanStep, label: string, pad: string, style: Style): st
   if (step.timeout !== undefined && step.kind !== 'approve') facts.push(`timeout ${step.timeout}`);
   if (step.retry) facts.push(`retry ${step.retry.attempts} attempts`);
   if (step.continueOnError) facts.push('continues on error');
-  if (step.kind === 'assert' && step.message !== undefined) facts.push(`message ${inlineValue(step.message)}`);
+  if (step.kind === 'assert' && step.message !== undefined)
+    facts.push(`message ${inlineValue(step.message)}`);
   if (facts.length > 0) lines.push(style.dim(`${inner}${facts.join('; ')}`));
   for (const branch of step.branches ?? []) {
     lines.push(`${inner}branch ${branch.id}${branch.name ? ` — ${branch.name}` : ''}:`);
-    branch.steps.forEach((inner2, index) => lines.push(...stepLines(inner2, `${index + 1}.`, `${inner}  `, style)));
+    branch.steps.forEach((inner2, index) =>
+      lines.push(...stepLines(inner2, `${index + 1}.`, `${inner}  `, style)),
+    );
   }
   if (step.steps !== undefined) {
     lines.push(`${inner}${step.kind === 'runbook' ? 'its steps' : 'for each item'}:`);
-    step.steps.forEach((inner2, index) => lines.push(...stepLines(inner2, `${index + 1}.`, `${inner}  `, style)));
+    step.steps.forEach((inner2, index) =>
+      lines.push(...stepLines(inner2, `${index + 1}.`, `${inner}  `, style)),
+    );
   }
   if (step.compensate.length > 0) {
     lines.push(`${inner}${style.yellow('undo')} (if a later step fails or the run is cancelled):`);
@@ -97,12 +104,17 @@ export function renderPlanText(plan: Plan, style: Style): string {
     lines.push('', 'outputs:');
     const width = Math.max(...plan.outputs.map((output) => output.name.length));
     for (const output of plan.outputs) {
-      lines.push(`  ${output.name.padEnd(width)}  ${output.secret ? `${SECRET_MASK} (secret)` : inlineValue(output.value)}`);
+      lines.push(
+        `  ${output.name.padEnd(width)}  ${output.secret ? `${SECRET_MASK} (secret)` : inlineValue(output.value)}`,
+      );
     }
   }
   const missing = plan.inputs.filter((input) => input.source === 'missing').map((input) => input.name);
   if (missing.length > 0) {
-    lines.push('', style.yellow(`inputs still needed to run: ${missing.join(', ')} (give them with -i key=value)`));
+    lines.push(
+      '',
+      style.yellow(`inputs still needed to run: ${missing.join(', ')} (give them with -i key=value)`),
+    );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -31,7 +31,9 @@ export class LiveProgressView implements ProgressView {
     const status = progress?.status ?? (snapshot.closed ? 'ended' : 'starting');
     const elapsed = progress ? ` · ${formatDuration((progress.endedAt ?? now) - progress.startedAt)}` : '';
     const spin = snapshot.closed ? ' ' : style.cyan(SPINNER[this.tick++ % SPINNER.length] ?? '·');
-    const lines = [`${spin} ${style.bold(progress?.runbook ?? snapshot.workflowId)} · run ${snapshot.workflowId} · ${status}${elapsed}`];
+    const lines = [
+      `${spin} ${style.bold(progress?.runbook ?? snapshot.workflowId)} · run ${snapshot.workflowId} · ${status}${elapsed}`,
+    ];
     const steps = orderedSteps(progress?.steps ?? []);
     const keyWidth = Math.min(32, Math.max(8, ...steps.map((s) => s.key.length + 2 * stepDepth(s.key))));
     for (const step of steps) {
@@ -76,7 +78,12 @@ export class LineProgressView implements ProgressView {
     for (const step of orderedSteps(snapshot.progress?.steps ?? [])) {
       if (step.status === 'pending') continue;
       const activity = snapshot.activities[step.key];
-      const signature = [step.status, activity?.lastStatus ?? '', activity?.attempt ?? '', activity?.lastError ?? ''].join('|');
+      const signature = [
+        step.status,
+        activity?.lastStatus ?? '',
+        activity?.attempt ?? '',
+        activity?.lastError ?? '',
+      ].join('|');
       if (this.seen.get(step.key) === signature) continue;
       this.seen.set(step.key, signature);
       const elapsed = stepElapsed(step, now);
@@ -85,13 +92,20 @@ export class LineProgressView implements ProgressView {
       const name = step.status === 'running' && step.name ? ` (${step.name})` : '';
       // Several changes seen at once are logged in the order they happened.
       const at = step.status === 'running' ? (step.startedAt ?? now) : (step.endedAt ?? now);
-      changes.push({ at, line: `${stamp} ${step.key} ${step.status}${took}${name}${detail ? ` · ${detail}` : ''}` });
+      changes.push({
+        at,
+        line: `${stamp} ${step.key} ${step.status}${took}${name}${detail ? ` · ${detail}` : ''}`,
+      });
     }
     const out = changes.sort((a, b) => a.at - b.at).map((change) => change.line);
     const pending = snapshot.progress?.pendingApproval;
     const approvalKey = pending ? `${pending.stepKey}` : '';
     if (pending && approvalKey !== this.lastApproval) {
-      out.push(...approvalLines(this.ctx, snapshot.workflowId, pending, this.style, now).map((line) => `${stamp}${line}`));
+      out.push(
+        ...approvalLines(this.ctx, snapshot.workflowId, pending, this.style, now).map(
+          (line) => `${stamp}${line}`,
+        ),
+      );
     }
     this.lastApproval = approvalKey;
     if (snapshot.note && snapshot.note !== this.lastNote) out.push(`${stamp} note: ${snapshot.note}`);

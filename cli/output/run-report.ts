@@ -44,7 +44,9 @@ export function approvalLines(
   now: number,
 ): string[] {
   const due =
-    pending.deadline > 0 ? ` (${pending.default}s automatically in ${formatDuration(Math.max(0, pending.deadline - now))})` : '';
+    pending.deadline > 0
+      ? ` (${pending.default}s automatically in ${formatDuration(Math.max(0, pending.deadline - now))})`
+      : '';
   return [
     `  ${style.yellow('⏸')} approval needed at step ${style.bold(pending.stepKey)}: ${pending.message}${due}`,
     `    approve: ${cliCommand(ctx, ['approve', workflowId, '--step', pending.stepKey])}`,
@@ -77,10 +79,15 @@ export function renderOutcome(
   const name = outcome.runbook ?? outcome.workflowId;
   const ok = outcome.status === 'succeeded';
   const symbol = ok ? style.green('✓') : style.red('✗');
-  const lines = [`${symbol} ${style.bold(name)} ${HEADLINE[outcome.status]}${runDuration(outcome.progress)} (run ${outcome.workflowId})`];
+  const lines = [
+    `${symbol} ${style.bold(name)} ${HEADLINE[outcome.status]}${runDuration(outcome.progress)} (run ${outcome.workflowId})`,
+  ];
   if (outcome.failure && !ok) {
     const where = outcome.failure.stepKey ? `step ${style.bold(outcome.failure.stepKey)}: ` : '';
-    const reason = outcome.status === 'cancelled' && outcome.failure.type === 'CANCELLED' ? 'cancelled on request' : `${outcome.failure.type}: ${outcome.failure.message}`;
+    const reason =
+      outcome.status === 'cancelled' && outcome.failure.type === 'CANCELLED'
+        ? 'cancelled on request'
+        : `${outcome.failure.type}: ${outcome.failure.message}`;
     lines.push(`  ${where}${reason}`);
   }
   const steps = outcome.progress?.steps ?? [];
@@ -88,7 +95,11 @@ export function renderOutcome(
   const notUndone = steps.filter((s) => s.status === 'compensation-failed');
   if (undone.length > 0) lines.push(`  compensated (undone): ${undone.join(', ')}`);
   for (const step of notUndone) {
-    lines.push(style.red(`  compensation failed for ${step.key}: ${step.error?.message ?? 'unknown reason'} — check for leftovers`));
+    lines.push(
+      style.red(
+        `  compensation failed for ${step.key}: ${step.error?.message ?? 'unknown reason'} — check for leftovers`,
+      ),
+    );
   }
   const outputs = Object.entries(maskedOutputs(outcome.outputs, outcome.secretOutputs, showSecrets));
   if (ok && outputs.length > 0) {
@@ -96,7 +107,9 @@ export function renderOutcome(
     lines.push('outputs:');
     for (const [key, value] of outputs) {
       const masked = value === SECRET_MASK && outcome.secretOutputs.includes(key);
-      lines.push(`  ${key.padEnd(width)}  ${inlineValue(value)}${masked ? style.dim('  (secret: --show-secrets shows it)') : ''}`);
+      lines.push(
+        `  ${key.padEnd(width)}  ${inlineValue(value)}${masked ? style.dim('  (secret: --show-secrets shows it)') : ''}`,
+      );
     }
   }
   if (!ok) lines.push(style.dim(`  timeline: ${cliCommand(ctx, ['history', outcome.workflowId])}`));

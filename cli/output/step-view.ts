@@ -41,7 +41,8 @@ export function statusColour(status: StepStatus, style: Style): (text: string) =
 export function stepElapsed(step: StepRecord, now: number): number | undefined {
   if (step.startedAt === undefined) return undefined;
   if (step.status === 'running') return now - step.startedAt;
-  if ((step.status === 'done' || step.status === 'failed') && step.endedAt !== undefined) return step.endedAt - step.startedAt;
+  if ((step.status === 'done' || step.status === 'failed') && step.endedAt !== undefined)
+    return step.endedAt - step.startedAt;
   return undefined;
 }
 
@@ -60,7 +61,9 @@ export function stepDetail(step: StepRecord, activity: ActivityState | undefined
   const parts: string[] = [];
   if (step.status === 'running' && step.kind === 'wait') parts.push(waitDetail(step, activity));
   if (step.status === 'running' && activity && activity.attempt > 1) {
-    parts.push(`attempt ${activity.attempt}${activity.lastFailure ? ` (last: ${activity.lastFailure})` : ''}`);
+    parts.push(
+      `attempt ${activity.attempt}${activity.lastFailure ? ` (last: ${activity.lastFailure})` : ''}`,
+    );
   }
   if (step.error && (step.status === 'failed' || step.status === 'compensation-failed')) {
     parts.push(`${step.error.type}: ${step.error.message}`);

@@ -54,7 +54,9 @@ export function formatDuration(ms: number): string {
 /** Local wall-clock time `14:03:07`. */
 export function formatClock(epochMs: number): string {
   const date = new Date(epochMs);
-  return [date.getHours(), date.getMinutes(), date.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+  return [date.getHours(), date.getMinutes(), date.getSeconds()]
+    .map((n) => String(n).padStart(2, '0'))
+    .join(':');
 }
 
 /** ISO timestamp, or undefined. */
@@ -62,6 +64,7 @@ export function isoTime(epochMs: number | undefined): string | undefined {
   return epochMs === undefined ? undefined : new Date(epochMs).toISOString();
 }
 
+// eslint-disable-next-line no-control-regex -- matching terminal escape sequences is the point
 const ANSI = /\u001b\[[0-9;]*m/g;
 
 /** Visible length (colour codes do not count). */
@@ -74,7 +77,7 @@ export function truncate(text: string, width: number): string {
   if (width <= 1 || visibleLength(text) <= width) return text;
   let out = '';
   let visible = 0;
-  for (let index = 0; index < text.length; ) {
+  for (let index = 0; index < text.length;) {
     ANSI.lastIndex = index;
     const match = text.startsWith('\u001b[', index) ? ANSI.exec(text) : null;
     if (match && match.index === index) {

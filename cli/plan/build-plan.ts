@@ -3,7 +3,13 @@
 // inputs are resolved with the inputs given; everything else (values of earlier steps) is shown
 // as written, because it is only known at run time. Secret inputs are never substituted.
 import { operations, splitActionInput, type ActionName } from '../../cloud/operations';
-import type { DurationValue, InputDefinition, RetryDefinition, RunbookDefinition, StepDefinition } from '../../dsl/definition';
+import type {
+  DurationValue,
+  InputDefinition,
+  RetryDefinition,
+  RunbookDefinition,
+  StepDefinition,
+} from '../../dsl/definition';
 import { formatDuration } from '../../dsl/durations';
 import type { JsonValue } from '../../dsl/expressions';
 import { hasTemplate, listReferences, resolveDurationMs, resolveTemplates } from '../../dsl/templates';
@@ -76,7 +82,9 @@ export class PartialResolver {
   private resolvable(text: string): boolean {
     try {
       return listReferences(text).every((found) =>
-        found.references.every((ref) => ref.root === 'inputs' && ref.path[0] !== undefined && ref.path[0] in this.known),
+        found.references.every(
+          (ref) => ref.root === 'inputs' && ref.path[0] !== undefined && ref.path[0] in this.known,
+        ),
       );
     } catch {
       return false;
@@ -235,7 +243,9 @@ export function buildPlan(
     if (spec && !spec.secret && !missing.has(name)) known[name] = value;
   }
   const resolver = new PartialResolver(known);
-  const inputs = Object.entries(definition.inputs).map(([name, spec]) => planInput(name, spec, bound, missing, given));
+  const inputs = Object.entries(definition.inputs).map(([name, spec]) =>
+    planInput(name, spec, bound, missing, given),
+  );
   return {
     runbook: definition.name,
     description: definition.description,

@@ -33,18 +33,26 @@ export interface CliProcess {
 export function cliEnvironment(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith('TEMPORAL_') && !name.startsWith('TIDELINE_') && name !== 'FORCE_COLOR') base[name] = value;
+    if (!name.startsWith('TEMPORAL_') && !name.startsWith('TIDELINE_') && name !== 'FORCE_COLOR')
+      base[name] = value;
   }
   return { ...base, TIDELINE_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS, NO_COLOR: '1', ...env };
 }
 
-export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): CliProcess {
-  const child = spawn('/bin/sh', ['-c', GUARD_SCRIPT, 'tideline-guard', process.execPath, TIDELINE_BIN, ...args], {
-    cwd: options.cwd ?? REPO_ROOT,
-    env: cliEnvironment(options.env),
-    detached: true,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+export function startCli(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+): CliProcess {
+  const child = spawn(
+    '/bin/sh',
+    ['-c', GUARD_SCRIPT, 'tideline-guard', process.execPath, TIDELINE_BIN, ...args],
+    {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: cliEnvironment(options.env),
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   if (child.pid === undefined) throw new Error('could not start tideline');
   const pid = child.pid;
   let stdout = '';
@@ -90,12 +98,20 @@ export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd
             resolve(stdout);
           } else if (exited) {
             cleanup();
-            reject(new Error(`tideline ${args.join(' ')} exited before printing ${pattern}:\n${stdout}\n${stderr}`));
+            reject(
+              new Error(
+                `tideline ${args.join(' ')} exited before printing ${pattern}:\n${stdout}\n${stderr}`,
+              ),
+            );
           }
         };
         const limit = setTimeout(() => {
           cleanup();
-          reject(new Error(`tideline ${args.join(' ')} did not print ${pattern} in ${waitMs} ms:\n${stdout}\n${stderr}`));
+          reject(
+            new Error(
+              `tideline ${args.join(' ')} did not print ${pattern} in ${waitMs} ms:\n${stdout}\n${stderr}`,
+            ),
+          );
         }, waitMs);
         const cleanup = (): void => {
           clearTimeout(limit);
@@ -109,7 +125,10 @@ export function startCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd
 }
 
 /** Runs `tideline ARGS…` to the end. */
-export function runTideline(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runTideline(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
   return startCli(args, options).done;
 }
 
@@ -118,6 +137,8 @@ export function jsonOutput<T = Record<string, unknown>>(result: CliResult): T {
   try {
     return JSON.parse(result.stdout) as T;
   } catch {
-    throw new Error(`expected one JSON document on stdout, got:\n${result.stdout}\nstderr:\n${result.stderr}`);
+    throw new Error(
+      `expected one JSON document on stdout, got:\n${result.stdout}\nstderr:\n${result.stderr}`,
+    );
   }
 }

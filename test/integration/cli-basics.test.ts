@@ -2,9 +2,10 @@
 // plan output, an unreachable Temporal server (exit 3), and that --help and validate never load
 // the Temporal SDK (start-up time).
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { jsonOutput, runTideline } from '../helpers/cli-process';
+import { jsonOutput, runTideline, startCli } from '../helpers/cli-process';
 import { buildDist, REPO_ROOT } from '../helpers/worker-process';
 
 const BROKEN = 'test/fixtures/cli/broken.yaml';
@@ -17,7 +18,9 @@ function closedPort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -28,7 +31,22 @@ describe('help and usage', () => {
   test('--help lists the commands, the exit codes and examples', async () => {
     const result = await runTideline(['--help']);
     expect(result.code).toBe(0);
-    for (const command of ['run', 'validate', 'plan', 'status', 'list', 'history', 'cancel', 'approve', 'reject', 'schedule', 'worker', 'simulator', 'dev', 'demo']) {
+    for (const command of [
+      'run',
+      'validate',
+      'plan',
+      'status',
+      'list',
+      'history',
+      'cancel',
+      'approve',
+      'reject',
+      'schedule',
+      'worker',
+      'simulator',
+      'dev',
+      'demo',
+    ]) {
       expect(result.stdout).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
     }
     expect(result.stdout).toMatch(/^ {2}3 +cannot connect to Temporal/m);
@@ -36,7 +54,19 @@ describe('help and usage', () => {
   });
 
   test('every command has --help with usage and examples', async () => {
-    for (const command of ['run', 'validate', 'plan', 'status', 'list', 'history', 'cancel', 'approve', 'reject', 'worker', 'simulator']) {
+    for (const command of [
+      'run',
+      'validate',
+      'plan',
+      'status',
+      'list',
+      'history',
+      'cancel',
+      'approve',
+      'reject',
+      'worker',
+      'simulator',
+    ]) {
       const result = await runTideline([command, '--help']);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(`usage: tideline ${command}`);
@@ -48,13 +78,16 @@ describe('help and usage', () => {
 
   test('--version prints the package version', async () => {
     const result = await runTideline(['--version']);
-    expect(result.stdout).toBe(`tideline ${(require(path.join(REPO_ROOT, 'package.json')) as { version: string }).version}\n`);
+    const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(result.stdout).toBe(`tideline ${pkg.version}\n`);
   });
 
   test('an unknown flag or command is a usage error (exit 2) with a suggestion, no stack', async () => {
     const flag = await runTideline(['run', PROVISION, '--detatch']);
     expect(flag.code).toBe(2);
-    expect(flag.stderr).toBe('tideline: unknown option --detatch\n  hint: did you mean --detach? (see `tideline run --help`)\n');
+    expect(flag.stderr).toBe(
+      'tideline: unknown option --detatch\n  hint: did you mean --detach? (see `tideline run --help`)\n',
+    );
     expect(flag.stdout).toBe('');
 
     const command = await runTideline(['lsit']);
@@ -69,7 +102,11 @@ describe('help and usage', () => {
     const json = await runTideline(['list', '--limit', 'many', '--json']);
     expect(json.code).toBe(2);
     expect(jsonOutput(json)).toEqual({
-      error: { code: 'CLI_USAGE', message: '--limit must be a whole number of at least 1', hint: 'got "many"' },
+      error: {
+        code: 'CLI_USAGE',
+        message: '--limit must be a whole number of at least 1',
+        hint: 'got "many"',
+      },
     });
   });
 });
@@ -98,7 +135,13 @@ describe('validate', () => {
           ok: false,
           name: null,
           problems: [
-            expect.objectContaining({ file: BROKEN, line: 6, column: 11, rule: 'unknown-action', hint: 'did you mean `service.create`?' }),
+            expect.objectContaining({
+              file: BROKEN,
+              line: 6,
+              column: 11,
+              rule: 'unknown-action',
+              hint: 'did you mean `service.create`?',
+            }),
             expect.objectContaining({ file: BROKEN, line: 10, column: 9, rule: 'reference' }),
           ],
         },
@@ -116,10 +159,21 @@ describe('validate', () => {
 
 describe('plan', () => {
   test('text: resolved requests from inputs, run-time values as written, secrets masked', async () => {
-    const result = await runTideline(['plan', PROVISION, '-i', 'project_id=p1', '-i', 'name=orders', '-i', 'cpu_millis=2000']);
+    const result = await runTideline([
+      'plan',
+      PROVISION,
+      '-i',
+      'project_id=p1',
+      '-i',
+      'name=orders',
+      '-i',
+      'cpu_millis=2000',
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('POST /projects/p1/services');
-    expect(result.stdout).toContain('body {"name":"orders","addons":["time-series"],"cpu_millis":"2000","memory_gbs":"8"}');
+    expect(result.stdout).toContain(
+      'body {"name":"orders","addons":["time-series"],"cpu_millis":"2000","memory_gbs":"8"}',
+    );
     expect(result.stdout).toContain('DELETE /projects/p1/services/{service_id}');
     expect(result.stdout).toContain('service_id = ${{ steps.create.output.service_id }}');
     expect(result.stdout).toMatch(/vpc_id +missing \(required\)/);
@@ -143,12 +197,24 @@ describe('plan', () => {
     expect(mermaid.stdout).toMatch(/n\d+ -\.->\|"undo"\| n\d+/);
     expect(lines.filter((line) => / --> /.test(line))).toHaveLength(8); // start → 7 steps → done
 
-    const json = jsonOutput<{ runbook: string; steps: { id: string; request?: { method: string; path: string } }[] }>(
-      await runTideline(['plan', PROVISION, '-i', 'project_id=p1', '--json']),
-    );
+    const json = jsonOutput<{
+      runbook: string;
+      steps: { id: string; request?: { method: string; path: string } }[];
+    }>(await runTideline(['plan', PROVISION, '-i', 'project_id=p1', '--json']));
     expect(json.runbook).toBe('provision-production-service');
-    expect(json.steps.map((s) => s.id)).toEqual(['create', 'ready', 'attach', 'attached', 'pooler', 'pooler_ready', 'prod']);
-    expect(json.steps[4]?.request).toMatchObject({ method: 'POST', path: '/projects/p1/services/{service_id}/enablePooler' });
+    expect(json.steps.map((s) => s.id)).toEqual([
+      'create',
+      'ready',
+      'attach',
+      'attached',
+      'pooler',
+      'pooler_ready',
+      'prod',
+    ]);
+    expect(json.steps[4]?.request).toMatchObject({
+      method: 'POST',
+      path: '/projects/p1/services/{service_id}/enablePooler',
+    });
   });
 });
 
@@ -164,10 +230,45 @@ describe('Temporal unreachable', () => {
     expect(lines).toHaveLength(2);
     expect(Date.now() - started).toBeLessThan(20_000);
 
-    const viaEnv = await runTideline(['status', 'x', '--json'], { env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}` } });
+    const viaEnv = await runTideline(['status', 'x', '--json'], {
+      env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}` },
+    });
     expect(viaEnv.code).toBe(3);
     expect(jsonOutput<{ error: { code: string } }>(viaEnv).error.code).toBe('TEMPORAL_UNAVAILABLE');
   }, 60_000);
+});
+
+describe('worker and simulator', () => {
+  test('simulator: the first line has the URL and key pairs; SIGTERM stops it (exit 0)', async () => {
+    const simulator = startCli(['simulator', '--port', '0', '--seed', '7']);
+    const first = (await simulator.waitForStdout(/^\{.*\}\n/)).split('\n')[0] ?? '';
+    const info = JSON.parse(first) as {
+      url: string;
+      projects: { id: string; access_key: string; secret_key: string }[];
+    };
+    expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/public\/api\/v1$/);
+    expect(info.projects[0]).toEqual(
+      expect.objectContaining({
+        id: expect.any(String),
+        access_key: expect.any(String),
+        secret_key: expect.any(String),
+      }),
+    );
+    const health = await fetch(new URL('/__sim/health', info.url));
+    expect(health.status).toBe(200);
+    simulator.signal('SIGTERM');
+    const done = await simulator.done;
+    expect(done.code).toBe(0);
+    expect(done.stdout.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(done.stderr).toContain('SIGTERM received, stopping');
+  }, 30_000);
+
+  test('worker: incomplete configuration is exit 2 with every problem', async () => {
+    const result = await runTideline(['worker', '--address', '127.0.0.1:1']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('invalid tideline worker configuration');
+    expect(result.stderr).toContain('TIDELINE_CLOUD_URL');
+  });
 });
 
 test('--help and validate never load the Temporal SDK', () => {

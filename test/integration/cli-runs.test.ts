@@ -43,7 +43,14 @@ describe('tideline CLI against a dev stack', () => {
   afterAll(async () => stack?.close());
 
   test('run: plain progress lines, outputs with the secret masked, exit 0', async () => {
-    const result = await tideline('run', fixture('quick.yaml'), '-i', 'token=s3cr3t-value', '-i', 'greeting=hi');
+    const result = await tideline(
+      'run',
+      fixture('quick.yaml'),
+      '-i',
+      'token=s3cr3t-value',
+      '-i',
+      'greeting=hi',
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^started cli-quick as run cli-quick-[0-9a-f]{6} on task queue/m);
     expect(result.stdout).toMatch(/\d\d:\d\d:\d\d first running \(A short pause\)/);
@@ -53,15 +60,29 @@ describe('tideline CLI against a dev stack', () => {
     expect(result.stdout).toMatch(/^ {2}message +hi world$/m);
     expect(result.stdout).toMatch(/^ {2}token +•••••• +\(secret: --show-secrets shows it\)$/m);
     expect(result.stdout).not.toContain('s3cr3t-value');
-    expect(result.stdout).not.toMatch(/\u001b\[/); // not a terminal: no redraws, no colours
+    expect(result.stdout).not.toContain('\u001b['); // not a terminal: no redraws, no colours
     expect(result.stderr).toBe('');
   }, 60_000);
 
   test('run --json --show-secrets --id: one JSON document with the report', async () => {
-    const result = await tideline('run', fixture('quick.yaml'), '-i', 'token=shown', '--id', 'cli-json-run', '--json', '--show-secrets');
+    const result = await tideline(
+      'run',
+      fixture('quick.yaml'),
+      '-i',
+      'token=shown',
+      '--id',
+      'cli-json-run',
+      '--json',
+      '--show-secrets',
+    );
     expect(result.code).toBe(0);
     const run = jsonOutput<RunJson>(result);
-    expect(run).toMatchObject({ workflowId: 'cli-json-run', runbook: 'cli-quick', status: 'succeeded', failure: null });
+    expect(run).toMatchObject({
+      workflowId: 'cli-json-run',
+      runbook: 'cli-quick',
+      status: 'succeeded',
+      failure: null,
+    });
     expect(run.outputs).toEqual({ message: 'hello world', token: 'shown' });
     expect(run.steps.map((s) => [s.key, s.status])).toEqual([
       ['first', 'done'],
@@ -90,7 +111,9 @@ describe('tideline CLI against a dev stack', () => {
   }, 30_000);
 
   test('approve: the pending approval is shown with its command; approving lets the run finish', async () => {
-    const started = jsonOutput<{ workflowId: string }>(await tideline('run', fixture('gate.yaml'), '--detach', '--json'));
+    const started = jsonOutput<{ workflowId: string }>(
+      await tideline('run', fixture('gate.yaml'), '--detach', '--json'),
+    );
     const id = started.workflowId;
     const waiting = await statusUntil(id, (run) => run.pendingApproval !== null);
     expect(waiting.pendingApproval).toMatchObject({ stepKey: 'gate', message: 'Go ahead with production?' });
@@ -98,11 +121,19 @@ describe('tideline CLI against a dev stack', () => {
     const shown = await tideline('status', id, '--once');
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain('approval needed at step gate: Go ahead with production?');
-    expect(shown.stdout).toContain(`approve: tideline approve ${id} --step gate --address ${stack.server.address}`);
+    expect(shown.stdout).toContain(
+      `approve: tideline approve ${id} --step gate --address ${stack.server.address}`,
+    );
 
     const approved = await tideline('approve', id, '--comment', 'looks good', '--by', 'alice', '--json');
     expect(approved.code).toBe(0);
-    expect(jsonOutput(approved)).toEqual({ workflowId: id, step: 'gate', approved: true, by: 'alice', comment: 'looks good' });
+    expect(jsonOutput(approved)).toEqual({
+      workflowId: id,
+      step: 'gate',
+      approved: true,
+      by: 'alice',
+      comment: 'looks good',
+    });
 
     const followed = await tideline('status', id);
     expect(followed.code).toBe(0);
@@ -114,11 +145,15 @@ describe('tideline CLI against a dev stack', () => {
   }, 90_000);
 
   test('reject: the run fails at the approval and compensates', async () => {
-    const id = jsonOutput<{ workflowId: string }>(await tideline('run', fixture('gate.yaml'), '-i', 'target=staging', '--detach', '--json')).workflowId;
+    const id = jsonOutput<{ workflowId: string }>(
+      await tideline('run', fixture('gate.yaml'), '-i', 'target=staging', '--detach', '--json'),
+    ).workflowId;
     await statusUntil(id, (run) => run.pendingApproval !== null);
     const rejected = await tideline('reject', id, '--by', 'bob', '--comment', 'not today');
     expect(rejected.code).toBe(0);
-    expect(rejected.stdout).toContain(`rejected step gate of run ${id} (by bob); the run fails and compensates`);
+    expect(rejected.stdout).toContain(
+      `rejected step gate of run ${id} (by bob); the run fails and compensates`,
+    );
     const followed = await tideline('status', id);
     expect(followed.code).toBe(1);
     expect(followed.stdout).toContain('step gate: APPROVAL_REJECTED: rejected by bob: not today');
@@ -132,7 +167,9 @@ describe('tideline CLI against a dev stack', () => {
     cli.signal('SIGINT');
     const detached = await cli.done;
     expect(detached.code).toBe(0);
-    expect(detached.stdout).toContain(`detached; the run goes on. Reattach with: tideline status ${id} --address`);
+    expect(detached.stdout).toContain(
+      `detached; the run goes on. Reattach with: tideline status ${id} --address`,
+    );
 
     const still = await statusUntil(id, () => true);
     expect(still.status).toBe('running');
@@ -161,7 +198,12 @@ describe('tideline CLI against a dev stack', () => {
   }, 30_000);
 
   test('provision-production-service end to end, then list and history', async () => {
-    const vpc = await stack.api.vpc.create({ project_id: stack.projectId, name: 'cli', cidr: '10.1.0.0/16', region_code: 'us-east-1' });
+    const vpc = await stack.api.vpc.create({
+      project_id: stack.projectId,
+      name: 'cli',
+      cidr: '10.1.0.0/16',
+      region_code: 'us-east-1',
+    });
     const result = await tideline(
       'run',
       'runbooks/provision-production-service.yaml',
@@ -185,7 +227,10 @@ describe('tideline CLI against a dev stack', () => {
 
     const history = await tideline('history', 'cli-provision', '--json');
     expect(history.code).toBe(0);
-    const timeline = jsonOutput<{ status: string; steps: { key: string; attempts: number | null; activity: { type: string; outcome: string } | null }[] }>(history);
+    const timeline = jsonOutput<{
+      status: string;
+      steps: { key: string; attempts: number | null; activity: { type: string; outcome: string } | null }[];
+    }>(history);
     expect(timeline.status).toBe('succeeded');
     expect(timeline.steps.map((s) => [s.key, s.activity?.type, s.activity?.outcome])).toEqual([
       ['create', 'service.create', 'completed'],
@@ -205,11 +250,21 @@ describe('tideline CLI against a dev stack', () => {
     let listed: { runs: { workflowId: string; runbook: string; status: string }[] } = { runs: [] };
     for (let attempt = 0; attempt < 40; attempt++) {
       listed = jsonOutput(await tideline('list', '--json', '--limit', '50'));
-      if (listed.runs.some((r) => r.workflowId === 'cli-provision') && listed.runs.some((r) => r.status === 'failed')) break;
+      if (
+        listed.runs.some((r) => r.workflowId === 'cli-provision') &&
+        listed.runs.some((r) => r.status === 'failed')
+      )
+        break;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    expect(listed.runs.find((r) => r.workflowId === 'cli-provision')).toMatchObject({ runbook: 'provision-production-service', status: 'succeeded' });
-    expect(listed.runs.find((r) => r.workflowId === 'cli-json-run')).toMatchObject({ runbook: 'cli-quick', status: 'succeeded' });
+    expect(listed.runs.find((r) => r.workflowId === 'cli-provision')).toMatchObject({
+      runbook: 'provision-production-service',
+      status: 'succeeded',
+    });
+    expect(listed.runs.find((r) => r.workflowId === 'cli-json-run')).toMatchObject({
+      runbook: 'cli-quick',
+      status: 'succeeded',
+    });
 
     const failed = jsonOutput<typeof listed>(await tideline('list', '--failed', '--json'));
     expect(failed.runs.length).toBeGreaterThan(0);

@@ -1,0 +1,155 @@
+// `tideline plan`'s model and renderers: which templates resolve from inputs (never secret ones),
+// the request each step would send, and the Mermaid step graph.
+import { loadRunbookText } from '../../dsl/loader';
+import { renderPlanMermaid } from '../../cli/output/plan-mermaid';
+import { renderPlanText } from '../../cli/output/plan-text';
+import { PLAIN_STYLE } from '../../cli/output/style';
+import { buildPlan, PartialResolver } from '../../cli/plan/build-plan';
+
+const RUNBOOK = `
+apiVersion: tideline/v1
+name: plan-sample
+description: A sample for plan tests.
+inputs:
+  project_id: { type: string }
+  name: { type: string }
+  password: { type: string, secret: true }
+  services: { type: list, default: [] }
+  careful: { type: boolean, default: true }
+steps:
+  - id: create
+    call: service.create
+    with: { project_id: '\${{ inputs.project_id }}', name: 'svc-\${{ inputs.name }}', cpu_millis: '1000', memory_gbs: '4' }
+    compensate:
+      id: remove
+      call: service.delete
+      with: { project_id: '\${{ inputs.project_id }}', service_id: '\${{ steps.create.output.service_id }}' }
+  - id: secret
+    call: service.updatePassword
+    with: { project_id: '\${{ inputs.project_id }}', service_id: '\${{ steps.create.output.service_id }}', password: '\${{ inputs.password }}' }
+  - id: ask
+    if: '\${{ inputs.careful }}'
+    approve: 'Continue with \${{ inputs.name }}?'
+  - id: both
+    parallel:
+      - id: left
+        steps: [{ id: nap_left, sleep: 1s }]
+      - id: right
+        steps: [{ id: nap_right, sleep: 2s }]
+  - id: each
+    foreach: '\${{ inputs.services }}'
+    as: svc
+    steps:
+      - id: stop
+        call: service.stop
+        with: { project_id: '\${{ inputs.project_id }}', service_id: '\${{ svc }}' }
+outputs:
+  id: '\${{ steps.create.output.service_id }}'
+  label: 'plan for \${{ inputs.name }}'
+`;
+
+const definition = loadRunbookText(RUNBOOK, 'plan-sample.yaml');
+
+describe('PartialResolver', () => {
+  const resolver = new PartialResolver({ project_id: 'p1', name: 'orders' });
+
+  test('resolves templates over known inputs, keeping types', () => {
+    expect(resolver.value('${{ inputs.project_id }}')).toBe('p1');
+    expect(resolver.value({ a: ['x-${{ inputs.name }}'], n: '${{ size(inputs.name) }}' })).toEqual({
+      a: ['x-orders'],
+      n: 6,
+    });
+  });
+
+  test('leaves run-time values and unknown (or secret) inputs as written', () => {
+    expect(resolver.value('${{ steps.create.output.service_id }}')).toBe(
+      '${{ steps.create.output.service_id }}',
+    );
+    expect(resolver.value('${{ inputs.password }}')).toBe('${{ inputs.password }}');
+    expect(resolver.value('${{ inputs.name + steps.x.output }}')).toBe('${{ inputs.name + steps.x.output }}');
+  });
+});
+
+describe('buildPlan', () => {
+  const bound = { project_id: 'p1', password: 'hunter2-secret', services: ['s1', 's2'], careful: true };
+  const plan = buildPlan(
+    definition,
+    'plan-sample.yaml',
+    bound,
+    new Set(['name']),
+    new Set(['project_id', 'password', 'services']),
+  );
+
+  test('requests with resolved path parameters and bodies; the rest stays a template', () => {
+    const [create, secret] = plan.steps;
+    expect(create?.request).toEqual({
+      action: 'service.create',
+      method: 'POST',
+      path: '/projects/p1/services',
+      pending: {},
+      body: { name: 'svc-${{ inputs.name }}', cpu_millis: '1000', memory_gbs: '4' },
+    });
+    expect(create?.compensate[0]).toMatchObject({
+      key: 'create/undo.remove',
+      request: {
+        method: 'DELETE',
+        path: '/projects/p1/services/{service_id}',
+        pending: { service_id: '${{ steps.create.output.service_id }}' },
+      },
+    });
+    expect(secret?.request?.body).toEqual({ password: '${{ inputs.password }}' });
+    expect(JSON.stringify(plan)).not.toContain('hunter2-secret');
+  });
+
+  test('inputs say where their value comes from; secrets have none', () => {
+    expect(plan.inputs.map((input) => [input.name, input.source, input.value])).toEqual([
+      ['project_id', 'given', 'p1'],
+      ['name', 'missing', undefined],
+      ['password', 'given', undefined],
+      ['services', 'given', ['s1', 's2']],
+      ['careful', 'default', true],
+    ]);
+  });
+
+  test('nested steps get the keys the run will use', () => {
+    const both = plan.steps[3];
+    expect(both?.branches?.map((b) => b.steps.map((s) => s.key))).toEqual([
+      ['both.left.nap_left'],
+      ['both.right.nap_right'],
+    ]);
+    expect(plan.steps[4]?.steps?.[0]).toMatchObject({
+      key: 'each[*].stop',
+      request: { path: '/projects/p1/services/{service_id}/stop' },
+    });
+    expect(plan.outputs).toEqual([
+      { name: 'id', value: '${{ steps.create.output.service_id }}', secret: false },
+      { name: 'label', value: 'plan for ${{ inputs.name }}', secret: false },
+    ]);
+  });
+
+  test('text names the missing inputs and masks secret ones', () => {
+    const text = renderPlanText(plan, PLAIN_STYLE);
+    expect(text).toMatch(/password +•••••• \(secret\)/);
+    expect(text).toContain('only if inputs.careful');
+    expect(text).toContain('inputs still needed to run: name');
+    expect(text).not.toContain('hunter2');
+  });
+
+  test('mermaid: a chain with a labelled condition, a fork and join, a loop, and undo edges', () => {
+    const graph = renderPlanMermaid(plan);
+    const lines = graph.trim().split('\n');
+    expect(lines[0]).toBe('flowchart TD');
+    expect(graph).toContain('-->|"if inputs.careful"|');
+    expect(graph).toMatch(/n\d+ -->\|"left"\| n\d+/);
+    expect(graph).toMatch(/n\d+ -->\|"right"\| n\d+/);
+    expect(graph).toMatch(/n\d+\(\("all branches done"\)\)/);
+    expect(graph).toMatch(/n\d+ -\.->\|"next"\| n\d+/);
+    expect(graph).toMatch(/n\d+ -->\|"all done"\| n\d+/);
+    expect(graph).toMatch(/n\d+ -\.->\|"undo"\| n\d+/);
+    // Every node referenced by an edge is declared.
+    const declared = new Set(lines.map((line) => /^ {2}(n\d+)[[({]/.exec(line)?.[1]).filter(Boolean));
+    for (const line of lines) {
+      for (const id of line.match(/\bn\d+\b/g) ?? []) expect(declared.has(id)).toBe(true);
+    }
+  });
+});
