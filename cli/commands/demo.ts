@@ -29,7 +29,7 @@ const SPEC = {
   summary: 'start the dev stack and run provision-production-service end to end',
   description: [
     'Starts a Temporal dev server (with its Web UI), the local cloud and a worker on free 127.0.0.1 ports, creates a VPC in the local cloud, and runs runbooks/provision-production-service.yaml with live progress: create the service, wait until READY, attach it to the VPC, enable the pooler, tag it PROD.',
-    'Then it prints the outputs (secret ones masked), the service as the local cloud shows it, and the run\'s Web UI address, and stops everything. With --keep-running the stack stays up (Web UI included) until Ctrl-C. Exit 0 when the run succeeded, 1 when it failed.',
+    "Then it prints the outputs (secret ones masked), the service as the local cloud shows it, and the run's Web UI address, and stops everything. With --keep-running the stack stays up (Web UI included) until Ctrl-C. Exit 0 when the run succeeded, 1 when it failed.",
   ],
   options: {
     name: { type: 'string' },
@@ -39,11 +39,15 @@ const SPEC = {
   },
   optionHelp: [
     ['--name SERVICE', 'the service to create (default "orders")'],
-    ['--time-scale X', 'the local cloud\'s pace (0.1 = ten times faster; default 1: realistic, ~15 s in all)'],
+    ['--time-scale X', "the local cloud's pace (0.1 = ten times faster; default 1: realistic, ~15 s in all)"],
     ['--keep-running', 'keep the stack (and the Web UI) up after the run, until Ctrl-C'],
-    ['--show-secrets', 'print the service\'s initial password instead of ••••••'],
+    ['--show-secrets', "print the service's initial password instead of ••••••"],
   ],
-  examples: ['npm run demo', 'tideline demo', 'tideline demo --keep-running     # then open the printed Web UI link'],
+  examples: [
+    'npm run demo',
+    'tideline demo',
+    'tideline demo --keep-running     # then open the printed Web UI link',
+  ],
   positionals: { min: 0, max: 0, names: '' },
 } satisfies CommandSpec;
 
@@ -58,15 +62,26 @@ async function runDemo(
     if (!ctx.globals.json) ctx.stdout.write(`${text}\n`);
   };
   const info = stackInfo(stack);
-  say(`${style.bold('tideline demo')}: a local Temporal (${info.temporal.address}), its Web UI (${info.temporal.webUiUrl}), the local cloud (${info.cloud.url}) and a worker are up.`);
+  say(
+    `${style.bold('tideline demo')}: a local Temporal (${info.temporal.address}), its Web UI (${info.temporal.webUiUrl}), the local cloud (${info.cloud.url}) and a worker are up.`,
+  );
 
   const project = demoProject(stack);
   try {
-    const vpc = await project.api.vpc.create({ project_id: project.projectId, name: 'demo-vpc', cidr: '10.0.0.0/16', region_code: 'us-east-1' });
+    const vpc = await project.api.vpc.create({
+      project_id: project.projectId,
+      name: 'demo-vpc',
+      cidr: '10.0.0.0/16',
+      region_code: 'us-east-1',
+    });
     say(`created VPC ${vpc.id ?? '?'} (10.0.0.0/16) in project ${project.projectId} of the local cloud`);
 
     const runbook = loadRunbook(path.join(packageRoot(), RUNBOOK), ctx);
-    const inputs = bindRunInputs(runbook, { project_id: project.projectId, name: options.name, vpc_id: vpc.id ?? '' });
+    const inputs = bindRunInputs(runbook, {
+      project_id: project.projectId,
+      name: options.name,
+      vpc_id: vpc.id ?? '',
+    });
     const session = await stackSession(stack);
     try {
       const workflowId = newRunId(runbook.definition.name);
@@ -84,15 +99,28 @@ async function runDemo(
       const services = await project.api.service.list({ project_id: project.projectId });
       const made = services.find((service) => service.name === options.name);
       if (ctx.globals.json) {
-        ctx.stdout.write(`${JSON.stringify({ demo: { workflowId, webUiUrl: info.temporal.webUiUrl, workflowUrl, serviceId: made?.service_id ?? null, kept: options.keepRunning } })}\n`);
+        ctx.stdout.write(
+          `${JSON.stringify({ demo: { workflowId, webUiUrl: info.temporal.webUiUrl, workflowUrl, serviceId: made?.service_id ?? null, kept: options.keepRunning } })}\n`,
+        );
       } else {
-        if (made?.service_id) say(['\nthe local cloud now holds:', ...(await serviceSummary(project, made.service_id))].join('\n'));
+        if (made?.service_id)
+          say(
+            ['\nthe local cloud now holds:', ...(await serviceSummary(project, made.service_id))].join('\n'),
+          );
         say(`\nthe run in the Web UI: ${workflowUrl}`);
-        say(style.dim('  each step is an activity in its history; payloads are encrypted with your tideline key'));
+        say(
+          style.dim(
+            '  each step is an activity in its history; payloads are encrypted with your tideline key',
+          ),
+        );
         if (options.keepRunning) {
           say(style.dim(`  read them decrypted: tideline history ${workflowId} ${clientFlags(info)}`));
         } else {
-          say(style.dim('  the link works while the stack runs: `tideline demo --keep-running` keeps it up, so does `tideline dev`'));
+          say(
+            style.dim(
+              '  the link works while the stack runs: `tideline demo --keep-running` keeps it up, so does `tideline dev`',
+            ),
+          );
         }
       }
       if (interrupted) return EXIT.FAILED;
@@ -111,7 +139,11 @@ export const demoCommand: Command = async (argv, ctx) => {
   const { values } = parsed;
   const name = values.name ?? 'orders';
   if (!SERVICE_NAME.test(name)) {
-    throw new CliError('CLI_USAGE', `--name "${name}" is not a valid service name`, 'lowercase letters, digits and hyphens, 3–63 characters, starting with a letter');
+    throw new CliError(
+      'CLI_USAGE',
+      `--name "${name}" is not a valid service name`,
+      'lowercase letters, digits and hyphens, 3–63 characters, starting with a letter',
+    );
   }
   const timeScale = numberFlag('time-scale', values['time-scale'], 0.001, 1000);
   const log = (line: string): void => {
@@ -120,7 +152,9 @@ export const demoCommand: Command = async (argv, ctx) => {
   const stop = waitForStopSignal(ctx);
   let stack: DevStack | undefined;
   try {
-    log('tideline demo: starting a Temporal dev server, the local cloud and a worker (free ports on 127.0.0.1)…');
+    log(
+      'tideline demo: starting a Temporal dev server, the local cloud and a worker (free ports on 127.0.0.1)…',
+    );
     const starting = startDevStack({
       env: ctx.env,
       namespace: 'default',
@@ -149,7 +183,11 @@ export const demoCommand: Command = async (argv, ctx) => {
       ctx.stderr.write(`\nthe stack keeps running (Web UI ${stack.temporal.webUiUrl}); Ctrl-C stops it.\n`);
       log(`tideline demo: ${await stop.received} received; stopping`);
     } else if (!ctx.globals.json) {
-      ctx.stdout.write(styleFor(ctx).dim('\nstopping the demo stack (`tideline demo --keep-running` or `tideline dev` keep one up)\n'));
+      ctx.stdout.write(
+        styleFor(ctx).dim(
+          '\nstopping the demo stack (`tideline demo --keep-running` or `tideline dev` keep one up)\n',
+        ),
+      );
     }
     return code;
   } finally {

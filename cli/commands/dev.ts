@@ -9,6 +9,7 @@ import { numberFlag, portFlag, stackFailure } from '../dev-stack/flags';
 import { renderStackInfo, stackInfo } from '../dev-stack/stack-info';
 import { waitForStopSignal } from '../dev-stack/stop-signal';
 import { EXIT } from '../errors';
+import { resolveSettings } from '../settings';
 
 const SPEC = {
   name: 'dev',
@@ -16,7 +17,7 @@ const SPEC = {
   summary: 'Run a local Temporal dev server, the local cloud and a worker, until Ctrl-C.',
   description: [
     'Everything binds to 127.0.0.1. Without --port the usual ports 7233 (Temporal) and 8233 (Web UI) are used when free, otherwise free ones; the local cloud takes a free port.',
-    'The local cloud\'s key pair is printed: it is a development credential of this local cloud only. The worker uses the local cloud\'s credentials and your encryption keys (TIDELINE_ENCRYPTION_KEYS, TIDELINE_KEY_FILE or ~/.tideline/keys.json), so `tideline run … --address <printed address>` from another terminal works against it.',
+    "The local cloud's key pair is printed: it is a development credential of this local cloud only. The worker uses the local cloud's credentials and your encryption keys (TIDELINE_ENCRYPTION_KEYS, TIDELINE_KEY_FILE or ~/.tideline/keys.json), so `tideline run … --address <printed address>` from another terminal works against it.",
     'With --json the first stdout line is one JSON object: temporal {address, namespace, webUiUrl, dbFile}, cloud {url, controlUrl, stateFile, projects [{id, name, access_key, secret_key}]}, worker {taskQueue, encryptionKey, keySource, keyFile}.',
   ],
   options: {
@@ -30,8 +31,11 @@ const SPEC = {
     ['--port N', 'Temporal frontend port (default 7233 if free; 0 = any free port)'],
     ['--ui-port N', 'Web UI port (default: Temporal port + 1000 if free)'],
     ['--cloud-port N', 'local cloud port (default: any free port)'],
-    ['--db FILE', 'keep workflows and schedules in this SQLite file, and the local cloud\'s state in FILE.cloud.json'],
-    ['--time-scale X', 'the local cloud\'s pace (0.1 = ten times faster; default 1: a create takes ~3 s)'],
+    [
+      '--db FILE',
+      "keep workflows and schedules in this SQLite file, and the local cloud's state in FILE.cloud.json",
+    ],
+    ['--time-scale X', "the local cloud's pace (0.1 = ten times faster; default 1: a create takes ~3 s)"],
   ],
   examples: [
     'tideline dev',
@@ -48,14 +52,16 @@ export const devCommand: Command = async (argv, ctx) => {
   const log = (line: string): void => {
     ctx.stderr.write(`${line}\n`);
   };
+  // The same task queue and namespace as `tideline run` with this environment (flags > env > config file).
+  const settings = resolveSettings(ctx);
   // Signals count from the start: a Ctrl-C during start-up stops what has started.
   const stop = waitForStopSignal(ctx);
   try {
     log('tideline dev: starting the Temporal dev server, the local cloud and a worker…');
     const starting = startDevStack({
       env: ctx.env,
-      namespace: ctx.globals.namespace ?? 'default',
-      taskQueue: ctx.globals.taskQueue ?? 'tideline',
+      namespace: settings.namespace ?? 'default',
+      taskQueue: settings.taskQueue,
       port: portFlag('port', values.port),
       uiPort: portFlag('ui-port', values['ui-port']),
       cloudPort: portFlag('cloud-port', values['cloud-port']),

@@ -54,7 +54,9 @@ export function memoOf(memo: Record<string, unknown> | undefined): ScheduleMemo 
   return {
     runbook: candidate.runbook,
     file: typeof candidate.file === 'string' ? candidate.file : '',
-    secretInputs: Array.isArray(candidate.secretInputs) ? candidate.secretInputs.filter((n) => typeof n === 'string') : [],
+    secretInputs: Array.isArray(candidate.secretInputs)
+      ? candidate.secretInputs.filter((n) => typeof n === 'string')
+      : [],
     ...(typeof candidate.cron === 'string' ? { cron: candidate.cron } : {}),
     ...(typeof candidate.every === 'string' ? { every: candidate.every } : {}),
     ...(typeof candidate.timezone === 'string' ? { timezone: candidate.timezone } : {}),
@@ -63,14 +65,22 @@ export function memoOf(memo: Record<string, unknown> | undefined): ScheduleMemo 
 
 function chain(error: unknown): unknown[] {
   const links: unknown[] = [];
-  for (let link = error; link !== undefined && link !== null && links.length < 6; link = (link as { cause?: unknown }).cause) {
+  for (
+    let link = error;
+    link !== undefined && link !== null && links.length < 6;
+    link = (link as { cause?: unknown }).cause
+  ) {
     links.push(link);
   }
   return links;
 }
 
 /** Schedule-specific failures as CliErrors; undefined for anything else. */
-export function explainScheduleError(error: unknown, name: string, target: TemporalTarget): CliError | undefined {
+export function explainScheduleError(
+  error: unknown,
+  name: string,
+  target: TemporalTarget,
+): CliError | undefined {
   for (const link of chain(error)) {
     const linkName = (link as { name?: unknown }).name;
     if (linkName === 'ScheduleNotFoundError') {
@@ -91,7 +101,11 @@ export function explainScheduleError(error: unknown, name: string, target: Tempo
     if ((link as { code?: unknown }).code === 3) {
       const details = (link as { details?: unknown }).details;
       const reason = typeof details === 'string' && details !== '' ? details : (link as Error).message;
-      return new CliError('CLI_USAGE', `Temporal refused the schedule: ${reason}`, 'check --cron, --every, --timezone and --catchup');
+      return new CliError(
+        'CLI_USAGE',
+        `Temporal refused the schedule: ${reason}`,
+        'check --cron, --every, --timezone and --catchup',
+      );
     }
   }
   return undefined;

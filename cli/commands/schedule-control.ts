@@ -28,8 +28,13 @@ export const TRIGGER_SPEC = namedSpec(
   'start a run of the schedule now',
   {},
   [],
-  ['tideline schedule trigger stop-dev-nightly', 'tideline status $(tideline schedule trigger stop-dev-nightly --json | jq -r .workflowId)'],
-  ["The schedule's overlap policy applies: with skip (the default) nothing starts while a run of it is still running."],
+  [
+    'tideline schedule trigger stop-dev-nightly',
+    'tideline status $(tideline schedule trigger stop-dev-nightly --json | jq -r .workflowId)',
+  ],
+  [
+    "The schedule's overlap policy applies: with skip (the default) nothing starts while a run of it is still running.",
+  ],
 );
 export const DELETE_SPEC = namedSpec(
   'delete',
@@ -46,7 +51,12 @@ async function onSchedule(
   spec: Spec,
   argv: string[],
   ctx: CliContext,
-  action: (handle: ScheduleHandle, name: string, values: { note?: string }, session: TemporalSession) => Promise<number>,
+  action: (
+    handle: ScheduleHandle,
+    name: string,
+    values: { note?: string },
+    session: TemporalSession,
+  ) => Promise<number>,
 ): Promise<number> {
   const parsed = parseCommand<Spec['options']>(spec, argv, ctx);
   if (parsed.help) {
@@ -56,7 +66,12 @@ async function onSchedule(
   const name = checkScheduleName(parsed.positionals[0] as string);
   return withTemporal(ctx, async (session) => {
     try {
-      return await action(session.client.schedule.getHandle(name), name, parsed.values as { note?: string }, session);
+      return await action(
+        session.client.schedule.getHandle(name),
+        name,
+        parsed.values as { note?: string },
+        session,
+      );
     } catch (error) {
       throw explainScheduleError(error, name, session.target) ?? error;
     }
@@ -82,7 +97,11 @@ export function scheduleUnpause(argv: string[], ctx: CliContext): Promise<number
     await handle.unpause(note);
     const description = await handle.describe();
     const next = description.info.nextActionTimes[0]?.toISOString() ?? null;
-    return report(ctx, { name, paused: false, note, nextRun: next }, `unpaused schedule ${name}${next ? `; next run ${next}` : ''}`);
+    return report(
+      ctx,
+      { name, paused: false, note, nextRun: next },
+      `unpaused schedule ${name}${next ? `; next run ${next}` : ''}`,
+    );
   });
 }
 
@@ -111,7 +130,11 @@ export function scheduleTrigger(argv: string[], ctx: CliContext): Promise<number
     while (started === undefined && Date.now() < deadline) {
       const after = await handle.describe();
       const fresh = after.info.recentActions.find((action) => !known.has(action.action.workflow.workflowId));
-      if (fresh) started = { workflowId: fresh.action.workflow.workflowId, runId: fresh.action.workflow.firstExecutionRunId };
+      if (fresh)
+        started = {
+          workflowId: fresh.action.workflow.workflowId,
+          runId: fresh.action.workflow.firstExecutionRunId,
+        };
       else if (after.info.numActionsSkippedOverlap > before.info.numActionsSkippedOverlap) break;
       else await sleep(200);
     }

@@ -78,7 +78,11 @@ function durationFlag(flag: string, text: string, minMs: number): number {
     throw new CliError('CLI_USAGE', `--${flag}: ${(error as Error).message}`);
   }
   if (ms < minMs) {
-    throw new CliError('CLI_USAGE', `--${flag} must be at least ${formatRunbookDuration(minMs)}`, `got ${text}`);
+    throw new CliError(
+      'CLI_USAGE',
+      `--${flag} must be at least ${formatRunbookDuration(minMs)}`,
+      `got ${text}`,
+    );
   }
   return ms;
 }
@@ -87,7 +91,11 @@ function checkTimezone(zone: string): string {
   try {
     new Intl.DateTimeFormat('en', { timeZone: zone });
   } catch {
-    throw new CliError('CLI_USAGE', `--timezone: unknown time zone "${zone}"`, 'use an IANA name such as UTC, Europe/Berlin or America/New_York');
+    throw new CliError(
+      'CLI_USAGE',
+      `--timezone: unknown time zone "${zone}"`,
+      'use an IANA name such as UTC, Europe/Berlin or America/New_York',
+    );
   }
   return zone;
 }
@@ -107,7 +115,11 @@ function checkCron(expression: string): string {
 function overlapFlag(text: string | undefined): OverlapName {
   if (text === undefined) return 'skip';
   if (text in OVERLAP_POLICIES) return text as OverlapName;
-  throw new CliError('CLI_USAGE', '--overlap must be one of skip, buffer, cancel', `got ${JSON.stringify(text)}`);
+  throw new CliError(
+    'CLI_USAGE',
+    '--overlap must be one of skip, buffer, cancel',
+    `got ${JSON.stringify(text)}`,
+  );
 }
 
 export async function scheduleCreate(argv: string[], ctx: CliContext): Promise<number> {
@@ -119,16 +131,28 @@ export async function scheduleCreate(argv: string[], ctx: CliContext): Promise<n
   const { values } = parsed;
   const name = checkScheduleName(parsed.positionals[0] as string);
   if (values.runbook === undefined) {
-    throw new CliError('CLI_USAGE', 'missing --runbook FILE', 'the runbook the schedule runs, e.g. --runbook runbooks/stop-dev-services.yaml');
+    throw new CliError(
+      'CLI_USAGE',
+      'missing --runbook FILE',
+      'the runbook the schedule runs, e.g. --runbook runbooks/stop-dev-services.yaml',
+    );
   }
   if ((values.cron === undefined) === (values.every === undefined)) {
-    throw new CliError('CLI_USAGE', 'give exactly one of --cron EXPR or --every DURATION', "e.g. --cron '0 20 * * 1-5' or --every 1h");
+    throw new CliError(
+      'CLI_USAGE',
+      'give exactly one of --cron EXPR or --every DURATION',
+      "e.g. --cron '0 20 * * 1-5' or --every 1h",
+    );
   }
   const cron = values.cron !== undefined ? checkCron(values.cron) : undefined;
   const everyMs = values.every !== undefined ? durationFlag('every', values.every, 1_000) : undefined;
   const timezone = values.timezone !== undefined ? checkTimezone(values.timezone) : undefined;
   if (timezone !== undefined && cron === undefined) {
-    throw new CliError('CLI_USAGE', '--timezone applies to --cron only', 'an --every interval does not depend on the time zone');
+    throw new CliError(
+      'CLI_USAGE',
+      '--timezone applies to --cron only',
+      'an --every interval does not depend on the time zone',
+    );
   }
   const catchupMs = durationFlag('catchup', values.catchup ?? DEFAULT_CATCHUP, MIN_CATCHUP_MS);
   const overlap = overlapFlag(values.overlap);
@@ -164,7 +188,11 @@ export async function scheduleCreate(argv: string[], ctx: CliContext): Promise<n
         args: [input],
         memo: { runbook: definition.name, schedule: name },
       },
-      policies: { overlap: OVERLAP_POLICIES[overlap], catchupWindow: catchupMs, pauseOnFailure: values['pause-on-failure'] === true },
+      policies: {
+        overlap: OVERLAP_POLICIES[overlap],
+        catchupWindow: catchupMs,
+        pauseOnFailure: values['pause-on-failure'] === true,
+      },
       memo: { [MEMO_KEY]: memo },
       state: {
         paused: values.paused === true,
@@ -176,7 +204,8 @@ export async function scheduleCreate(argv: string[], ctx: CliContext): Promise<n
       try {
         await session.client.schedule.create(options);
       } catch (error) {
-        if ((error as { name?: unknown }).name !== 'ScheduleAlreadyRunning' || values.replace !== true) throw error;
+        if ((error as { name?: unknown }).name !== 'ScheduleAlreadyRunning' || values.replace !== true)
+          throw error;
         // Anew rather than updated: a schedule's memo (runbook, timing as written) cannot change.
         await session.client.schedule.getHandle(name).delete();
         await session.client.schedule.create(options);
@@ -185,7 +214,11 @@ export async function scheduleCreate(argv: string[], ctx: CliContext): Promise<n
     } catch (error) {
       // The SDK reports a spec the server refused ("Minute is not in range [0-59]") as a TypeError.
       if (error instanceof TypeError) {
-        throw new CliError('CLI_USAGE', `Temporal refused the schedule: ${error.message}`, 'check --cron, --every and --timezone');
+        throw new CliError(
+          'CLI_USAGE',
+          `Temporal refused the schedule: ${error.message}`,
+          'check --cron, --every and --timezone',
+        );
       }
       throw explainScheduleError(error, name, session.target) ?? error;
     }
@@ -196,13 +229,19 @@ export async function scheduleCreate(argv: string[], ctx: CliContext): Promise<n
         `${JSON.stringify({ name, created: !replaced, replaced, runbook: definition.name, taskQueue: session.target.taskQueue, paused: description.state.paused, nextRuns })}\n`,
       );
     } else {
-      const when = cron !== undefined ? `cron "${cron}"${timezone ? ` (${timezone})` : ' (UTC)'}` : `every ${values.every}`;
+      const when =
+        cron !== undefined
+          ? `cron "${cron}"${timezone ? ` (${timezone})` : ' (UTC)'}`
+          : `every ${values.every}`;
       ctx.stdout.write(
         `${replaced ? 'replaced' : 'created'} schedule ${name}: ${definition.name} ${when}, task queue "${session.target.taskQueue}"` +
           `${description.state.paused ? ', paused' : ''}\n`,
       );
-      if (nextRuns.length > 0 && !description.state.paused) ctx.stdout.write(`next runs: ${nextRuns.join(', ')}\n`);
-      ctx.stdout.write(`describe it: ${cliCommand(ctx, ['schedule', 'describe', name])}   run it now: ${cliCommand(ctx, ['schedule', 'trigger', name])}\n`);
+      if (nextRuns.length > 0 && !description.state.paused)
+        ctx.stdout.write(`next runs: ${nextRuns.join(', ')}\n`);
+      ctx.stdout.write(
+        `describe it: ${cliCommand(ctx, ['schedule', 'describe', name])}   run it now: ${cliCommand(ctx, ['schedule', 'trigger', name])}\n`,
+      );
     }
     return EXIT.OK;
   });

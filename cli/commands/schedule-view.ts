@@ -1,7 +1,12 @@
 // `tideline schedule list` and `tideline schedule describe NAME`: what runs when, whether it is
 // paused and why, the next and the recent runs (with how they ended), and the inputs it passes
 // (secret ones masked). `--json` prints one JSON value.
-import type { Client, ScheduleDescription, ScheduleSpecDescription, ScheduleSummary } from '@temporalio/client';
+import type {
+  Client,
+  ScheduleDescription,
+  ScheduleSpecDescription,
+  ScheduleSummary,
+} from '@temporalio/client';
 import { formatDuration as formatRunbookDuration } from '../../dsl/durations';
 import type { JsonValue } from '../../dsl/expressions';
 import type { RunbookWorkflowInput } from '../../workflows/messages';
@@ -59,11 +64,15 @@ export function whenText(spec: ScheduleSpecDescription | undefined, memo: Schedu
   if (memo?.every !== undefined) return `every ${memo.every}`;
   const parts: string[] = [];
   for (const interval of spec?.intervals ?? []) parts.push(`every ${formatRunbookDuration(interval.every)}`);
-  if ((spec?.calendars ?? []).length > 0) parts.push(`calendar (${spec?.calendars?.length} entr${spec?.calendars?.length === 1 ? 'y' : 'ies'})`);
+  if ((spec?.calendars ?? []).length > 0)
+    parts.push(`calendar (${spec?.calendars?.length} entr${spec?.calendars?.length === 1 ? 'y' : 'ies'})`);
   return parts.length > 0 ? parts.join(', ') : 'no timing (trigger only)';
 }
 
-function maskedInputs(description: ScheduleDescription, memo: ScheduleMemo | undefined): Record<string, JsonValue> {
+function maskedInputs(
+  description: ScheduleDescription,
+  memo: ScheduleMemo | undefined,
+): Record<string, JsonValue> {
   const input = description.action.args?.[0] as Partial<RunbookWorkflowInput> | undefined;
   const given = (input?.inputs ?? {}) as Record<string, JsonValue>;
   const declared = input?.definition?.inputs ?? {};
@@ -74,7 +83,10 @@ function maskedInputs(description: ScheduleDescription, memo: ScheduleMemo | und
       .map(([name]) => name),
   ]);
   return Object.fromEntries(
-    Object.entries(given).map(([name, value]) => [name, secret.has(name) && value !== null ? SECRET_MASK : value]),
+    Object.entries(given).map(([name, value]) => [
+      name,
+      secret.has(name) && value !== null ? SECRET_MASK : value,
+    ]),
   );
 }
 
@@ -87,7 +99,11 @@ async function runStatus(client: Client, workflowId: string, runId: string): Pro
   }
 }
 
-export async function scheduleJson(client: Client, name: string, description: ScheduleDescription): Promise<ScheduleJson> {
+export async function scheduleJson(
+  client: Client,
+  name: string,
+  description: ScheduleDescription,
+): Promise<ScheduleJson> {
   const memo = memoOf(description.memo);
   const recent = description.info.recentActions.slice(-10);
   const recentRuns = await Promise.all(
@@ -96,7 +112,11 @@ export async function scheduleJson(client: Client, name: string, description: Sc
       runId: action.action.workflow.firstExecutionRunId,
       scheduledAt: action.scheduledAt.toISOString(),
       startedAt: action.takenAt.toISOString(),
-      status: await runStatus(client, action.action.workflow.workflowId, action.action.workflow.firstExecutionRunId),
+      status: await runStatus(
+        client,
+        action.action.workflow.workflowId,
+        action.action.workflow.firstExecutionRunId,
+      ),
     })),
   );
   const input = description.action.args?.[0] as Partial<RunbookWorkflowInput> | undefined;
@@ -139,7 +159,9 @@ export function listItemJson(summary: ScheduleSummary): ScheduleListItemJson {
     paused: summary.state.paused,
     note: summary.state.note ?? null,
     nextRun: summary.info.nextActionTimes[0]?.toISOString() ?? null,
-    lastRun: last ? { workflowId: last.action.workflow.workflowId, startedAt: last.takenAt.toISOString() } : null,
+    lastRun: last
+      ? { workflowId: last.action.workflow.workflowId, startedAt: last.takenAt.toISOString() }
+      : null,
   };
 }
 
@@ -155,9 +177,12 @@ export function renderSchedule(schedule: ScheduleJson): string {
   const inputs = Object.entries(schedule.inputs);
   if (inputs.length > 0) {
     lines.push('  inputs');
-    for (const [name, value] of inputs) lines.push(`    ${name} = ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+    for (const [name, value] of inputs)
+      lines.push(`    ${name} = ${typeof value === 'string' ? value : JSON.stringify(value)}`);
   }
-  lines.push(`  next runs       ${schedule.paused ? '(paused)' : schedule.nextRuns.slice(0, 3).join(', ') || '-'}`);
+  lines.push(
+    `  next runs       ${schedule.paused ? '(paused)' : schedule.nextRuns.slice(0, 3).join(', ') || '-'}`,
+  );
   lines.push(
     `  runs so far     ${schedule.actionsTaken} started, ${schedule.skippedOverlap} skipped (overlap), ${schedule.missedCatchupWindow} missed (catch-up window)`,
   );
@@ -172,13 +197,16 @@ export function renderSchedule(schedule: ScheduleJson): string {
 
 export function renderScheduleList(items: ScheduleListItemJson[]): string {
   if (items.length === 0) return 'no schedules (create one with `tideline schedule create`)\n';
-  const rows = [['NAME', 'RUNBOOK', 'WHEN', 'NEXT RUN', 'STATE'], ...items.map((item) => [
-    item.name,
-    item.runbook ?? '-',
-    item.when,
-    item.paused ? '-' : (item.nextRun ?? '-'),
-    item.paused ? `paused${item.note ? ` (${item.note})` : ''}` : 'active',
-  ])];
+  const rows = [
+    ['NAME', 'RUNBOOK', 'WHEN', 'NEXT RUN', 'STATE'],
+    ...items.map((item) => [
+      item.name,
+      item.runbook ?? '-',
+      item.when,
+      item.paused ? '-' : (item.nextRun ?? '-'),
+      item.paused ? `paused${item.note ? ` (${item.note})` : ''}` : 'active',
+    ]),
+  ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
   return `${rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  ')).join('\n')}\n`;
 }

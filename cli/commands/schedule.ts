@@ -9,7 +9,13 @@ import { withTemporal } from '../temporal';
 import { checkScheduleName, explainScheduleError, namedSpec } from './schedule-common';
 import { scheduleDelete, schedulePause, scheduleTrigger, scheduleUnpause } from './schedule-control';
 import { scheduleCreate } from './schedule-create';
-import { listItemJson, renderSchedule, renderScheduleList, scheduleJson, type ScheduleListItemJson } from './schedule-view';
+import {
+  listItemJson,
+  renderSchedule,
+  renderScheduleList,
+  scheduleJson,
+  type ScheduleListItemJson,
+} from './schedule-view';
 
 const SCHEDULE_SPEC = {
   name: 'schedule',
@@ -127,7 +133,11 @@ export const scheduleCommand: Command = async (argv, ctx) => {
       ctx.stdout.write(renderCommandHelp(SCHEDULE_SPEC));
       return EXIT.OK;
     }
-    throw new CliError('CLI_USAGE', 'missing the subcommand', 'one of create, list, describe, pause, unpause, trigger, delete (see `tideline schedule --help`)');
+    throw new CliError(
+      'CLI_USAGE',
+      'missing the subcommand',
+      'one of create, list, describe, pause, unpause, trigger, delete (see `tideline schedule --help`)',
+    );
   }
   const run = SUBCOMMANDS[sub];
   if (run === undefined) {
@@ -135,7 +145,9 @@ export const scheduleCommand: Command = async (argv, ctx) => {
     throw new CliError(
       'CLI_USAGE',
       `unknown schedule subcommand "${sub}"`,
-      closest ? `did you mean \`tideline schedule ${closest}\`?` : 'one of create, list, describe, pause, unpause, trigger, delete',
+      closest
+        ? `did you mean \`tideline schedule ${closest}\`?`
+        : 'one of create, list, describe, pause, unpause, trigger, delete',
     );
   }
   return run([...argv.slice(0, at), ...argv.slice(at + 1)], ctx);

@@ -12,7 +12,11 @@ export async function stackSession(stack: DevStack): Promise<TemporalSession> {
   return {
     client,
     keyRing: stack.keys.keyRing,
-    target: { address: stack.temporal.address, namespace: stack.temporal.namespace, taskQueue: stack.taskQueue },
+    target: {
+      address: stack.temporal.address,
+      namespace: stack.temporal.namespace,
+      taskQueue: stack.taskQueue,
+    },
     settings: {
       address: stack.temporal.address,
       namespace: stack.temporal.namespace,
@@ -28,7 +32,12 @@ export async function stackSession(stack: DevStack): Promise<TemporalSession> {
 export function stackContext(ctx: CliContext, stack: DevStack): CliContext {
   return {
     ...ctx,
-    globals: { ...ctx.globals, address: stack.temporal.address, namespace: stack.temporal.namespace, taskQueue: stack.taskQueue },
+    globals: {
+      ...ctx.globals,
+      address: stack.temporal.address,
+      namespace: stack.temporal.namespace,
+      taskQueue: stack.taskQueue,
+    },
   };
 }
 
@@ -58,7 +67,10 @@ export async function serviceSummary(project: DemoProject, serviceId: string): P
   const lines = [
     `  service      ${service.name ?? '?'} (${serviceId}): ${service.status ?? '?'}, environment ${service.metadata?.environment ?? '-'}`,
   ];
-  if (service.vpcEndpoint?.host) lines.push(`  VPC endpoint ${service.vpcEndpoint.host}:${service.vpcEndpoint.port ?? ''} (VPC ${service.vpcEndpoint.vpc_id ?? '?'})`);
+  if (service.vpcEndpoint?.host)
+    lines.push(
+      `  VPC endpoint ${service.vpcEndpoint.host}:${service.vpcEndpoint.port ?? ''} (VPC ${service.vpcEndpoint.vpc_id ?? '?'})`,
+    );
   const pooler = service.connection_pooler?.endpoint;
   if (pooler?.host) lines.push(`  pooler       ${pooler.host}:${pooler.port ?? ''}`);
   return lines;

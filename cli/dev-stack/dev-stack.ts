@@ -90,7 +90,11 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
     preferred: options.preferUsualPorts ? port + 1000 : undefined,
     taken: [port],
   });
-  const cloudPort = await choosePort({ flag: '--cloud-port', explicit: options.cloudPort, taken: [port, uiPort] });
+  const cloudPort = await choosePort({
+    flag: '--cloud-port',
+    explicit: options.cloudPort,
+    taken: [port, uiPort],
+  });
   const executable = await resolveTemporalExecutable(options.env, options.log);
 
   const cleanups: (() => Promise<void>)[] = [];
@@ -140,7 +144,12 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
     const clients: Connection[] = [];
     let closed: Promise<void> | undefined;
     return {
-      temporal: { address: server.address, namespace: options.namespace, webUiUrl: server.webUiUrl, dbFile: options.dbFile },
+      temporal: {
+        address: server.address,
+        namespace: options.namespace,
+        webUiUrl: server.webUiUrl,
+        dbFile: options.dbFile,
+      },
       cloud,
       cloudStateFile,
       taskQueue: options.taskQueue,

@@ -5,16 +5,29 @@ export function portFlag(flag: string, text: string | undefined): number | undef
   if (text === undefined) return undefined;
   const value = Number(text);
   if (text.trim() === '' || !Number.isInteger(value) || value < 0 || value > 65535) {
-    throw new CliError('CLI_USAGE', `--${flag} must be a port number (0–65535)`, `got ${JSON.stringify(text)}`);
+    throw new CliError(
+      'CLI_USAGE',
+      `--${flag} must be a port number (0–65535)`,
+      `got ${JSON.stringify(text)}`,
+    );
   }
   return value;
 }
 
-export function numberFlag(flag: string, text: string | undefined, min: number, max: number): number | undefined {
+export function numberFlag(
+  flag: string,
+  text: string | undefined,
+  min: number,
+  max: number,
+): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
   if (text.trim() === '' || !Number.isFinite(value) || value < min || value > max) {
-    throw new CliError('CLI_USAGE', `--${flag} must be a number from ${min} to ${max}`, `got ${JSON.stringify(text)}`);
+    throw new CliError(
+      'CLI_USAGE',
+      `--${flag} must be a number from ${min} to ${max}`,
+      `got ${JSON.stringify(text)}`,
+    );
   }
   return value;
 }
@@ -28,7 +41,11 @@ export function stackFailure(error: unknown): CliError {
     return new CliError('CLI_USAGE', message, 'check TIDELINE_ENCRYPTION_KEYS / TIDELINE_KEY_FILE');
   }
   if (code === 'EADDRINUSE') {
-    return new CliError('CLI_USAGE', `a port is already in use: ${message}`, 'choose other ports or leave the port flags out');
+    return new CliError(
+      'CLI_USAGE',
+      `a port is already in use: ${message}`,
+      'choose other ports or leave the port flags out',
+    );
   }
   return new CliError(
     'TEMPORAL_UNAVAILABLE',

@@ -70,7 +70,9 @@ export function renderStackInfo(info: StackInfo): string {
     `  Worker       task queue "${info.worker.taskQueue}", payload key "${info.worker.encryptionKey}" (${info.worker.keySource}${info.worker.keyFile ? `: ${info.worker.keyFile}` : ''})`,
   );
   if (info.temporal.dbFile !== null) {
-    lines.push(`  Kept in      ${info.temporal.dbFile} (Temporal) and ${info.cloud.stateFile ?? '-'} (local cloud)`);
+    lines.push(
+      `  Kept in      ${info.temporal.dbFile} (Temporal) and ${info.cloud.stateFile ?? '-'} (local cloud)`,
+    );
   }
   if (project !== undefined) {
     const auth = `${project.access_key}:${project.secret_key}`;

@@ -26,7 +26,10 @@ function loadSetup(): typeof TemporalSetup {
 }
 
 /** The `temporal` executable: TIDELINE_TEMPORAL_BIN, PATH, .tools/bin, or a fresh pinned build. */
-export async function resolveTemporalExecutable(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<string> {
+export async function resolveTemporalExecutable(
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): Promise<string> {
   const setup = loadSetup();
   try {
     const resolved = await setup.ensureTemporalBinary({ env, root: packageRoot(), log });

@@ -55,7 +55,12 @@ describe('tideline dev', () => {
       expect(info.cloud.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/public\/api\/v1$/);
       expect(info.cloud.stateFile).toBe(`${dbFile}.cloud.json`);
       expect(info.cloud.projects).toEqual([
-        { id: expect.any(String), name: 'default', access_key: expect.any(String), secret_key: expect.any(String) },
+        {
+          id: expect.any(String),
+          name: 'default',
+          access_key: expect.any(String),
+          secret_key: expect.any(String),
+        },
       ]);
       expect(info.worker).toMatchObject({ taskQueue: 'tideline', keySource: 'env' });
 
@@ -70,7 +75,15 @@ describe('tideline dev', () => {
       // The worker in the stack runs a runbook started by another `tideline` process.
       const project = info.cloud.projects[0]!;
       const run = await runTideline(
-        ['run', 'runbooks/stop-dev-services.yaml', '-i', `project_id=${project.id}`, '--address', info.temporal.address, '--json'],
+        [
+          'run',
+          'runbooks/stop-dev-services.yaml',
+          '-i',
+          `project_id=${project.id}`,
+          '--address',
+          info.temporal.address,
+          '--json',
+        ],
         { timeoutMs: 120_000 },
       );
       expect(run.code).toBe(0);
@@ -86,7 +99,11 @@ describe('tideline dev', () => {
       expect(result.code).toBe(0);
       expect(result.stderr).toContain('tideline dev: stopped');
       expect(await survivors(children)).toEqual([]);
-      for (const port of [portOf(info.temporal.address), portOf(info.temporal.webUiUrl), portOf(info.cloud.url)]) {
+      for (const port of [
+        portOf(info.temporal.address),
+        portOf(info.temporal.webUiUrl),
+        portOf(info.cloud.url),
+      ]) {
         expect(await isPortFree(port)).toBe(true);
       }
       // The local cloud's state was kept next to the Temporal database.
@@ -106,7 +123,9 @@ describe('tideline dev', () => {
       expect(stdout).toMatch(/Web UI\s+http:\/\/127\.0\.0\.1:\d+/);
       expect(stdout).toMatch(/Local cloud\s+http:\/\/127\.0\.0\.1:\d+\/public\/api\/v1/);
       expect(stdout).toMatch(/secret key \S+ {3}\(a local development credential of this local cloud only\)/);
-      expect(stdout).toContain(`tideline run runbooks/stop-dev-services.yaml --address ${address} -i project_id=`);
+      expect(stdout).toContain(
+        `tideline run runbooks/stop-dev-services.yaml --address ${address} -i project_id=`,
+      );
       const children = descendants(cli.pid);
       cli.signal('SIGTERM');
       const result = await cli.done;

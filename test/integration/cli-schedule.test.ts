@@ -27,7 +27,12 @@ describe('tideline schedule', () => {
   };
 
   async function readyService(name: string): Promise<string> {
-    const created = await api.service.create({ project_id: projectId, name, cpu_millis: '1000', memory_gbs: '4' });
+    const created = await api.service.create({
+      project_id: projectId,
+      name,
+      cpu_millis: '1000',
+      memory_gbs: '4',
+    });
     const id = created.service_id!;
     for (let i = 0; i < 300; i++) {
       if ((await api.service.get({ project_id: projectId, service_id: id })).status === 'READY') return id;
@@ -67,7 +72,18 @@ describe('tideline schedule', () => {
     await api.service.setEnvironment({ project_id: projectId, service_id: prodService, environment: 'PROD' });
 
     const created = json<Record<string, unknown>>(
-      await tideline('schedule', 'create', 'stop-dev', '--runbook', 'runbooks/stop-dev-services.yaml', '--every', '1h', '-i', `project_id=${projectId}`, '--json'),
+      await tideline(
+        'schedule',
+        'create',
+        'stop-dev',
+        '--runbook',
+        'runbooks/stop-dev-services.yaml',
+        '--every',
+        '1h',
+        '-i',
+        `project_id=${projectId}`,
+        '--json',
+      ),
     );
     expect(created).toEqual({
       name: 'stop-dev',
@@ -82,14 +98,26 @@ describe('tideline schedule', () => {
     // The list comes from Temporal's visibility store, which may lag a moment.
     let listed: Record<string, unknown>[] = [];
     for (let i = 0; i < 50 && listed.length === 0; i++) {
-      listed = json<Record<string, unknown>[]>(await tideline('schedule', 'list', '--json')).filter((s) => s.name === 'stop-dev');
+      listed = json<Record<string, unknown>[]>(await tideline('schedule', 'list', '--json')).filter(
+        (s) => s.name === 'stop-dev',
+      );
       if (listed.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(listed).toEqual([
-      { name: 'stop-dev', runbook: 'stop-dev-services', when: 'every 1h', paused: false, note: expect.any(String), nextRun: expect.any(String), lastRun: null },
+      {
+        name: 'stop-dev',
+        runbook: 'stop-dev-services',
+        when: 'every 1h',
+        paused: false,
+        note: expect.any(String),
+        nextRun: expect.any(String),
+        lastRun: null,
+      },
     ]);
 
-    const described = json<Record<string, unknown>>(await tideline('schedule', 'describe', 'stop-dev', '--json'));
+    const described = json<Record<string, unknown>>(
+      await tideline('schedule', 'describe', 'stop-dev', '--json'),
+    );
     expect(described).toMatchObject({
       name: 'stop-dev',
       runbook: 'stop-dev-services',
@@ -109,7 +137,9 @@ describe('tideline schedule', () => {
     });
     expect((described.nextRuns as string[]).length).toBeGreaterThan(0);
 
-    const triggered = json<{ workflowId: string; runId: string }>(await tideline('schedule', 'trigger', 'stop-dev', '--json'));
+    const triggered = json<{ workflowId: string; runId: string }>(
+      await tideline('schedule', 'trigger', 'stop-dev', '--json'),
+    );
     expect(triggered.workflowId).toMatch(/^stop-dev-/);
     const report = (await client.workflow.getHandle(triggered.workflowId).result()) as RunReport;
     expect(report.status).toBe('succeeded');
@@ -122,25 +152,46 @@ describe('tideline schedule', () => {
     );
     expect(afterRun.actionsTaken).toBe(1);
     expect(afterRun.recentRuns).toEqual([
-      { workflowId: triggered.workflowId, runId: triggered.runId, scheduledAt: expect.any(String), startedAt: expect.any(String), status: 'succeeded' },
+      {
+        workflowId: triggered.workflowId,
+        runId: triggered.runId,
+        scheduledAt: expect.any(String),
+        startedAt: expect.any(String),
+        status: 'succeeded',
+      },
     ]);
     const text = await tideline('schedule', 'describe', 'stop-dev');
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(`${triggered.workflowId}  succeeded`);
 
-    expect(json(await tideline('schedule', 'pause', 'stop-dev', '--note', 'release freeze', '--json'))).toEqual({
+    expect(
+      json(await tideline('schedule', 'pause', 'stop-dev', '--note', 'release freeze', '--json')),
+    ).toEqual({
       name: 'stop-dev',
       paused: true,
       note: 'release freeze',
     });
-    expect(json(await tideline('schedule', 'describe', 'stop-dev', '--json'))).toMatchObject({ paused: true, note: 'release freeze' });
+    expect(json(await tideline('schedule', 'describe', 'stop-dev', '--json'))).toMatchObject({
+      paused: true,
+      note: 'release freeze',
+    });
     const pausedList = await tideline('schedule', 'list');
-    expect(pausedList.stdout).toMatch(/stop-dev\s+stop-dev-services\s+every 1h\s+-\s+paused \(release freeze\)/);
+    expect(pausedList.stdout).toMatch(
+      /stop-dev\s+stop-dev-services\s+every 1h\s+-\s+paused \(release freeze\)/,
+    );
 
-    expect(json(await tideline('schedule', 'unpause', 'stop-dev', '--json'))).toMatchObject({ name: 'stop-dev', paused: false });
-    expect(json(await tideline('schedule', 'describe', 'stop-dev', '--json'))).toMatchObject({ paused: false });
+    expect(json(await tideline('schedule', 'unpause', 'stop-dev', '--json'))).toMatchObject({
+      name: 'stop-dev',
+      paused: false,
+    });
+    expect(json(await tideline('schedule', 'describe', 'stop-dev', '--json'))).toMatchObject({
+      paused: false,
+    });
 
-    expect(json(await tideline('schedule', 'delete', 'stop-dev', '--json'))).toEqual({ name: 'stop-dev', deleted: true });
+    expect(json(await tideline('schedule', 'delete', 'stop-dev', '--json'))).toEqual({
+      name: 'stop-dev',
+      deleted: true,
+    });
     const gone = await tideline('schedule', 'describe', 'stop-dev');
     expect(gone.code).toBe(4);
     expect(gone.stderr).toContain('no schedule named "stop-dev"');
@@ -152,12 +203,32 @@ describe('tideline schedule', () => {
   test('secret inputs are masked by describe and stored encrypted; cron, timezone and policies are kept', async () => {
     const password = 'Sched-Secret-4711-xyz';
     const created = await tideline(
-      'schedule', 'create', 'rotate-weekly', '-r', 'runbooks/rotate-password.yaml',
-      '--cron', '30 3 * * 0', '--timezone', 'Europe/Berlin', '--overlap', 'buffer', '--catchup', '15m', '--pause-on-failure', '--paused',
-      '-i', `project_id=${projectId}`, '-i', 'service_id=abc123', '-i', `new_password=${password}`,
+      'schedule',
+      'create',
+      'rotate-weekly',
+      '-r',
+      'runbooks/rotate-password.yaml',
+      '--cron',
+      '30 3 * * 0',
+      '--timezone',
+      'Europe/Berlin',
+      '--overlap',
+      'buffer',
+      '--catchup',
+      '15m',
+      '--pause-on-failure',
+      '--paused',
+      '-i',
+      `project_id=${projectId}`,
+      '-i',
+      'service_id=abc123',
+      '-i',
+      `new_password=${password}`,
     );
     expect(created.code).toBe(0);
-    expect(created.stdout).toContain('created schedule rotate-weekly: rotate-password cron "30 3 * * 0" (Europe/Berlin)');
+    expect(created.stdout).toContain(
+      'created schedule rotate-weekly: rotate-password cron "30 3 * * 0" (Europe/Berlin)',
+    );
     expect(created.stdout + created.stderr).not.toContain(password);
 
     const described = await tideline('schedule', 'describe', 'rotate-weekly', '--json');
@@ -169,21 +240,54 @@ describe('tideline schedule', () => {
       catchupWindow: '15m',
       pauseOnFailure: true,
       paused: true,
-      inputs: { project_id: projectId, service_id: 'abc123', new_password: '••••••', previous_password: null },
+      inputs: {
+        project_id: projectId,
+        service_id: 'abc123',
+        new_password: '••••••',
+        previous_password: null,
+      },
     });
     // Temporal stores the schedule's action encrypted: the raw answer has no trace of the secret.
-    const raw = await client.workflowService.describeSchedule({ namespace: 'default', scheduleId: 'rotate-weekly' });
-    const rawText = JSON.stringify(raw, (_key, value: unknown) => (value instanceof Uint8Array ? Buffer.from(value).toString('latin1') : value));
+    const raw = await client.workflowService.describeSchedule({
+      namespace: 'default',
+      scheduleId: 'rotate-weekly',
+    });
+    const rawText = JSON.stringify(raw, (_key, value: unknown) =>
+      value instanceof Uint8Array ? Buffer.from(value).toString('latin1') : value,
+    );
     expect(rawText).not.toContain(password);
     expect(rawText).toContain('rotate-weekly');
 
     // --replace creates it anew with the new timing.
     const replaced = await tideline(
-      'schedule', 'create', 'rotate-weekly', '-r', 'runbooks/rotate-password.yaml', '--every', '7d', '--paused', '--replace', '--json',
-      '-i', `project_id=${projectId}`, '-i', 'service_id=abc123', '-i', `new_password=${password}`,
+      'schedule',
+      'create',
+      'rotate-weekly',
+      '-r',
+      'runbooks/rotate-password.yaml',
+      '--every',
+      '7d',
+      '--paused',
+      '--replace',
+      '--json',
+      '-i',
+      `project_id=${projectId}`,
+      '-i',
+      'service_id=abc123',
+      '-i',
+      `new_password=${password}`,
     );
-    expect(JSON.parse(replaced.stdout)).toMatchObject({ name: 'rotate-weekly', created: false, replaced: true, paused: true });
-    expect(json(await tideline('schedule', 'describe', 'rotate-weekly', '--json'))).toMatchObject({ every: '7d', cron: null, overlap: 'skip' });
+    expect(JSON.parse(replaced.stdout)).toMatchObject({
+      name: 'rotate-weekly',
+      created: false,
+      replaced: true,
+      paused: true,
+    });
+    expect(json(await tideline('schedule', 'describe', 'rotate-weekly', '--json'))).toMatchObject({
+      every: '7d',
+      cron: null,
+      overlap: 'skip',
+    });
     expect((await tideline('schedule', 'delete', 'rotate-weekly')).code).toBe(0);
   });
 
@@ -191,20 +295,42 @@ describe('tideline schedule', () => {
     const base = ['schedule', 'create', 'bad', '-r', 'runbooks/stop-dev-services.yaml'];
     const cases: [string[], RegExp][] = [
       [[...base, '-i', `project_id=${projectId}`], /give exactly one of --cron EXPR or --every DURATION/],
-      [[...base, '--cron', '0 20 * *', '-i', `project_id=${projectId}`], /--cron: "0 20 \* \*" is not a cron expression/],
-      [[...base, '--cron', '99 20 * * *', '-i', `project_id=${projectId}`], /Temporal refused the schedule: .*[Mm]inute/],
+      [
+        [...base, '--cron', '0 20 * *', '-i', `project_id=${projectId}`],
+        /--cron: "0 20 \* \*" is not a cron expression/,
+      ],
+      [
+        [...base, '--cron', '99 20 * * *', '-i', `project_id=${projectId}`],
+        /Temporal refused the schedule: .*[Mm]inute/,
+      ],
       [[...base, '--every', 'soon', '-i', `project_id=${projectId}`], /--every: `soon` is not a duration/],
-      [[...base, '--cron', '0 20 * * *', '--timezone', 'Mars/Olympus', '-i', `project_id=${projectId}`], /unknown time zone "Mars\/Olympus"/],
-      [[...base, '--every', '1h', '--catchup', '1s', '-i', `project_id=${projectId}`], /--catchup must be at least 10s/],
-      [[...base, '--every', '1h', '--overlap', 'queue', '-i', `project_id=${projectId}`], /--overlap must be one of skip, buffer, cancel/],
+      [
+        [...base, '--cron', '0 20 * * *', '--timezone', 'Mars/Olympus', '-i', `project_id=${projectId}`],
+        /unknown time zone "Mars\/Olympus"/,
+      ],
+      [
+        [...base, '--every', '1h', '--catchup', '1s', '-i', `project_id=${projectId}`],
+        /--catchup must be at least 10s/,
+      ],
+      [
+        [...base, '--every', '1h', '--overlap', 'queue', '-i', `project_id=${projectId}`],
+        /--overlap must be one of skip, buffer, cancel/,
+      ],
       [[...base, '--every', '1h'], /input `project_id` is required/],
       [['schedule', 'create', 'bad', '-r', 'runbooks/nope.yaml', '--every', '1h'], /runbook file not found/],
-      [['schedule', 'create', 'bad name', '-r', 'runbooks/stop-dev-services.yaml', '--every', '1h'], /invalid schedule name/],
+      [
+        ['schedule', 'create', 'bad name', '-r', 'runbooks/stop-dev-services.yaml', '--every', '1h'],
+        /invalid schedule name/,
+      ],
       [['schedule', 'frobnicate'], /unknown schedule subcommand "frobnicate"/],
     ];
     for (const [args, message] of cases) {
       const result = await tideline(...args);
-      expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 2, stderr: expect.stringMatching(message) });
+      expect({ args, code: result.code, stderr: result.stderr }).toEqual({
+        args,
+        code: 2,
+        stderr: expect.stringMatching(message),
+      });
       expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
     }
     const list = json<{ name: string }[]>(await tideline('schedule', 'list', '--json'));

@@ -43,14 +43,17 @@ const services = Object.entries(compose.services);
 
 /** Compose's substitution: ${VAR}, ${VAR:-default}, ${VAR:?error} (missing → throws), $$ → $. */
 function interpolate(text: string, env: Record<string, string>): string {
-  return text.replace(/\$\$|\$\{([A-Z0-9_]+)(?:(:-|:\?)([^}]*))?\}/g, (match, name: string | undefined, op?: string, arg?: string) => {
-    if (match === '$$') return '$';
-    const value = env[name as string];
-    if (value !== undefined && value !== '') return value;
-    if (op === ':-') return arg ?? '';
-    if (op === ':?') throw new Error(`required variable ${name} is not set: ${arg}`);
-    return '';
-  });
+  return text.replace(
+    /\$\$|\$\{([A-Z0-9_]+)(?:(:-|:\?)([^}]*))?\}/g,
+    (match, name: string | undefined, op?: string, arg?: string) => {
+      if (match === '$$') return '$';
+      const value = env[name as string];
+      if (value !== undefined && value !== '') return value;
+      if (op === ':-') return arg ?? '';
+      if (op === ':?') throw new Error(`required variable ${name} is not set: ${arg}`);
+      return '';
+    },
+  );
 }
 
 function environmentOf(service: Service, env: Record<string, string>): Record<string, string> {
@@ -60,8 +63,20 @@ function environmentOf(service: Service, env: Record<string, string>): Record<st
 }
 
 const KNOWN_SERVICE_KEYS = new Set([
-  'image', 'build', 'profiles', 'depends_on', 'environment', 'command', 'entrypoint', 'ports', 'volumes',
-  'configs', 'healthcheck', 'network_mode', 'restart', 'stop_grace_period',
+  'image',
+  'build',
+  'profiles',
+  'depends_on',
+  'environment',
+  'command',
+  'entrypoint',
+  'ports',
+  'volumes',
+  'configs',
+  'healthcheck',
+  'network_mode',
+  'restart',
+  'stop_grace_period',
 ]);
 const KEYS = 'k1:' + Buffer.alloc(32, 7).toString('base64');
 
@@ -69,37 +84,54 @@ describe('docker-compose.yml', () => {
   test('has the Temporal server on PostgreSQL, the Web UI, the worker, and the local cloud as a profile', () => {
     expect(compose.services.postgresql?.image).toMatch(/^postgres:\d+/);
     expect(compose.services.temporal?.image).toMatch(/^temporalio\/server:\d+\.\d+\.\d+$/);
-    expect(compose.services.temporal?.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgresql' });
+    expect(compose.services.temporal?.environment).toMatchObject({
+      DB: 'postgres12',
+      POSTGRES_SEEDS: 'postgresql',
+    });
     expect(compose.services['temporal-ui']?.image).toMatch(/^temporalio\/ui:\d+\.\d+\.\d+$/);
     expect(compose.services['temporal-ui']?.environment?.TEMPORAL_ADDRESS).toBe('temporal:7233');
     expect(compose.services['tideline-worker']?.build).toBe('.');
     expect(compose.services['local-cloud']?.profiles).toEqual(['local-cloud']);
     for (const [name, service] of services) {
-      if (name !== 'local-cloud') expect({ name, profiles: service.profiles }).toEqual({ name, profiles: undefined });
+      if (name !== 'local-cloud')
+        expect({ name, profiles: service.profiles }).toEqual({ name, profiles: undefined });
     }
   });
 
   test('every service is well-formed: known keys, pinned images or a build, existing dependencies', () => {
-    for (const key of Object.keys(compose)) expect(['name', 'services', 'volumes', 'configs', 'networks'].includes(key) || key.startsWith('x-')).toBe(true);
+    for (const key of Object.keys(compose))
+      expect(
+        ['name', 'services', 'volumes', 'configs', 'networks'].includes(key) || key.startsWith('x-'),
+      ).toBe(true);
     for (const [name, service] of services) {
-      for (const key of Object.keys(service)) expect({ name, key, known: KNOWN_SERVICE_KEYS.has(key) }).toEqual({ name, key, known: true });
+      for (const key of Object.keys(service))
+        expect({ name, key, known: KNOWN_SERVICE_KEYS.has(key) }).toEqual({ name, key, known: true });
       expect(service.image !== undefined || service.build !== undefined).toBe(true);
-      if (service.build === undefined) expect({ name, image: service.image }).toEqual({ name, image: expect.stringMatching(/^[\w./-]+:[\w.-]+$/) });
+      if (service.build === undefined)
+        expect({ name, image: service.image }).toEqual({
+          name,
+          image: expect.stringMatching(/^[\w./-]+:[\w.-]+$/),
+        });
       expect(service.image ?? '').not.toMatch(/:latest$/);
       for (const [target, { condition }] of Object.entries(service.depends_on ?? {})) {
         expect({ name, target, exists: target in compose.services }).toEqual({ name, target, exists: true });
         expect(['service_started', 'service_healthy', 'service_completed_successfully']).toContain(condition);
-        if (condition === 'service_healthy') expect(compose.services[target]?.healthcheck?.test.length).toBeGreaterThan(0);
-        if (condition === 'service_completed_successfully') expect(compose.services[target]?.restart).not.toBe('unless-stopped');
+        if (condition === 'service_healthy')
+          expect(compose.services[target]?.healthcheck?.test.length).toBeGreaterThan(0);
+        if (condition === 'service_completed_successfully')
+          expect(compose.services[target]?.restart).not.toBe('unless-stopped');
       }
       // Published ports are for this machine only (the Web UI has no login).
       for (const port of service.ports ?? []) expect(port).toMatch(/^127\.0\.0\.1:\d+:\d+$/);
       for (const volume of service.volumes ?? []) {
         const source = volume.split(':')[0] ?? '';
-        if (!source.startsWith('.') && !source.startsWith('/')) expect(Object.keys(compose.volumes ?? {})).toContain(source);
+        if (!source.startsWith('.') && !source.startsWith('/'))
+          expect(Object.keys(compose.volumes ?? {})).toContain(source);
       }
-      for (const config of service.configs ?? []) expect(Object.keys(compose.configs ?? {})).toContain(config.source);
-      if (service.network_mode?.startsWith('service:')) expect(compose.services).toHaveProperty(service.network_mode.slice(8));
+      for (const config of service.configs ?? [])
+        expect(Object.keys(compose.configs ?? {})).toContain(config.source);
+      if (service.network_mode?.startsWith('service:'))
+        expect(compose.services).toHaveProperty(service.network_mode.slice(8));
     }
   });
 
@@ -107,7 +139,9 @@ describe('docker-compose.yml', () => {
     const worker = compose.services['tideline-worker']!;
     expect(() => environmentOf(worker, {})).toThrow(/TIDELINE_ENCRYPTION_KEYS/); // required: no throwaway key in a container
     const env = environmentOf(worker, { TIDELINE_ENCRYPTION_KEYS: KEYS });
-    const workerSources = ['worker/config-schema.ts', 'worker/config.ts', 'worker/key-store.ts'].map(read).join('\n');
+    const workerSources = ['worker/config-schema.ts', 'worker/config.ts', 'worker/key-store.ts']
+      .map(read)
+      .join('\n');
     for (const name of Object.keys(env).filter((n) => n.startsWith('TIDELINE_'))) {
       expect({ name, read: workerSources.includes(`env.${name}`) }).toEqual({ name, read: true });
     }
@@ -116,7 +150,10 @@ describe('docker-compose.yml', () => {
     expect(config.metricsAddress).toBe('0.0.0.0:9464');
     expect(config.cloud.baseUrl).toBe('http://127.0.0.1:8787/public/api/v1');
     expect([...config.cloud.projects.keys()]).toEqual([env.TIDELINE_CLOUD_PROJECT_ID]);
-    expect(loadTemporalSettings({ env })).toMatchObject({ connection: { address: 'temporal:7233' }, namespace: 'default' });
+    expect(loadTemporalSettings({ env })).toMatchObject({
+      connection: { address: 'temporal:7233' },
+      namespace: 'default',
+    });
     expect(loadEncryptionKeys({ env, notice: () => undefined })).toMatchObject({ source: 'env' });
     // Production settings replace the rehearsal defaults.
     const production = loadWorkerConfig({
@@ -140,7 +177,12 @@ describe('docker-compose.yml', () => {
     expect(existsSync(path.join(ROOT, 'simulator', 'main.ts'))).toBe(true);
     const simulatorMain = read('simulator/main.ts');
     for (const flag of command.filter((word) => word.startsWith('--'))) {
-      expect({ flag, accepted: simulatorMain.includes(`'${flag.slice(2)}': { type:`) || simulatorMain.includes(` ${flag.slice(2)}: { type:`) }).toEqual({ flag, accepted: true });
+      expect({
+        flag,
+        accepted:
+          simulatorMain.includes(`'${flag.slice(2)}': { type:`) ||
+          simulatorMain.includes(` ${flag.slice(2)}: { type:`),
+      }).toEqual({ flag, accepted: true });
     }
     const port = command[command.indexOf('--port') + 1];
     const configTarget = command[command.indexOf('--config') + 1];
@@ -167,7 +209,9 @@ describe('docker-compose.yml', () => {
     }
     const namespaceJob = compose.services['temporal-namespace']!;
     expect(namespaceJob.environment?.TEMPORAL_ADDRESS).toBe('temporal:7233');
-    expect(compose.services['tideline-worker']?.depends_on).toEqual({ 'temporal-namespace': { condition: 'service_completed_successfully' } });
+    expect(compose.services['tideline-worker']?.depends_on).toEqual({
+      'temporal-namespace': { condition: 'service_completed_successfully' },
+    });
   });
 });
 
@@ -184,11 +228,15 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/^RUN npm run build\b/m);
     expect(dockerfile).toMatch(/^CMD \["node", "dist\/worker\/main\.js"\]$/m);
     expect(existsSync(path.join(ROOT, 'worker', 'main.ts'))).toBe(true);
-    expect((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.build).toContain('tsconfig.build.json');
+    expect((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.build).toContain(
+      'tsconfig.build.json',
+    );
   });
 
   test('copies only files that exist and are in the build context', () => {
-    const sources = [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((match) => (match[1] ?? '').split(/\s+/));
+    const sources = [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((match) =>
+      (match[1] ?? '').split(/\s+/),
+    );
     expect(sources.length).toBeGreaterThan(5);
     for (const source of sources) {
       expect({ source, exists: existsSync(path.join(ROOT, source)) }).toEqual({ source, exists: true });
