@@ -70,6 +70,15 @@ function internals(): typeof import('@temporalio/common/lib/internal-non-workflo
   return require('@temporalio/common/lib/internal-non-workflow') as typeof import('@temporalio/common/lib/internal-non-workflow');
 }
 
+function hasTidelineCode(error: unknown): boolean {
+  for (let link = error, depth = 0; link !== null && link !== undefined && depth < 6; depth++) {
+    const code = (link as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('TIDELINE_')) return true;
+    link = (link as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** The interpreter's progress, or undefined when no worker answers in time. */
 export async function queryProgress(
   session: TemporalSession,
@@ -81,7 +90,9 @@ export async function queryProgress(
       handle.query(progressQuery),
     );
   } catch (error) {
-    if ((error as { name?: unknown }).name === 'WorkflowNotFoundError') throw error;
+    // A missing run or data this CLI cannot decrypt (other keys than the worker's) are real
+    // errors; anything else (no worker, a slow one) only means no progress to show yet.
+    if ((error as { name?: unknown }).name === 'WorkflowNotFoundError' || hasTidelineCode(error)) throw error;
     return undefined;
   }
 }

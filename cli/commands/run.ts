@@ -44,6 +44,9 @@ export const RUN_SPEC = {
   positionals: { min: 1, max: 1, names: 'the runbook FILE' },
 } satisfies CommandSpec;
 
+/** The shell's convention for a command ended by Ctrl-C. */
+const INTERRUPTED = 130;
+
 /** A readable, unique run id: the runbook name and a short random suffix. */
 export function newRunId(runbookName: string): string {
   return `${runbookName}-${randomBytes(3).toString('hex')}`;
@@ -62,7 +65,14 @@ export const runCommand: Command = async (argv, ctx) => {
   const workflowId = values.id ?? newRunId(runbook.definition.name);
   if (workflowId.trim() === '') throw new CliError('CLI_USAGE', '--id must not be empty');
 
+  let interruptedEarly = false;
+  void ctx.interrupted.then(() => (interruptedEarly = true));
   return withTemporal(ctx, async (session) => {
+    if (interruptedEarly) {
+      // Ctrl-C while connecting means "never mind", not "detach from a run started anyway".
+      ctx.stderr.write('tideline: interrupted; nothing was started\n');
+      return INTERRUPTED;
+    }
     const input: RunbookWorkflowInput = { definition: runbook.definition, inputs };
     let handle;
     try {
