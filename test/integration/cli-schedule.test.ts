@@ -71,6 +71,7 @@ describe('tideline schedule', () => {
     const prodService = await readyService('db-prod');
     await api.service.setEnvironment({ project_id: projectId, service_id: prodService, environment: 'PROD' });
 
+    // Every 30 days: no timed run fires during the test, the run comes from `trigger`.
     const created = json<Record<string, unknown>>(
       await tideline(
         'schedule',
@@ -79,7 +80,7 @@ describe('tideline schedule', () => {
         '--runbook',
         'runbooks/stop-dev-services.yaml',
         '--every',
-        '1h',
+        '30d',
         '-i',
         `project_id=${projectId}`,
         '--json',
@@ -107,7 +108,7 @@ describe('tideline schedule', () => {
       {
         name: 'stop-dev',
         runbook: 'stop-dev-services',
-        when: 'every 1h',
+        when: 'every 30d',
         paused: false,
         note: expect.any(String),
         nextRun: expect.any(String),
@@ -122,8 +123,8 @@ describe('tideline schedule', () => {
       name: 'stop-dev',
       runbook: 'stop-dev-services',
       file: 'runbooks/stop-dev-services.yaml',
-      when: 'every 1h',
-      every: '1h',
+      when: 'every 30d',
+      every: '30d',
       cron: null,
       taskQueue: 'tideline',
       overlap: 'skip',
@@ -177,7 +178,7 @@ describe('tideline schedule', () => {
     });
     const pausedList = await tideline('schedule', 'list');
     expect(pausedList.stdout).toMatch(
-      /stop-dev\s+stop-dev-services\s+every 1h\s+-\s+paused \(release freeze\)/,
+      /stop-dev\s+stop-dev-services\s+every 30d\s+-\s+paused \(release freeze\)/,
     );
 
     expect(json(await tideline('schedule', 'unpause', 'stop-dev', '--json'))).toMatchObject({
