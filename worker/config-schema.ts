@@ -69,6 +69,13 @@ const CloudSection = z
  */
 export const WorkerConfigSchema = z.strictObject({
   taskQueue: z.string().min(1, 'must not be empty').optional(),
+  /** Shared with the CLI; TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE (and profiles) take precedence. */
+  temporal: z
+    .strictObject({
+      address: z.string().min(1, 'must not be empty').optional(),
+      namespace: z.string().min(1, 'must not be empty').optional(),
+    })
+    .optional(),
   metricsAddress: HostPort.optional(),
   cloud: CloudSection,
 });

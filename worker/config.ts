@@ -5,6 +5,7 @@
 //
 // Config file (YAML or JSON):
 //   taskQueue: tideline                      # optional
+//   temporal: { address: host:7233, namespace: default }   # optional; TEMPORAL_* env wins
 //   metricsAddress: 127.0.0.1:9464           # optional Prometheus endpoint
 //   cloud:
 //     baseUrl: https://api.example.com/public/api/v1
@@ -54,6 +55,8 @@ export interface WorkerConfig {
   taskQueue: string;
   metricsAddress: string | undefined;
   cloud: CloudConfig;
+  /** Temporal address and namespace from the file; the TEMPORAL_* environment wins over them. */
+  temporal: { address?: string | undefined; namespace?: string | undefined };
   /** The config file read, if any (for messages). */
   configFile: string | undefined;
 }
@@ -124,6 +127,7 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
     taskQueue: data.taskQueue ?? DEFAULT_TASK_QUEUE,
     metricsAddress: data.metricsAddress,
     cloud: { baseUrl, allowInsecureLoopback, timeoutMs: data.cloud.timeoutMs, defaultProjectId, projects },
+    temporal: { address: data.temporal?.address, namespace: data.temporal?.namespace },
     configFile,
   };
   return withSafeDisplay(config);

@@ -27,7 +27,13 @@ export async function runWorkerProcess(
   let setup;
   try {
     const config = loadWorkerConfig({ env });
-    const temporal = loadTemporalSettings({ env });
+    const temporal = loadTemporalSettings({
+      env: {
+        ...(config.temporal.address ? { TEMPORAL_ADDRESS: config.temporal.address } : {}),
+        ...(config.temporal.namespace ? { TEMPORAL_NAMESPACE: config.temporal.namespace } : {}),
+        ...env,
+      },
+    });
     const keys = loadEncryptionKeys({ env, notice: log });
     setup = { config, temporal, keys };
   } catch (error) {

@@ -173,6 +173,19 @@ cloud:
   });
 });
 
+describe('the temporal section shared with the CLI', () => {
+  test('a config file may name the Temporal address and namespace', () => {
+    const config = loadWithFile('temporal: { address: 10.0.0.5:7233, namespace: ops }\n', envCredentials);
+    expect(config.temporal).toEqual({ address: '10.0.0.5:7233', namespace: 'ops' });
+  });
+
+  test('an unknown key in it is refused', () => {
+    const error = errorOf(() => loadWithFile('temporal: { adress: x }\n', envCredentials));
+    expect(error.code).toBe('TIDELINE_CONFIG_INVALID');
+    expect(error.message).toContain('adress');
+  });
+});
+
 describe('cloud client resolver', () => {
   test('one client per project, built from the configuration; unknown projects fail clearly', () => {
     const config = loadWithFile(
