@@ -148,6 +148,26 @@ describe('tideline schedule', () => {
     expect((await api.service.get({ project_id: projectId, service_id: devService })).status).toBe('PAUSED');
     expect((await api.service.get({ project_id: projectId, service_id: prodService })).status).toBe('READY');
 
+    // The scheduled run is an ordinary run: `tideline list --runbook` finds it (visibility may lag).
+    let runs: { workflowId: string; runbook: string; status: string }[] = [];
+    for (
+      let i = 0;
+      i < 50 && !runs.some((r) => r.workflowId === triggered.workflowId && r.status === 'succeeded');
+      i++
+    ) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+      runs = json<{ runs: typeof runs }>(
+        await tideline('list', '--runbook', 'stop-dev-services', '--json'),
+      ).runs;
+    }
+    expect(runs).toContainEqual(
+      expect.objectContaining({
+        workflowId: triggered.workflowId,
+        runbook: 'stop-dev-services',
+        status: 'succeeded',
+      }),
+    );
+
     const afterRun = json<{ recentRuns: Record<string, unknown>[]; actionsTaken: number }>(
       await tideline('schedule', 'describe', 'stop-dev', '--json'),
     );
