@@ -14,7 +14,7 @@ import { resolveSettings } from '../settings';
 const SPEC = {
   name: 'dev',
   usage: '[--port N] [--ui-port N] [--cloud-port N] [--db FILE] [--time-scale X]',
-  summary: 'Run a local Temporal dev server, the local cloud and a worker, until Ctrl-C.',
+  summary: 'run a local Temporal dev server (with Web UI), the local cloud and a worker, until Ctrl-C',
   description: [
     'Everything binds to 127.0.0.1. Without --port the usual ports 7233 (Temporal) and 8233 (Web UI) are used when free, otherwise free ones; the local cloud takes a free port.',
     "The local cloud's key pair is printed: it is a development credential of this local cloud only. The worker uses the local cloud's credentials and your encryption keys (TIDELINE_ENCRYPTION_KEYS, TIDELINE_KEY_FILE or ~/.tideline/keys.json), so `tideline run … --address <printed address>` from another terminal works against it.",

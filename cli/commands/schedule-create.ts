@@ -65,7 +65,7 @@ export const CREATE_SPEC = {
   ],
   examples: [
     "tideline schedule create stop-dev-nightly -r runbooks/stop-dev-services.yaml --cron '0 20 * * 1-5' --timezone Europe/Berlin -i project_id=d1k5vk7hf2",
-    'tideline schedule create rotate-weekly -r runbooks/rotate-password.yaml --every 7d -i project_id=p1 -i service_id=s1 --pause-on-failure',
+    'tideline schedule create rotate-weekly -r runbooks/rotate-password.yaml --every 7d --inputs rotate-inputs.yaml --pause-on-failure',
   ],
   positionals: { min: 1, max: 1, names: 'the schedule NAME' },
 } satisfies CommandSpec;
