@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-require-imports -- heavy modules load on use, so --help stays fast */
 // `tideline demo`: the whole product in one command. Starts the dev stack on free ports, creates
 // a VPC in the local cloud, runs runbooks/provision-production-service.yaml with live progress,
 // prints the outputs (secrets masked), what the local cloud now holds and where the run is in the
@@ -7,18 +8,22 @@ import type { RunbookWorkflowInput } from '../../workflows/messages';
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { CliError, EXIT } from '../errors';
-import { followRun } from '../follow';
 import { styleFor } from '../output/style';
-import { RUNBOOK_WORKFLOW_TYPE } from '../run-observer';
 import { bindRunInputs, loadRunbook } from '../runbook-input';
-import { demoProject, serviceSummary, stackContext, stackSession } from '../dev-stack/demo-session';
-import { startDevStack, type DevStack } from '../dev-stack/dev-stack';
 import { numberFlag, stackFailure } from '../dev-stack/flags';
 import { printHelp } from '../dev-stack/help';
 import { clientFlags, stackInfo } from '../dev-stack/stack-info';
 import { waitForStopSignal, type StopSignal } from '../dev-stack/stop-signal';
 import { packageRoot } from '../dev-stack/temporal-binary';
 import { newRunId } from './run';
+import type { DevStack } from '../dev-stack/dev-stack';
+
+// Loaded on use: they pull in Temporal's SDK, which `--help` must not wait for.
+const loadFollow = () => require('../follow') as typeof import('../follow');
+const loadDemoSession = () =>
+  require('../dev-stack/demo-session') as typeof import('../dev-stack/demo-session');
+const loadDevStack = () => require('../dev-stack/dev-stack') as typeof import('../dev-stack/dev-stack');
+const loadRunObserver = () => require('../run-observer') as typeof import('../run-observer');
 
 const RUNBOOK = path.join('runbooks', 'provision-production-service.yaml');
 const SERVICE_NAME = /^[a-z][a-z0-9-]{2,62}$/;
@@ -56,7 +61,7 @@ async function runDemo(
   baseCtx: Parameters<Command>[1],
   options: { name: string; showSecrets: boolean; keepRunning: boolean; stop: StopSignal },
 ): Promise<number> {
-  const ctx = stackContext(baseCtx, stack);
+  const ctx = loadDemoSession().stackContext(baseCtx, stack);
   const style = styleFor(ctx);
   const say = (text: string): void => {
     if (!ctx.globals.json) ctx.stdout.write(`${text}\n`);
@@ -66,7 +71,7 @@ async function runDemo(
     `${style.bold('tideline demo')}: a local Temporal (${info.temporal.address}), its Web UI (${info.temporal.webUiUrl}), the local cloud (${info.cloud.url}) and a worker are up.`,
   );
 
-  const project = demoProject(stack);
+  const project = loadDemoSession().demoProject(stack);
   try {
     const vpc = await project.api.vpc.create({
       project_id: project.projectId,
@@ -82,18 +87,18 @@ async function runDemo(
       name: options.name,
       vpc_id: vpc.id ?? '',
     });
-    const session = await stackSession(stack);
+    const session = await loadDemoSession().stackSession(stack);
     try {
       const workflowId = newRunId(runbook.definition.name);
       const input: RunbookWorkflowInput = { definition: runbook.definition, inputs };
-      const handle = await session.client.workflow.start(RUNBOOK_WORKFLOW_TYPE, {
+      const handle = await session.client.workflow.start(loadRunObserver().RUNBOOK_WORKFLOW_TYPE, {
         taskQueue: stack.taskQueue,
         workflowId,
         args: [input],
         memo: { runbook: runbook.definition.name },
       });
       say(`running ${RUNBOOK} as run ${workflowId} (name=${options.name}, vpc_id=${vpc.id ?? '?'}):\n`);
-      const code = await followRun(ctx, session, handle, { showSecrets: options.showSecrets });
+      const code = await loadFollow().followRun(ctx, session, handle, { showSecrets: options.showSecrets });
       const interrupted = options.stop.signalled() !== undefined;
       const workflowUrl = `${info.temporal.webUiUrl}/namespaces/${info.temporal.namespace}/workflows/${encodeURIComponent(workflowId)}`;
       const services = await project.api.service.list({ project_id: project.projectId });
@@ -105,7 +110,10 @@ async function runDemo(
       } else {
         if (made?.service_id)
           say(
-            ['\nthe local cloud now holds:', ...(await serviceSummary(project, made.service_id))].join('\n'),
+            [
+              '\nthe local cloud now holds:',
+              ...(await loadDemoSession().serviceSummary(project, made.service_id)),
+            ].join('\n'),
           );
         say(`\nthe run in the Web UI: ${workflowUrl}`);
         say(
@@ -155,17 +163,19 @@ export const demoCommand: Command = async (argv, ctx) => {
     log(
       'tideline demo: starting a Temporal dev server, the local cloud and a worker (free ports on 127.0.0.1)…',
     );
-    const starting = startDevStack({
-      env: ctx.env,
-      namespace: 'default',
-      taskQueue: ctx.globals.taskQueue ?? 'tideline',
-      preferUsualPorts: false,
-      timeScale,
-      workerLogLevel: 'ERROR',
-      log,
-    }).catch((error: unknown) => {
-      throw stackFailure(error);
-    });
+    const starting = loadDevStack()
+      .startDevStack({
+        env: ctx.env,
+        namespace: 'default',
+        taskQueue: ctx.globals.taskQueue ?? 'tideline',
+        preferUsualPorts: false,
+        timeScale,
+        workerLogLevel: 'ERROR',
+        log,
+      })
+      .catch((error: unknown) => {
+        throw stackFailure(error);
+      });
     const first = await Promise.race([starting, stop.received]);
     if (typeof first === 'string') {
       await (await starting.catch(() => undefined))?.close();

@@ -1,15 +1,18 @@
+/* eslint-disable @typescript-eslint/no-require-imports -- heavy modules load on use, so --help stays fast */
 // `tideline dev`: a Temporal dev server (with its Web UI), the local cloud and a worker, in one
 // command, bound to 127.0.0.1. Prints where everything is (`--json`: one JSON object as the first
 // stdout line) and runs until Ctrl-C / SIGTERM, then stops everything, children included.
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
-import { startDevStack } from '../dev-stack/dev-stack';
 import { printHelp } from '../dev-stack/help';
 import { numberFlag, portFlag, stackFailure } from '../dev-stack/flags';
 import { renderStackInfo, stackInfo } from '../dev-stack/stack-info';
 import { waitForStopSignal } from '../dev-stack/stop-signal';
 import { EXIT } from '../errors';
 import { resolveSettings } from '../settings';
+
+// Loaded on use: they pull in Temporal's SDK, which `--help` must not wait for.
+const loadDevStack = () => require('../dev-stack/dev-stack') as typeof import('../dev-stack/dev-stack');
 
 const SPEC = {
   name: 'dev',
@@ -58,20 +61,22 @@ export const devCommand: Command = async (argv, ctx) => {
   const stop = waitForStopSignal(ctx);
   try {
     log('tideline dev: starting the Temporal dev server, the local cloud and a worker…');
-    const starting = startDevStack({
-      env: ctx.env,
-      namespace: settings.namespace ?? 'default',
-      taskQueue: settings.taskQueue,
-      port: portFlag('port', values.port),
-      uiPort: portFlag('ui-port', values['ui-port']),
-      cloudPort: portFlag('cloud-port', values['cloud-port']),
-      preferUsualPorts: true,
-      dbFile: values.db,
-      timeScale: numberFlag('time-scale', values['time-scale'], 0.001, 1000),
-      log,
-    }).catch((error: unknown) => {
-      throw stackFailure(error);
-    });
+    const starting = loadDevStack()
+      .startDevStack({
+        env: ctx.env,
+        namespace: settings.namespace ?? 'default',
+        taskQueue: settings.taskQueue,
+        port: portFlag('port', values.port),
+        uiPort: portFlag('ui-port', values['ui-port']),
+        cloudPort: portFlag('cloud-port', values['cloud-port']),
+        preferUsualPorts: true,
+        dbFile: values.db,
+        timeScale: numberFlag('time-scale', values['time-scale'], 0.001, 1000),
+        log,
+      })
+      .catch((error: unknown) => {
+        throw stackFailure(error);
+      });
     const first = await Promise.race([starting, stop.received]);
     if (typeof first === 'string') {
       log(`tideline dev: ${first} received while starting; stopping`);
