@@ -1,13 +1,17 @@
-// A child process that cannot outlive the CLI. It runs under a small POSIX-shell guard in its own
-// process group (so a Ctrl-C in the terminal reaches only the CLI, which then stops things in
-// order: worker first, server last):
-//   - the guard forwards SIGTERM/SIGINT to the command and exits when it exits;
-//   - the guard holds a pipe from the CLI; if the CLI dies, even by SIGKILL, the pipe closes and
-//     the guard terminates the command (SIGKILL after 10 s);
-//   - `stop()` sends SIGTERM and, past its deadline, SIGKILLs the whole group.
+// A child process that cannot outlive the process that started it (the CLI, or a test run). It
+// runs under a small POSIX-shell guard in its own process group (so a Ctrl-C in the terminal
+// reaches only the CLI, which then stops things in order: worker first, server last):
+//   - the guard forwards SIGTERM/SIGINT to the command and waits for it to exit, so `stop()`
+//     resolves only once the command is really gone (a restarted server finds its port free);
+//   - the guard holds a pipe from its parent; if the parent dies, even by SIGKILL, the pipe closes
+//     and the guard terminates the command (SIGKILL after 10 s);
+//   - `stop()` sends SIGTERM and, past its deadline, SIGKILLs the whole group; `kill()` SIGKILLs
+//     the group at once (a crash, as far as the command can tell).
+// The test helpers (test/helpers/guarded-process.ts) build on this module.
 import { spawn, type ChildProcess } from 'node:child_process';
 
-const GUARD = `
+/** The guard: `sh -c GUARD_SCRIPT NAME COMMAND ARGS…`, with a pipe on its stdin. */
+export const GUARD_SCRIPT = `
 exec 3<&0
 "$@" </dev/null 3<&- &
 child=$!
@@ -31,25 +35,49 @@ kill -TERM "$watcher" 2>/dev/null
 exit "$status"
 `;
 
-const OUTPUT_LIMIT = 64 * 1024;
+const DEFAULT_OUTPUT_LIMIT = 64 * 1024;
 
 export interface ProcessExit {
   code: number | null;
   signal: NodeJS.Signals | null;
 }
 
-export interface SupervisedProcess {
-  /** PID of the guard, which is also the process group id. */
-  readonly pid: number;
-  readonly exited: Promise<ProcessExit>;
-  isRunning(): boolean;
-  /** The last 64 KiB of combined output (for error messages). */
-  output(): string;
-  /** SIGTERM, then SIGKILL of the group after `timeoutMs`; resolves once everything is gone. */
-  stop(timeoutMs?: number): Promise<ProcessExit>;
+export interface SupervisedProcessOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Names the process in error messages. Default: the command. */
+  label?: string;
+  /** How many characters of combined output `output()` keeps. Default 64 KiB. */
+  outputLimit?: number;
+  /**
+   * Keeps the guard on record so that it is killed if this process exits without stopping it;
+   * returns what takes it off the record once it has exited. Default: a process 'exit' hook that
+   * SIGKILLs the group (the last resort when the CLI ends on an uncaught error).
+   */
+  track?: (child: ChildProcess) => () => void;
 }
 
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+export interface SupervisedProcess {
+  readonly label: string;
+  /** PID of the guard, which is also the process group id. */
+  readonly pid: number;
+  /** Resolves when the guard (and so the command) has exited. */
+  readonly exited: Promise<ProcessExit>;
+  isRunning(): boolean;
+  /** The last `outputLimit` characters of combined stdout and stderr (for error messages). */
+  output(): string;
+  /** Resolves with the output once it matches; rejects on exit or timeout. */
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Sends SIGTERM or SIGINT to the command (through the guard). */
+  signal(signal: 'SIGTERM' | 'SIGINT'): void;
+  /** Graceful stop: SIGTERM, wait up to `timeoutMs`, then SIGKILL the group; resolves once all is gone. */
+  stop(timeoutMs?: number): Promise<ProcessExit>;
+  /** Hard kill: SIGKILL the whole group at once. */
+  kill(): Promise<ProcessExit>;
+}
+
+/** Sends `signal` to the guard's whole process group (the command included). */
+export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined) return;
   try {
     process.kill(-child.pid, signal);
@@ -58,48 +86,100 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
+function killOnExit(child: ChildProcess): () => void {
+  const onExit = (): void => signalGroup(child, 'SIGKILL');
+  process.once('exit', onExit);
+  return () => process.removeListener('exit', onExit);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 export function spawnSupervised(
   command: string,
   args: readonly string[],
-  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+  options: SupervisedProcessOptions = {},
 ): SupervisedProcess {
-  const child = spawn('/bin/sh', ['-c', GUARD, 'tideline-guard', command, ...args], {
+  const label = options.label ?? command;
+  const outputLimit = options.outputLimit ?? DEFAULT_OUTPUT_LIMIT;
+  const child = spawn('/bin/sh', ['-c', GUARD_SCRIPT, 'tideline-guard', command, ...args], {
     env: options.env ?? process.env,
     cwd: options.cwd,
-    detached: true,
+    detached: true, // own process group, so a group signal reaches the command too
     stdio: ['pipe', 'pipe', 'pipe'],
   });
-  if (child.pid === undefined) throw new Error(`could not start ${command}`);
+  if (child.pid === undefined) throw new Error(`could not start ${label}`);
   const pid = child.pid;
+  const untrack = (options.track ?? killOnExit)(child);
+
   let output = '';
   let running = true;
-  const collect = (chunk: Buffer): void => {
-    output = (output + chunk.toString('utf8')).slice(-OUTPUT_LIMIT);
+  const listeners = new Set<() => void>();
+  const onData = (chunk: Buffer): void => {
+    output = (output + chunk.toString('utf8')).slice(-outputLimit);
+    for (const listener of listeners) listener();
   };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  // The pipe is the guard's lifeline; this side never writes to it. Errors after exit are noise.
   child.stdin?.on('error', () => undefined);
-  // Last resort when the CLI exits without stopping the stack (an uncaught error).
-  const onExit = (): void => signalGroup(child, 'SIGKILL');
-  process.once('exit', onExit);
+
   const exited = new Promise<ProcessExit>((resolve) => {
     child.once('exit', (code, signal) => {
       running = false;
-      process.removeListener('exit', onExit);
+      untrack();
       child.stdin?.destroy();
+      for (const listener of listeners) listener();
       resolve({ code, signal });
     });
   });
-  // Only the pipes would keep the event loop alive; the CLI decides when it is done.
+  // Only the pipes would keep the event loop alive; the parent decides when it is done (a
+  // forgotten process is killed on exit). `exited` still settles while someone awaits it.
   child.unref();
   for (const stream of [child.stdin, child.stdout, child.stderr])
     (stream as { unref?: () => void } | null)?.unref?.();
 
   return {
+    label,
     pid,
     exited,
     isRunning: () => running,
     output: () => output,
+    waitForOutput(pattern, timeoutMs = 30_000) {
+      return new Promise<string>((resolve, reject) => {
+        const check = (): void => {
+          if (pattern.test(output)) {
+            cleanup();
+            resolve(output);
+          } else if (!running) {
+            cleanup();
+            reject(new Error(`${label} exited before printing ${pattern}; output:\n${output.slice(-4000)}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(
+            new Error(
+              `${label} did not print ${pattern} within ${timeoutMs} ms; output:\n${output.slice(-4000)}`,
+            ),
+          );
+        }, timeoutMs);
+        const cleanup = (): void => {
+          clearTimeout(timer);
+          listeners.delete(check);
+        };
+        listeners.add(check);
+        check();
+      });
+    },
+    signal(signal) {
+      if (running) process.kill(pid, signal);
+    },
     async stop(timeoutMs = 15_000) {
       if (!running) return exited;
       // To the guard only: it forwards one SIGTERM (a second one would rush a graceful stop).
@@ -108,13 +188,13 @@ export function spawnSupervised(
       } catch {
         // already gone
       }
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), timeoutMs);
-      });
-      const result = await Promise.race([exited, timedOut]).finally(() => clearTimeout(timer));
+      const result = await withTimeout(exited, timeoutMs);
       if (result !== 'timeout') return result;
       signalGroup(child, 'SIGKILL');
+      return exited;
+    },
+    async kill() {
+      if (running) signalGroup(child, 'SIGKILL');
       return exited;
     },
   };
