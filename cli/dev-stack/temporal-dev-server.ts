@@ -1,14 +1,36 @@
-// The Temporal dev server of `tideline dev`: `temporal server start-dev` bound to 127.0.0.1, with
-// the Web UI on, optionally persisted to a SQLite file, supervised so it never outlives the CLI.
+// The Temporal dev server: `temporal server start-dev` bound to 127.0.0.1, optionally persisted to
+// a SQLite file, supervised so it never outlives the process that started it, and ready once its
+// frontend answers. `startDevServer` is the one of `tideline dev` (with the Web UI); the test
+// helper (test/helpers/temporal-server.ts) launches its restartable, headless one through
+// `launchDevServer` too.
 import { Connection } from '@temporalio/client';
 import { LOOPBACK } from './ports';
 import { spawnSupervised, type SupervisedProcess } from './supervised-process';
+
+export interface DevServerLaunch {
+  executable: string;
+  port: number;
+  /** The Web UI's port; without one the server runs headless. */
+  uiPort?: number | undefined;
+  /** SQLite file that keeps workflows and schedules across restarts; in memory when absent. */
+  dbFile?: string | undefined;
+  /** Namespaces to create besides `default` (which always exists). */
+  namespaces?: readonly string[];
+  /** Search attributes to register, e.g. `{ TidelineRunbook: 'Keyword' }`. */
+  searchAttributes?: Readonly<Record<string, string>>;
+  /** Default `warn`. */
+  logLevel?: 'warn' | 'error';
+  /** How long to wait until the frontend answers. Default 90 s. */
+  startTimeoutMs?: number;
+}
+
+/** Starts the command under supervision; `spawnSupervised` unless the caller keeps its own record. */
+export type SpawnDevServer = (command: string, args: readonly string[]) => SupervisedProcess;
 
 export interface DevServerOptions {
   executable: string;
   port: number;
   uiPort: number;
-  /** SQLite file that keeps workflows and schedules across restarts; in memory when absent. */
   dbFile?: string | undefined;
   /** The namespace to use; created at start unless it is `default` (which always exists). */
   namespace?: string;
@@ -23,65 +45,97 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
+const POLL_MS = 250;
+const OUTPUT_TAIL = 4000;
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Resolves once the frontend answers and `namespace` exists (it appears a moment after the port opens). */
-async function waitUntilReady(
+/** The `temporal` arguments of a dev server bound to 127.0.0.1 (the HTTP API and metrics take free ports). */
+export function devServerArgs(launch: Omit<DevServerLaunch, 'executable' | 'startTimeoutMs'>): string[] {
+  const args = ['server', 'start-dev'];
+  if (launch.uiPort === undefined) args.push('--headless');
+  args.push('--ip', LOOPBACK, '--port', String(launch.port));
+  if (launch.uiPort !== undefined) args.push('--ui-port', String(launch.uiPort));
+  args.push('--log-level', launch.logLevel ?? 'warn');
+  if (launch.dbFile !== undefined) args.push('--db-filename', launch.dbFile);
+  for (const namespace of launch.namespaces ?? []) args.push('--namespace', namespace);
+  for (const [name, type] of Object.entries(launch.searchAttributes ?? {})) {
+    args.push('--search-attribute', `${name}=${type}`);
+  }
+  return args;
+}
+
+/**
+ * Resolves once the frontend at `address` answers and every namespace exists (they are registered
+ * while the server starts, a moment after the port opens). Fails at once when `server` exits.
+ */
+export async function waitForTemporal(
   address: string,
-  namespace: string,
-  server: SupervisedProcess,
-  timeoutMs: number,
+  options: {
+    namespaces?: readonly string[];
+    timeoutMs: number;
+    server?: Pick<SupervisedProcess, 'isRunning' | 'output'>;
+  },
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const namespaces = options.namespaces ?? ['default'];
+  const deadline = Date.now() + options.timeoutMs;
+  const outputTail = (): string => options.server?.output().slice(-OUTPUT_TAIL) ?? '';
   let lastError: unknown;
   while (Date.now() < deadline) {
-    if (!server.isRunning()) {
-      throw new Error(`the Temporal dev server exited while starting:\n${server.output().slice(-2000)}`);
+    if (options.server && !options.server.isRunning()) {
+      throw new Error(`the Temporal dev server exited while starting:\n${outputTail()}`);
     }
     let connection: Connection | undefined;
     try {
       connection = await Connection.connect({ address, connectTimeout: 2_000 });
-      await connection.workflowService.describeNamespace({ namespace });
+      for (const namespace of namespaces) await connection.workflowService.describeNamespace({ namespace });
       return;
     } catch (error) {
       lastError = error;
     } finally {
       await connection?.close().catch(() => undefined);
     }
-    await sleep(250);
+    await sleep(POLL_MS);
   }
   const reason = lastError instanceof Error ? lastError.message : String(lastError);
-  throw new Error(`the Temporal dev server at ${address} did not answer in time (${reason})`);
+  throw new Error(
+    `the Temporal dev server at ${address} did not answer in time (${reason})\n${outputTail()}`,
+  );
 }
 
-export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
-  const address = `${LOOPBACK}:${options.port}`;
-  const args = [
-    'server',
-    'start-dev',
-    '--ip',
-    LOOPBACK,
-    '--port',
-    String(options.port),
-    '--ui-port',
-    String(options.uiPort),
-    '--log-level',
-    'warn',
-  ];
-  if (options.dbFile !== undefined) args.push('--db-filename', options.dbFile);
-  const namespace = options.namespace ?? 'default';
-  if (namespace !== 'default') args.push('--namespace', namespace);
-  const server = spawnSupervised(options.executable, args);
+/** Starts a dev server and resolves once it is ready; one that does not get ready is stopped. */
+export async function launchDevServer(
+  launch: DevServerLaunch,
+  spawn: SpawnDevServer = spawnSupervised,
+): Promise<SupervisedProcess> {
+  const server = spawn(launch.executable, devServerArgs(launch));
   try {
-    await waitUntilReady(address, namespace, server, options.startTimeoutMs ?? 90_000);
+    await waitForTemporal(`${LOOPBACK}:${launch.port}`, {
+      namespaces: ['default', ...(launch.namespaces ?? [])],
+      timeoutMs: launch.startTimeoutMs ?? 90_000,
+      server,
+    });
   } catch (error) {
     await server.stop(5_000);
     throw error;
   }
+  return server;
+}
+
+export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  const namespace = options.namespace ?? 'default';
+  const server = await launchDevServer({
+    executable: options.executable,
+    port: options.port,
+    uiPort: options.uiPort,
+    dbFile: options.dbFile,
+    namespaces: namespace === 'default' ? [] : [namespace],
+    startTimeoutMs: options.startTimeoutMs,
+  });
   return {
-    address,
+    address: `${LOOPBACK}:${options.port}`,
     webUiUrl: `http://${LOOPBACK}:${options.uiPort}`,
     process: server,
     async stop() {
