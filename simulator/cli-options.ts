@@ -1,0 +1,54 @@
+// The local cloud's command-line flags and how they become LocalCloudOptions, shared by its own
+// CLI (simulator/main.ts) and `tideline simulator`. Loads nothing but types, so `tideline --help`
+// can import it without starting to load the simulator.
+import type { LocalCloudOptions } from './server';
+
+export const SIMULATOR_USAGE =
+  '[--host 127.0.0.1] [--port 0] [--config FILE] [--time-scale X] [--seed N] [--state-file FILE]';
+
+export const SIMULATOR_FLAGS = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+  config: { type: 'string' },
+  'time-scale': { type: 'string' },
+  seed: { type: 'string' },
+  'state-file': { type: 'string' },
+} as const;
+
+export type SimulatorFlagValues = { [K in keyof typeof SIMULATOR_FLAGS]?: string | undefined };
+
+/** A flag value the local cloud cannot use; the message names the flag and the value. */
+export class SimulatorUsageError extends Error {
+  readonly code = 'SIMULATOR_USAGE';
+  constructor(message: string) {
+    super(message);
+    this.name = 'SimulatorUsageError';
+  }
+}
+
+function numberFlag(
+  flag: string,
+  text: string | undefined,
+  check: (n: number) => boolean,
+): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || !check(value)) {
+    throw new SimulatorUsageError(`--${flag}: invalid value ${JSON.stringify(text)}`);
+  }
+  return value;
+}
+
+/** The options of `startLocalCloud` that the flags ask for; throws SimulatorUsageError. */
+export function localCloudOptionsFromFlags(values: SimulatorFlagValues): LocalCloudOptions {
+  const options: LocalCloudOptions = { host: values.host ?? '127.0.0.1' };
+  const port = numberFlag('port', values.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535);
+  const timeScale = numberFlag('time-scale', values['time-scale'], (n) => n > 0 && n <= 1000);
+  const seed = numberFlag('seed', values.seed, (n) => Number.isInteger(n) && n >= 0 && n < 2 ** 32);
+  if (port !== undefined) options.port = port;
+  if (timeScale !== undefined) options.timeScale = timeScale;
+  if (seed !== undefined) options.seed = seed;
+  if (values.config !== undefined) options.configFile = values.config;
+  if (values['state-file'] !== undefined) options.stateFile = values['state-file'];
+  return options;
+}
