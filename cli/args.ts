@@ -171,23 +171,33 @@ export function choiceOption<T extends string>(
   );
 }
 
+/** `--address` and the other global flags that take a value (the next word). */
+const GLOBAL_VALUE_FLAGS: ReadonlySet<string> = new Set(
+  Object.entries(GLOBAL_OPTIONS)
+    .filter(([, spec]) => spec.type === 'string')
+    .map(([name]) => `--${name}`),
+);
+
+/**
+ * Where the first word is that is neither a flag nor a global flag's value (a command or a
+ * subcommand name); -1 when there is none. With `endAtDoubleDash`, nothing after `--` counts.
+ */
+export function commandWordIndex(argv: readonly string[], options: { endAtDoubleDash: boolean }): number {
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index] ?? '';
+    if (arg === '--' && options.endAtDoubleDash) return -1;
+    if (!arg.startsWith('-')) return index;
+    if (GLOBAL_VALUE_FLAGS.has(arg)) index++;
+  }
+  return -1;
+}
+
 /**
  * Splits the global flags that come before the command name from the rest:
  * `tideline --address x:1 run f.yaml` → globals `[--address, x:1]`, command `run`, rest `[f.yaml]`.
  */
 export function splitCommandLine(argv: string[]): { before: string[]; command?: string; rest: string[] } {
-  const takesValue = new Set(
-    Object.entries(GLOBAL_OPTIONS)
-      .filter(([, spec]) => spec.type === 'string')
-      .map(([name]) => `--${name}`),
-  );
-  for (let index = 0; index < argv.length; index++) {
-    const arg = argv[index] ?? '';
-    if (arg === '--') break;
-    if (!arg.startsWith('-')) {
-      return { before: argv.slice(0, index), command: arg, rest: argv.slice(index + 1) };
-    }
-    if (takesValue.has(arg)) index++;
-  }
-  return { before: argv, rest: [] };
+  const index = commandWordIndex(argv, { endAtDoubleDash: true });
+  if (index === -1) return { before: argv, rest: [] };
+  return { before: argv.slice(0, index), command: argv[index], rest: argv.slice(index + 1) };
 }

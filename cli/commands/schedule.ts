@@ -1,7 +1,7 @@
 // `tideline schedule SUBCOMMAND`: runbooks on Temporal Schedules — create, list, describe, pause,
 // unpause, trigger, delete. Each subcommand has its own `--help`.
 import { closestName } from '../../dsl/suggest';
-import { GLOBAL_OPTIONS, parseCommand, type CommandSpec } from '../args';
+import { commandWordIndex, parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
 import { CliError, EXIT } from '../errors';
 import { renderCommandHelp } from '../output/help';
@@ -99,21 +99,6 @@ async function scheduleDescribe(argv: string[], ctx: CliContext): Promise<number
   });
 }
 
-/** Where the subcommand is: the first word that is neither a flag nor a global flag's value. */
-function subcommandIndex(argv: string[]): number {
-  const takesValue = new Set(
-    Object.entries(GLOBAL_OPTIONS)
-      .filter(([, spec]) => spec.type === 'string')
-      .map(([name]) => `--${name}`),
-  );
-  for (let index = 0; index < argv.length; index++) {
-    const arg = argv[index] ?? '';
-    if (!arg.startsWith('-')) return index;
-    if (takesValue.has(arg)) index++;
-  }
-  return -1;
-}
-
 const SUBCOMMANDS: Record<string, Command> = {
   create: scheduleCreate,
   list: scheduleList,
@@ -125,7 +110,8 @@ const SUBCOMMANDS: Record<string, Command> = {
 };
 
 export const scheduleCommand: Command = async (argv, ctx) => {
-  const at = subcommandIndex(argv);
+  // The subcommand: the first word that is neither a flag nor a global flag's value.
+  const at = commandWordIndex(argv, { endAtDoubleDash: false });
   const sub = at === -1 ? undefined : argv[at];
   if (sub === undefined) {
     const parsed = parseCommand(SCHEDULE_SPEC, argv, ctx);
