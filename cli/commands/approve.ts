@@ -8,7 +8,7 @@ import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
 import { EXIT } from '../errors';
 import { printCliError } from '../output/errors';
-import { renderCommandHelp } from '../output/help';
+import { printCommandHelp } from '../output/help';
 import { cliCommand } from '../output/run-report';
 import { queryProgress, runStatusOf, workerNote } from '../run-observer';
 import { withTemporal, type TemporalSession } from '../temporal';
@@ -69,10 +69,7 @@ function failureMessage(error: unknown): string {
 function decide(approved: boolean, spec: typeof APPROVE_SPEC): Command {
   return async (argv, ctx) => {
     const parsed = parseCommand(spec, argv, ctx);
-    if (parsed.help) {
-      ctx.stdout.write(renderCommandHelp(spec));
-      return EXIT.OK;
-    }
+    if (parsed.help) return printCommandHelp(spec, ctx);
     const [workflowId] = parsed.positionals as [string];
     const { values } = parsed;
     const decision: ApprovalDecision = { approved };

@@ -6,7 +6,7 @@ import type { Command } from '../context';
 import { EXIT } from '../errors';
 import { followRun } from '../follow';
 import { printCliError } from '../output/errors';
-import { renderCommandHelp } from '../output/help';
+import { printCommandHelp } from '../output/help';
 import { cliCommand } from '../output/run-report';
 import { runStatusOf, type RunOutcome } from '../run-observer';
 import { withTemporal } from '../temporal';
@@ -36,10 +36,7 @@ function cancelledCleanly(outcome: RunOutcome): number {
 
 export const cancelCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(CANCEL_SPEC, argv, ctx);
-  if (parsed.help) {
-    ctx.stdout.write(renderCommandHelp(CANCEL_SPEC));
-    return EXIT.OK;
-  }
+  if (parsed.help) return printCommandHelp(CANCEL_SPEC, ctx);
   const [workflowId] = parsed.positionals as [string];
   return withTemporal(ctx, async (session) => {
     const handle = session.client.workflow.getHandle(workflowId);

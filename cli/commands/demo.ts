@@ -8,10 +8,10 @@ import type { RunbookWorkflowInput } from '../../workflows/messages';
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { CliError, EXIT } from '../errors';
+import { printCommandHelp } from '../output/help';
 import { styleFor } from '../output/style';
 import { bindRunInputs, loadRunbook } from '../runbook-input';
 import { numberFlag, stackFailure } from '../dev-stack/flags';
-import { printHelp } from '../dev-stack/help';
 import { clientFlags, stackInfo } from '../dev-stack/stack-info';
 import { waitForStopSignal, type StopSignal } from '../dev-stack/stop-signal';
 import { packageRoot } from '../dev-stack/temporal-binary';
@@ -143,7 +143,7 @@ async function runDemo(
 
 export const demoCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(SPEC, argv, ctx);
-  if (parsed.help) return printHelp(SPEC, ctx);
+  if (parsed.help) return printCommandHelp(SPEC, ctx);
   const { values } = parsed;
   const name = values.name ?? 'orders';
   if (!SERVICE_NAME.test(name)) {

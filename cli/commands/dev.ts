@@ -4,11 +4,11 @@
 // stdout line) and runs until Ctrl-C / SIGTERM, then stops everything, children included.
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
-import { printHelp } from '../dev-stack/help';
 import { numberFlag, portFlag, stackFailure } from '../dev-stack/flags';
 import { renderStackInfo, stackInfo } from '../dev-stack/stack-info';
 import { waitForStopSignal } from '../dev-stack/stop-signal';
 import { EXIT } from '../errors';
+import { printCommandHelp } from '../output/help';
 import { resolveSettings } from '../settings';
 
 // Loaded on use: they pull in Temporal's SDK, which `--help` must not wait for.
@@ -50,7 +50,7 @@ const SPEC = {
 
 export const devCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(SPEC, argv, ctx);
-  if (parsed.help) return printHelp(SPEC, ctx);
+  if (parsed.help) return printCommandHelp(SPEC, ctx);
   const { values } = parsed;
   const log = (line: string): void => {
     ctx.stderr.write(`${line}\n`);

@@ -11,7 +11,7 @@ import {
   runDefinition,
   type TimelineStep,
 } from '../history-timeline';
-import { renderCommandHelp } from '../output/help';
+import { printCommandHelp } from '../output/help';
 import { stepJson } from '../output/run-report';
 import { statusColour, stepElapsed } from '../output/step-view';
 import { formatClock, formatDuration, isoTime, styleFor } from '../output/style';
@@ -51,10 +51,7 @@ function note(step: TimelineStep): string {
 
 export const historyCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(HISTORY_SPEC, argv, ctx);
-  if (parsed.help) {
-    ctx.stdout.write(renderCommandHelp(HISTORY_SPEC));
-    return EXIT.OK;
-  }
+  if (parsed.help) return printCommandHelp(HISTORY_SPEC, ctx);
   const [workflowId] = parsed.positionals as [string];
   const result = await withTemporal(ctx, async (session) => {
     const handle = session.client.workflow.getHandle(workflowId);

@@ -4,7 +4,7 @@
 import { parseCommand, integerOption, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { CliError, EXIT } from '../errors';
-import { renderCommandHelp } from '../output/help';
+import { printCommandHelp } from '../output/help';
 import { formatDuration, styleFor } from '../output/style';
 import { RUNBOOK_WORKFLOW_TYPE, runStatusOf } from '../run-observer';
 import { withTemporal } from '../temporal';
@@ -59,10 +59,7 @@ function localTime(date: Date): string {
 
 export const listCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(LIST_SPEC, argv, ctx);
-  if (parsed.help) {
-    ctx.stdout.write(renderCommandHelp(LIST_SPEC));
-    return EXIT.OK;
-  }
+  if (parsed.help) return printCommandHelp(LIST_SPEC, ctx);
   const { values } = parsed;
   if (values.running && values.failed)
     throw new CliError('CLI_USAGE', '--running and --failed exclude each other');

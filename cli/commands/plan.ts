@@ -4,7 +4,7 @@
 import { choiceOption, parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { EXIT } from '../errors';
-import { renderCommandHelp } from '../output/help';
+import { printCommandHelp } from '../output/help';
 import { renderPlanMermaid } from '../output/plan-mermaid';
 import { renderPlanText } from '../output/plan-text';
 import { styleFor } from '../output/style';
@@ -40,10 +40,7 @@ export const PLAN_SPEC = {
 
 export const planCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(PLAN_SPEC, argv, ctx);
-  if (parsed.help) {
-    ctx.stdout.write(renderCommandHelp(PLAN_SPEC));
-    return EXIT.OK;
-  }
+  if (parsed.help) return printCommandHelp(PLAN_SPEC, ctx);
   const [file] = parsed.positionals as [string];
   const { values } = parsed;
   const format = ctx.globals.json

@@ -5,7 +5,7 @@ import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { CliError, EXIT } from '../errors';
 import { followRun } from '../follow';
-import { renderCommandHelp } from '../output/help';
+import { printCommandHelp } from '../output/help';
 import { cliCommand } from '../output/run-report';
 import { RUNBOOK_WORKFLOW_TYPE } from '../run-observer';
 import { bindRunInputs, gatherInputs, loadRunbook } from '../runbook-input';
@@ -54,10 +54,7 @@ export function newRunId(runbookName: string): string {
 
 export const runCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(RUN_SPEC, argv, ctx);
-  if (parsed.help) {
-    ctx.stdout.write(renderCommandHelp(RUN_SPEC));
-    return EXIT.OK;
-  }
+  if (parsed.help) return printCommandHelp(RUN_SPEC, ctx);
   const [file] = parsed.positionals as [string];
   const { values } = parsed;
   const runbook = loadRunbook(file, ctx);

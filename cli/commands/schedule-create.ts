@@ -8,7 +8,7 @@ import type { RunbookWorkflowInput } from '../../workflows/messages';
 import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext } from '../context';
 import { CliError, EXIT } from '../errors';
-import { renderCommandHelp } from '../output/help';
+import { printCommandHelp } from '../output/help';
 import { cliCommand } from '../output/run-report';
 import { RUNBOOK_WORKFLOW_TYPE } from '../run-observer';
 import { bindRunInputs, gatherInputs, loadRunbook } from '../runbook-input';
@@ -124,10 +124,7 @@ function overlapFlag(text: string | undefined): OverlapName {
 
 export async function scheduleCreate(argv: string[], ctx: CliContext): Promise<number> {
   const parsed = parseCommand(CREATE_SPEC, argv, ctx);
-  if (parsed.help) {
-    ctx.stdout.write(renderCommandHelp(CREATE_SPEC));
-    return EXIT.OK;
-  }
+  if (parsed.help) return printCommandHelp(CREATE_SPEC, ctx);
   const { values } = parsed;
   const name = checkScheduleName(parsed.positionals[0] as string);
   if (values.runbook === undefined) {

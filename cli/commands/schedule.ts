@@ -4,7 +4,7 @@ import { closestName } from '../../dsl/suggest';
 import { commandWordIndex, parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
 import { CliError, EXIT } from '../errors';
-import { renderCommandHelp } from '../output/help';
+import { printCommandHelp } from '../output/help';
 import { withTemporal } from '../temporal';
 import { checkScheduleName, explainScheduleError, namedSpec } from './schedule-common';
 import { scheduleDelete, schedulePause, scheduleTrigger, scheduleUnpause } from './schedule-control';
@@ -66,10 +66,7 @@ const DESCRIBE_SPEC = namedSpec(
 
 async function scheduleList(argv: string[], ctx: CliContext): Promise<number> {
   const parsed = parseCommand(LIST_SPEC, argv, ctx);
-  if (parsed.help) {
-    ctx.stdout.write(renderCommandHelp(LIST_SPEC));
-    return EXIT.OK;
-  }
+  if (parsed.help) return printCommandHelp(LIST_SPEC, ctx);
   return withTemporal(ctx, async (session) => {
     const items: ScheduleListItemJson[] = [];
     for await (const summary of session.client.schedule.list()) items.push(listItemJson(summary));
@@ -81,10 +78,7 @@ async function scheduleList(argv: string[], ctx: CliContext): Promise<number> {
 
 async function scheduleDescribe(argv: string[], ctx: CliContext): Promise<number> {
   const parsed = parseCommand(DESCRIBE_SPEC, argv, ctx);
-  if (parsed.help) {
-    ctx.stdout.write(renderCommandHelp(DESCRIBE_SPEC));
-    return EXIT.OK;
-  }
+  if (parsed.help) return printCommandHelp(DESCRIBE_SPEC, ctx);
   const name = checkScheduleName(parsed.positionals[0] as string);
   return withTemporal(ctx, async (session) => {
     let description;
@@ -115,10 +109,7 @@ export const scheduleCommand: Command = async (argv, ctx) => {
   const sub = at === -1 ? undefined : argv[at];
   if (sub === undefined) {
     const parsed = parseCommand(SCHEDULE_SPEC, argv, ctx);
-    if (parsed.help) {
-      ctx.stdout.write(renderCommandHelp(SCHEDULE_SPEC));
-      return EXIT.OK;
-    }
+    if (parsed.help) return printCommandHelp(SCHEDULE_SPEC, ctx);
     throw new CliError(
       'CLI_USAGE',
       'missing the subcommand',

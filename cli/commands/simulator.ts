@@ -9,7 +9,7 @@ import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { waitForStopSignal } from '../dev-stack/stop-signal';
 import { CliError, EXIT } from '../errors';
-import { renderCommandHelp } from '../output/help';
+import { printCommandHelp } from '../output/help';
 
 export const SIMULATOR_SPEC = {
   name: 'simulator',
@@ -40,10 +40,7 @@ export const SIMULATOR_SPEC = {
 
 export const simulatorCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(SIMULATOR_SPEC, argv, ctx);
-  if (parsed.help) {
-    ctx.stdout.write(renderCommandHelp(SIMULATOR_SPEC));
-    return EXIT.OK;
-  }
+  if (parsed.help) return printCommandHelp(SIMULATOR_SPEC, ctx);
   let options: LocalCloudOptions;
   try {
     options = localCloudOptionsFromFlags(parsed.values);

@@ -3,9 +3,8 @@
 // with --once), 1 failed or cancelled, 4 no such run.
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
-import { EXIT } from '../errors';
 import { followRun } from '../follow';
-import { renderCommandHelp } from '../output/help';
+import { printCommandHelp } from '../output/help';
 import { withTemporal } from '../temporal';
 
 export const STATUS_SPEC = {
@@ -34,10 +33,7 @@ export const STATUS_SPEC = {
 
 export const statusCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(STATUS_SPEC, argv, ctx);
-  if (parsed.help) {
-    ctx.stdout.write(renderCommandHelp(STATUS_SPEC));
-    return EXIT.OK;
-  }
+  if (parsed.help) return printCommandHelp(STATUS_SPEC, ctx);
   const [workflowId] = parsed.positionals as [string];
   return withTemporal(ctx, (session) =>
     followRun(ctx, session, session.client.workflow.getHandle(workflowId), {

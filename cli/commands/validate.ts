@@ -6,7 +6,7 @@ import type { RunbookProblem } from '../../dsl/problems';
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { EXIT } from '../errors';
-import { renderCommandHelp } from '../output/help';
+import { printCommandHelp } from '../output/help';
 import { styleFor } from '../output/style';
 import { displayName, problemLines } from '../runbook-input';
 
@@ -74,10 +74,7 @@ function problemJson(problem: RunbookProblem): Record<string, unknown> {
 
 export const validateCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(VALIDATE_SPEC, argv, ctx);
-  if (parsed.help) {
-    ctx.stdout.write(renderCommandHelp(VALIDATE_SPEC));
-    return EXIT.OK;
-  }
+  if (parsed.help) return printCommandHelp(VALIDATE_SPEC, ctx);
   const results = parsed.positionals.map((file) => checkFile(file, ctx.cwd));
   const failed = results.filter((r) => !r.ok);
   if (ctx.globals.json) {

@@ -4,8 +4,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- the worker SDK loads only when used */
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
-import { EXIT } from '../errors';
-import { renderCommandHelp } from '../output/help';
+import { printCommandHelp } from '../output/help';
 import { settingsEnvironment } from '../settings';
 
 export const WORKER_SPEC = {
@@ -36,10 +35,7 @@ export const WORKER_SPEC = {
 
 export const workerCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(WORKER_SPEC, argv, ctx);
-  if (parsed.help) {
-    ctx.stdout.write(renderCommandHelp(WORKER_SPEC));
-    return EXIT.OK;
-  }
+  if (parsed.help) return printCommandHelp(WORKER_SPEC, ctx);
   const env = settingsEnvironment(ctx);
   if (parsed.values.metrics !== undefined) env.TIDELINE_METRICS_ADDRESS = parsed.values.metrics;
   const { runWorkerProcess } = require('../../worker/main') as typeof import('../../worker/main');

@@ -2,6 +2,8 @@
 // the documented exit codes. Plain text that reads well in a terminal and in a pager.
 import type { CommandSpec } from '../args';
 import { GLOBAL_OPTION_HELP } from '../args';
+import type { CliContext } from '../context';
+import { EXIT } from '../errors';
 
 export const EXIT_CODE_HELP: [string, string][] = [
   ['0', 'success (the run succeeded, the command did what was asked)'],
@@ -71,4 +73,10 @@ export function renderMainHelp(commands: CommandSummary[], version: string): str
     'stack traces of unexpected errors.',
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** `COMMAND --help`: prints the command's help; returns the exit code. */
+export function printCommandHelp(spec: CommandSpec, ctx: CliContext): number {
+  ctx.stdout.write(renderCommandHelp(spec));
+  return EXIT.OK;
 }
