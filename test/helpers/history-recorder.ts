@@ -17,6 +17,7 @@ import { temporal } from '@temporalio/proto';
 import { parseKeyFile, type EncryptionKeyRing } from '../../worker/encryption-keys';
 import { lockWorkflowId } from '../../workflows/lock-messages';
 import { approvalUpdate, progressQuery, type RunReport } from '../../workflows/messages';
+import { createVpc } from './runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from './runbook-stack';
 
 export const HISTORY_FIXTURES_DIR = path.resolve(__dirname, '..', 'fixtures', 'histories');
@@ -253,13 +254,8 @@ export const RECORDINGS: readonly Recording[] = [
 export async function recordHistories(): Promise<void> {
   const stack = await startRunbookStack({ timeScale: 0.05, seed: 4 }, { keyRing: fixtureKeyRing() });
   try {
-    const vpc = await stack.api.vpc.create({
-      project_id: stack.projectId,
-      name: 'main',
-      cidr: '10.0.0.0/16',
-      region_code: 'us-east-1',
-    });
-    const context: RecordingContext = { stack, vpcId: vpc.id!, services: new Map() };
+    const vpcId = await createVpc(stack);
+    const context: RecordingContext = { stack, vpcId, services: new Map() };
     for (const recording of RECORDINGS) {
       const handle = await recording.run(context);
       // Until the workflow has closed, however it closes (coverageGaps checks how).

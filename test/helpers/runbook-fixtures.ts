@@ -53,6 +53,20 @@ export function getService(stack: RunbookStack, serviceId: string): Promise<Serv
   return stack.api.service.get({ project_id: stack.projectId, service_id: serviceId });
 }
 
+/** Creates a VPC in us-east-1 (default: `main`, 10.0.0.0/16) in the stack's project; returns its id. */
+export async function createVpc(
+  stack: Pick<RunbookStack, 'api' | 'projectId'>,
+  options: { name?: string; cidr?: string } = {},
+): Promise<string> {
+  const vpc = await stack.api.vpc.create({
+    project_id: stack.projectId,
+    name: options.name ?? 'main',
+    cidr: options.cidr ?? '10.0.0.0/16',
+    region_code: 'us-east-1',
+  });
+  return vpc.id!;
+}
+
 /** Names of the services the project has now (any status). */
 export async function serviceNames(stack: RunbookStack): Promise<string[]> {
   const services = await stack.api.service.list({ project_id: stack.projectId });

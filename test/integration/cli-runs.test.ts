@@ -2,6 +2,7 @@
 // worker with the same encryption keys): run, status, approve/reject, cancel, Ctrl-C detach, list
 // and history, in plain (non-TTY) and --json output, with their exit codes.
 import path from 'node:path';
+import { createVpc } from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 import { jsonOutput, runTideline, startCli, type CliResult } from '../helpers/cli-process';
 import { buildDist, REPO_ROOT, testKeyRing } from '../helpers/worker-process';
@@ -198,12 +199,7 @@ describe('tideline CLI against a dev stack', () => {
   }, 30_000);
 
   test('provision-production-service end to end, then list and history', async () => {
-    const vpc = await stack.api.vpc.create({
-      project_id: stack.projectId,
-      name: 'cli',
-      cidr: '10.1.0.0/16',
-      region_code: 'us-east-1',
-    });
+    const vpcId = await createVpc(stack, { name: 'cli', cidr: '10.1.0.0/16' });
     const result = await tideline(
       'run',
       'runbooks/provision-production-service.yaml',
@@ -212,7 +208,7 @@ describe('tideline CLI against a dev stack', () => {
       '-i',
       'name=cli-orders',
       '-i',
-      `vpc_id=${vpc.id!}`,
+      `vpc_id=${vpcId}`,
       '--id',
       'cli-provision',
     );

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import type { RunReport } from '../../workflows/messages';
 import { progressQuery } from '../../workflows/messages';
+import { createVpc } from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 
 const { PendingActivityState } = temporal.api.enums.v1;
@@ -22,13 +23,7 @@ beforeAll(async () => {
     { timeScale: 1, durations: { queued: 500, configuring: 7_500, vpcAttach: 500, pooler: 500 } },
     { temporal: { dbFile: path.join(workDir, 'temporal.db') } },
   );
-  const vpc = await stack.api.vpc.create({
-    project_id: stack.projectId,
-    name: 'main',
-    cidr: '10.0.0.0/16',
-    region_code: 'us-east-1',
-  });
-  vpcId = vpc.id!;
+  vpcId = await createVpc(stack);
 }, 120_000);
 
 afterAll(async () => {

@@ -15,6 +15,7 @@ import { createDataConverter } from '../../worker/codec';
 import { progressQuery, type RunReport, type RunbookWorkflowInput } from '../../workflows/messages';
 import type { GuardedProcess } from '../helpers/guarded-process';
 import { startTestCloud, type TestCloud } from '../helpers/local-cloud';
+import { createVpc } from '../helpers/runbook-fixtures';
 import { failedReport, RUNBOOKS_DIR } from '../helpers/runbook-stack';
 import { startTemporalServer, type TemporalServer } from '../helpers/temporal-server';
 import { buildDist, startWorkerProcess, testKeyRing } from '../helpers/worker-process';
@@ -64,13 +65,7 @@ beforeAll(async () => {
     secretKey: tc.project.secret_key,
     allowInsecureLoopback: true,
   });
-  const vpc = await api.vpc.create({
-    project_id: tc.project.id,
-    name: 'main',
-    cidr: '10.0.0.0/16',
-    region_code: 'us-east-1',
-  });
-  vpcId = vpc.id!;
+  vpcId = await createVpc({ api, projectId: tc.project.id });
 }, 240_000);
 
 afterAll(async () => {

@@ -2,6 +2,7 @@
 // time in five, and service.create applies the change yet answers 5xx (the create must be
 // adopted on retry, not repeated). Exactly ten services result, each READY, PROD and attached.
 import type { RunReport } from '../../workflows/messages';
+import { createVpc } from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 
 const RUNS = 10;
@@ -14,13 +15,7 @@ let vpcId: string;
 
 beforeAll(async () => {
   stack = await startRunbookStack({ timeScale: 0.05, seed: SEED });
-  const vpc = await stack.api.vpc.create({
-    project_id: stack.projectId,
-    name: 'main',
-    cidr: '10.0.0.0/16',
-    region_code: 'us-east-1',
-  });
-  vpcId = vpc.id!;
+  vpcId = await createVpc(stack);
 }, 120_000);
 
 afterAll(async () => stack?.close());

@@ -3,6 +3,7 @@
 // without a person approving the promotion.
 import { progressQuery } from '../../workflows/messages';
 import {
+  createVpc,
   decide,
   getService,
   seedService,
@@ -18,13 +19,7 @@ describe('fork-and-promote', () => {
 
   beforeAll(async () => {
     stack = await startRunbookStack({ timeScale: 0.05 });
-    const vpc = await stack.api.vpc.create({
-      project_id: stack.projectId,
-      name: 'main',
-      cidr: '10.0.0.0/16',
-      region_code: 'us-east-1',
-    });
-    vpcId = vpc.id!;
+    vpcId = await createVpc(stack);
   }, 60_000);
   afterAll(async () => stack?.close());
 

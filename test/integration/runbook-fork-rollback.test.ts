@@ -3,6 +3,7 @@
 // ends with the parent in service (PROD, READY, attached) and the fork deleted.
 import type { RunReport } from '../../workflows/messages';
 import {
+  createVpc,
   decide,
   getService,
   reportOf,
@@ -20,13 +21,7 @@ describe('fork-and-promote rollback', () => {
   beforeAll(async () => {
     // Stopping takes 3 s here (60 s × 0.05), longer than the 2 s ready_timeout of the last test.
     stack = await startRunbookStack({ timeScale: 0.05, durations: { pausing: 60_000 } });
-    const vpc = await stack.api.vpc.create({
-      project_id: stack.projectId,
-      name: 'main',
-      cidr: '10.0.0.0/16',
-      region_code: 'us-east-1',
-    });
-    vpcId = vpc.id!;
+    vpcId = await createVpc(stack);
   }, 60_000);
   afterAll(async () => stack?.close());
 

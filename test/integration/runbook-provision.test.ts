@@ -2,6 +2,7 @@
 // rollback when a step fails, and compensation on cancellation.
 import type { RunReport } from '../../workflows/messages';
 import { progressQuery } from '../../workflows/messages';
+import { createVpc } from '../helpers/runbook-fixtures';
 import { failedReport, startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 
 const FAST = { timeScale: 0.05 };
@@ -12,13 +13,7 @@ describe('provision-production-service', () => {
 
   beforeAll(async () => {
     stack = await startRunbookStack(FAST);
-    const vpc = await stack.api.vpc.create({
-      project_id: stack.projectId,
-      name: 'main',
-      cidr: '10.0.0.0/16',
-      region_code: 'us-east-1',
-    });
-    vpcId = vpc.id!;
+    vpcId = await createVpc(stack);
   }, 120_000);
   afterAll(async () => stack?.close());
 

@@ -2,6 +2,7 @@
 // the run goes on, instead of failing on "already attached" (409) or "already paused" (400).
 import path from 'node:path';
 import type { RunReport } from '../../workflows/messages';
+import { createVpc } from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 
 const RUNBOOK = path.resolve(__dirname, '..', 'fixtures', 'kinds', 'stop-and-attach.yaml');
@@ -16,12 +17,7 @@ describe('retry safety of changes', () => {
 
   test('attach and stop answered with errors after taking effect still complete the run', async () => {
     const project_id = stack.projectId;
-    const vpc = await stack.api.vpc.create({
-      project_id,
-      name: 'net',
-      cidr: '10.1.0.0/16',
-      region_code: 'us-east-1',
-    });
+    const vpcId = await createVpc(stack, { name: 'net', cidr: '10.1.0.0/16' });
     const created = await stack.api.service.create({ project_id, name: 'lost-answers' });
     const service_id = created.service_id!;
     for (let i = 0; i < 100; i++) {
@@ -32,12 +28,12 @@ describe('retry safety of changes', () => {
       { action: 'service.attachToVpc', kind: 'applyThenFail', mode: 'error', status: 502, times: 1 },
       { action: 'service.stop', kind: 'applyThenFail', mode: 'drop', times: 1 },
     ]);
-    const handle = await stack.start(RUNBOOK, { project_id, service_id, vpc_id: vpc.id });
+    const handle = await stack.start(RUNBOOK, { project_id, service_id, vpc_id: vpcId });
     const report: RunReport = await handle.result();
     expect(report.status).toBe('succeeded');
     const service = await stack.api.service.get({ project_id, service_id });
     expect(service.status).toBe('PAUSED');
-    expect(service.vpcEndpoint?.vpc_id).toBe(vpc.id);
+    expect(service.vpcEndpoint?.vpc_id).toBe(vpcId);
     const stats = stack.cloud.cloud.stats();
     // Each change was sent once: the retries read the service and found the change in place.
     expect(stats.byAction['service.attachToVpc']?.total).toBe(1);
