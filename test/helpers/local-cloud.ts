@@ -1,6 +1,7 @@
 // Starts the local cloud in-process on 127.0.0.1 port 0 for a test, and talks to it over real
 // HTTP with undici. `manualClock: true` makes lifecycles move only on `advance(ms)`.
 import { request } from 'undici';
+import { createCloudClient, type CloudClient } from '../../cloud/client';
 import { ManualClock } from '../../simulator/clock';
 import {
   startLocalCloud,
@@ -49,6 +50,27 @@ export async function startTestCloud(options: TestCloudOptions = {}): Promise<Te
     },
     close: () => cloud.close(),
   };
+}
+
+/** The worker settings (TIDELINE_CLOUD_*) that point a worker at the cloud's first project. */
+export function cloudWorkerEnv(cloud: TestCloud): Record<string, string> {
+  return {
+    TIDELINE_CLOUD_URL: cloud.url,
+    TIDELINE_CLOUD_ALLOW_INSECURE_LOOPBACK: '1',
+    TIDELINE_CLOUD_PROJECT_ID: cloud.project.id,
+    TIDELINE_CLOUD_ACCESS_KEY: cloud.project.access_key,
+    TIDELINE_CLOUD_SECRET_KEY: cloud.project.secret_key,
+  };
+}
+
+/** A typed client of the cloud's first project, for asserting state (close it when done). */
+export function cloudApiClient(cloud: TestCloud): CloudClient {
+  return createCloudClient({
+    baseUrl: cloud.url,
+    accessKey: cloud.project.access_key,
+    secretKey: cloud.project.secret_key,
+    allowInsecureLoopback: true,
+  });
 }
 
 export interface HttpAnswer<T = Record<string, unknown>> {

@@ -4,14 +4,20 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { createCloudClient, type CloudClient } from '../../cloud/client';
+import type { CloudClient } from '../../cloud/client';
 import { loadRunbookFile } from '../../dsl/loader';
 import { createDataConverter } from '../../worker/codec';
 import { loadWorkerConfig } from '../../worker/config';
 import { EncryptionKeyRing } from '../../worker/encryption-keys';
 import { createTidelineWorker, type TidelineWorker } from '../../worker/worker';
 import type { RunReport, RunbookWorkflowInput } from '../../workflows/messages';
-import { startTestCloud, type TestCloud, type TestCloudOptions } from './local-cloud';
+import {
+  cloudApiClient,
+  cloudWorkerEnv,
+  startTestCloud,
+  type TestCloud,
+  type TestCloudOptions,
+} from './local-cloud';
 import { startTemporalServer, type TemporalServer, type TemporalServerOptions } from './temporal-server';
 
 export const RUNBOOKS_DIR = path.resolve(__dirname, '..', '..', 'runbooks');
@@ -48,11 +54,7 @@ export async function startRunbookStack(
   const config = loadWorkerConfig({
     env: {
       TIDELINE_TASK_QUEUE: taskQueue,
-      TIDELINE_CLOUD_URL: cloud.url,
-      TIDELINE_CLOUD_ALLOW_INSECURE_LOOPBACK: '1',
-      TIDELINE_CLOUD_PROJECT_ID: cloud.project.id,
-      TIDELINE_CLOUD_ACCESS_KEY: cloud.project.access_key,
-      TIDELINE_CLOUD_SECRET_KEY: cloud.project.secret_key,
+      ...cloudWorkerEnv(cloud),
     },
   });
   const workerConnection = await NativeConnection.connect({ address: server.address });
@@ -64,12 +66,7 @@ export async function startRunbookStack(
   const running = worker.run();
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, dataConverter: createDataConverter(keyRing) });
-  const api = createCloudClient({
-    baseUrl: cloud.url,
-    accessKey: cloud.project.access_key,
-    secretKey: cloud.project.secret_key,
-    allowInsecureLoopback: true,
-  });
+  const api = cloudApiClient(cloud);
   return {
     server,
     cloud,

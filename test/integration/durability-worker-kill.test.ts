@@ -9,12 +9,12 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { createCloudClient, type CloudClient } from '../../cloud/client';
+import type { CloudClient } from '../../cloud/client';
 import { loadRunbookFile } from '../../dsl/loader';
 import { createDataConverter } from '../../worker/codec';
 import { progressQuery, type RunReport, type RunbookWorkflowInput } from '../../workflows/messages';
 import type { GuardedProcess } from '../helpers/guarded-process';
-import { startTestCloud, type TestCloud } from '../helpers/local-cloud';
+import { cloudApiClient, cloudWorkerEnv, startTestCloud, type TestCloud } from '../helpers/local-cloud';
 import { createVpc } from '../helpers/runbook-fixtures';
 import { failedReport, RUNBOOKS_DIR } from '../helpers/runbook-stack';
 import { startTemporalServer, type TemporalServer } from '../helpers/temporal-server';
@@ -36,11 +36,7 @@ function startWorker(): Promise<GuardedProcess> {
     env: {
       TEMPORAL_ADDRESS: server.address,
       TIDELINE_TASK_QUEUE: taskQueue,
-      TIDELINE_CLOUD_URL: tc.url,
-      TIDELINE_CLOUD_ALLOW_INSECURE_LOOPBACK: '1',
-      TIDELINE_CLOUD_PROJECT_ID: tc.project.id,
-      TIDELINE_CLOUD_ACCESS_KEY: tc.project.access_key,
-      TIDELINE_CLOUD_SECRET_KEY: tc.project.secret_key,
+      ...cloudWorkerEnv(tc),
     },
   });
   return worker.then((started) => (workers.push(started), started));
@@ -59,12 +55,7 @@ beforeAll(async () => {
   ]);
   connection = await Connection.connect({ address: server.address });
   client = new Client({ connection, dataConverter: createDataConverter(testKeyRing) });
-  api = createCloudClient({
-    baseUrl: tc.url,
-    accessKey: tc.project.access_key,
-    secretKey: tc.project.secret_key,
-    allowInsecureLoopback: true,
-  });
+  api = cloudApiClient(tc);
   vpcId = await createVpc({ api, projectId: tc.project.id });
 }, 240_000);
 

@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { createCloudClient, type CloudClient } from '../../cloud/client';
+import type { CloudClient } from '../../cloud/client';
 import { bundleWorkflows } from '../../worker/bundle';
 import { createDataConverter } from '../../worker/codec';
 import type { GuardedProcess } from '../helpers/guarded-process';
 import { spawnGuarded } from '../helpers/guarded-process';
-import { startTestCloud, type TestCloud } from '../helpers/local-cloud';
+import { cloudApiClient, cloudWorkerEnv, startTestCloud, type TestCloud } from '../helpers/local-cloud';
 import { startTemporalServer, type TemporalServer } from '../helpers/temporal-server';
 import {
   buildDist,
@@ -66,11 +66,7 @@ async function startWorker(): Promise<GuardedProcess> {
     env: workerEnvironment({
       TEMPORAL_ADDRESS: server.address,
       TIDELINE_TASK_QUEUE: taskQueue,
-      TIDELINE_CLOUD_URL: tc.url,
-      TIDELINE_CLOUD_ALLOW_INSECURE_LOOPBACK: '1',
-      TIDELINE_CLOUD_PROJECT_ID: tc.project.id,
-      TIDELINE_CLOUD_ACCESS_KEY: tc.project.access_key,
-      TIDELINE_CLOUD_SECRET_KEY: tc.project.secret_key,
+      ...cloudWorkerEnv(tc),
     }),
     cwd: REPO_ROOT,
     label: 'tideline worker process (fixture workflows)',
@@ -92,12 +88,7 @@ beforeAll(async () => {
   ]);
   connection = await Connection.connect({ address: server.address });
   client = new Client({ connection, dataConverter: createDataConverter(testKeyRing) });
-  api = createCloudClient({
-    baseUrl: tc.url,
-    accessKey: tc.project.access_key,
-    secretKey: tc.project.secret_key,
-    allowInsecureLoopback: true,
-  });
+  api = cloudApiClient(tc);
 }, 240_000);
 
 afterAll(async () => {

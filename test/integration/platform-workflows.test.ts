@@ -8,7 +8,7 @@ import { ActivityFailure, ApplicationFailure, type Payload } from '@temporalio/c
 import { temporal } from '@temporalio/proto';
 import { NativeConnection } from '@temporalio/worker';
 import type { CloudCaller, CloudClientResolver } from '../../activities/deps';
-import { createCloudClient, type CloudClient } from '../../cloud/client';
+import type { CloudClient } from '../../cloud/client';
 import type { ActionName } from '../../cloud/operations';
 import { createCloudClientResolver } from '../../worker/cloud-clients';
 import { createDataConverter, EncryptionCodec } from '../../worker/codec';
@@ -16,7 +16,7 @@ import { loadWorkerConfig } from '../../worker/config';
 import { EncryptionKeyRing } from '../../worker/encryption-keys';
 import type { StatsView } from '../../simulator/stats';
 import { createTidelineWorker, type TidelineWorker } from '../../worker/worker';
-import { startTestCloud, type TestCloud } from '../helpers/local-cloud';
+import { cloudApiClient, cloudWorkerEnv, startTestCloud, type TestCloud } from '../helpers/local-cloud';
 import { startTemporalServer, type TemporalServer } from '../helpers/temporal-server';
 import type { ProvisionResult, WaitWorkflowInput } from './fixtures/platform-workflows';
 
@@ -58,11 +58,7 @@ beforeAll(async () => {
   const config = loadWorkerConfig({
     env: {
       TIDELINE_TASK_QUEUE: taskQueue,
-      TIDELINE_CLOUD_URL: tc.url,
-      TIDELINE_CLOUD_ALLOW_INSECURE_LOOPBACK: '1',
-      TIDELINE_CLOUD_PROJECT_ID: projectId,
-      TIDELINE_CLOUD_ACCESS_KEY: tc.project.access_key,
-      TIDELINE_CLOUD_SECRET_KEY: tc.project.secret_key,
+      ...cloudWorkerEnv(tc),
     },
   });
   connection = await Connection.connect({ address: server.address });
@@ -75,12 +71,7 @@ beforeAll(async () => {
   });
   running = tideline.run();
   client = new Client({ connection, dataConverter: createDataConverter(keyRing) });
-  api = createCloudClient({
-    baseUrl: tc.url,
-    accessKey: tc.project.access_key,
-    secretKey: tc.project.secret_key,
-    allowInsecureLoopback: true,
-  });
+  api = cloudApiClient(tc);
 }, 120_000);
 
 afterAll(async () => {
