@@ -4,12 +4,12 @@
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
 import { NativeConnection } from '@temporalio/worker';
 import { createDataConverter, ENCRYPTED_ENCODING } from '../../worker/codec';
 import { loadWorkerConfig } from '../../worker/config';
 import { EncryptionKeyRing } from '../../worker/encryption-keys';
 import { createTidelineWorker } from '../../worker/worker';
+import { expectSecretsNotStored, readStoredHistory } from '../helpers/stored-history';
 import { startTemporalServer, type TemporalServer } from '../helpers/temporal-server';
 import type { SecretActivities } from './codec-fixture-workflows';
 
@@ -70,32 +70,16 @@ describe('encrypted payloads in the stored history', () => {
       expect(result).toEqual({ secretKey, password, failureMessage: `password ${password} was rejected` });
 
       // Without the key: the raw stored history.
-      const { history } = await connection.workflowService.getWorkflowExecutionHistory({
-        namespace: 'default',
-        execution: { workflowId },
-      });
-      const raw = Buffer.from(temporal.api.history.v1.History.encode(history ?? {}).finish());
-      const described = await connection.workflowService.describeWorkflowExecution({
-        namespace: 'default',
-        execution: { workflowId },
-      });
-      const rawDescription = Buffer.from(
-        temporal.api.workflowservice.v1.DescribeWorkflowExecutionResponse.encode(described).finish(),
-      );
-      for (const secret of [secretKey, password]) {
-        for (const form of [secret, Buffer.from(secret).toString('base64')]) {
-          expect(raw.includes(Buffer.from(form))).toBe(false);
-          expect(rawDescription.includes(Buffer.from(form))).toBe(false);
-        }
-      }
+      const stored = await readStoredHistory(connection, workflowId);
+      expectSecretsNotStored(stored, [secretKey, password]);
       // The payloads are really encrypted ones, and the failure message is replaced.
-      const events = history?.events ?? [];
+      const events = stored.history.events ?? [];
       const started = events.find((e) => e.workflowExecutionStartedEventAttributes);
       const inputPayload = started?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
       expect(Buffer.from(inputPayload?.metadata?.encoding ?? []).toString()).toBe(ENCRYPTED_ENCODING);
       const failed = events.find((e) => e.activityTaskFailedEventAttributes);
       expect(failed?.activityTaskFailedEventAttributes?.failure?.message).toBe('Encoded failure');
-      expect(raw.includes(Buffer.from('was rejected'))).toBe(false);
+      expect(stored.raw.includes(Buffer.from('was rejected'))).toBe(false);
 
       // A client holding other keys cannot read the result and says why.
       const stranger = new Client({
