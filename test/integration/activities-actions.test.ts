@@ -9,6 +9,7 @@ import { createActivities, type ActionActivities } from '../../activities';
 import type { CloudCaller } from '../../activities/deps';
 import { ACTION_NAMES, operations, type ActionName } from '../../cloud/operations';
 import { startContractCloud, type ContractCloud } from '../helpers/contract-fixtures';
+import { rejectionOf } from '../helpers/rejection';
 
 let fx: ContractCloud;
 let activities: ActionActivities;
@@ -48,15 +49,7 @@ function runActivity(
 }
 
 /** Awaits an activity that must fail and returns its ApplicationFailure. */
-async function failureOf(pending: Promise<unknown>): Promise<ApplicationFailure> {
-  const outcome = await pending.then(
-    (value: unknown) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
-  if (!('error' in outcome)) throw new Error(`expected a failure, got ${JSON.stringify(outcome.value)}`);
-  if (!(outcome.error instanceof ApplicationFailure)) throw outcome.error;
-  return outcome.error;
-}
+const failureOf = (pending: Promise<unknown>) => rejectionOf(pending, ApplicationFailure);
 
 function peer(account: string) {
   return { peer_account_id: account, peer_region_code: 'us-west-2', peer_vpc_id: `vpc-${account}` };

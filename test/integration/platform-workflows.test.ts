@@ -17,6 +17,7 @@ import { EncryptionKeyRing } from '../../worker/encryption-keys';
 import type { StatsView } from '../../simulator/stats';
 import { createTidelineWorker, type TidelineWorker } from '../../worker/worker';
 import { cloudApiClient, cloudWorkerEnv, startTestCloud, type TestCloud } from '../helpers/local-cloud';
+import { rejectionOf } from '../helpers/rejection';
 import { expectSecretsNotStored, readStoredHistory } from '../helpers/stored-history';
 import { startTemporalServer, type TemporalServer } from '../helpers/temporal-server';
 import type { ProvisionResult, WaitWorkflowInput } from './fixtures/platform-workflows';
@@ -97,11 +98,7 @@ function run<T>(workflow: string, args: unknown[], workflowId = newId(workflow))
 
 /** The ApplicationFailure that failed a workflow through its activity. */
 async function activityFailureOf(pending: Promise<unknown>): Promise<ApplicationFailure> {
-  const error = await pending.then(
-    () => new Error('expected the workflow to fail'),
-    (reason: unknown) => reason,
-  );
-  if (!(error instanceof WorkflowFailedError)) throw error;
+  const error = await rejectionOf(pending, WorkflowFailedError);
   const activity = error.cause;
   if (!(activity instanceof ActivityFailure) || !(activity.cause instanceof ApplicationFailure)) throw error;
   return activity.cause;

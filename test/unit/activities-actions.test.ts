@@ -5,6 +5,7 @@ import { ACTION_NAMES } from '../../cloud/operations';
 import type { CloudCaller } from '../../activities/deps';
 import { createActivities } from '../../activities';
 import { toActivityFailure } from '../../activities/failures';
+import { rejectionOf } from '../helpers/rejection';
 
 interface Recorded {
   action: string;
@@ -28,15 +29,7 @@ function fakeCloud(answers: Record<string, unknown>): CloudCaller & { seen: Reco
 
 const activitiesFor = (caller: CloudCaller) => createActivities({ clients: { forProject: () => caller } });
 
-async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ApplicationFailure) return error;
-    throw error;
-  }
-  throw new Error('expected a failure');
-}
+const failureOf = (pending: Promise<unknown>) => rejectionOf(pending, ApplicationFailure);
 
 const createInput = { input: { project_id: 'p1', name: 'orders', cpu_millis: '1000', memory_gbs: '4' } };
 

@@ -3,6 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { CloudApiError } from '../../cloud/errors';
 import type { ActivityDeps, CloudCaller } from '../../activities/deps';
 import { createWaitActivity, nextPollDelay, type WaitInput, type WaitResult } from '../../activities/wait';
+import { rejectionOf } from '../helpers/rejection';
 
 /** A scripted caller: each call takes the next answer (a value, an error, or 'hang'). */
 function scripted(answers: Array<unknown>): CloudCaller & { calls: number } {
@@ -42,15 +43,7 @@ const base = (overrides: Partial<WaitInput> = {}): WaitInput => ({
   ...overrides,
 });
 
-async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ApplicationFailure) return error;
-    throw error;
-  }
-  throw new Error('expected a failure');
-}
+const failureOf = (pending: Promise<unknown>) => rejectionOf(pending, ApplicationFailure);
 
 describe('wait activity', () => {
   test('polls until the condition holds, through transient errors', async () => {

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createCloudClient, type CloudClient } from '../../cloud/client';
 import { CloudApiError, type CloudApiErrorCode } from '../../cloud/errors';
 import { startScriptedServer, type ScriptedServer } from '../helpers/cloud-scripted-server';
+import { rejectionOf } from '../helpers/rejection';
 
 const SERVICE = { project_id: 'p1', service_id: 's1' };
 
@@ -26,15 +27,7 @@ afterEach(async () => {
   await server.close();
 });
 
-async function failure(promise: Promise<unknown>): Promise<CloudApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof CloudApiError) return error;
-    throw error;
-  }
-  throw new Error('expected the call to fail');
-}
+const failure = (pending: Promise<unknown>) => rejectionOf(pending, CloudApiError);
 
 describe('error answers', () => {
   const table: [number, CloudApiErrorCode, string, boolean][] = [

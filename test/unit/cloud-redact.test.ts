@@ -4,18 +4,12 @@ import { createCloudClient, redactOptions, type CloudClient } from '../../cloud/
 import { CloudApiError } from '../../cloud/errors';
 import { collectSecretValues, redact, REDACTED, Secret } from '../../cloud/redact';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/cloud-scripted-server';
+import { rejectionOf } from '../helpers/rejection';
 
 const SECRET_KEY = 'sk_live_Zq9"wX/7+k';
 const PASSWORD = 'Pa$$word-that-must-not-leak';
 
-async function failure(promise: Promise<unknown>): Promise<CloudApiError> {
-  const outcome = await promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  if (outcome instanceof CloudApiError) return outcome;
-  throw new Error(`expected a CloudApiError, got ${String(outcome)}`);
-}
+const failure = (pending: Promise<unknown>) => rejectionOf(pending, CloudApiError);
 
 function everyRendering(value: unknown): string {
   return [String(value), inspect(value, { depth: 10, showHidden: true }), JSON.stringify(value)].join('\n');
