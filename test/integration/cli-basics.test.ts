@@ -3,27 +3,13 @@
 // the Temporal SDK (start-up time).
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
+import { findFreePort } from '../../cli/dev-stack/ports';
 import { jsonOutput, runTideline, startCli } from '../helpers/cli-process';
 import { buildDist, REPO_ROOT } from '../helpers/worker-process';
 
 const BROKEN = 'test/fixtures/cli/broken.yaml';
 const PROVISION = 'runbooks/provision-production-service.yaml';
-
-/** A loopback port with nothing listening. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 beforeAll(() => buildDist(), 240_000);
 
@@ -220,7 +206,7 @@ describe('plan', () => {
 
 describe('Temporal unreachable', () => {
   test('a one-line diagnosis with what to try, exit 3', async () => {
-    const port = await closedPort();
+    const port = await findFreePort(); // nothing listens there
     const started = Date.now();
     const result = await runTideline(['list', '--address', `127.0.0.1:${port}`]);
     expect(result.code).toBe(3);
