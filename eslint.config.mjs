@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.tools/', 'coverage/'] },
+  { ignores: ['node_modules/', 'dist/', '.tools/', 'coverage/', 'bench/build/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -10,6 +10,11 @@ export default tseslint.config(
       'no-restricted-exports': ['error', { restrictDefaultExports: { direct: true, named: true } }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
+  },
+  {
+    // ESLint's own config file must export its config as the default export.
+    files: ['eslint.config.mjs'],
+    rules: { 'no-restricted-exports': 'off' },
   },
   {
     files: ['**/*.js', '**/*.cjs'],

@@ -7,64 +7,50 @@
 // 30 s heartbeat timeout (the interpreter's policy) expires, and that wait is paid once.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { CloudClient } from '../../cloud/client';
 import { loadRunbookFile } from '../../dsl/loader';
-import { createDataConverter } from '../../worker/codec';
 import { progressQuery, type RunReport, type RunbookWorkflowInput } from '../../workflows/messages';
 import type { GuardedProcess } from '../helpers/guarded-process';
-import { cloudApiClient, cloudWorkerEnv, startTestCloud, type TestCloud } from '../helpers/local-cloud';
+import type { TestCloud } from '../helpers/local-cloud';
+import { startProcessWorkerStack, type ProcessWorkerStack } from '../helpers/process-worker-stack';
 import { createVpc } from '../helpers/runbook-fixtures';
 import { failedReport, RUNBOOKS_DIR } from '../helpers/runbook-stack';
-import { startTemporalServer, type TemporalServer } from '../helpers/temporal-server';
-import { buildDist, startWorkerProcess, testKeyRing } from '../helpers/worker-process';
+import { startWorkerProcess } from '../helpers/worker-process';
 
 const { PendingActivityState, TimeoutType } = temporal.api.enums.v1;
 const taskQueue = `kill-${randomBytes(4).toString('hex')}`;
 
-let server: TemporalServer;
+let stack: ProcessWorkerStack;
 let tc: TestCloud;
-let connection: Connection;
 let client: Client;
 let api: CloudClient;
 let vpcId: string;
 const workers: GuardedProcess[] = [];
 
 function startWorker(): Promise<GuardedProcess> {
-  const worker = startWorkerProcess({
-    env: {
-      TEMPORAL_ADDRESS: server.address,
-      TIDELINE_TASK_QUEUE: taskQueue,
-      ...cloudWorkerEnv(tc),
-    },
-  });
+  const worker = startWorkerProcess({ env: stack.workerEnv() });
   return worker.then((started) => (workers.push(started), started));
 }
 
 beforeAll(async () => {
-  [server, tc] = await Promise.all([
-    startTemporalServer(),
+  stack = await startProcessWorkerStack({
+    taskQueue,
     // Creating takes 2 s; attaching to the VPC and deleting take 12 s, so both runs sit in a wait
     // when the worker dies.
-    startTestCloud({
+    cloud: {
       timeScale: 1,
       durations: { queued: 500, configuring: 1500, vpcAttach: 12_000, deleting: 12_000, pooler: 500 },
-    }),
-    buildDist(),
-  ]);
-  connection = await Connection.connect({ address: server.address });
-  client = new Client({ connection, dataConverter: createDataConverter(testKeyRing) });
-  api = cloudApiClient(tc);
+    },
+  });
+  ({ cloud: tc, client, api } = stack);
   vpcId = await createVpc({ api, projectId: tc.project.id });
 }, 240_000);
 
 afterAll(async () => {
   await Promise.all(workers.map((worker) => worker.kill()));
-  await connection?.close();
-  await api?.close();
-  await tc?.close();
-  await server?.stop();
+  await stack?.close();
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -8,22 +8,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { CloudClient } from '../../cloud/client';
 import { bundleWorkflows } from '../../worker/bundle';
-import { createDataConverter } from '../../worker/codec';
 import type { GuardedProcess } from '../helpers/guarded-process';
 import { spawnGuarded } from '../helpers/guarded-process';
-import { cloudApiClient, cloudWorkerEnv, startTestCloud, type TestCloud } from '../helpers/local-cloud';
-import { startTemporalServer, type TemporalServer } from '../helpers/temporal-server';
-import {
-  buildDist,
-  REPO_ROOT,
-  testKeyRing,
-  WORKER_READY,
-  workerEnvironment,
-} from '../helpers/worker-process';
+import type { TestCloud } from '../helpers/local-cloud';
+import { startProcessWorkerStack, type ProcessWorkerStack } from '../helpers/process-worker-stack';
+import { REPO_ROOT, WORKER_READY, workerEnvironment } from '../helpers/worker-process';
 import type { ProvisionOptions, ProvisionResult } from './fixtures/platform-workflows';
 
 const DIST = path.join(REPO_ROOT, 'dist');
@@ -52,9 +45,8 @@ const { createTidelineWorker } = require(${dist('worker.js')});
 `;
 }
 
-let server: TemporalServer;
+let stack: ProcessWorkerStack;
 let tc: TestCloud;
-let connection: Connection;
 let client: Client;
 let api: CloudClient;
 let workDir: string;
@@ -63,11 +55,7 @@ const workers: GuardedProcess[] = [];
 
 async function startWorker(): Promise<GuardedProcess> {
   const worker = spawnGuarded(process.execPath, ['-e', workerEntry(bundlePath)], {
-    env: workerEnvironment({
-      TEMPORAL_ADDRESS: server.address,
-      TIDELINE_TASK_QUEUE: taskQueue,
-      ...cloudWorkerEnv(tc),
-    }),
+    env: workerEnvironment(stack.workerEnv()),
     cwd: REPO_ROOT,
     label: 'tideline worker process (fixture workflows)',
   });
@@ -79,24 +67,20 @@ async function startWorker(): Promise<GuardedProcess> {
 beforeAll(async () => {
   workDir = mkdtempSync(path.join(tmpdir(), 'tideline-crash-'));
   bundlePath = path.join(workDir, 'fixture-bundle.js');
-  [server, tc] = await Promise.all([
-    startTemporalServer(),
+  [stack] = await Promise.all([
     // Provisioning takes 5 s, so the wait is still polling when the worker dies.
-    startTestCloud({ timeScale: 1, durations: { queued: 1000, configuring: 4000 } }),
-    buildDist(),
+    startProcessWorkerStack({
+      taskQueue,
+      cloud: { timeScale: 1, durations: { queued: 1000, configuring: 4000 } },
+    }),
     bundleWorkflows({ outFile: bundlePath, workflowsPath: require.resolve('./fixtures/platform-workflows') }),
   ]);
-  connection = await Connection.connect({ address: server.address });
-  client = new Client({ connection, dataConverter: createDataConverter(testKeyRing) });
-  api = cloudApiClient(tc);
+  ({ cloud: tc, client, api } = stack);
 }, 240_000);
 
 afterAll(async () => {
   await Promise.all(workers.map((worker) => worker.kill()));
-  await connection?.close();
-  await api?.close();
-  await tc?.close();
-  await server?.stop();
+  await stack?.close();
   if (workDir) rmSync(workDir, { recursive: true, force: true });
 });
 

@@ -1,0 +1,62 @@
+// Everything but the worker, for tests whose workers run as separate OS processes (started,
+// SIGKILLed and started again by the test): a Temporal dev server, the local cloud, a client with
+// the test encryption keys, a typed client of the cloud, the compiled dist/ the worker runs from,
+// and the environment that points a worker process at all of it.
+import { Client, Connection } from '@temporalio/client';
+import type { CloudClient } from '../../cloud/client';
+import { createDataConverter } from '../../worker/codec';
+import {
+  cloudApiClient,
+  cloudWorkerEnv,
+  startTestCloud,
+  type TestCloud,
+  type TestCloudOptions,
+} from './local-cloud';
+import { startTemporalServer, type TemporalServer } from './temporal-server';
+import { buildDist, testKeyRing } from './worker-process';
+
+export interface ProcessWorkerStack {
+  server: TemporalServer;
+  cloud: TestCloud;
+  connection: Connection;
+  /** Encodes and decodes with `testKeyRing`, the keys of worker processes started by tests. */
+  client: Client;
+  /** A typed client of the cloud's first project, for asserting state. */
+  api: CloudClient;
+  /** TEMPORAL_ADDRESS, TIDELINE_TASK_QUEUE and TIDELINE_CLOUD_* of a worker process. */
+  workerEnv(): NodeJS.ProcessEnv;
+  /** Closes the clients, the cloud and the server (kill the worker processes first). */
+  close(): Promise<void>;
+}
+
+export async function startProcessWorkerStack(options: {
+  taskQueue: string;
+  cloud: TestCloudOptions;
+}): Promise<ProcessWorkerStack> {
+  const [server, cloud] = await Promise.all([
+    startTemporalServer(),
+    startTestCloud(options.cloud),
+    buildDist(),
+  ]);
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, dataConverter: createDataConverter(testKeyRing) });
+  const api = cloudApiClient(cloud);
+  return {
+    server,
+    cloud,
+    connection,
+    client,
+    api,
+    workerEnv: () => ({
+      TEMPORAL_ADDRESS: server.address,
+      TIDELINE_TASK_QUEUE: options.taskQueue,
+      ...cloudWorkerEnv(cloud),
+    }),
+    async close() {
+      await connection.close();
+      await api.close();
+      await cloud.close();
+      await server.stop();
+    },
+  };
+}
