@@ -10,7 +10,11 @@ module.exports = {
     // The CEL library ships ES modules only; Jest's module system needs them as CommonJS.
     '^.+/@marcbachmann/cel-js/.+\\.js$': [
       'ts-jest',
-      { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022' }, isolatedModules: true, diagnostics: false },
+      {
+        tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022' },
+        isolatedModules: true,
+        diagnostics: false,
+      },
     ],
   },
   transformIgnorePatterns: ['/node_modules/(?!@marcbachmann/cel-js/)'],

@@ -53,7 +53,10 @@ describe('wait activity', () => {
       { status: 'CONFIGURING' },
       { status: 'READY', name: 'x' },
     ]);
-    const result = (await new MockActivityEnvironment().run(createWaitActivity(deps(caller)), base())) as WaitResult;
+    const result = (await new MockActivityEnvironment().run(
+      createWaitActivity(deps(caller)),
+      base(),
+    )) as WaitResult;
     expect(result.result).toEqual({ status: 'READY', name: 'x' });
     expect(result.polls).toBe(4);
     expect(caller.calls).toBe(4);
