@@ -1,0 +1,137 @@
+// The system under test for a benchmark: a Temporal dev server, the local cloud (in this process,
+// on 127.0.0.1 port 0), a worker process, a Temporal client with the worker's payload keys, a typed
+// client of the local cloud, and a VPC to attach services to.
+import { randomBytes } from 'node:crypto';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { createCloudClient, type CloudClient } from '../../cloud/client';
+import { loadRunbookFile } from '../../dsl/loader';
+import type { LocalCloud, LocalCloudOptions } from '../../simulator/server';
+import { startLocalCloud } from '../../simulator/server';
+import type { GuardedProcess } from '../../test/helpers/guarded-process';
+import { createDataConverter } from '../../worker/codec';
+import type { RunbookDefinition } from '../../dsl/definition';
+import type { RunbookWorkflowInput } from '../../workflows/messages';
+import type { WorkerTuning } from '../tuned-worker';
+import { startDevServer, type DevServer } from './dev-server';
+import { PROVISION_RUNBOOK } from './repo';
+import { benchKeyRing, startWorker, type CloudAccess } from './worker-process';
+
+export type Durations = NonNullable<LocalCloudOptions['durations']>;
+
+export interface StackOptions {
+  durations?: Durations;
+  /** Reuse a running dev server (several benchmarks in one process). */
+  server?: DevServer;
+  /** SQLite file for a new dev server, so it can be restarted. */
+  dbFile?: string;
+  /** Start no worker (the caller starts its own). */
+  noWorker?: boolean;
+  tuning?: WorkerTuning;
+  seed?: number;
+}
+
+export interface BenchStack {
+  server: DevServer;
+  cloud: LocalCloud;
+  access: CloudAccess;
+  api: CloudClient;
+  client: Client;
+  taskQueue: string;
+  vpcId: string;
+  /** The worker process (undefined until started). */
+  worker: GuardedProcess | undefined;
+  startWorker(tuning?: WorkerTuning): Promise<GuardedProcess>;
+  /** Starts provision-production-service for a service name (and optionally another VPC). */
+  startProvisioning(name: string, vpcId?: string, definition?: RunbookDefinition): Promise<WorkflowHandle>;
+  close(options?: { keepServer?: boolean }): Promise<void>;
+}
+
+let provisionDefinition: RunbookDefinition | undefined;
+
+export function provisioningDefinition(): RunbookDefinition {
+  provisionDefinition ??= loadRunbookFile(PROVISION_RUNBOOK);
+  return provisionDefinition;
+}
+
+export async function startBenchStack(options: StackOptions = {}): Promise<BenchStack> {
+  const [server, cloud] = await Promise.all([
+    options.server ?? startDevServer(options.dbFile ? { dbFile: options.dbFile } : {}),
+    startLocalCloud({
+      host: '127.0.0.1',
+      port: 0,
+      timeScale: 1,
+      ...(options.seed !== undefined ? { seed: options.seed } : {}),
+      ...(options.durations ? { durations: options.durations } : {}),
+    }),
+  ]);
+  const project = cloud.projects[0]!;
+  const access: CloudAccess = {
+    url: cloud.url,
+    projectId: project.id,
+    accessKey: project.access_key,
+    secretKey: project.secret_key,
+  };
+  const api = createCloudClient({
+    baseUrl: cloud.url,
+    accessKey: project.access_key,
+    secretKey: project.secret_key,
+    allowInsecureLoopback: true,
+  });
+  const vpc = await api.vpc.create({
+    project_id: project.id,
+    name: 'bench',
+    cidr: '10.0.0.0/16',
+    region_code: 'us-east-1',
+  });
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, dataConverter: createDataConverter(benchKeyRing) });
+  const taskQueue = `bench-${randomBytes(4).toString('hex')}`;
+
+  const stack: BenchStack = {
+    server,
+    cloud,
+    access,
+    api,
+    client,
+    taskQueue,
+    vpcId: vpc.id!,
+    worker: undefined,
+    async startWorker(tuning) {
+      const worker = await startWorker({
+        temporalAddress: server.address,
+        taskQueue,
+        cloud: access,
+        ...(tuning ? { tuning } : {}),
+      });
+      stack.worker = worker;
+      return worker;
+    },
+    startProvisioning(name, vpcId, definition) {
+      const input: RunbookWorkflowInput = {
+        definition: definition ?? provisioningDefinition(),
+        inputs: { project_id: project.id, name, vpc_id: vpcId ?? stack.vpcId },
+      };
+      return client.workflow.start('runbookWorkflow', {
+        taskQueue,
+        workflowId: `${name}-${randomBytes(4).toString('hex')}`,
+        args: [input],
+      });
+    },
+    async close(closeOptions = {}) {
+      await stack.worker?.stop();
+      await connection.close();
+      await api.close();
+      await cloud.close();
+      if (!closeOptions.keepServer && !options.server) await server.stop();
+    },
+  };
+  if (!options.noWorker) {
+    try {
+      await stack.startWorker(options.tuning);
+    } catch (error) {
+      await stack.close().catch(() => undefined);
+      throw error;
+    }
+  }
+  return stack;
+}

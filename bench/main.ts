@@ -1,0 +1,167 @@
+// `npm run bench`: measures the five figures, prints Markdown tables, and writes
+// bench/results/bench.json, bench.md and bench.svg (bench-partial.* for partial runs).
+//
+//   node bench/build/bench/main.js [--quick] [--only=overhead,throughput,waits,history,cli]
+//                                  [--sizes=100,500,1000] [--reps=3] [--no-long] [--no-stock]
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import path from 'node:path';
+import { measureCliStartup } from './cli-startup';
+import { measureHistoryCost } from './history-cost';
+import { measureOverhead } from './overhead';
+import { startDevServer } from './lib/dev-server';
+import { loadAverage } from './lib/proc-usage';
+import { RESULTS_DIR } from './lib/repo';
+import { judgeGoals } from './report/goals';
+import { renderChart } from './report/chart';
+import type { BenchResults, MachineInfo } from './report/results';
+import { renderMarkdown } from './report/tables';
+import { DEMO_DURATIONS, LONG_DURATIONS, STANDARD_DURATIONS, TUNED_WORKER, lifecycleMs } from './settings';
+import { measureThroughput, type ThroughputOptions } from './throughput';
+import { measureWaitEconomy } from './wait-economy';
+
+const FIGURES = ['cli', 'overhead', 'throughput', 'waits', 'history'] as const;
+type Figure = (typeof FIGURES)[number];
+
+interface Options {
+  figures: Set<Figure>;
+  /** Everything at full size: only then are bench.json/md/svg replaced. */
+  full: boolean;
+  sizes: number[];
+  repetitions: number;
+  long: boolean;
+  stock: boolean;
+}
+
+function parseOptions(argv: string[]): Options {
+  const flag = (name: string) => argv.find((arg) => arg.startsWith(`--${name}=`))?.split('=')[1];
+  const quick = argv.includes('--quick');
+  const only = flag('only')?.split(',') as Figure[] | undefined;
+  for (const figure of only ?? []) if (!FIGURES.includes(figure)) throw new Error(`unknown figure ${figure}`);
+  const full = !quick && only === undefined && !argv.some((arg) => /^--(sizes|reps|no-)/.test(arg));
+  return {
+    full,
+    figures: new Set(only ?? FIGURES),
+    sizes: (flag('sizes') ?? (quick ? '100' : '100,500,1000')).split(',').map(Number),
+    repetitions: Number(flag('reps') ?? (quick ? 1 : 3)),
+    long: !quick && !argv.includes('--no-long'),
+    stock: !quick && !argv.includes('--no-stock'),
+  };
+}
+
+function machine(loadAverageStart: number[]): MachineInfo {
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+    memoryGiB: Math.round(totalmem() / 1024 ** 3),
+    node: process.versions.node,
+    platform: `${process.platform} ${process.arch}`,
+    loadAverageStart,
+    loadAverageEnd: loadAverage(),
+  };
+}
+
+const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const began = Date.now();
+  const loadStart = loadAverage();
+  const results: Omit<BenchResults, 'goals' | 'machine' | 'durationSeconds'> = {
+    generatedAt: new Date().toISOString(),
+    overhead: [],
+    throughput: [],
+    waits: [],
+    history: [],
+    cli: null,
+  };
+
+  if (options.figures.has('cli')) {
+    log('5. CLI start-up');
+    results.cli = measureCliStartup(options.repetitions >= 3 ? 15 : 5);
+  }
+  const server = await startDevServer();
+  try {
+    if (options.figures.has('overhead')) {
+      for (const [label, durations] of [
+        ['standard', STANDARD_DURATIONS],
+        ['demo pace', DEMO_DURATIONS],
+      ] as const) {
+        log(`1. overhead, ${label} lifecycle, ${options.repetitions} repetition(s)`);
+        results.overhead.push(await measureOverhead(server, { label, durations }, options.repetitions));
+      }
+    }
+    if (options.figures.has('history')) {
+      log('4. history cost');
+      results.history = await measureHistoryCost(server);
+    }
+  } finally {
+    await server.stop();
+  }
+  if (options.figures.has('waits')) {
+    log('3. waits');
+    results.waits = await measureWaitEconomy();
+  }
+  if (options.figures.has('throughput')) {
+    // The lower bound: the 100 ms polling script at the same durations (figure 1), or the
+    // lifecycle plus the script's measured overhead when figure 1 was not run.
+    const standard = results.overhead.find((o) => o.label === 'standard');
+    const scriptExtraMs = standard ? standard.scriptMs - lifecycleMs(STANDARD_DURATIONS) : 400;
+    const cases: ThroughputOptions[] = options.sizes.map((runs) => ({
+      label: 'tuned, 30 s lifecycle',
+      runs,
+      durations: STANDARD_DURATIONS,
+      lowerBoundMs: lifecycleMs(STANDARD_DURATIONS) + scriptExtraMs,
+      tuning: TUNED_WORKER,
+    }));
+    if (options.stock) {
+      const runs = Math.min(500, Math.max(...options.sizes));
+      cases.push({
+        label: 'stock, 30 s lifecycle',
+        runs,
+        durations: STANDARD_DURATIONS,
+        lowerBoundMs: lifecycleMs(STANDARD_DURATIONS) + scriptExtraMs,
+      });
+    }
+    if (options.long) {
+      cases.push({
+        label: 'tuned, 5 min lifecycle',
+        runs: Math.max(...options.sizes),
+        durations: LONG_DURATIONS,
+        lowerBoundMs: lifecycleMs(LONG_DURATIONS) + scriptExtraMs,
+        tuning: TUNED_WORKER,
+      });
+    }
+    for (const throughputCase of cases) {
+      log(`2. throughput, ${throughputCase.runs} runs, ${throughputCase.label}`);
+      // A fresh dev server per case: earlier runs' histories do not weigh on later ones.
+      const caseServer = await startDevServer();
+      try {
+        results.throughput.push(await measureThroughput(caseServer, throughputCase));
+      } finally {
+        await caseServer.stop();
+      }
+    }
+  }
+
+  const complete: Omit<BenchResults, 'goals'> = {
+    ...results,
+    durationSeconds: Math.round((Date.now() - began) / 1000),
+    machine: machine(loadStart),
+  };
+  const final: BenchResults = { ...complete, goals: judgeGoals(complete) };
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const markdown = renderMarkdown(final);
+  // Partial runs (--quick, --only, …) do not replace the committed full results.
+  const stem = options.full ? 'bench' : 'bench-partial';
+  writeFileSync(path.join(RESULTS_DIR, `${stem}.json`), `${JSON.stringify(final, null, 2)}\n`);
+  writeFileSync(path.join(RESULTS_DIR, `${stem}.md`), markdown);
+  writeFileSync(path.join(RESULTS_DIR, `${stem}.svg`), renderChart(final));
+  process.stdout.write(`${markdown}\nwritten: bench/results/${stem}.json, ${stem}.md, ${stem}.svg\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  // An entry point: whatever a failed figure left open must not keep the process alive.
+  process.exit(1);
+});

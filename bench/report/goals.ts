@@ -1,0 +1,55 @@
+// Judges each figure against the issue's goal, in words a reader can check against the tables.
+import type { BenchResults, GoalCheck } from './results';
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+
+export function judgeGoals(results: Omit<BenchResults, 'goals'>): GoalCheck[] {
+  const goals: GoalCheck[] = [];
+  for (const overhead of results.overhead) {
+    goals.push({
+      figure: `1. overhead (${overhead.label})`,
+      goal: 'runbook ≤ 1.10 × 100 ms polling script',
+      measured: `${overhead.ratio.toFixed(2)}× (${seconds(overhead.runbookMs)} vs ${seconds(overhead.scriptMs)})`,
+      met: overhead.ratio <= 1.1,
+    });
+  }
+  for (const run of results.throughput.filter((t) => t.runs >= 1000)) {
+    goals.push({
+      figure: `2. throughput (${run.runs} runs, ${run.label})`,
+      goal: '≤ 1.5 × lower bound, worker RSS ≤ 1 GiB',
+      measured: `${run.ratio.toFixed(2)}× (${seconds(run.completionMs)} vs ${seconds(run.lowerBoundMs)}), RSS ${Math.round(run.workerUsage.peakRssMiB)} MiB`,
+      met: run.ratio <= 1.5 && run.workerUsage.peakRssMiB <= 1024 && run.succeeded === run.runs,
+    });
+  }
+  for (const wait of results.waits) {
+    const tideline = wait.policies.find((p) => p.policy === 'tideline');
+    const everySecond = wait.policies.find((p) => p.policy === 'fixed-1s');
+    if (!tideline || !everySecond) continue;
+    goals.push({
+      figure: `3. wait ${wait.label}`,
+      goal: `lag p95 ≤ ${seconds(wait.lagGoalMs)}, fewer calls than 1 s polling`,
+      measured:
+        `lag p95 ${seconds(tideline.lagP95Ms)} measured / ${seconds(tideline.model.lagP95Ms)} model; ` +
+        `${tideline.callsPerWait} calls vs ${everySecond.callsPerWait}`,
+      met: tideline.lagP95Ms <= wait.lagGoalMs && tideline.callsPerWait < everySecond.callsPerWait,
+    });
+  }
+  if (results.history.length >= 2) {
+    const counts = results.history.map((h) => h.events);
+    goals.push({
+      figure: '4. history cost',
+      goal: 'equal events for a 10 s and a 10 min wait',
+      measured: results.history.map((h) => `${h.label}: ${h.events} events (${h.polls} polls)`).join(', '),
+      met: counts.every((count) => count === counts[0]),
+    });
+  }
+  for (const command of results.cli?.commands.filter((c) => c.command.startsWith('tideline')) ?? []) {
+    goals.push({
+      figure: `5. ${command.command.replace(/ provision.*/, '')}`,
+      goal: '≤ 300 ms',
+      measured: `p50 ${command.wallMs.p50} ms, p95 ${command.wallMs.p95} ms`,
+      met: command.wallMs.p50 <= 300,
+    });
+  }
+  return goals;
+}

@@ -1,0 +1,121 @@
+// The results as Markdown tables: printed by `npm run bench`, written to bench/results/bench.md
+// and pasted into the README's Performance section.
+import type { BenchResults } from './results';
+
+function table(header: string[], rows: Array<Array<string | number>>): string {
+  const line = (cells: Array<string | number>) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+const s = (ms: number, digits = 1) => `${(ms / 1000).toFixed(digits)} s`;
+const mark = (met: boolean) => (met ? '✅' : '❌');
+
+export function overheadTable(results: BenchResults): string {
+  return table(
+    [
+      'lifecycle (create / attach / pooler)',
+      '100 ms script',
+      'runbook',
+      'ratio',
+      'API calls script / runbook',
+    ],
+    results.overhead.map((o) => [
+      `${o.label}: ${s((o.durations.queued ?? 0) + (o.durations.configuring ?? 0))} / ${s(o.durations.vpcAttach ?? 0)} / ${s(o.durations.pooler ?? 0)}`,
+      s(o.scriptMs, 2),
+      s(o.runbookMs, 2),
+      `**${o.ratio.toFixed(2)}×**`,
+      `${o.scriptCalls} / ${o.runbookCalls}`,
+    ]),
+  );
+}
+
+export function throughputTable(results: BenchResults): string {
+  return table(
+    [
+      'runs',
+      'worker, lifecycle',
+      'completion',
+      'lower bound',
+      'ratio',
+      'runbooks/s',
+      'e2e p50 / p95',
+      'worker RSS peak',
+      'CPU per run (worker / server / cloud+client)',
+    ],
+    results.throughput.map((t) => [
+      t.runs,
+      t.label,
+      s(t.completionMs),
+      s(t.lowerBoundMs),
+      `**${t.ratio.toFixed(2)}×**`,
+      t.runbooksPerSecond.toFixed(2),
+      `${s(t.endToEndMs.p50)} / ${s(t.endToEndMs.p95)}`,
+      `${Math.round(t.workerUsage.peakRssMiB)} MiB`,
+      `${t.cpuMsPerRun.worker} / ${t.cpuMsPerRun.server} / ${t.cpuMsPerRun.bench} ms`,
+    ]),
+  );
+}
+
+export function waitTable(results: BenchResults): string {
+  const rows: Array<Array<string | number>> = [];
+  for (const wait of results.waits) {
+    for (const policy of wait.policies) {
+      rows.push([
+        wait.label,
+        policy.policy,
+        `${policy.callsPerWait} (model ${policy.model.callsPerWait})`,
+        `${s(policy.lagP50Ms, 2)} / ${s(policy.lagP95Ms, 2)}`,
+        `${s(policy.model.lagP95Ms, 2)}`,
+        policy.policy === 'tideline' ? `≤ ${s(wait.lagGoalMs)}` : '',
+      ]);
+    }
+  }
+  return table(
+    ['wait', 'policy', 'API calls per wait', 'lag p50 / p95 (measured)', 'lag p95 (model)', 'goal'],
+    rows,
+  );
+}
+
+export function historyTable(results: BenchResults): string {
+  return table(
+    ['create takes', 'history events', 'service.get polls'],
+    results.history.map((h) => [h.label, `**${h.events}**`, h.polls]),
+  );
+}
+
+export function cliTable(results: BenchResults): string {
+  return table(
+    ['command', 'p50', 'p95', 'min'],
+    (results.cli?.commands ?? []).map((c) => [
+      c.command,
+      `${c.wallMs.p50} ms`,
+      `${c.wallMs.p95} ms`,
+      `${c.wallMs.min} ms`,
+    ]),
+  );
+}
+
+export function goalsTable(results: BenchResults): string {
+  return table(
+    ['figure', 'goal', 'measured', ''],
+    results.goals.map((g) => [g.figure, g.goal, g.measured, mark(g.met)]),
+  );
+}
+
+export function renderMarkdown(results: BenchResults): string {
+  const m = results.machine;
+  const sections = [
+    `Measured ${results.generatedAt} on ${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, Node ${m.node}; ` +
+      `load average ${m.loadAverageStart.join(' ')} at the start, ${m.loadAverageEnd.join(' ')} at the end.`,
+    '**Goals**\n\n' + goalsTable(results),
+  ];
+  if (results.overhead.length)
+    sections.push('**1. Orchestration overhead** (median of the repetitions)\n\n' + overheadTable(results));
+  if (results.throughput.length) sections.push('**2. Throughput**\n\n' + throughputTable(results));
+  if (results.waits.length) sections.push('**3. API economy and detection lag**\n\n' + waitTable(results));
+  if (results.history.length)
+    sections.push('**4. History cost** (one provisioning run)\n\n' + historyTable(results));
+  if (results.cli)
+    sections.push(`**5. CLI start-up** (${results.cli.repetitions} runs each)\n\n` + cliTable(results));
+  return sections.join('\n\n') + '\n';
+}

@@ -1,0 +1,149 @@
+// Figure 2 — throughput: N provision-production-service runs started at once on this machine (dev
+// server + one worker process + the local cloud), against the lower bound (one run of the 100 ms
+// polling script: the cloud has no capacity limit, so N runs could all finish that fast).
+// Completion time, runbooks/s, end-to-end p50/p95 (server start → close), and the worker's RSS and
+// CPU read from /proc.
+import type { WorkerTuning } from './tuned-worker';
+import type { DevServer } from './lib/dev-server';
+import { startUsageSampler, type UsageReport } from './lib/proc-usage';
+import { startBenchStack, type BenchStack, type Durations } from './lib/stack';
+import { mapLimit, round, sleep, summarize, type Summary } from './lib/stats';
+
+export interface ThroughputOptions {
+  /** Names the case in tables, e.g. "tuned worker, 30 s lifecycle". */
+  label: string;
+  runs: number;
+  durations: Durations;
+  /** One run of the polling script at these durations, ms. */
+  lowerBoundMs: number;
+  /** Absent: the stock worker (dist/worker/main.js) with the SDK's default settings. */
+  tuning?: WorkerTuning;
+  /** Give up after this long (the result then says how many finished). */
+  timeoutMs?: number;
+}
+
+export interface ThroughputResult {
+  label: string;
+  runs: number;
+  worker: 'stock' | 'tuned';
+  tuning: WorkerTuning | null;
+  succeeded: number;
+  /** First start request → last run closed, ms. */
+  completionMs: number;
+  lowerBoundMs: number;
+  ratio: number;
+  runbooksPerSecond: number;
+  /** Time to submit every start request, ms. */
+  submitMs: number;
+  endToEndMs: Summary;
+  workerUsage: UsageReport;
+  serverUsage: UsageReport;
+  /** CPU time per run, ms: worker, dev server, and this process (local cloud + client). */
+  cpuMsPerRun: { worker: number; server: number; bench: number };
+  /** This process: the local cloud and the client. */
+  benchCpuSeconds: number;
+  apiCalls: number;
+  servicesReadyProd: number;
+  timedOut: boolean;
+}
+
+interface Closed {
+  status: string;
+  startMs: number;
+  closeMs: number;
+}
+
+async function closedRuns(stack: BenchStack): Promise<Closed[]> {
+  const closed: Closed[] = [];
+  for await (const execution of stack.client.workflow.list({ query: `TaskQueue = '${stack.taskQueue}'` })) {
+    if (execution.closeTime === undefined) continue;
+    closed.push({
+      status: execution.status.name,
+      startMs: execution.startTime.getTime(),
+      closeMs: execution.closeTime.getTime(),
+    });
+  }
+  return closed;
+}
+
+async function runningCount(stack: BenchStack): Promise<number> {
+  const { count } = await stack.client.workflow.count(
+    `TaskQueue = '${stack.taskQueue}' AND ExecutionStatus = 'Running'`,
+  );
+  return count;
+}
+
+export async function measureThroughput(
+  server: DevServer,
+  options: ThroughputOptions,
+): Promise<ThroughputResult> {
+  const stack = await startBenchStack({
+    server,
+    durations: options.durations,
+    ...(options.tuning ? { tuning: options.tuning } : {}),
+  });
+  try {
+    const workerUsage = startUsageSampler(stack.worker!.pid);
+    const serverUsage = startUsageSampler(server.pid());
+    const benchCpu = process.cpuUsage();
+    stack.cloud.resetStats();
+
+    const startedAt = Date.now();
+    const names = Array.from({ length: options.runs }, (_, i) => `tp-${String(i).padStart(4, '0')}`);
+    await mapLimit(names, 50, (name) => stack.startProvisioning(name));
+    const submitMs = Date.now() - startedAt;
+
+    const deadline = startedAt + (options.timeoutMs ?? 30 * 60_000);
+    let timedOut = false;
+    await sleep(Math.min(options.lowerBoundMs * 0.8, 5_000));
+    while ((await runningCount(stack)) > 0) {
+      if (Date.now() > deadline) {
+        timedOut = true;
+        break;
+      }
+      await sleep(250);
+    }
+    const closed = await closedRuns(stack);
+    const worker = workerUsage.stop();
+    const serverReport = serverUsage.stop();
+    const cpu = process.cpuUsage(benchCpu);
+    const apiCalls = stack.cloud.stats().total;
+
+    const succeeded = closed.filter((run) => run.status === 'COMPLETED');
+    const lastClose = Math.max(...closed.map((run) => run.closeMs));
+    const completionMs = lastClose - startedAt;
+    const services = await stack.api.service.list({ project_id: stack.access.projectId });
+    const benchCpuSeconds = (cpu.user + cpu.system) / 1e6;
+    const perRun = (cpuSeconds: number) => round((cpuSeconds * 1000) / options.runs, 0);
+    return {
+      label: options.label,
+      runs: options.runs,
+      worker: options.tuning ? 'tuned' : 'stock',
+      tuning: options.tuning ?? null,
+      succeeded: succeeded.length,
+      completionMs,
+      lowerBoundMs: round(options.lowerBoundMs, 0),
+      ratio: round(completionMs / options.lowerBoundMs, 2),
+      runbooksPerSecond: round(succeeded.length / (completionMs / 1000), 2),
+      submitMs,
+      endToEndMs: summarize(
+        closed.map((run) => run.closeMs - run.startMs),
+        0,
+      ),
+      workerUsage: worker,
+      serverUsage: serverReport,
+      cpuMsPerRun: {
+        worker: perRun(worker.cpuSeconds),
+        server: perRun(serverReport.cpuSeconds),
+        bench: perRun(benchCpuSeconds),
+      },
+      benchCpuSeconds: round(benchCpuSeconds, 1),
+      apiCalls,
+      servicesReadyProd: services.filter((s) => s.status === 'READY' && s.metadata?.environment === 'PROD')
+        .length,
+      timedOut,
+    };
+  } finally {
+    await stack.close({ keepServer: true });
+  }
+}
