@@ -1,7 +1,7 @@
 // Calls one Cloud API action for an activity: validates the input against the operation's schemas,
 // picks the project's client, and turns any error into a Temporal failure.
 import type { ActionInput, ActionName, ActionOutput } from '../cloud/operations';
-import { validateActionInput } from '../cloud/operations';
+import { validateActionInput } from '../cloud/action-input';
 import type { ActivityDeps, CallOptions } from './deps';
 import { activityFailure } from './failures';
 

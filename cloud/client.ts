@@ -5,16 +5,14 @@ import { inspect } from 'node:util';
 import { parseBaseUrl } from './base-url';
 import { CloudApiError } from './errors';
 import { HttpTransport } from './http';
+import { splitActionInput, validateActionInput, type SplitInput } from './action-input';
 import {
   ACTION_NAMES,
   operations,
-  splitActionInput,
-  validateActionInput,
   type ActionInput,
   type ActionName,
   type ActionOutput,
   type OperationDef,
-  type SplitInput,
 } from './operations';
 import { collectSecretValues, redact, REDACTED, revealSecret, type Secret } from './redact';
 import { formatPath, interpretAnswer } from './response';

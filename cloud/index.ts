@@ -3,6 +3,7 @@
 export * from './models';
 export * from './requests';
 export * from './operations';
+export * from './action-input';
 export * from './errors';
 export * from './client';
 export * from './logs';

@@ -3,7 +3,7 @@
 // at run time), `wait` on read actions only, `adopt` on creates only, literal secrets, and a child
 // runbook's inputs.
 import type { ActionName } from '../cloud/operations';
-import { validateActionInput } from '../cloud/operations';
+import { validateActionInput } from '../cloud/action-input';
 import { ACTION_CATALOGUE } from './actions';
 import type { RunbookDefinition } from './definition';
 import { checkInputValue } from './inputs';

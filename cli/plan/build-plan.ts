@@ -2,7 +2,8 @@
 // path, body), conditions, waits, approvals and compensations. Templates that depend only on
 // inputs are resolved with the inputs given; everything else (values of earlier steps) is shown
 // as written, because it is only known at run time. Secret inputs are never substituted.
-import { operations, splitActionInput, type ActionName } from '../../cloud/operations';
+import { splitActionInput } from '../../cloud/action-input';
+import { operations, type ActionName } from '../../cloud/operations';
 import type {
   DurationValue,
   InputDefinition,
