@@ -20,6 +20,8 @@ export interface ActivityDeps {
   clock?: Clock;
   /** Per-request timeout used by waits, so a hung request cannot outlive a heartbeat. */
   pollRequestTimeoutMs?: number;
+  /** Longest pause between two heartbeats of a wait (default 5 s; tests shorten it). */
+  heartbeatSliceMs?: number;
   /** Source of randomness for poll jitter (tests pin it). */
   random?: () => number;
 }

@@ -48,7 +48,10 @@ export interface WaitProgress {
 
 export const DEFAULT_POLL_INTERVAL_MS = 1_000;
 export const DEFAULT_MAX_POLL_INTERVAL_MS = 15_000;
-const DEFAULT_POLL_REQUEST_TIMEOUT_MS = 20_000;
+/** Well under the wait's heartbeat timeout, so a hung poll cannot make the server give up on us. */
+const DEFAULT_POLL_REQUEST_TIMEOUT_MS = 10_000;
+/** Long pauses are slept in slices with a heartbeat between them (and before every poll). */
+const DEFAULT_HEARTBEAT_SLICE_MS = 5_000;
 /** Detection lag stays within this share of the time already waited. */
 const LAG_SHARE = 0.1;
 
@@ -65,6 +68,7 @@ export function createWaitActivity(deps: ActivityDeps) {
   const clock = deps.clock ?? systemClock;
   const random = deps.random ?? Math.random;
   const requestTimeoutMs = deps.pollRequestTimeoutMs ?? DEFAULT_POLL_REQUEST_TIMEOUT_MS;
+  const slice = deps.heartbeatSliceMs ?? DEFAULT_HEARTBEAT_SLICE_MS;
 
   return async function waitFor(request: WaitInput): Promise<WaitResult> {
     if (operations[request.action].kind !== 'read') {
@@ -84,6 +88,7 @@ export function createWaitActivity(deps: ActivityDeps) {
       const remaining = request.deadline - clock.now();
       if (remaining <= 0) throw timeoutFailure(request, progress, clock.now());
       progress.polls += 1;
+      ctx.heartbeat(progress);
       try {
         const result = await callAction(deps, request.action, request.input, {
           signal: ctx.cancellationSignal,
@@ -132,7 +137,10 @@ export function createWaitActivity(deps: ActivityDeps) {
       const pause = nextPollDelay(waited, min, max, random);
       const untilDeadline = request.deadline - clock.now();
       if (untilDeadline <= 0) throw timeoutFailure(request, progress, clock.now());
-      await ctx.sleep(Math.min(pause, untilDeadline));
+      for (let left = Math.min(pause, untilDeadline); left > 0; left -= slice) {
+        await ctx.sleep(Math.min(left, slice));
+        ctx.heartbeat(progress);
+      }
     }
   };
 }

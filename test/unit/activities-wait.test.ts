@@ -134,6 +134,20 @@ describe('wait activity', () => {
   });
 });
 
+test('a long pause between polls is slept in slices with a heartbeat after each', async () => {
+  const caller = scripted([{ status: 'QUEUED' }, { status: 'READY' }]);
+  const env = new MockActivityEnvironment();
+  const beats: unknown[] = [];
+  env.on('heartbeat', (details: object) => beats.push({ ...details }));
+  await env.run(
+    createWaitActivity({ ...deps(caller), heartbeatSliceMs: 50 }),
+    base({ intervalMs: 300, maxIntervalMs: 300 }),
+  );
+  // One heartbeat before each of the 2 polls, and at least 5 during the 240–300 ms pause.
+  expect(beats.length).toBeGreaterThanOrEqual(7);
+  expect(beats[0]).toEqual({ polls: 1 });
+});
+
 describe('poll interval', () => {
   test('starts at the minimum, grows with 10 % of the time waited, and is capped', () => {
     const top = () => 1;
