@@ -36,8 +36,8 @@ export function lifecycleMs(durations: Durations): number {
 /**
  * Worker settings for many concurrent runbooks. A wait holds an activity slot for as long as it
  * polls, so slots must cover every run that can wait at once (the SDK default of 100 lets only
- * 100 runs make progress); the sticky cache must hold every open run, or each workflow task
- * replays its history from the start.
+ * 100 runs make progress); the sticky cache must hold every open run, or workflow tasks replay
+ * their histories from the start (its default follows the heap limit, so it is set explicitly).
  */
 export const TUNED_WORKER: WorkerTuning = {
   maxConcurrentActivityTaskExecutions: 2_000,
@@ -46,3 +46,9 @@ export const TUNED_WORKER: WorkerTuning = {
   maxConcurrentActivityTaskPolls: 20,
   maxConcurrentWorkflowTaskPolls: 20,
 };
+
+/**
+ * Node flags of the tuned worker process: V8 otherwise lets the heap grow towards its default
+ * limit (a quarter of RAM) before collecting, and RSS with it.
+ */
+export const TUNED_WORKER_NODE_ARGS = ['--max-old-space-size=640'];

@@ -56,6 +56,8 @@ export interface RoundResult {
   /** Disruption → worker polling again (kill) or server serving again (restart), ms. */
   outageMs: number[];
   recoveryMs: Summary;
+  /** Recovery by what the run was doing at the disruption (activity type or workflow task). */
+  recoveryByActivity: Record<string, Summary>;
   /** Start → close of each run, ms. */
   runMs: Summary;
   faultsFired: Record<string, number>;
@@ -178,6 +180,7 @@ export async function runChaosRound(options: RoundOptions): Promise<RoundResult>
     });
     const audit: Audit = await auditCloud(stack.api, stack.access.projectId, stack.vpcId, plan, succeeded);
     const timelines = await Promise.all(handles.map((handle) => runTimeline(handle)));
+    const recoveries = recoverySamples(disruptedAt, timelines);
     return {
       disruption: options.disruption,
       runs: options.runs,
@@ -192,7 +195,19 @@ export async function runChaosRound(options: RoundOptions): Promise<RoundResult>
       incomplete: audit.incomplete,
       disruptions: disruptedAt.length,
       outageMs,
-      recoveryMs: summarize(recoverySamples(disruptedAt, timelines), 0),
+      recoveryMs: summarize(
+        recoveries.map((r) => r.ms),
+        0,
+      ),
+      recoveryByActivity: Object.fromEntries(
+        [...new Set(recoveries.map((r) => r.doing))].map((doing) => [
+          doing,
+          summarize(
+            recoveries.filter((r) => r.doing === doing).map((r) => r.ms),
+            0,
+          ),
+        ]),
+      ),
       runMs: summarize(
         timelines.filter((t) => t.closedAt !== undefined).map((t) => t.closedAt! - t.startedAt),
         0,

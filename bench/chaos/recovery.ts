@@ -24,6 +24,15 @@ export interface RunTimeline {
   startedAt: number;
   closedAt: number | undefined;
   progressAt: number[];
+  /** Each activity: its type, when it was scheduled and when its result was recorded. */
+  activities: Array<{ type: string; scheduledAt: number; closedAt: number | undefined }>;
+}
+
+/** One run's recovery from one disruption, and what the run was doing at that moment. */
+export interface RecoverySample {
+  ms: number;
+  /** The activity in flight (e.g. `wait.until`, `service.create`), or `workflow task`. */
+  doing: string;
 }
 
 function eventMs(time: { seconds?: unknown; nanos?: number | null } | null | undefined): number {
@@ -39,9 +48,25 @@ export async function runTimeline(handle: WorkflowHandle): Promise<RunTimeline> 
       e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED ||
       e.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
   );
+  const closedActivities = new Map<string, number>();
+  for (const e of events) {
+    const attributes =
+      e.activityTaskCompletedEventAttributes ??
+      e.activityTaskFailedEventAttributes ??
+      e.activityTaskTimedOutEventAttributes ??
+      e.activityTaskCanceledEventAttributes;
+    if (attributes) closedActivities.set(String(attributes.scheduledEventId), eventMs(e.eventTime));
+  }
   return {
     startedAt: eventMs(first?.eventTime),
     closedAt: closing ? eventMs(closing.eventTime) : undefined,
+    activities: events
+      .filter((e) => e.activityTaskScheduledEventAttributes)
+      .map((e) => ({
+        type: e.activityTaskScheduledEventAttributes?.activityType?.name ?? 'activity',
+        scheduledAt: eventMs(e.eventTime),
+        closedAt: closedActivities.get(String(e.eventId)),
+      })),
     progressAt: events
       .filter((e) => PROGRESS.has(e.eventType ?? 0))
       .map((e) => eventMs(e.eventTime))
@@ -49,15 +74,22 @@ export async function runTimeline(handle: WorkflowHandle): Promise<RunTimeline> 
   };
 }
 
-/** Recovery samples (ms), one per disruption and run in flight at that moment. */
-export function recoverySamples(disruptions: readonly number[], timelines: readonly RunTimeline[]): number[] {
-  const samples: number[] = [];
+/** Recovery samples, one per disruption and run in flight at that moment. */
+export function recoverySamples(
+  disruptions: readonly number[],
+  timelines: readonly RunTimeline[],
+): RecoverySample[] {
+  const samples: RecoverySample[] = [];
   for (const at of disruptions) {
     for (const run of timelines) {
       const inFlight = run.startedAt < at && (run.closedAt === undefined || run.closedAt > at);
       if (!inFlight) continue;
       const next = run.progressAt.find((time) => time > at);
-      if (next !== undefined) samples.push(next - at);
+      if (next === undefined) continue;
+      const pending = run.activities.find(
+        (a) => a.scheduledAt < at && (a.closedAt === undefined || a.closedAt > at),
+      );
+      samples.push({ ms: next - at, doing: pending?.type ?? 'workflow task' });
     }
   }
   return samples;

@@ -27,6 +27,8 @@ export interface StackOptions {
   /** Start no worker (the caller starts its own). */
   noWorker?: boolean;
   tuning?: WorkerTuning;
+  /** Node flags for the worker process. */
+  workerNodeArgs?: string[];
   seed?: number;
 }
 
@@ -102,6 +104,7 @@ export async function startBenchStack(options: StackOptions = {}): Promise<Bench
         taskQueue,
         cloud: access,
         ...(tuning ? { tuning } : {}),
+        ...(options.workerNodeArgs ? { nodeArgs: options.workerNodeArgs } : {}),
       });
       stack.worker = worker;
       return worker;

@@ -27,6 +27,8 @@ export interface WorkerSpec {
   cloud: CloudAccess;
   /** Absent: the stock worker with the SDK's default settings. */
   tuning?: WorkerTuning;
+  /** Node flags for the worker process (e.g. a heap limit). */
+  nodeArgs?: string[];
 }
 
 function environment(spec: WorkerSpec): NodeJS.ProcessEnv {
@@ -53,8 +55,9 @@ export async function startWorker(spec: WorkerSpec): Promise<GuardedProcess> {
   const entry = spec.tuning ? compiledBenchFile('tuned-worker.js') : WORKER_ENTRY;
   if (!existsSync(entry))
     throw new Error(`${entry} is missing: run \`npm run build\` (and the bench build) first`);
-  // For profiling the worker alone, e.g. BENCH_WORKER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/p".
-  const nodeArgs = process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  // BENCH_WORKER_NODE_ARGS adds flags, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p" to profile the worker.
+  const extra = process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const nodeArgs = [...(spec.nodeArgs ?? []), ...extra];
   const worker = spawnGuarded(process.execPath, [...nodeArgs, entry], {
     env: environment(spec),
     cwd: REPO_ROOT,

@@ -45,9 +45,9 @@ export function throughputTable(results: BenchResults): string {
     results.throughput.map((t) => [
       t.runs,
       t.label,
-      s(t.completionMs),
+      t.timedOut ? `> ${s(t.completionMs)}: cut off, ${t.succeeded} done` : s(t.completionMs),
       s(t.lowerBoundMs),
-      `**${t.ratio.toFixed(2)}×**`,
+      `**${t.timedOut ? '> ' : ''}${t.ratio.toFixed(2)}×**`,
       t.runbooksPerSecond.toFixed(2),
       `${s(t.endToEndMs.p50)} / ${s(t.endToEndMs.p95)}`,
       `${Math.round(t.workerUsage.peakRssMiB)} MiB`,
