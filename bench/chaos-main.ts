@@ -3,10 +3,12 @@
 // server on its database file — then prints a table and writes bench/results/chaos.json / .md.
 //
 //   node bench/build/bench/chaos-main.js [--runs=50] [--quick]
-import { mkdirSync, writeFileSync } from 'node:fs';
+//   node bench/build/bench/chaos-main.js --render    (tables again from chaos.json)
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { CHAOS_FAULTS, runChaosRound, type RoundOptions, type RoundResult } from './chaos/campaign';
+import { renderChaosMarkdown } from './chaos/report';
 import { loadAverage } from './lib/proc-usage';
 import { RESULTS_DIR } from './lib/repo';
 
@@ -34,35 +36,21 @@ export function chaosRounds(runs: number, quick: boolean): RoundOptions[] {
   ];
 }
 
-function table(rounds: RoundResult[]): string {
-  const header = [
-    'round',
-    'runs (doomed)',
-    'ended as planned',
-    'duplicates',
-    'orphans',
-    'disruptions',
-    'recovery p50 / p95',
-    'faults fired',
-    'took',
-  ];
-  const rows = rounds.map((r) => [
-    r.disruption,
-    `${r.runs} (${r.doomed})`,
-    `**${r.completedAsPlanned}/${r.runs}**`,
-    `**${r.duplicates}**`,
-    `**${r.orphans}**`,
-    r.disruptions,
-    `${(r.recoveryMs.p50 / 1000).toFixed(1)} s / ${(r.recoveryMs.p95 / 1000).toFixed(1)} s (n=${r.recoveryMs.count})`,
-    Object.values(r.faultsFired).reduce((a, b) => a + b, 0),
-    `${Math.round(r.roundMs / 1000)} s`,
-  ]);
-  const line = (cells: Array<string | number>) => `| ${cells.join(' | ')} |`;
-  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+function write(results: ChaosResults, stem: string): void {
+  const markdown = `${renderChaosMarkdown(results.rounds)}\n`;
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(path.join(RESULTS_DIR, `${stem}.json`), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(path.join(RESULTS_DIR, `${stem}.md`), markdown);
+  process.stdout.write(`${markdown}\nwritten: bench/results/${stem}.json, ${stem}.md\n`);
 }
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
+  if (argv.includes('--render')) {
+    // The tables again from bench/results/chaos.json, running nothing.
+    const saved = JSON.parse(readFileSync(path.join(RESULTS_DIR, 'chaos.json'), 'utf8')) as ChaosResults;
+    return write(saved, 'chaos');
+  }
   const quick = argv.includes('--quick');
   const runs = Number(argv.find((a) => a.startsWith('--runs='))?.split('=')[1] ?? (quick ? 6 : 50));
   const loadAverageStart = loadAverage();
@@ -77,19 +65,7 @@ async function main(): Promise<void> {
     faults: CHAOS_FAULTS,
     rounds,
   };
-  const markdown =
-    `${table(rounds)}\n\n` +
-    rounds
-      .filter((r) => r.unexpected.length || r.incomplete.length)
-      .map(
-        (r) => `${r.disruption}: unexpected ${r.unexpected.join('; ')} incomplete ${r.incomplete.join(', ')}`,
-      )
-      .join('\n');
-  const stem = quick || runs !== 50 ? 'chaos-partial' : 'chaos';
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  writeFileSync(path.join(RESULTS_DIR, `${stem}.json`), `${JSON.stringify(results, null, 2)}\n`);
-  writeFileSync(path.join(RESULTS_DIR, `${stem}.md`), `${markdown.trim()}\n`);
-  process.stdout.write(`${markdown}\nwritten: bench/results/${stem}.json, ${stem}.md\n`);
+  write(results, quick || runs !== 50 ? 'chaos-partial' : 'chaos');
   const clean = rounds.every((r) => r.duplicates === 0 && r.orphans === 0 && r.completedAsPlanned === r.runs);
   if (!clean) process.exitCode = 1;
 }
