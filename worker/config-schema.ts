@@ -67,7 +67,21 @@ const CloudSection = z
  * The configuration file's shape. It checks the file merged with the environment, so
  * `cloud.baseUrl` and one project are required only in the combination.
  */
+const Slots = z.number().int().min(1, 'must be at least 1');
+
+/** Worker capacity for many concurrent runs (see the README's Performance section). */
+export const WorkerTuningSchema = z.strictObject({
+  maxConcurrentActivityTaskExecutions: Slots.optional(),
+  maxConcurrentWorkflowTaskExecutions: Slots.optional(),
+  maxCachedWorkflows: z.number().int().min(0, 'must not be negative').optional(),
+  maxConcurrentActivityTaskPolls: Slots.optional(),
+  maxConcurrentWorkflowTaskPolls: Slots.optional(),
+});
+export type WorkerTuning = z.infer<typeof WorkerTuningSchema>;
+
 export const WorkerConfigSchema = z.strictObject({
+  /** Passed to the Temporal worker as they are; absent ones keep the SDK's defaults. */
+  tuning: WorkerTuningSchema.optional(),
   taskQueue: z.string().min(1, 'must not be empty').optional(),
   /** Shared with the CLI; TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE (and profiles) take precedence. */
   temporal: z

@@ -6,6 +6,7 @@
 // Config file (YAML or JSON):
 //   taskQueue: tideline                      # optional
 //   temporal: { address: host:7233, namespace: default }   # optional; TEMPORAL_* env wins
+//   tuning: { maxConcurrentActivityTaskExecutions: 2000, maxCachedWorkflows: 2000 }  # optional
 //   metricsAddress: 127.0.0.1:9464           # optional Prometheus endpoint
 //   cloud:
 //     baseUrl: https://api.example.com/public/api/v1
@@ -31,6 +32,7 @@ import {
   isRecord,
   issueText,
   WorkerConfigSchema,
+  type WorkerTuning,
 } from './config-schema';
 import { WorkerError } from './errors';
 
@@ -55,6 +57,8 @@ export interface WorkerConfig {
   taskQueue: string;
   metricsAddress: string | undefined;
   cloud: CloudConfig;
+  /** Worker capacity settings from the file (`tuning:`), passed to the Temporal worker. */
+  tuning: WorkerTuning;
   /** Temporal address and namespace from the file; the TEMPORAL_* environment wins over them. */
   temporal: { address?: string | undefined; namespace?: string | undefined };
   /** The config file read, if any (for messages). */
@@ -128,6 +132,7 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
     metricsAddress: data.metricsAddress,
     cloud: { baseUrl, allowInsecureLoopback, timeoutMs: data.cloud.timeoutMs, defaultProjectId, projects },
     temporal: { address: data.temporal?.address, namespace: data.temporal?.namespace },
+    tuning: data.tuning ?? {},
     configFile,
   };
   return withSafeDisplay(config);

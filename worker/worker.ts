@@ -81,6 +81,7 @@ export async function createTidelineWorker(
     activities,
     dataConverter: createDataConverter(deps.keyRing),
     shutdownGraceTime: SHUTDOWN_GRACE_TIME,
+    ...config.tuning,
     ...workflows,
     ...(deps.identity ? { identity: deps.identity } : {}),
   };

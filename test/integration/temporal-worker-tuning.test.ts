@@ -1,0 +1,55 @@
+// The worker config's `tuning:` section reaches the Temporal worker (capacity for many runs).
+import { randomBytes } from 'node:crypto';
+import { NativeConnection } from '@temporalio/worker';
+import { loadWorkerConfig } from '../../worker/config';
+import { EncryptionKeyRing } from '../../worker/encryption-keys';
+import { createTidelineWorker } from '../../worker/worker';
+import { startTemporalServer, type TemporalServer } from '../helpers/temporal-server';
+
+describe('worker tuning', () => {
+  let server: TemporalServer;
+  beforeAll(async () => {
+    server = await startTemporalServer();
+  }, 90_000);
+  afterAll(async () => server?.stop());
+
+  test('slots, cache and pollers from the config file are the worker options', async () => {
+    const file = [
+      'tuning:',
+      '  maxConcurrentActivityTaskExecutions: 1500',
+      '  maxConcurrentWorkflowTaskExecutions: 80',
+      '  maxCachedWorkflows: 1200',
+      '  maxConcurrentActivityTaskPolls: 12',
+      '  maxConcurrentWorkflowTaskPolls: 14',
+      'cloud:',
+      '  baseUrl: https://api.example.com/public/api/v1',
+      '  projects: { p1: { accessKey: AK, secretKey: SK-secret-value } }',
+    ].join('\n');
+    const config = loadWorkerConfig({ env: { TIDELINE_CONFIG: '/etc/worker.yaml' }, readFile: () => file });
+    const connection = await NativeConnection.connect({ address: server.address });
+    try {
+      const tideline = await createTidelineWorker(config, {
+        keyRing: new EncryptionKeyRing([{ id: 'k', key: randomBytes(32) }]),
+        connection,
+        workflows: { workflowsPath: require.resolve('../../workflows') },
+      });
+      expect(tideline.worker.options).toMatchObject({
+        maxConcurrentActivityTaskExecutions: 1500,
+        maxConcurrentWorkflowTaskExecutions: 80,
+        maxCachedWorkflows: 1200,
+      });
+      const pollers = JSON.stringify(tideline.worker.options);
+      expect(pollers).toContain('12');
+      expect(pollers).toContain('14');
+    } finally {
+      await connection.close();
+    }
+  }, 60_000);
+
+  test('a bad tuning value is a configuration error naming the field', () => {
+    const file = 'tuning: { maxCachedWorkflows: -1, maxConcurentPolls: 3 }\ncloud: { baseUrl: https://x.example/v1, projects: { p1: { accessKey: A, secretKey: S } } }';
+    expect(() => loadWorkerConfig({ env: { TIDELINE_CONFIG: '/w.yaml' }, readFile: () => file })).toThrow(
+      /maxCachedWorkflows[\s\S]*maxConcurentPolls|maxConcurentPolls[\s\S]*maxCachedWorkflows/,
+    );
+  });
+});
