@@ -21,6 +21,8 @@ import { createVpc } from './runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from './runbook-stack';
 
 export const HISTORY_FIXTURES_DIR = path.resolve(__dirname, '..', 'fixtures', 'histories');
+/** Small runbooks that exercise one step kind each (test/fixtures/kinds). */
+const KINDS_DIR = path.resolve(__dirname, '..', 'fixtures', 'kinds');
 /**
  * The key the committed histories are encrypted with. TEST ONLY and public: it protects nothing
  * and must never be configured for a real worker, client or namespace.
@@ -118,6 +120,27 @@ export interface Recording {
     events: string[];
   };
   run(context: RecordingContext): Promise<WorkflowHandle>;
+}
+
+/** Creates a service directly in the local cloud and waits until it is READY; gives its id. */
+async function readyService(stack: RunbookStack, name: string): Promise<string> {
+  const created = await stack.api.service.create({ project_id: stack.projectId, name });
+  await until(`${name} READY`, async () => {
+    const service = await stack.api.service.get({
+      project_id: stack.projectId,
+      service_id: created.service_id!,
+    });
+    return service.status === 'READY' ? true : undefined;
+  });
+  return created.service_id!;
+}
+
+/** Resolves once the run's progress shows step `id` in `status`. */
+async function stepReaches(handle: WorkflowHandle, id: string, status: string): Promise<void> {
+  await until(`step ${id} ${status}`, async () => {
+    const progress = await handle.query(progressQuery);
+    return progress.steps.find((s) => s.id === id)?.status === status ? true : undefined;
+  });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -235,28 +258,121 @@ export const RECORDINGS: readonly Recording[] = [
     },
     // Two fresh DEV services stop in a foreach; the PROD fork and the stopped parent are left alone.
     run: async ({ stack }) => {
-      for (const name of ['dev-a', 'dev-b']) {
-        const created = await stack.api.service.create({ project_id: stack.projectId, name });
-        await until(`${name} READY`, async () => {
-          const service = await stack.api.service.get({
-            project_id: stack.projectId,
-            service_id: created.service_id!,
-          });
-          return service.status === 'READY' ? true : undefined;
-        });
-      }
+      for (const name of ['dev-a', 'dev-b']) await readyService(stack, name);
       return stack.start('stop-dev-services.yaml', { project_id: stack.projectId, name_prefix: 'dev-' });
+    },
+  },
+  {
+    name: 'every-kind',
+    // if (skipped), sleep, parallel, foreach, continueOnError, a child runbook, assert, calls.
+    covers: {
+      activities: { 'service.get': 1 },
+      events: [
+        'EVENT_TYPE_TIMER_FIRED',
+        'EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED',
+        'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED',
+      ],
+    },
+    // Recorded under the id the replay uses: the child's workflow id is derived from it.
+    run: async ({ stack }) =>
+      stack.start(
+        path.join(KINDS_DIR, 'every-kind.yaml'),
+        { project_id: stack.projectId, service_id: await readyService(stack, 'kinds') },
+        'replay-every-kind',
+      ),
+  },
+  {
+    name: 'approval-timed-out',
+    // An approval with a timeout and nobody answering: the default (reject) fails the run.
+    covers: { activities: {}, events: ['EVENT_TYPE_TIMER_FIRED', 'EVENT_TYPE_WORKFLOW_EXECUTION_FAILED'] },
+    run: ({ stack }) => stack.start(path.join(KINDS_DIR, 'approval.yaml'), { timeout: '1s' }),
+  },
+  {
+    name: 'approval-then-fail',
+    // An approval without a timeout, approved; then a `fail` step; the earlier step is compensated.
+    covers: {
+      activities: {},
+      events: ['EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED', 'EVENT_TYPE_WORKFLOW_EXECUTION_FAILED'],
+    },
+    run: async ({ stack }) => {
+      const handle = await stack.start(path.join(KINDS_DIR, 'approval-open.yaml'), {});
+      await stepReaches(handle, 'ask', 'running');
+      await handle.executeUpdate(approvalUpdate, { args: [{ approved: true, by: 'recorder' }] });
+      return handle;
+    },
+  },
+  {
+    name: 'step-timeout',
+    // A parallel step with a timeout: its branch's 1 h sleep is cancelled at 500 ms.
+    covers: { activities: {}, events: ['EVENT_TYPE_TIMER_CANCELED', 'EVENT_TYPE_WORKFLOW_EXECUTION_FAILED'] },
+    run: ({ stack }) => stack.start(path.join(KINDS_DIR, 'slow-parallel.yaml'), {}),
+  },
+  {
+    name: 'provision-cancelled-in-wait',
+    // The service never leaves QUEUED; the run is cancelled while the READY wait polls.
+    covers: {
+      activities: { 'service.create': 1, 'wait.until': 2, 'service.delete': 1 },
+      events: ['EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED', 'EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED'],
+    },
+    run: async ({ stack, vpcId }) => {
+      stack.cloud.cloud.addFaults({
+        action: 'service.create',
+        kind: 'outcome',
+        outcome: 'stuckQueued',
+        times: 1,
+      });
+      const handle = await stack.start('provision-production-service.yaml', {
+        project_id: stack.projectId,
+        name: 'stuck',
+        vpc_id: vpcId,
+      });
+      await stepReaches(handle, 'ready', 'running');
+      await handle.cancel();
+      return handle;
+    },
+  },
+  {
+    name: 'provision-cancelled-in-create',
+    // The create's request is held open by the local cloud; the run is cancelled meanwhile.
+    covers: {
+      activities: { 'service.create': 1 },
+      events: ['EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED', 'EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED'],
+    },
+    run: async ({ stack, vpcId }) => {
+      stack.cloud.cloud.addFaults({ action: 'service.create', kind: 'latency', ms: 3_000, times: 1 });
+      const handle = await stack.start('provision-production-service.yaml', {
+        project_id: stack.projectId,
+        name: 'held',
+        vpc_id: vpcId,
+      });
+      await stepReaches(handle, 'create', 'running');
+      await handle.cancel();
+      return handle;
     },
   },
 ];
 
+/**
+ * Which recordings to (re)make: `TIDELINE_RECORD_HISTORIES=1` all of them, or a comma-separated
+ * list of names (recordings of an older release stay as they are; later recordings that use an
+ * earlier one's service need that one in the list too).
+ */
+function selectedRecordings(selection: string | undefined): readonly Recording[] {
+  if (selection === undefined || selection === '1') return RECORDINGS;
+  const names = new Set(selection.split(',').map((name) => name.trim()));
+  const unknown = [...names].filter((name) => !RECORDINGS.some((r) => r.name === name));
+  if (unknown.length > 0) throw new Error(`no recording named ${unknown.join(', ')}`);
+  return RECORDINGS.filter((recording) => names.has(recording.name));
+}
+
 /** Runs every recording with the current workflow code and overwrites the committed histories. */
-export async function recordHistories(): Promise<void> {
+export async function recordHistories(selection?: string): Promise<void> {
+  const recordings = selectedRecordings(selection);
   const stack = await startRunbookStack({ timeScale: 0.05, seed: 4 }, { keyRing: fixtureKeyRing() });
   try {
     const vpcId = await createVpc(stack);
     const context: RecordingContext = { stack, vpcId, services: new Map() };
-    for (const recording of RECORDINGS) {
+    for (const recording of recordings) {
       const handle = await recording.run(context);
       // Until the workflow has closed, however it closes (coverageGaps checks how).
       const result = (await handle.result().catch(() => undefined)) as RunReport | undefined;

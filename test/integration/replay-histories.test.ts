@@ -22,7 +22,8 @@ import {
   recordHistories,
 } from '../helpers/history-recorder';
 
-const RECORD = process.env.TIDELINE_RECORD_HISTORIES === '1';
+const RECORD_SELECTION = process.env.TIDELINE_RECORD_HISTORIES;
+const RECORD = RECORD_SELECTION !== undefined && RECORD_SELECTION !== '';
 
 interface JsonEvent {
   activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
@@ -33,7 +34,7 @@ let bundlePath: string;
 
 beforeAll(
   async () => {
-    if (RECORD) await recordHistories();
+    if (RECORD) await recordHistories(RECORD_SELECTION);
     workDir = mkdtempSync(path.join(tmpdir(), 'tideline-replay-'));
     bundlePath = path.join(workDir, 'workflow-bundle.js');
     // The workflow code as it is in the tree now (not a possibly stale dist/ bundle).
