@@ -1,7 +1,7 @@
 // The normalised runbook definition: what the interpreter workflow receives as its input. Durations
 // are milliseconds, defaults are filled, each step has a `kind` discriminant, conditions are bare
 // CEL, and child runbooks are embedded, so the workflow never reads files. Plain JSON data, so it
-// travels through Temporal's payload converter unchanged. Types only; no runtime code.
+// travels through Temporal's payload converter unchanged. Types and constants only.
 import type { ActionName, OperationKind } from '../cloud/operations';
 import type { JsonValue } from './expressions';
 import type { InputType } from './schema-primitives';
@@ -139,7 +139,15 @@ export type StepDefinition =
   | RunbookStepDefinition
   | FailStepDefinition;
 
+/**
+ * The version of this normalised format. The interpreter refuses a definition whose format it does
+ * not know (a newer CLI or schedule than the worker); absent means 1 (normalised before the field).
+ * Raise it when the shape changes incompatibly, and keep the interpreter reading the older ones.
+ */
+export const DEFINITION_FORMAT_VERSION = 1;
+
 export interface RunbookDefinition {
+  formatVersion?: number;
   apiVersion: 'tideline/v1';
   name: string;
   description: string;

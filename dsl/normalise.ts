@@ -13,6 +13,7 @@ import type {
   StepDefinition,
 } from './definition';
 import {
+  DEFINITION_FORMAT_VERSION,
   DEFAULT_FOREACH_CONCURRENCY,
   DEFAULT_FOREACH_VARIABLE,
   DEFAULT_RETRY_BACKOFF,
@@ -183,6 +184,7 @@ export class NormaliseError extends Error {
 /** Builds the normalised definition of a runbook the schema (and validator) accepted. */
 export function normaliseRunbook(runbook: Runbook, options: NormaliseOptions = {}): RunbookDefinition {
   return {
+    formatVersion: DEFINITION_FORMAT_VERSION,
     apiVersion: runbook.apiVersion,
     name: runbook.name,
     description: runbook.description,

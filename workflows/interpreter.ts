@@ -1,11 +1,12 @@
 // Runs the steps of a normalised runbook: common fields (if, continueOnError, compensate) here,
 // each step kind in step-kinds.ts. Deterministic workflow code: all I/O goes through activities.
-import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
+import { CancellationScope, CancelledFailure, isCancellation, patched, sleep } from '@temporalio/workflow';
 import type { StepDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { evaluateCondition } from '../dsl/expressions';
 import { formatDuration } from '../dsl/durations';
 import { resolveDurationMs } from '../dsl/templates';
+import { PATCHES } from './patches';
 import type { RunState } from './run-state';
 import type { StepRecord } from './messages';
 import { StepFailed, summariseFailure } from './step-failure';
@@ -67,6 +68,8 @@ export class Interpreter {
   async runStep(step: StepDefinition, scope: Scope, prefix: string, compensates?: string): Promise<void> {
     const key = `${prefix}${step.id}`;
     const record = this.recordFor(step, key, compensates);
+    const undoable = compensates === undefined && step.compensate.length > 0;
+    let finishesBeforeCancel = false;
     try {
       if (step.if !== undefined && !evaluateCondition(step.if, celVariables(scope))) {
         this.state.mark(record, 'skipped');
@@ -74,12 +77,18 @@ export class Interpreter {
         return;
       }
       this.state.mark(record, 'running');
-      const output = await this.runWithTimeout(step, scope, key);
+      // A change with an undo is not abandoned half-way: whatever it did must be registered for
+      // compensation, so a cancellation waits for its answer (retries included).
+      finishesBeforeCancel = undoable && step.kind === 'call' && patched(PATCHES.undoableCallsFinish);
+      if (finishesBeforeCancel && CancellationScope.current().consideredCancelled) {
+        throw new CancelledFailure('the run was cancelled'); // not started: nothing to finish
+      }
+      const output = finishesBeforeCancel
+        ? await CancellationScope.nonCancellable(() => this.runWithTimeout(step, scope, key))
+        : await this.runWithTimeout(step, scope, key);
       scope.steps[step.id] = { output, status: 'done' };
       this.state.mark(record, 'done');
-      if (compensates === undefined && step.compensate.length > 0) {
-        this.compensations.push({ ownerKey: key, steps: step.compensate, scope });
-      }
+      if (undoable) this.compensations.push({ ownerKey: key, steps: step.compensate, scope });
     } catch (error) {
       if (isCancellation(error)) {
         this.state.mark(record, 'failed', { type: 'CANCELLED', message: 'the run was cancelled' });
@@ -93,6 +102,10 @@ export class Interpreter {
       }
       if (error instanceof StepFailed) throw error;
       throw new StepFailed(key, failure.type, failure.message);
+    }
+    // The undo is registered; now the cancellation that arrived meanwhile takes effect.
+    if (finishesBeforeCancel && CancellationScope.current().consideredCancelled) {
+      throw new CancelledFailure('the run was cancelled');
     }
   }
 

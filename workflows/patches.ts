@@ -14,6 +14,25 @@
 // Retiring a patch (README, "Upgrading tideline"): once no run started before the release that
 // added it can still be open, replace `patched` by `deprecatePatch` for one release, then delete
 // the old branch and the id. Never reuse an id.
-export const PATCHES = {} as const;
+export const PATCHES = {
+  /**
+   * 2026-11: a call that has a `compensate` runs to its end even when the run is cancelled
+   * meanwhile, its undo is registered, and only then the cancellation takes effect (before: the
+   * run stopped waiting and the created resource was left behind).
+   */
+  undoableCallsFinish: 'tideline-2026-11-undoable-calls-finish',
+  /** 2026-11: the first failing `parallel` branch cancels its siblings (before: waited for all). */
+  parallelFailFast: 'tideline-2026-11-parallel-fail-fast',
+  /**
+   * 2026-11: activities carry their step key as activity id and the step's name as summary;
+   * child runbooks carry the step's name as their static summary.
+   */
+  stepActivityIds: 'tideline-2026-11-step-activity-ids',
+  /**
+   * 2026-11: a run whose cancellation was requested ends cancelled even when a step failed on the
+   * way, and releases its locks on success without being interrupted by a late cancellation.
+   */
+  cancellationKept: 'tideline-2026-11-cancellation-kept',
+} as const;
 
 export type PatchId = (typeof PATCHES)[keyof typeof PATCHES];

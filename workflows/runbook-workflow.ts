@@ -1,6 +1,15 @@
 // The one workflow type that runs any validated runbook. It receives the normalised definition,
 // so a run is pinned to the definition it started with, and compensates on failure or cancel.
-import { ApplicationFailure, CancellationScope, isCancellation, log, setHandler } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
+  isCancellation,
+  log,
+  patched,
+  setHandler,
+} from '@temporalio/workflow';
+import { DEFINITION_FORMAT_VERSION } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { bindInputs } from '../dsl/inputs';
 import { resolveTemplates } from '../dsl/templates';
@@ -12,6 +21,7 @@ import {
   type RunReport,
   type RunbookWorkflowInput,
 } from './messages';
+import { PATCHES } from './patches';
 import { RunState } from './run-state';
 import { RunLocks, lockKeys } from './locks';
 import { StepFailed, summariseFailure } from './step-failure';
@@ -19,6 +29,14 @@ import { runStepKind } from './step-kinds';
 
 export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunReport> {
   const { definition } = input;
+  const format = definition.formatVersion ?? 1;
+  if (format > DEFINITION_FORMAT_VERSION) {
+    throw ApplicationFailure.create({
+      type: 'RUNBOOK_FORMAT_UNSUPPORTED',
+      message: `the definition has format version ${format}; this worker reads up to ${DEFINITION_FORMAT_VERSION}: upgrade the workers before the CLI (or the schedules) that start these runs`,
+      nonRetryable: true,
+    });
+  }
   const state = new RunState(definition.name, Date.now());
   setHandler(progressQuery, () => state.progress());
   setHandler(
@@ -56,7 +74,10 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
     await locks.acquire(lockKeys(definition, bound.values).filter((key) => !heldByParent.includes(key)));
     await interpreter.runSteps(definition.steps, scope, '');
   } catch (error) {
-    const cancelled = isCancellation(error);
+    // A step may fail on its own while a cancellation is pending; the run still ends cancelled.
+    const cancelled =
+      isCancellation(error) ||
+      (CancellationScope.current().consideredCancelled && patched(PATCHES.cancellationKept));
     const failure = summariseFailure(error);
     state.failure = {
       stepKey: error instanceof StepFailed ? error.stepKey : '',
@@ -71,7 +92,7 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
     });
     state.status = cancelled ? 'cancelled' : 'failed';
     state.endedAt = Date.now();
-    if (cancelled) throw error;
+    if (cancelled) throw isCancellation(error) ? error : new CancelledFailure('the run was cancelled');
     const report: RunReport = { ...state.progress(), outputs: {}, secretOutputs };
     throw ApplicationFailure.create({
       type: RUNBOOK_FAILED,
@@ -92,7 +113,12 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
       outputs[name] = null;
     }
   }
-  await locks.release();
+  if (patched(PATCHES.cancellationKept)) {
+    // The work is done: a cancellation arriving now must not leave the locks held.
+    await CancellationScope.nonCancellable(() => locks.release());
+  } else {
+    await locks.release();
+  }
   state.status = 'succeeded';
   state.endedAt = Date.now();
   return { ...state.progress(), outputs, secretOutputs };

@@ -1,8 +1,11 @@
 // What each step kind does. Calls and waits are activities; sleeps, approvals, assertions and
 // loops are workflow code; child runbooks are child workflows.
 import {
+  CancellationScope,
   condition,
   executeChild,
+  isCancellation,
+  patched,
   proxyActivities,
   sleep,
   workflowInfo,
@@ -17,6 +20,7 @@ import { ACTIVITY_POLICIES, waitActivityOptions } from './activity-policies';
 import type { Interpreter, Scope } from './interpreter';
 import { celVariables } from './interpreter';
 import type { ApprovalOutcome, RunReport } from './messages';
+import { PATCHES } from './patches';
 import { StepFailed } from './step-failure';
 
 const WAIT_ACTIVITY = 'wait.until';
@@ -37,6 +41,15 @@ function callOptions(step: Extract<StepDefinition, { kind: 'call' }>): ActivityO
   return options;
 }
 
+/**
+ * How a step's activity is named in the history: its step key as activity id (unique in the run)
+ * and its name as summary, so Temporal's UI and CLI show which step an activity belongs to.
+ */
+function stepIdentity(step: StepDefinition, key: string): { activityId?: string; summary?: string } {
+  if (!patched(PATCHES.stepActivityIds)) return {};
+  return { activityId: key, summary: step.name ?? key };
+}
+
 function asInput(value: JsonValue, key: string): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new StepFailed(key, 'STEP_INPUT_INVALID', '`with` must resolve to a map of fields');
@@ -53,7 +66,7 @@ export async function runStepKind(
   const vars = celVariables(scope);
   switch (step.kind) {
     case 'call': {
-      const options = callOptions(step);
+      const options = { ...callOptions(step), ...stepIdentity(step, key) };
       if (step.timeoutMs !== undefined)
         options.scheduleToCloseTimeout = resolveDurationMs(step.timeoutMs, vars);
       const activity = proxyActivities<TidelineActivities>(options)[step.action];
@@ -66,7 +79,10 @@ export async function runStepKind(
       const record = interpreter.state.get(key);
       if (record)
         record.waitingFor = `${step.action}: ${step.untilDeleted ? 'deleted' : (step.until ?? 'an answer')}`;
-      const activity = proxyActivities<TidelineActivities>(waitActivityOptions(timeoutMs))[WAIT_ACTIVITY];
+      const activity = proxyActivities<TidelineActivities>({
+        ...waitActivityOptions(timeoutMs),
+        ...stepIdentity(step, key),
+      })[WAIT_ACTIVITY];
       const waited = await activity({
         action: step.action,
         input: asInput(resolveTemplates(step.with, vars), key),
@@ -99,11 +115,7 @@ export async function runStepKind(
     case 'fail':
       throw new StepFailed(key, 'RUNBOOK_FAILED_STEP', String(resolveTemplateString(step.message, vars)));
     case 'parallel': {
-      const settled = await Promise.allSettled(
-        step.branches.map((branch) => interpreter.runSteps(branch.steps, scope, `${key}.${branch.id}.`)),
-      );
-      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-      if (failed) throw failed.reason;
+      await runBranches(step, scope, key, interpreter);
       return Object.fromEntries(
         step.branches.map((b) => [
           b.id,
@@ -115,9 +127,11 @@ export async function runStepKind(
       return runForeach(step, scope, key, interpreter);
     case 'runbook': {
       const inputs = asInput(resolveTemplates(step.with, vars), key);
+      const { summary } = stepIdentity(step, key);
       const report = await executeChild<(input: unknown) => Promise<RunReport>>(RUNBOOK_WORKFLOW_TYPE, {
         args: [{ definition: step.runbook, inputs, heldLocks: interpreter.heldLocks() }],
         workflowId: `${workflowInfo().workflowId}/${key}`,
+        ...(summary !== undefined ? { staticSummary: summary } : {}),
         ...(step.timeoutMs !== undefined
           ? { workflowExecutionTimeout: resolveDurationMs(step.timeoutMs, vars) }
           : {}),
@@ -125,6 +139,43 @@ export async function runStepKind(
       return report.outputs;
     }
   }
+}
+
+/**
+ * Runs a parallel step's branches. The first branch that fails cancels the others (which stop at
+ * their next cancellable point and leave their completed steps to compensation); its failure is
+ * the step's. Runs recorded before the fail-fast release wait for every branch instead.
+ */
+async function runBranches(
+  step: Extract<StepDefinition, { kind: 'parallel' }>,
+  scope: Scope,
+  key: string,
+  interpreter: Interpreter,
+): Promise<void> {
+  const run = (branch: (typeof step.branches)[number]) =>
+    interpreter.runSteps(branch.steps, scope, `${key}.${branch.id}.`);
+  if (!patched(PATCHES.parallelFailFast)) {
+    const settled = await Promise.allSettled(step.branches.map(run));
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    return;
+  }
+  const scopes = step.branches.map(() => new CancellationScope());
+  let firstFailure: { error: unknown } | undefined;
+  const settled = await Promise.allSettled(
+    step.branches.map((branch, index) =>
+      scopes[index]!.run(() => run(branch)).catch((error: unknown) => {
+        if (firstFailure === undefined && !isCancellation(error)) {
+          firstFailure = { error };
+          scopes.forEach((sibling, other) => other !== index && sibling.cancel());
+        }
+        throw error;
+      }),
+    ),
+  );
+  if (firstFailure !== undefined) throw firstFailure.error;
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 async function runApproval(

@@ -16,7 +16,9 @@ import { failedReport, type RunbookStack } from './runbook-stack';
 
 const POLL_MS = 25;
 
-async function pollUntil<T>(
+/** Reads until `done` holds, or throws after `timeoutMs` naming what it waited for and what it saw last. */
+
+export async function pollUntil<T>(
   what: string,
   read: () => Promise<T>,
   done: (value: T) => boolean,
