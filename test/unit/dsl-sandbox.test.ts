@@ -38,6 +38,19 @@ describe('sandbox-safe language modules', () => {
     for (const specifier of external) expect(['zod', '@marcbachmann/cel-js']).toContain(specifier);
   });
 
+  it('the packages they load are pinned exactly (a minor bump could change a replayed evaluation)', () => {
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const loaded = new Set(
+      PURE.flatMap((name) => [...importGraph(join(root, 'dsl', `${name}.ts`)).values()].flat()).filter(
+        (s) => !s.startsWith('.') && !s.startsWith('@temporalio/'),
+      ),
+    );
+    expect(loaded.size).toBeGreaterThan(0);
+    for (const name of loaded) expect(`${name}@${manifest.dependencies[name]}`).toMatch(/@\d+\.\d+\.\d+$/);
+  });
+
   it('the loader is where yaml and fs live', () => {
     const external = [...importGraph(join(root, 'dsl', 'loader.ts')).values()].flat();
     expect(external).toEqual(expect.arrayContaining(['yaml', 'node:fs']));
