@@ -2,12 +2,12 @@
 // workers start without running webpack. Run by scripts/bundle-workflows.js after `tsc`.
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, type BundleOptions } from '@temporalio/worker';
 import { FAILURE_CONVERTER_PATH } from './codec';
 import { DEFAULT_WORKFLOW_BUNDLE, defaultWorkflowsPath } from './workflow-source';
 
 export async function bundleWorkflows(
-  options: { outFile?: string; workflowsPath?: string } = {},
+  options: { outFile?: string; workflowsPath?: string; webpackConfigHook?: BundleOptions['webpackConfigHook'] } = {},
 ): Promise<{ outFile: string; bytes: number }> {
   const outFile = options.outFile ?? DEFAULT_WORKFLOW_BUNDLE;
   const { code } = await bundleWorkflowCode({
@@ -15,6 +15,7 @@ export async function bundleWorkflows(
     // The sandbox converts workflow failures itself, so it needs the encrypting converter too.
     failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: new DefaultLogger('WARN'),
+    ...(options.webpackConfigHook ? { webpackConfigHook: options.webpackConfigHook } : {}),
   });
   mkdirSync(path.dirname(outFile), { recursive: true });
   const tmp = `${outFile}.${process.pid}.tmp`;

@@ -10,6 +10,7 @@ import { createDataConverter } from '../../worker/codec';
 import { loadWorkerConfig } from '../../worker/config';
 import { EncryptionKeyRing } from '../../worker/encryption-keys';
 import { createTidelineWorker, type TidelineWorker } from '../../worker/worker';
+import type { WorkflowSource } from '../../worker/workflow-source';
 import type { RunReport, RunbookWorkflowInput } from '../../workflows/messages';
 import {
   cloudApiClient,
@@ -31,6 +32,11 @@ export interface RunbookStack {
   client: Client;
   worker: TidelineWorker;
   taskQueue: string;
+  /**
+   * Stops the worker (as a deployment does) and starts another on the same task queue running
+   * `workflows`, e.g. the next release's bundle.
+   */
+  replaceWorker(workflows: WorkflowSource): Promise<void>;
   /** Starts a runbook file from `runbooks/` (or a path) with inputs. */
   start(file: string, inputs: Record<string, unknown>, workflowId?: string): Promise<WorkflowHandle>;
   close(): Promise<void>;
@@ -58,12 +64,11 @@ export async function startRunbookStack(
     },
   });
   const workerConnection = await NativeConnection.connect({ address: server.address });
-  const worker = await createTidelineWorker(config, {
-    keyRing,
-    connection: workerConnection,
-    workflows: { workflowsPath: require.resolve('../../workflows') },
-  });
-  const running = worker.run();
+  const startWorker = async (workflows: WorkflowSource) => {
+    const started = await createTidelineWorker(config, { keyRing, connection: workerConnection, workflows });
+    return { worker: started, running: started.run() };
+  };
+  let { worker, running } = await startWorker({ workflowsPath: require.resolve('../../workflows') });
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, dataConverter: createDataConverter(keyRing) });
   const api = cloudApiClient(cloud);
@@ -73,8 +78,15 @@ export async function startRunbookStack(
     api,
     projectId: cloud.project.id,
     client,
-    worker,
+    get worker() {
+      return worker;
+    },
     taskQueue,
+    async replaceWorker(workflows) {
+      worker.shutdown();
+      await running;
+      ({ worker, running } = await startWorker(workflows));
+    },
     async start(file, inputs, workflowId) {
       const definition = loadRunbookFile(path.isAbsolute(file) ? file : path.join(RUNBOOKS_DIR, file));
       const input: RunbookWorkflowInput = { definition, inputs };
