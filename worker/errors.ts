@@ -13,6 +13,8 @@ export const WorkerErrorCode = z.enum([
   'TIDELINE_ENCRYPTION_KEY_UNKNOWN',
   /** A payload failed authentication: tampered, truncated, or encrypted with another key. */
   'TIDELINE_PAYLOAD_DECRYPT_FAILED',
+  /** The configured Temporal namespace does not exist on the server. */
+  'TIDELINE_NAMESPACE_NOT_FOUND',
 ]);
 export type WorkerErrorCode = z.infer<typeof WorkerErrorCode>;
 

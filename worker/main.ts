@@ -1,6 +1,7 @@
 // `npm run worker` (node dist/worker/main.js): reads the configuration, installs the runtime,
 // and runs the worker until SIGINT/SIGTERM. Prints "tideline worker ready" once polling starts.
-// Exit codes: 0 after a graceful stop, 2 for bad configuration, 1 for anything else.
+// Exit codes: 0 after a graceful stop, 2 for bad configuration (also: the namespace does not
+// exist), 1 for anything else.
 import { inspect } from 'node:util';
 import { describeWorkerConfig, loadWorkerConfig } from './config';
 import { describeTemporalSettings, loadTemporalSettings } from './connection';
@@ -54,6 +55,10 @@ export async function runWorkerProcess(
   try {
     worker = await createTidelineWorker(config, { keyRing: keys.keyRing, temporal, log });
   } catch (error) {
+    if (hasCode(error) && error.code === 'TIDELINE_NAMESPACE_NOT_FOUND') {
+      log(`tideline worker: ${error.message}`);
+      return 2;
+    }
     const reason = error instanceof Error ? error.message : String(error);
     log(`tideline worker: could not start: ${reason} (Temporal at ${temporal.connection.address})`);
     return 1;

@@ -9,6 +9,7 @@ import { createDataConverter } from './codec';
 import type { WorkerConfig } from './config';
 import { connectWorker, type TemporalSettings } from './connection';
 import type { EncryptionKeyRing } from './encryption-keys';
+import { ensureNamespaceExists } from './namespace-check';
 import { resolveWorkflowSource, type WorkflowSource } from './workflow-source';
 
 export interface TidelineWorkerDeps {
@@ -52,6 +53,22 @@ export async function createTidelineWorker(
 ): Promise<TidelineWorker> {
   const log = deps.log ?? (() => undefined);
   const namespace = deps.namespace ?? deps.temporal?.namespace ?? 'default';
+  let ownedConnection: NativeConnection | undefined;
+  let connection = deps.connection;
+  if (connection === undefined) {
+    if (deps.temporal === undefined)
+      throw new Error('createTidelineWorker needs `temporal` settings or a `connection`');
+    ownedConnection = await connectWorker(deps.temporal);
+    connection = ownedConnection;
+  }
+  try {
+    // Before anything slow or noisy (bundling, the SDK's own worker validation).
+    await ensureNamespaceExists(connection, namespace, deps.temporal?.connection.address ?? 'the server');
+  } catch (error) {
+    await ownedConnection?.close();
+    throw error;
+  }
+
   let workflows = deps.workflows;
   if (workflows === undefined) {
     const resolved = resolveWorkflowSource();
@@ -64,15 +81,6 @@ export async function createTidelineWorker(
       clients: deps.clients ?? createCloudClientResolver(config.cloud),
       ...(deps.clock ? { clock: deps.clock } : {}),
     });
-
-  let ownedConnection: NativeConnection | undefined;
-  let connection = deps.connection;
-  if (connection === undefined) {
-    if (deps.temporal === undefined)
-      throw new Error('createTidelineWorker needs `temporal` settings or a `connection`');
-    ownedConnection = await connectWorker(deps.temporal);
-    connection = ownedConnection;
-  }
 
   const options: WorkerOptions = {
     connection,
