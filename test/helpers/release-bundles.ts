@@ -18,9 +18,12 @@ const FIXTURE: Record<NextRelease, string> = {
 export async function bundleNextRelease(release: NextRelease, outFile: string): Promise<string> {
   // Only the interpreter's own `./step-kinds` import is swapped; the fixture reaches the released
   // module by another path, so it can wrap it.
-  const swap = new NormalModuleReplacementPlugin(/^\.\/step-kinds$/, (resource: { context: string; request: string }) => {
-    if (path.resolve(resource.context) === WORKFLOWS_DIR) resource.request = FIXTURE[release];
-  });
+  const swap = new NormalModuleReplacementPlugin(
+    /^\.\/step-kinds$/,
+    (resource: { context: string; request: string }) => {
+      if (path.resolve(resource.context) === WORKFLOWS_DIR) resource.request = FIXTURE[release];
+    },
+  );
   await bundleWorkflows({
     outFile,
     workflowsPath: require.resolve('../../workflows'),

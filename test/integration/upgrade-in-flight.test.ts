@@ -12,7 +12,8 @@ import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { createDataConverter } from '../../worker/codec';
 import { EncryptionKeyRing } from '../../worker/encryption-keys';
-import type { RunReport } from '../../workflows/messages';
+import { loadRunbookFile } from '../../dsl/loader';
+import type { RunReport, RunbookWorkflowInput } from '../../workflows/messages';
 import { NEXT_RELEASE_PATCH } from '../fixtures/upgrade/next-release-step-kinds';
 import { bundleNextRelease } from '../helpers/release-bundles';
 import { createVpc, decide, getService, seedService, waitForApproval } from '../helpers/runbook-fixtures';
@@ -77,3 +78,33 @@ test('a run waiting for approval on release N is finished by release N+1; the un
   await expect(replay(guarded)).resolves.toBeUndefined();
   await expect(replay(unguarded)).rejects.toBeInstanceOf(DeterminismViolationError);
 }, 240_000);
+
+describe('definition format', () => {
+  const start = (formatVersion: number | undefined) => {
+    const { formatVersion: _current, ...definition } = loadRunbookFile(
+      path.join(__dirname, '..', 'fixtures', 'upgrade', 'short-nap.yaml'),
+    );
+    const input: RunbookWorkflowInput = {
+      definition: formatVersion === undefined ? definition : { ...definition, formatVersion },
+      inputs: { word: 'kept' },
+    };
+    return stack.client.workflow.execute('runbookWorkflow', {
+      taskQueue: stack.taskQueue,
+      workflowId: `format-${formatVersion ?? 'none'}-${randomBytes(3).toString('hex')}`,
+      args: [input],
+    });
+  };
+
+  test('a definition stored before format versions (an old schedule) still runs', async () => {
+    await expect(start(undefined)).resolves.toMatchObject({ status: 'succeeded', outputs: { word: 'kept' } });
+  }, 60_000);
+
+  test('a definition from a newer format is refused with a clear failure', async () => {
+    await expect(start(99)).rejects.toMatchObject({
+      cause: {
+        type: 'RUNBOOK_FORMAT_UNSUPPORTED',
+        message: expect.stringMatching(/format version 99.*upgrade the workers/),
+      },
+    });
+  }, 60_000);
+});
