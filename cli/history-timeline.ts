@@ -1,36 +1,78 @@
 // A run's per-step timeline: the interpreter's step records (what ran, when, how it ended) joined
-// with the activity attempts from Temporal's event history (how many tries each call or wait
-// took, and the last failure). The event history does not say which step scheduled an activity,
-// so activities are matched to steps by action and time (a step's activity is scheduled between
-// the step's start and end).
+// with what Temporal's event history says about each step's activity (how many attempts it took,
+// the last failure) and child runbook.
+//
+// The join is by name, not by inference: the interpreter schedules every call and wait with the
+// step key as activity id (patch `stepActivityIds`, tideline 2026-11), and every child runbook as
+// workflow `<run id>/<step key>` (since the first release). Step keys are unique in a run, also
+// for compensation steps (`create/undo.delete`), foreach iterations (`stop_each[3].stop`) and
+// parallel branches (`both.left.create`), so an activity id either is a step key or it is not.
+//
+// Runs started before that patch numbered their activities ("1", "2", …), and the run's service
+// lock requests (`lock.request`, run-wide or per foreach iteration) are numbered too. Those
+// activities are not attributed to a step: matching them by action and time window worked for
+// simple sequential runs but can pick the wrong step in parallel branches, foreach lanes and
+// compensations, and a wrong attribution is worse than none. They are listed as activities
+// outside the steps, with their attempts and last failure, so nothing the history knows is
+// hidden. (Step ids start with a letter, so no step key is numeric.) A run that crossed the
+// upgrade has both kinds: its later steps are attributed, its earlier activities listed apart.
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily like every SDK module */
 import type { temporal } from '@temporalio/proto';
 import type { LoadedDataConverter } from '@temporalio/common';
-import type { RunbookDefinition, StepDefinition } from '../dsl/definition';
+import type { RunbookDefinition } from '../dsl/definition';
 import type { RunbookWorkflowInput, StepRecord } from '../workflows/messages';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+type Failure = temporal.api.failure.v1.IFailure;
 
-const WAIT_ACTIVITY = 'wait.until';
-/** Clock tolerance between the workflow's step times and the server's event times. */
-const SLACK_MS = 1_000;
+/** Activity types of the run's service locking (`lock.request`), which no step schedules. */
+const LOCK_ACTIVITY_PREFIX = 'lock.';
 
 export interface ActivityRun {
   activityId: string;
   type: string;
   scheduledAt: number;
   endedAt?: number;
-  /** How many attempts ran (1 when it worked the first time). */
+  /** How many attempts ran (1 when it worked the first time; 0 while none has started). */
   attempts: number;
   outcome: 'completed' | 'failed' | 'timed-out' | 'cancelled' | 'running';
+  /** Why it ended failed, timed out or cancelled. */
+  failure?: string;
+  /** Why the attempt before the last one failed (the server keeps only the latest). */
+  retriedAfter?: string;
+}
+
+export interface ChildRun {
+  workflowId: string;
+  startedAt: number;
+  endedAt?: number;
+  outcome: 'completed' | 'failed' | 'timed-out' | 'cancelled' | 'terminated' | 'not-started' | 'running';
   failure?: string;
 }
 
+export interface RunHistory {
+  activities: ActivityRun[];
+  children: ChildRun[];
+}
+
 export interface TimelineStep extends StepRecord {
-  /** What the step's activity type is (an action, or `wait.until`), for call and wait steps. */
-  activityType?: string;
+  /** Attempts of the step's activity (summed should it have been scheduled more than once). */
   attempts?: number;
+  /** The step's (latest) activity, for call and wait steps. */
   activity?: ActivityRun;
+  /** The child run of a runbook step. */
+  child?: ChildRun;
+}
+
+/** An activity that belongs to no step: service locking, or a numbered one of an older run. */
+export interface OtherActivity extends ActivityRun {
+  /** Why it is not under a step. */
+  reason: string;
+}
+
+export interface Timeline {
+  steps: TimelineStep[];
+  otherActivities: OtherActivity[];
 }
 
 function millis(time: { seconds?: unknown; nanos?: number | null } | null | undefined): number {
@@ -44,66 +86,93 @@ function idOf(value: unknown): string {
   return value === null || value === undefined ? '' : String(value);
 }
 
-/** Every activity of the history with its attempts and outcome, in scheduling order. */
-export async function activityRuns(
-  events: HistoryEvent[],
-  converter: LoadedDataConverter,
-): Promise<ActivityRun[]> {
+async function failureText(failure: Failure, converter: LoadedDataConverter): Promise<string | undefined> {
   const { decodeOptionalFailureToOptionalError } =
     require('@temporalio/common/lib/internal-non-workflow') as typeof import('@temporalio/common/lib/internal-non-workflow');
-  const byEventId = new Map<string, ActivityRun>();
-  const runs: ActivityRun[] = [];
+  try {
+    const error = await decodeOptionalFailureToOptionalError(converter, failure);
+    if (!error) return undefined;
+    const cause = (error.cause as { message?: string } | undefined)?.message;
+    return cause ? `${error.message}: ${cause}` : error.message;
+  } catch {
+    return 'failure details could not be decrypted';
+  }
+}
+
+type EndAttributes = { scheduledEventId?: unknown; initiatedEventId?: unknown; failure?: Failure | null };
+
+/** Every activity and child workflow of the history with its attempts and outcome, in order. */
+export async function historyRuns(
+  events: HistoryEvent[],
+  converter: LoadedDataConverter,
+): Promise<RunHistory> {
+  const activities = new Map<string, ActivityRun>();
+  const children = new Map<string, ChildRun>();
   for (const event of events) {
     const at = millis(event.eventTime);
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled) {
-      const run: ActivityRun = {
+      activities.set(idOf(event.eventId), {
         activityId: scheduled.activityId ?? '',
         type: scheduled.activityType?.name ?? '',
         scheduledAt: at,
         attempts: 0,
         outcome: 'running',
-      };
-      byEventId.set(idOf(event.eventId), run);
-      runs.push(run);
+      });
       continue;
     }
     const started = event.activityTaskStartedEventAttributes;
     if (started) {
-      const run = byEventId.get(idOf(started.scheduledEventId));
-      if (run) run.attempts = started.attempt ?? 1;
+      const run = activities.get(idOf(started.scheduledEventId));
+      if (!run) continue;
+      run.attempts = started.attempt ?? 1;
+      const retried = started.lastFailure ? await failureText(started.lastFailure, converter) : undefined;
+      if (retried !== undefined) run.retriedAfter = retried;
       continue;
     }
-    const ends: [unknown, ActivityRun['outcome']][] = [
+    const initiated = event.startChildWorkflowExecutionInitiatedEventAttributes;
+    if (initiated) {
+      children.set(idOf(event.eventId), {
+        workflowId: initiated.workflowId ?? '',
+        startedAt: at,
+        outcome: 'running',
+      });
+      continue;
+    }
+    const activityEnds: [EndAttributes | null | undefined, ActivityRun['outcome']][] = [
       [event.activityTaskCompletedEventAttributes, 'completed'],
       [event.activityTaskFailedEventAttributes, 'failed'],
       [event.activityTaskTimedOutEventAttributes, 'timed-out'],
       [event.activityTaskCanceledEventAttributes, 'cancelled'],
     ];
-    for (const [attributes, outcome] of ends) {
-      if (!attributes) continue;
-      const typed = attributes as {
-        scheduledEventId?: unknown;
-        failure?: temporal.api.failure.v1.IFailure | null;
-      };
-      const run = byEventId.get(idOf(typed.scheduledEventId));
-      if (!run) continue;
-      run.outcome = outcome;
+    const childEnds: [EndAttributes | null | undefined, ChildRun['outcome']][] = [
+      [event.startChildWorkflowExecutionFailedEventAttributes, 'not-started'],
+      [event.childWorkflowExecutionCompletedEventAttributes, 'completed'],
+      [event.childWorkflowExecutionFailedEventAttributes, 'failed'],
+      [event.childWorkflowExecutionTimedOutEventAttributes, 'timed-out'],
+      [event.childWorkflowExecutionCanceledEventAttributes, 'cancelled'],
+      [event.childWorkflowExecutionTerminatedEventAttributes, 'terminated'],
+    ];
+    const end = async (run: ActivityRun | ChildRun | undefined, attributes: EndAttributes): Promise<void> => {
+      if (!run) return;
       run.endedAt = at;
-      if (typed.failure) {
-        try {
-          const error = await decodeOptionalFailureToOptionalError(converter, typed.failure);
-          if (error) {
-            const cause = (error.cause as { message?: string } | undefined)?.message;
-            run.failure = cause ? `${error.message}: ${cause}` : error.message;
-          }
-        } catch {
-          run.failure = 'failure details could not be decrypted';
-        }
-      }
+      const failure = attributes.failure ? await failureText(attributes.failure, converter) : undefined;
+      if (failure !== undefined) run.failure = failure;
+    };
+    for (const [attributes, outcome] of activityEnds) {
+      if (!attributes) continue;
+      const run = activities.get(idOf(attributes.scheduledEventId));
+      if (run) run.outcome = outcome;
+      await end(run, attributes);
+    }
+    for (const [attributes, outcome] of childEnds) {
+      if (!attributes) continue;
+      const run = children.get(idOf(attributes.initiatedEventId));
+      if (run) run.outcome = outcome;
+      await end(run, attributes);
     }
   }
-  return runs;
+  return { activities: [...activities.values()], children: [...children.values()] };
 }
 
 /** The run's definition, from the input of its first event (decrypted with the shared keys). */
@@ -119,49 +188,40 @@ export async function runDefinition(
   return (input as RunbookWorkflowInput | undefined)?.definition;
 }
 
-/** Step id → the activity type its executions schedule (call: its action, wait: `wait.until`). */
-export function activityTypes(definition: RunbookDefinition | undefined): Map<string, string> {
-  const types = new Map<string, string>();
-  const visit = (steps: StepDefinition[]): void => {
-    for (const step of steps) {
-      if (step.kind === 'call') types.set(step.id, step.action);
-      if (step.kind === 'wait') types.set(step.id, WAIT_ACTIVITY);
-      if (step.kind === 'parallel') for (const branch of step.branches) visit(branch.steps);
-      if (step.kind === 'foreach') visit(step.steps);
-      visit(step.compensate);
-    }
-  };
-  visit(definition?.steps ?? []);
-  return types;
+/** Why an activity whose id is no step key is not under a step. */
+function otherReason(run: ActivityRun): string {
+  if (run.type.startsWith(LOCK_ACTIVITY_PREFIX)) return 'service locking, not a step';
+  return /^\d+$/.test(run.activityId)
+    ? 'numbered activity id: scheduled before activities carried their step key (tideline 2026-11)'
+    : 'activity id is not a step of this run';
 }
 
-/** Joins the step records with their activities. */
-export function buildTimeline(
-  steps: StepRecord[],
-  runs: ActivityRun[],
-  types: Map<string, string>,
-): TimelineStep[] {
-  const used = new Set<ActivityRun>();
-  const timeline = steps.map((step): TimelineStep => ({ ...step }));
-  const started = timeline
-    .filter((step) => step.startedAt !== undefined && (step.kind === 'call' || step.kind === 'wait'))
-    .sort((a, b) => (a.startedAt ?? 0) - (b.startedAt ?? 0));
-  for (const step of started) {
-    const type = types.get(step.id) ?? (step.kind === 'wait' ? WAIT_ACTIVITY : undefined);
-    if (type !== undefined) step.activityType = type;
-    const from = (step.startedAt ?? 0) - SLACK_MS;
-    const to = (step.endedAt ?? Number.POSITIVE_INFINITY) + SLACK_MS;
-    const match = runs.find(
-      (run) =>
-        !used.has(run) &&
-        (type === undefined || run.type === type) &&
-        run.scheduledAt >= from &&
-        run.scheduledAt <= to,
-    );
-    if (!match) continue;
-    used.add(match);
-    step.activity = match;
-    step.attempts = match.attempts;
+/**
+ * Joins the step records with their activities (activity id == step key) and child runs (child
+ * workflow id == `<workflowId>/<step key>`). See the file comment for what is not attributed.
+ */
+export function buildTimeline(steps: StepRecord[], history: RunHistory, workflowId: string): Timeline {
+  const byKey = new Map<string, TimelineStep>();
+  const timeline = steps.map((record): TimelineStep => {
+    const step: TimelineStep = { ...record };
+    byKey.set(step.key, step);
+    return step;
+  });
+  const otherActivities: OtherActivity[] = [];
+  for (const run of history.activities) {
+    const step = byKey.get(run.activityId);
+    if (step === undefined || (step.kind !== 'call' && step.kind !== 'wait')) {
+      otherActivities.push({ ...run, reason: otherReason(run) });
+      continue;
+    }
+    step.attempts = (step.attempts ?? 0) + run.attempts;
+    step.activity = run;
   }
-  return timeline;
+  const prefix = `${workflowId}/`;
+  for (const child of history.children) {
+    if (!child.workflowId.startsWith(prefix)) continue;
+    const step = byKey.get(child.workflowId.slice(prefix.length));
+    if (step?.kind === 'runbook') step.child = child;
+  }
+  return { steps: timeline, otherActivities };
 }

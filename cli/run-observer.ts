@@ -9,7 +9,6 @@ import type { RunProgress, RunReport, StepRecord } from '../workflows/messages';
 import type { TemporalSession } from './temporal';
 
 export const RUNBOOK_WORKFLOW_TYPE = 'runbookWorkflow';
-const WAIT_ACTIVITY = 'wait.until';
 const QUERY_TIMEOUT_MS = 5_000;
 
 export type RunStatusName =
@@ -114,31 +113,30 @@ export async function workerNote(session: TemporalSession, taskQueue: string): P
   return 'waiting for the worker to report progress';
 }
 
-/** Running call/wait steps ↔ pending activities, in start order. */
+/**
+ * Running call/wait steps ↔ their pending activities, by activity id == step key (the interpreter
+ * names activities after their steps since patch `stepActivityIds`). Activities of runs started
+ * before that carry numbers; they are left out rather than matched to a step by guesswork, so such
+ * a run shows its steps' states without the attempt/poll details (see cli/history-timeline.ts).
+ */
 async function activityStates(
   session: TemporalSession,
   description: WorkflowExecutionDescription,
   progress: RunProgress,
 ): Promise<Record<string, ActivityState>> {
-  const pending = [...(description.raw.pendingActivities ?? [])].sort(
-    (a, b) => Number(a.activityId ?? 0) - Number(b.activityId ?? 0),
+  const running = new Set(
+    progress.steps
+      .filter((step) => step.status === 'running' && (step.kind === 'call' || step.kind === 'wait'))
+      .map((step) => step.key),
+  );
+  const pending = (description.raw.pendingActivities ?? []).filter(
+    (activity) => typeof activity.activityId === 'string' && running.has(activity.activityId),
   );
   if (pending.length === 0) return {};
   const { decodeArrayFromPayloads, decodeOptionalFailureToOptionalError } = internals();
   const converter = session.client.options.loadedDataConverter;
-  const running = progress.steps
-    .filter((step) => step.status === 'running' && (step.kind === 'call' || step.kind === 'wait'))
-    .sort((a, b) => (a.startedAt ?? 0) - (b.startedAt ?? 0));
   const states: Record<string, ActivityState> = {};
-  const used = new Set<number>();
-  for (const step of running) {
-    const index = pending.findIndex(
-      (activity, at) =>
-        !used.has(at) && (activity.activityType?.name === WAIT_ACTIVITY) === (step.kind === 'wait'),
-    );
-    const activity = pending[index];
-    if (activity === undefined) continue;
-    used.add(index);
+  for (const activity of pending) {
     const state: ActivityState = { attempt: activity.attempt ?? 1 };
     try {
       const failure = await decodeOptionalFailureToOptionalError(converter, activity.lastFailure);
@@ -153,7 +151,7 @@ async function activityStates(
     } catch {
       // Progress display only: an undecodable detail is left out.
     }
-    states[step.key] = state;
+    states[activity.activityId as string] = state;
   }
   return states;
 }

@@ -1,69 +1,370 @@
-// `tideline history`'s join of step records and event-history activities: by activity type and
-// by the step's time window, so two steps of the same action each get their own activity.
-import { activityTypes, buildTimeline, type ActivityRun } from '../../cli/history-timeline';
-import { loadRunbookText } from '../../dsl/loader';
+// `tideline history`'s join of step records and the event history: activities belong to the step
+// whose key is their activity id, child runs to the step whose key ends their workflow id; the
+// numbered activities of runs recorded before steps named their activities stay unattributed.
+import type { temporal } from '@temporalio/proto';
+import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
+import { buildTimeline, historyRuns, type RunHistory } from '../../cli/history-timeline';
+import { historyJson, renderHistory, type RunHistoryView } from '../../cli/output/history-view';
+import { formatClock, PLAIN_STYLE } from '../../cli/output/style';
+import { orderedSteps } from '../../cli/run-observer';
 import type { StepRecord } from '../../workflows/messages';
 
-const T0 = 1_700_000_000_000;
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
-const definition = loadRunbookText(
-  `
-apiVersion: tideline/v1
-name: timeline
-description: Two reads, a wait and a sleep.
-steps:
-  - id: first
-    call: project.list
-  - id: nap
-    sleep: 1s
-  - id: second
-    call: project.list
-    compensate: { id: undo_read, call: project.list }
-  - id: settle
-    wait: project.list
-`,
-  'timeline.yaml',
-);
+const T0 = Date.UTC(2024, 5, 1, 12, 0, 0);
+const RUN = 'provision-7f3a2c';
+const converter = loadDataConverter();
 
-function activity(type: string, scheduledAt: number, attempts: number, endedAt?: number): ActivityRun {
-  return {
-    activityId: String(scheduledAt),
-    type,
-    scheduledAt,
-    attempts,
-    outcome: endedAt ? 'completed' : 'running',
-    ...(endedAt ? { endedAt } : {}),
-  };
+/** Event attributes as plain objects (numbers where the proto types say Long). */
+type EventSketch = Record<string, unknown>;
+type Add = (atMs: number, event: EventSketch) => number;
+
+/** A tiny history builder: events get consecutive ids and the given offsets from T0. */
+function historyOf(build: (add: Add) => void): HistoryEvent[] {
+  const events: HistoryEvent[] = [];
+  build((atMs, event) => {
+    const eventId = events.length + 1;
+    const at = T0 + atMs;
+    events.push({
+      ...event,
+      eventId,
+      eventTime: { seconds: Math.floor(at / 1000), nanos: (at % 1000) * 1e6 },
+    } as unknown as HistoryEvent);
+    return eventId;
+  });
+  return events;
 }
 
-test('activityTypes maps every step id, compensation steps included, to its activity type', () => {
-  expect([...activityTypes(definition).entries()]).toEqual([
-    ['first', 'project.list'],
-    ['second', 'project.list'],
-    ['undo_read', 'project.list'],
-    ['settle', 'wait.until'],
-  ]);
+const failure = (message: string, type: string): temporal.api.failure.v1.IFailure => ({
+  message,
+  applicationFailureInfo: { type },
 });
 
-test('steps get the activity scheduled within their own time window', () => {
-  const steps: StepRecord[] = [
-    { key: 'first', id: 'first', kind: 'call', status: 'done', startedAt: T0, endedAt: T0 + 5_000 },
-    { key: 'nap', id: 'nap', kind: 'sleep', status: 'done', startedAt: T0 + 5_000, endedAt: T0 + 6_000 },
-    { key: 'second', id: 'second', kind: 'call', status: 'done', startedAt: T0 + 6_000, endedAt: T0 + 7_000 },
-    { key: 'settle', id: 'settle', kind: 'wait', status: 'running', startedAt: T0 + 7_000 },
+/** One activity: scheduled, its last attempt started (with the failure before it), and its end. */
+function activity(
+  add: Add,
+  activityId: string,
+  type: string,
+  from: number,
+  to: number,
+  end: { attempt?: number; retriedAfter?: string; failed?: string } = {},
+): void {
+  const scheduled = add(from, {
+    activityTaskScheduledEventAttributes: { activityId, activityType: { name: type } },
+  });
+  add(from + 10, {
+    activityTaskStartedEventAttributes: {
+      scheduledEventId: scheduled,
+      attempt: end.attempt ?? 1,
+      ...(end.retriedAfter ? { lastFailure: failure(end.retriedAfter, 'CLOUD_UNAVAILABLE') } : {}),
+    },
+  });
+  add(
+    to,
+    end.failed
+      ? {
+          activityTaskFailedEventAttributes: {
+            scheduledEventId: scheduled,
+            failure: failure(end.failed, 'CLOUD_CONFLICT'),
+          },
+        }
+      : { activityTaskCompletedEventAttributes: { scheduledEventId: scheduled } },
+  );
+}
+
+function step(
+  key: string,
+  kind: string,
+  status: StepRecord['status'],
+  from: number,
+  to?: number,
+): StepRecord {
+  const id = /[^.]+$/.exec(key)?.[0] ?? key;
+  const record: StepRecord = { key, id, kind, status, startedAt: T0 + from };
+  if (to !== undefined) record.endedAt = T0 + to;
+  const undo = /^(.+)\/undo\./.exec(key);
+  if (undo?.[1] !== undefined) record.compensates = undo[1];
+  return record;
+}
+
+describe('historyRuns', () => {
+  test('reads each activity with its attempts, the failure before its last attempt, and how it ended', async () => {
+    const events = historyOf((add) => {
+      activity(add, 'create', 'service.create', 100, 2_000, { attempt: 3, retriedAfter: 'HTTP 503' });
+      activity(add, 'attach', 'service.attachToVpc', 2_100, 2_400, { attempt: 2, failed: 'VPC is gone' });
+      const child = add(2_500, {
+        startChildWorkflowExecutionInitiatedEventAttributes: { workflowId: `${RUN}/nested` },
+      });
+      add(2_600, {
+        childWorkflowExecutionFailedEventAttributes: {
+          initiatedEventId: child,
+          failure: failure('step x failed', 'RUNBOOK_FAILED'),
+        },
+      });
+    });
+    const history = await historyRuns(events, converter);
+    expect(history.activities).toEqual([
+      expect.objectContaining({
+        activityId: 'create',
+        type: 'service.create',
+        attempts: 3,
+        outcome: 'completed',
+        retriedAfter: 'HTTP 503',
+        scheduledAt: T0 + 100,
+        endedAt: T0 + 2_000,
+      }),
+      expect.objectContaining({
+        activityId: 'attach',
+        attempts: 2,
+        outcome: 'failed',
+        failure: 'VPC is gone',
+      }),
+    ]);
+    expect(history.activities[0]?.failure).toBeUndefined();
+    expect(history.children).toEqual([
+      {
+        workflowId: `${RUN}/nested`,
+        startedAt: T0 + 2_500,
+        endedAt: T0 + 2_600,
+        outcome: 'failed',
+        failure: 'step x failed',
+      },
+    ]);
+  });
+});
+
+describe('buildTimeline: activity id == step key', () => {
+  // A foreach with two lanes and a failed iteration, a parallel step, a child runbook and the
+  // compensation of `create`. The lanes' activities are scheduled out of step order and overlap in
+  // time, which is where matching by action and time window went wrong.
+  const records: StepRecord[] = [
+    step('create', 'call', 'compensated', 0, 9_000),
+    step('stop_each', 'foreach', 'failed', 1_000, 5_000),
+    step('stop_each[0].stop', 'call', 'done', 1_000, 3_000),
+    step('stop_each[1].stop', 'call', 'failed', 1_000, 4_000),
+    step('both', 'parallel', 'done', 500, 900),
+    step('both.left.ready', 'wait', 'done', 500, 900),
+    step('nested', 'runbook', 'done', 400, 500),
+    step('create/undo.delete', 'call', 'done', 6_000, 8_000),
+    step('create/undo.gone', 'wait', 'running', 8_000),
   ];
-  const runs = [
-    activity('project.list', T0 + 6_020, 1, T0 + 6_900),
-    activity('project.list', T0 + 20, 3, T0 + 4_900),
-    activity('wait.until', T0 + 7_010, 0),
+  const history: RunHistory = {
+    activities: [
+      {
+        activityId: '1',
+        type: 'lock.request',
+        scheduledAt: T0 - 50,
+        endedAt: T0 - 40,
+        attempts: 1,
+        outcome: 'completed',
+      },
+      {
+        activityId: 'create',
+        type: 'service.create',
+        scheduledAt: T0,
+        endedAt: T0 + 300,
+        attempts: 2,
+        outcome: 'completed',
+        retriedAfter: 'HTTP 503',
+      },
+      {
+        activityId: 'both.left.ready',
+        type: 'wait.until',
+        scheduledAt: T0 + 500,
+        endedAt: T0 + 900,
+        attempts: 1,
+        outcome: 'completed',
+      },
+      {
+        activityId: 'stop_each[1].stop',
+        type: 'service.stop',
+        scheduledAt: T0 + 1_000,
+        endedAt: T0 + 4_000,
+        attempts: 4,
+        outcome: 'failed',
+        failure: 'HTTP 409',
+      },
+      {
+        activityId: 'stop_each[0].stop',
+        type: 'service.stop',
+        scheduledAt: T0 + 1_001,
+        endedAt: T0 + 3_000,
+        attempts: 1,
+        outcome: 'completed',
+      },
+      {
+        activityId: 'create/undo.delete',
+        type: 'service.delete',
+        scheduledAt: T0 + 6_000,
+        endedAt: T0 + 8_000,
+        attempts: 1,
+        outcome: 'completed',
+      },
+      {
+        activityId: 'create/undo.gone',
+        type: 'wait.until',
+        scheduledAt: T0 + 8_000,
+        attempts: 0,
+        outcome: 'running',
+      },
+    ],
+    children: [
+      { workflowId: `${RUN}/nested`, startedAt: T0 + 400, endedAt: T0 + 500, outcome: 'completed' },
+      { workflowId: `other-run/nested`, startedAt: T0 + 400, outcome: 'running' },
+    ],
+  };
+
+  test('each step gets exactly the activity or child run named after it', () => {
+    const timeline = buildTimeline(orderedSteps(records), history, RUN);
+    expect(
+      timeline.steps.map((s) => [s.key, s.activity?.type ?? s.child?.workflowId ?? null, s.attempts ?? null]),
+    ).toEqual([
+      ['create', 'service.create', 2],
+      ['create/undo.delete', 'service.delete', 1],
+      ['create/undo.gone', 'wait.until', 0],
+      ['stop_each', null, null],
+      ['stop_each[0].stop', 'service.stop', 1],
+      ['stop_each[1].stop', 'service.stop', 4],
+      ['both', null, null],
+      ['both.left.ready', 'wait.until', 1],
+      ['nested', `${RUN}/nested`, null],
+    ]);
+    expect(timeline.steps.find((s) => s.key === 'stop_each[1].stop')?.activity?.failure).toBe('HTTP 409');
+    expect(timeline.otherActivities).toEqual([
+      expect.objectContaining({
+        activityId: '1',
+        type: 'lock.request',
+        reason: 'service locking, not a step',
+      }),
+    ]);
+  });
+
+  test('the text view: attempts per step, the last retry, the failure, what an undo undoes, the child run', () => {
+    const timeline = buildTimeline(orderedSteps(records), history, RUN);
+    const view: RunHistoryView = {
+      workflowId: RUN,
+      runId: 'r1',
+      runbook: 'provision',
+      status: 'compensating',
+      startedAt: T0 - 100,
+      failure: { stepKey: 'stop_each[1].stop', type: 'CLOUD_CONFLICT', message: 'HTTP 409' },
+      timeline: {
+        ...timeline,
+        steps: timeline.steps.map((s) =>
+          s.key === 'stop_each[1].stop'
+            ? { ...s, error: { type: 'CLOUD_CONFLICT', message: 'HTTP 409' } }
+            : s,
+        ),
+      },
+      events: 42,
+    };
+    const at = (ms: number): string => formatClock(T0 + ms);
+    expect(renderHistory(view, PLAIN_STYLE, T0 + 9_000)).toEqual([
+      'provision · run provision-7f3a2c · compensating · 42 history events',
+      'STEP                  KIND      STATUS       START     DURATION  ATTEMPTS  NOTE',
+      `create                call      compensated  ${at(0)}            2         last retry after: HTTP 503`,
+      `  create/undo.delete  call      done         ${at(6_000)}  2.0s      1         undoes create`,
+      `  create/undo.gone    wait      running      ${at(8_000)}  running   …         undoes create`,
+      `stop_each             foreach   failed       ${at(1_000)}  4.0s`,
+      `  stop_each[0].stop   call      done         ${at(1_000)}  2.0s      1`,
+      `  stop_each[1].stop   call      failed       ${at(1_000)}  3.0s      4         CLOUD_CONFLICT: HTTP 409`,
+      `both                  parallel  done         ${at(500)}  400ms`,
+      `    both.left.ready   wait      done         ${at(500)}  400ms     1`,
+      `nested                runbook   done         ${at(400)}  100ms               child run ${RUN}/nested`,
+      '',
+      'activities outside the steps (not attributed to a step):',
+      'ACTIVITY  TYPE          OUTCOME    START     DURATION  ATTEMPTS  NOTE',
+      `1         lock.request  completed  ${formatClock(T0 - 50)}  10ms      1         service locking, not a step`,
+      'failed at stop_each[1].stop: CLOUD_CONFLICT: HTTP 409',
+    ]);
+    const json = historyJson(view) as { steps: { key: string; activity: { activityId: string } | null }[] };
+    expect(json.steps.find((s) => s.key === 'create/undo.delete')?.activity?.activityId).toBe(
+      'create/undo.delete',
+    );
+  });
+});
+
+describe('runs recorded before activities carried their step key', () => {
+  const records: StepRecord[] = [
+    step('create', 'call', 'done', 0, 2_000),
+    step('ready', 'wait', 'done', 2_000, 5_000),
+    step('prod', 'call', 'done', 5_000, 6_000),
   ];
-  const timeline = buildTimeline(steps, runs, activityTypes(definition));
-  expect(
-    timeline.map((step) => [step.key, step.activityType, step.attempts, step.activity?.scheduledAt]),
-  ).toEqual([
-    ['first', 'project.list', 3, T0 + 20],
-    ['nap', undefined, undefined, undefined],
-    ['second', 'project.list', 1, T0 + 6_020],
-    ['settle', 'wait.until', 0, T0 + 7_010],
-  ]);
+
+  test('their numbered activities are listed outside the steps, not matched by guesswork', async () => {
+    const events = historyOf((add) => {
+      activity(add, '1', 'service.create', 100, 1_900, { attempt: 2, retriedAfter: 'HTTP 503' });
+      activity(add, '2', 'wait.until', 2_050, 4_900);
+      activity(add, '3', 'service.setEnvironment', 5_050, 5_900);
+    });
+    const timeline = buildTimeline(records, await historyRuns(events, converter), RUN);
+    expect(timeline.steps.every((s) => s.activity === undefined && s.attempts === undefined)).toBe(true);
+    expect(
+      timeline.otherActivities.map((a) => [a.activityId, a.type, a.attempts, a.retriedAfter ?? null]),
+    ).toEqual([
+      ['1', 'service.create', 2, 'HTTP 503'],
+      ['2', 'wait.until', 1, null],
+      ['3', 'service.setEnvironment', 1, null],
+    ]);
+    expect(timeline.otherActivities[0]?.reason).toBe(
+      'numbered activity id: scheduled before activities carried their step key (tideline 2026-11)',
+    );
+    const lines = renderHistory(
+      {
+        workflowId: RUN,
+        runId: 'r',
+        runbook: 'p',
+        status: 'succeeded',
+        startedAt: T0,
+        endedAt: T0 + 6_000,
+        failure: null,
+        timeline,
+        events: 20,
+      },
+      PLAIN_STYLE,
+      T0 + 6_000,
+    );
+    expect(lines).toContain(
+      `1         service.create          completed  ${formatClock(T0 + 100)}  1.8s      2         numbered activity id: scheduled before activities carried their step key (tideline 2026-11) · last retry after: HTTP 503`,
+    );
+  });
+
+  test('a run that crossed the upgrade: numbered activities apart, keyed ones under their steps', () => {
+    const timeline = buildTimeline(
+      records,
+      {
+        activities: [
+          {
+            activityId: '1',
+            type: 'service.create',
+            scheduledAt: T0 + 100,
+            attempts: 1,
+            outcome: 'completed',
+          },
+          {
+            activityId: 'ready',
+            type: 'wait.until',
+            scheduledAt: T0 + 2_050,
+            attempts: 1,
+            outcome: 'completed',
+          },
+          {
+            activityId: 'prod',
+            type: 'service.setEnvironment',
+            scheduledAt: T0 + 5_050,
+            attempts: 1,
+            outcome: 'completed',
+          },
+        ],
+        children: [],
+      },
+      RUN,
+    );
+    expect(timeline.steps.map((s) => [s.key, s.activity?.activityId ?? null])).toEqual([
+      ['create', null],
+      ['ready', 'ready'],
+      ['prod', 'prod'],
+    ]);
+    expect(timeline.otherActivities.map((a) => a.activityId)).toEqual(['1']);
+  });
 });

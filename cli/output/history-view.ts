@@ -1,0 +1,165 @@
+// How `tideline history` reads: a table of the run's steps (state, start, duration, attempts of
+// its API call or wait, why it failed or what it undoes, which child run it started), then the
+// activities that belong to no step, and the run's failure; or the same as one JSON document.
+import type { StepStatus } from '../../workflows/messages';
+import type { ActivityRun, OtherActivity, Timeline, TimelineStep } from '../history-timeline';
+import { stepDepth } from '../run-observer';
+import { stepJson } from './run-report';
+import { statusColour, stepElapsed } from './step-view';
+import { formatClock, formatDuration, isoTime, type Style } from './style';
+
+export interface RunHistoryView {
+  workflowId: string;
+  runId: string;
+  runbook: string | null;
+  status: string;
+  startedAt: number;
+  endedAt?: number;
+  failure: { stepKey?: string; type: string; message: string } | null;
+  timeline: Timeline;
+  /** How many events the run's history holds. */
+  events: number;
+}
+
+/** Why the step's activity had to be retried (the failure before its last attempt). */
+function lastRetry(activity: ActivityRun | undefined): string | undefined {
+  return activity?.retriedAfter !== undefined && activity.attempts > 1
+    ? `last retry after: ${activity.retriedAfter}`
+    : undefined;
+}
+
+function stepNote(step: TimelineStep): string {
+  const parts: string[] = [];
+  const retry = lastRetry(step.activity);
+  if (step.error) parts.push(`${step.error.type}: ${step.error.message}`);
+  if (retry !== undefined && step.status !== 'failed') parts.push(retry);
+  if (step.compensates) parts.push(`undoes ${step.compensates}`);
+  if (step.child) parts.push(`child run ${step.child.workflowId}`);
+  return parts.join(' · ');
+}
+
+function attemptsCell(attempts: number | undefined, scheduled: boolean): string {
+  if (attempts !== undefined && attempts > 0) return String(attempts);
+  return scheduled ? '…' : ''; // scheduled, no attempt started yet
+}
+
+function activityDuration(run: ActivityRun): string {
+  return run.endedAt === undefined ? run.outcome : formatDuration(run.endedAt - run.scheduledAt);
+}
+
+/** Left-aligned columns; the last one is not padded; `colour` styles one column's cells. */
+function table(
+  header: string[],
+  rows: string[][],
+  style: Style,
+  colour?: { column: number; of: (cell: string) => (text: string) => string },
+): string[] {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: string[], styled: boolean): string =>
+    cells
+      .map((cell, column) => {
+        const padded = column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0);
+        return styled && colour?.column === column ? colour.of(cell)(padded) : padded;
+      })
+      .join('  ')
+      .trimEnd();
+  return [style.bold(line(header, false)), ...rows.map((row) => line(row, true))];
+}
+
+export function renderHistory(view: RunHistoryView, style: Style, now: number): string[] {
+  const took = view.endedAt !== undefined ? ` · ${formatDuration(view.endedAt - view.startedAt)}` : '';
+  const out = [
+    `${style.bold(view.runbook ?? view.workflowId)} · run ${view.workflowId} · ${view.status}${took} · ${view.events} history events`,
+  ];
+  const { steps, otherActivities } = view.timeline;
+  if (steps.length === 0)
+    out.push('  (no step records: no worker answered; start one with `tideline worker`)');
+  else {
+    const rows = steps.map((step) => {
+      const elapsed = stepElapsed(step, now);
+      return [
+        `${'  '.repeat(stepDepth(step.key))}${step.key}`,
+        step.kind,
+        step.status,
+        step.startedAt !== undefined ? formatClock(step.startedAt) : '',
+        step.status === 'running' ? 'running' : elapsed === undefined ? '' : formatDuration(elapsed),
+        attemptsCell(step.attempts, step.activity !== undefined),
+        stepNote(step),
+      ];
+    });
+    const header = ['STEP', 'KIND', 'STATUS', 'START', 'DURATION', 'ATTEMPTS', 'NOTE'];
+    out.push(
+      ...table(header, rows, style, {
+        column: 2,
+        of: (status) => statusColour(status as StepStatus, style),
+      }),
+    );
+  }
+  if (otherActivities.length > 0) {
+    out.push('', style.bold('activities outside the steps (not attributed to a step):'));
+    const rows = otherActivities.map((run) => [
+      run.activityId,
+      run.type,
+      run.outcome,
+      formatClock(run.scheduledAt),
+      activityDuration(run),
+      attemptsCell(run.attempts, true),
+      [run.reason, run.failure, run.retriedAfter === run.failure ? undefined : lastRetry(run)]
+        .filter((part) => part !== undefined)
+        .join(' · '),
+    ]);
+    out.push(...table(['ACTIVITY', 'TYPE', 'OUTCOME', 'START', 'DURATION', 'ATTEMPTS', 'NOTE'], rows, style));
+  }
+  if (view.failure && view.status !== 'succeeded') {
+    const where = view.failure.stepKey ? ` at ${view.failure.stepKey}` : '';
+    const verb = view.status === 'cancelled' ? 'cancelled' : 'failed';
+    out.push(style.red(`${verb}${where}: ${view.failure.type}: ${view.failure.message}`));
+  }
+  return out;
+}
+
+function activityJson(run: ActivityRun): Record<string, unknown> {
+  return {
+    activityId: run.activityId,
+    type: run.type,
+    scheduledAt: isoTime(run.scheduledAt),
+    endedAt: isoTime(run.endedAt) ?? null,
+    attempts: run.attempts,
+    outcome: run.outcome,
+    lastFailure: run.failure ?? null,
+    retriedAfter: run.retriedAfter ?? null,
+  };
+}
+
+export function historyJson(view: RunHistoryView): Record<string, unknown> {
+  return {
+    workflowId: view.workflowId,
+    runId: view.runId,
+    runbook: view.runbook,
+    status: view.status,
+    startedAt: isoTime(view.startedAt) ?? null,
+    endedAt: isoTime(view.endedAt) ?? null,
+    failure: view.failure,
+    historyEvents: view.events,
+    steps: view.timeline.steps.map((step) => ({
+      ...stepJson(step),
+      attempts: step.attempts ?? null,
+      activity: step.activity ? activityJson(step.activity) : null,
+      child: step.child
+        ? {
+            workflowId: step.child.workflowId,
+            outcome: step.child.outcome,
+            startedAt: isoTime(step.child.startedAt),
+            endedAt: isoTime(step.child.endedAt) ?? null,
+            failure: step.child.failure ?? null,
+          }
+        : null,
+    })),
+    otherActivities: view.timeline.otherActivities.map((run: OtherActivity) => ({
+      ...activityJson(run),
+      reason: run.reason,
+    })),
+  };
+}
