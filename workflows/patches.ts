@@ -33,6 +33,12 @@ export const PATCHES = {
    * way, and releases its locks on success without being interrupted by a late cancellation.
    */
   cancellationKept: 'tideline-2026-11-cancellation-kept',
+  /**
+   * 2026-11: a changing call (no undo) in flight when the run is cancelled finishes its attempt
+   * before compensation starts (activity cancellation type WAIT_CANCELLATION_COMPLETED; before:
+   * TRY_CANCEL, so a stop could land after the compensation had restarted the service).
+   */
+  changesSettleBeforeCancel: 'tideline-2026-11-changes-settle-before-cancel',
 } as const;
 
 export type PatchId = (typeof PATCHES)[keyof typeof PATCHES];

@@ -1,6 +1,7 @@
 // What each step kind does. Calls and waits are activities; sleeps, approvals, assertions and
 // loops are workflow code; child runbooks are child workflows.
 import {
+  ActivityCancellationType,
   CancellationScope,
   condition,
   executeChild,
@@ -29,6 +30,11 @@ const RUNBOOK_WORKFLOW_TYPE = 'runbookWorkflow';
 function callOptions(step: Extract<StepDefinition, { kind: 'call' }>): ActivityOptions {
   const policy = ACTIVITY_POLICIES[step.actionKind];
   const options: ActivityOptions = { ...policy };
+  // A change in flight when the run is cancelled lands before compensation starts (no retry
+  // follows): otherwise it could land after the compensation and undo its work.
+  if (step.actionKind !== 'read' && patched(PATCHES.changesSettleBeforeCancel)) {
+    options.cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
+  }
   if (step.retry) {
     options.retry = {
       ...policy.retry,

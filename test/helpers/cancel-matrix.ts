@@ -13,7 +13,10 @@ import { RUNBOOKS_DIR, type RunbookStack } from './runbook-stack';
 export interface CancelPoint {
   step: string;
   when: 'during' | 'after';
-  /** The action whose requests are held open while the step runs (calls, waits, loops). */
+  /**
+   * The action whose requests the local cloud holds open: the step's own (during) or the next
+   * step's (after), so the run is reliably in flight at the point.
+   */
   hold?: string;
 }
 
@@ -34,15 +37,21 @@ function firstAction(steps: StepDefinition[]): string | undefined {
   return undefined;
 }
 
-/** Every cancel point of a runbook: during and after each top-level step. */
+/**
+ * Every cancel point of a runbook: during each top-level step that takes time (its first action's
+ * requests held open, or an approval), and right after each step (the next step's first action held
+ * open, so the run is still there to be cancelled).
+ */
 export function cancelPoints(runbook: string): CancelPoint[] {
   const definition = loadRunbookFile(path.join(RUNBOOKS_DIR, runbook));
-  return definition.steps.flatMap((step) => {
-    const hold = firstAction([step]);
-    return [
-      { step: step.id, when: 'during' as const, ...(hold !== undefined ? { hold } : {}) },
-      { step: step.id, when: 'after' as const },
-    ];
+  return definition.steps.flatMap((step, index) => {
+    const during = firstAction([step]);
+    const next = firstAction(definition.steps.slice(index + 1));
+    const points: CancelPoint[] = [];
+    if (during !== undefined) points.push({ step: step.id, when: 'during', hold: during });
+    else if (step.kind === 'approve') points.push({ step: step.id, when: 'during' });
+    points.push({ step: step.id, when: 'after', ...(next !== undefined ? { hold: next } : {}) });
+    return points;
   });
 }
 
@@ -132,7 +141,7 @@ export async function runAndCancel(
   start: () => Promise<WorkflowHandle>,
   point: CancelPoint,
 ): Promise<CancelOutcome> {
-  if (point.when === 'during' && point.hold !== undefined) {
+  if (point.hold !== undefined) {
     stack.cloud.cloud.addFaults({
       action: point.hold as never,
       kind: 'latency',
