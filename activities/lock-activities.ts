@@ -7,9 +7,11 @@ import {
   lockWorkflowId,
   type LockRequest,
 } from '../workflows/lock-messages';
+import { createLockHolderWatch } from './lock-holder-watch';
 
 export function createLockActivities() {
   return {
+    ...createLockHolderWatch(),
     async 'lock.request'(request: LockRequest): Promise<void> {
       const ctx = Context.current();
       await ctx.client.workflow.signalWithStart(LOCK_WORKFLOW_TYPE, {

@@ -1,13 +1,26 @@
 // One workflow per locked resource: a FIFO mutex. Runs that mutate the same service queue here,
 // so two runbooks never change one service at the same time. It ends when nobody holds or waits.
+//
+// A holder that is terminated never sends its release. Since patch lockWatchesHolder the lock
+// watches its holder with an activity that looks at the run every 2 s (describe: nothing is added
+// to the holder's history) and hands the lock on as soon as the run has closed. One activity
+// covers a 30-minute window, so a lock held for days (an approval) adds a few events per hour, and
+// the workflow continues-as-new, holder first in the queue, when its history grows anyway.
 import {
+  ActivityCancellationType,
+  CancellationScope,
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
+  isCancellation,
   log,
+  patched,
+  proxyActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
+import type { LockActivities } from '../activities/lock-activities';
+import type { WatchHolderResult } from '../activities/lock-holder-watch';
 import {
   acquireLockSignal,
   lockGrantedSignal,
@@ -15,10 +28,57 @@ import {
   releaseLockSignal,
   type LockRequest,
 } from './lock-messages';
+import { PATCHES } from './patches';
 
-/** How often a held lock checks that its holder still exists (a terminated run never releases). */
+/** Before lockWatchesHolder: how often a held lock pinged its holder. */
 const HOLDER_CHECK_MS = 5 * 60_000;
 const HISTORY_LIMIT = 2_000;
+/** How late a closed holder is noticed, at most (plus one workflow task). */
+const WATCH_POLL_MS = 2_000;
+/** One watch activity's span; a longer hold is watched by the next one. */
+const WATCH_WINDOW_MS = 30 * 60_000;
+/** After a watch failed for a reason other than its cancellation (should not happen: it retries). */
+const WATCH_RETRY_PAUSE_MS = 30_000;
+
+const { 'lock.watchHolder': watchHolder } = proxyActivities<LockActivities>({
+  startToCloseTimeout: WATCH_WINDOW_MS + 5 * 60_000,
+  // A worker that dies while watching is replaced within this (plus the retry interval).
+  heartbeatTimeout: '20s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s' },
+  // A release must not wait for the watch to acknowledge its cancellation.
+  cancellationType: ActivityCancellationType.TRY_CANCEL,
+});
+
+type HoldEnd = 'released' | 'gone' | 'rollover';
+
+function historyTooLong(): boolean {
+  const info = workflowInfo();
+  return info.historyLength > HISTORY_LIMIT || info.continueAsNewSuggested;
+}
+
+/** Until the holder releases, closes without releasing, or the history asks for a new run. */
+async function watchUntilReleased(key: string, holder: string, released: () => boolean): Promise<HoldEnd> {
+  for (;;) {
+    if (released()) return 'released';
+    if (historyTooLong()) return 'rollover';
+    let outcome: WatchHolderResult | 'failed' | undefined;
+    const scope = new CancellationScope();
+    scope
+      .run(() => watchHolder({ key, holderId: holder, windowMs: WATCH_WINDOW_MS, pollMs: WATCH_POLL_MS }))
+      .then(
+        (result) => void (outcome = result),
+        (error: unknown) => {
+          outcome = 'failed';
+          if (!isCancellation(error)) log.warn('watching the lock holder failed', { key, holder });
+        },
+      );
+    await condition(() => released() || outcome !== undefined || historyTooLong());
+    if (outcome === undefined) scope.cancel();
+    if (released()) return 'released';
+    if (outcome === 'gone') return 'gone';
+    if (outcome === 'failed') await condition(released, WATCH_RETRY_PAUSE_MS);
+  }
+}
 
 export async function resourceLockWorkflow(key: string, waiting: string[] = []): Promise<void> {
   const queue = [...waiting];
@@ -38,19 +98,27 @@ export async function resourceLockWorkflow(key: string, waiting: string[] = []):
     const holder = queue[0]!;
     released = false;
     try {
+      // Also after a continue-as-new with the holder first: a second grant changes nothing for it.
       await getExternalWorkflowHandle(holder).signal(lockGrantedSignal, { key });
     } catch {
       log.warn('lock holder is gone before it got the lock', { key, holder });
       queue.shift();
       continue;
     }
-    while (!released) {
-      if (await condition(() => released, HOLDER_CHECK_MS)) break;
-      try {
-        await getExternalWorkflowHandle(holder).signal(lockPingSignal, { key });
-      } catch {
-        log.warn('lock holder is gone; releasing its lock', { key, holder });
-        released = true;
+    if (patched(PATCHES.lockWatchesHolder)) {
+      const end = await watchUntilReleased(key, holder, () => released);
+      // The holder keeps the lock in the next run: it is first in the queue handed over.
+      if (end === 'rollover') await continueAsNew<typeof resourceLockWorkflow>(key, queue);
+      if (end === 'gone') log.warn('lock holder closed without releasing; passing the lock on', { key, holder });
+    } else {
+      while (!released) {
+        if (await condition(() => released, HOLDER_CHECK_MS)) break;
+        try {
+          await getExternalWorkflowHandle(holder).signal(lockPingSignal, { key });
+        } catch {
+          log.warn('lock holder is gone; releasing its lock', { key, holder });
+          released = true;
+        }
       }
     }
     queue.shift();

@@ -39,6 +39,13 @@ export const PATCHES = {
    * TRY_CANCEL, so a stop could land after the compensation had restarted the service).
    */
   changesSettleBeforeCancel: 'tideline-2026-11-changes-settle-before-cancel',
+  /**
+   * 2026-11: a lock workflow watches its holder with an activity (`lock.watchHolder`, a look every
+   * 2 s, one activity per 30 min window) instead of pinging it every 5 minutes, so a terminated
+   * holder's lock passes on within seconds; a long hold continues-as-new (holder first in the
+   * queue) when the history grows.
+   */
+  lockWatchesHolder: 'tideline-2026-11-lock-watches-holder',
 } as const;
 
 export type PatchId = (typeof PATCHES)[keyof typeof PATCHES];

@@ -350,6 +350,35 @@ export const RECORDINGS: readonly Recording[] = [
       return handle;
     },
   },
+  {
+    name: 'service-lock-holder-terminated',
+    // A service lock watches its holder (patch lockWatchesHolder); the holder is terminated without
+    // releasing, the watch sees it closed, the waiting run gets the lock, releases it, done.
+    covers: {
+      activities: { 'lock.watchHolder': 2 },
+      events: [
+        'EVENT_TYPE_MARKER_RECORDED',
+        'EVENT_TYPE_ACTIVITY_TASK_COMPLETED',
+        'EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED',
+        'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED',
+      ],
+    },
+    run: async ({ stack }) => {
+      const hold = path.resolve(__dirname, '..', 'fixtures', 'locks', 'hold-service.yaml');
+      const inputs = { project_id: stack.projectId, service_id: await readyService(stack, 'lock-holder') };
+      const key = `service/${stack.projectId}/${inputs.service_id}`;
+      const holder = await stack.start(hold, { ...inputs, hold: '1h' });
+      await until('the holder to hold the lock', async () =>
+        (await holder.query(progressQuery)).locks?.includes(key) ? true : undefined,
+      );
+      const waiter = await stack.start(hold, { ...inputs, hold: '10ms' });
+      await until('the waiter to queue', async () =>
+        (await waiter.query(progressQuery)).waitingForLock === key ? true : undefined,
+      );
+      await holder.terminate('recording: a holder that never releases');
+      return stack.client.workflow.getHandle(lockWorkflowId(key));
+    },
+  },
 ];
 
 /**

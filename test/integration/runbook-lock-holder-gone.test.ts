@@ -1,0 +1,97 @@
+// A run that holds a service lock and is terminated never releases it; the lock workflow notices
+// that its holder has closed and hands the lock to the next run within seconds (before: up to five
+// minutes). A lock held across a continue-as-new (its history grew) stays with its holder.
+import path from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
+import { acquireLockSignal, lockWorkflowId, releaseLockSignal } from '../../workflows/lock-messages';
+import { progressQuery, type RunReport } from '../../workflows/messages';
+import { pollUntil, seedService } from '../helpers/runbook-fixtures';
+import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
+
+const HOLD = path.resolve(__dirname, '..', 'fixtures', 'locks', 'hold-service.yaml');
+/** What issue 9 asks for; the lock watches its holder every 2 s. */
+const RELEASE_BOUND_MS = 30_000;
+
+let stack: RunbookStack;
+
+beforeAll(async () => {
+  stack = await startRunbookStack({ timeScale: 0.02 });
+}, 120_000);
+afterAll(async () => stack?.close());
+
+async function holdsLock(handle: WorkflowHandle, key: string): Promise<void> {
+  await pollUntil(
+    'the first run to hold the lock',
+    () => handle.query(progressQuery),
+    (p) => p.locks?.includes(key) === true,
+    30_000,
+  );
+}
+
+async function queuedFor(handle: WorkflowHandle, key: string): Promise<void> {
+  await pollUntil(
+    'the second run to queue for the lock',
+    () => handle.query(progressQuery),
+    (p) => p.waitingForLock === key,
+    30_000,
+  );
+}
+
+/** Terminates the holder; the waiter must get the lock and succeed. Gives the release latency. */
+async function terminateAndExpectHandOver(holder: WorkflowHandle, waiter: WorkflowHandle): Promise<number> {
+  await holder.terminate('test: a holder that never releases');
+  const terminatedAt = Date.now();
+  const report = (await waiter.result()) as RunReport;
+  expect(report.status).toBe('succeeded');
+  const tagStarted = report.steps.find((s) => s.id === 'tag')!.startedAt!;
+  const latency = tagStarted - terminatedAt;
+  expect(latency).toBeLessThan(RELEASE_BOUND_MS);
+  return latency;
+}
+
+test('a terminated holder’s lock passes to the waiting run within 30 s', async () => {
+  const service = await seedService(stack, { name: 'held-by-terminated' });
+  const key = `service/${stack.projectId}/${service.service_id}`;
+  const inputs = { project_id: stack.projectId, service_id: service.service_id };
+  const holder = await stack.start(HOLD, { ...inputs, hold: '1h' });
+  await holdsLock(holder, key);
+  const waiter = await stack.start(HOLD, { ...inputs, hold: '10ms' });
+  await queuedFor(waiter, key);
+
+  const latency = await terminateAndExpectHandOver(holder, waiter);
+  process.stdout.write(`lock release after the holder was terminated: ${latency} ms\n`);
+  // Nobody holds or waits any more: the lock workflow ends.
+  const lock = stack.client.workflow.getHandle(lockWorkflowId(key));
+  await expect(lock.result()).resolves.toBeUndefined();
+}, 120_000);
+
+test('a lock whose history grew continues as new with its holder, then still hands over', async () => {
+  const service = await seedService(stack, { name: 'held-across-runs' });
+  const key = `service/${stack.projectId}/${service.service_id}`;
+  const inputs = { project_id: stack.projectId, service_id: service.service_id };
+  const holder = await stack.start(HOLD, { ...inputs, hold: '1h' });
+  await holdsLock(holder, key);
+  const waiter = await stack.start(HOLD, { ...inputs, hold: '10ms' });
+  await queuedFor(waiter, key);
+
+  // Runs that queue and withdraw again (ids that are not runs) grow the lock's history past its limit.
+  const lock = stack.client.workflow.getHandle(lockWorkflowId(key));
+  const firstRun = (await lock.describe()).runId;
+  for (let batch = 0; batch < 22; batch++) {
+    const ids = Array.from({ length: 50 }, (_, i) => `ghost-${batch}-${i}`);
+    await Promise.all(ids.map((requesterId) => lock.signal(acquireLockSignal, { key, requesterId })));
+    await Promise.all(ids.map((requesterId) => lock.signal(releaseLockSignal, { key, requesterId })));
+  }
+  const next = await pollUntil(
+    'the lock to continue as new',
+    () => lock.describe(),
+    (d) => d.runId !== firstRun && d.status.name === 'RUNNING',
+    60_000,
+  );
+  expect(next.historyLength).toBeLessThan(200);
+  // The holder kept the lock across the new run; the waiter still waits.
+  expect((await holder.query(progressQuery)).locks).toEqual([key]);
+  expect((await waiter.query(progressQuery)).waitingForLock).toBe(key);
+
+  await terminateAndExpectHandOver(holder, waiter);
+}, 180_000);
