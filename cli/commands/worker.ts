@@ -18,6 +18,7 @@ export const WORKER_SPEC = {
     'and TIDELINE_CLOUD_SECRET_KEY (plus TIDELINE_CLOUD_ALLOW_INSECURE_LOOPBACK=1 for the local cloud).',
     'Payload keys: TIDELINE_ENCRYPTION_KEYS or TIDELINE_KEY_FILE — the same keys as every client.',
     'Start more workers on the same task queue to scale out. Ctrl-C / SIGTERM stop it gracefully.',
+    'Exits 2 at once, with one line, when the configuration is invalid or the namespace does not exist.',
   ],
   options: { metrics: { type: 'string' } },
   optionHelp: [
