@@ -155,6 +155,28 @@ describe('plain lines (not a terminal)', () => {
     ]);
   });
 
+  test('a running step names itself and says what a wait waits for', async () => {
+    const { ctx, written } = terminal();
+    const view = new LineProgressView(ctx, PLAIN_STYLE);
+    const named = { ...waiting, name: 'Wait until READY' };
+    view.update(
+      snapshot(progress([named]), { ready: { attempt: 1, polls: 2, lastStatus: 'QUEUED' } }),
+      T0 + 2000,
+    );
+    view.update(snapshot(progress([{ ...named, status: 'done', endedAt: T0 + 4700 }])), T0 + 5000);
+    await flush();
+    expect(
+      written
+        .join('')
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.replace(/^\d\d:\d\d:\d\d /, '')),
+    ).toEqual([
+      "ready running (Wait until READY) · waiting for service.get: result.status == 'READY' · last seen QUEUED · 2 polls",
+      'ready done in 3.5s',
+    ]);
+  });
+
   test('a wait gets a new line when the status it sees changes', async () => {
     const { ctx, written } = terminal();
     const view = new LineProgressView(ctx, PLAIN_STYLE);
