@@ -209,6 +209,65 @@ describe('tideline CLI against a dev stack', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   }, 30_000);
 
+  test('history of a rolled-back provisioning: the retried create and the undo activities under their steps', async () => {
+    stack.cloud.cloud.addFaults([{ action: 'service.create', kind: 'error', status: 503, times: 2 }]);
+    let result: CliResult;
+    try {
+      result = await tideline(
+        'run',
+        'runbooks/provision-production-service.yaml',
+        '-i',
+        `project_id=${stack.projectId}`,
+        '-i',
+        'name=cli-rollback',
+        '-i',
+        'vpc_id=99999999', // no such VPC: the attach fails and the run rolls back
+        '--id',
+        'cli-rollback',
+      );
+    } finally {
+      stack.cloud.cloud.clearFaults();
+    }
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('compensated (undone): create');
+
+    const history = await tideline('history', 'cli-rollback', '--json');
+    expect(history.code).toBe(0);
+    const timeline = jsonOutput<{
+      status: string;
+      steps: {
+        key: string;
+        status: string;
+        attempts: number | null;
+        activity: { activityId: string; type: string; outcome: string; retriedAfter: string | null } | null;
+      }[];
+      otherActivities: unknown[];
+    }>(history);
+    expect(timeline.status).toBe('failed');
+    expect(
+      timeline.steps.map((s) => [s.key, s.status, s.activity?.activityId ?? null, s.activity?.type ?? null]),
+    ).toEqual([
+      ['create', 'compensated', 'create', 'service.create'],
+      ['create/undo.delete_service', 'done', 'create/undo.delete_service', 'service.delete'],
+      ['create/undo.service_gone', 'done', 'create/undo.service_gone', 'wait.until'],
+      ['ready', 'done', 'ready', 'wait.until'],
+      ['attach', 'failed', 'attach', 'service.attachToVpc'],
+      ['attached', 'pending', null, null],
+      ['pooler', 'pending', null, null],
+      ['pooler_ready', 'pending', null, null],
+      ['prod', 'pending', null, null],
+    ]);
+    const create = timeline.steps[0];
+    expect(create?.attempts).toBe(3);
+    expect(create?.activity?.retriedAfter).toMatch(/503/);
+    expect(timeline.otherActivities).toEqual([]);
+
+    const text = await tideline('history', 'cli-rollback');
+    expect(text.stdout).toMatch(/^create +call +compensated +\d\d:\d\d:\d\d +3 +last retry after: .*503/m);
+    expect(text.stdout).toMatch(/^ {2}create\/undo\.delete_service +call +done +.* 1 +undoes create$/m);
+    expect(text.stdout).toMatch(/^attach +call +failed +.* 1 +\S+: /m);
+  }, 120_000);
+
   test('provision-production-service end to end, then list and history', async () => {
     const vpcId = await createVpc(stack, { name: 'cli', cidr: '10.1.0.0/16' });
     const result = await tideline(
