@@ -1,3 +1,4 @@
 // The workflow module the worker loads (and bundles). Only workflow functions are exported here.
 export { runbookWorkflow } from './runbook-workflow';
 export { resourceLockWorkflow } from './lock-workflow';
+export { foreachBatchWorkflow } from './foreach-batch-workflow';

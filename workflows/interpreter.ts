@@ -27,7 +27,7 @@ export function celVariables(scope: Scope): Record<string, unknown> {
   return { ...scope.vars, inputs: scope.inputs, steps: scope.steps };
 }
 
-interface Compensation {
+export interface Compensation {
   ownerKey: string;
   steps: StepDefinition[];
   scope: Scope;
@@ -141,6 +141,16 @@ export class Interpreter {
       timerScope.cancel();
       await timer;
     }
+  }
+
+  /** The undo work registered so far, oldest first (a foreach batch hands it to its parent run). */
+  registeredCompensations(): readonly Compensation[] {
+    return this.compensations;
+  }
+
+  /** Registers undo work of steps that ran elsewhere (a foreach batch's child workflow). */
+  registerCompensation(entry: Compensation): void {
+    this.compensations.push(entry);
   }
 
   /**

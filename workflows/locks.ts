@@ -1,6 +1,7 @@
 // Per-service locks for a run: before its first step, a run that will change a service it can name
 // from its inputs queues on that service's lock workflow, so two runs never change one service at
 // the same time. Locks are taken in sorted order (no deadlock) and released when the run ends.
+// Services a foreach reaches per item are locked per iteration (foreach-locks.ts).
 import {
   condition,
   getExternalWorkflowHandle,
@@ -33,36 +34,60 @@ function* lockableSteps(steps: StepDefinition[]): Generator<StepDefinition> {
 export function lockKeys(definition: RunbookDefinition, inputs: Record<string, JsonValue>): string[] {
   const keys = new Set<string>();
   for (const step of lockableSteps(definition.steps)) {
-    if (step.kind !== 'call' || step.actionKind === 'read' || step.actionKind === 'create') continue;
-    if (!LOCKED_GROUPS.some((group) => step.action.startsWith(group))) continue;
-    try {
-      const resolved = resolveTemplates(
-        { project_id: step.with.project_id, service_id: step.with.service_id },
-        {
-          inputs,
-          steps: {},
-        },
-      ) as Record<string, JsonValue>;
-      const { project_id: project, service_id: service } = resolved;
-      if (typeof project === 'string' && typeof service === 'string')
-        keys.add(`service/${project}/${service}`);
-    } catch {
-      // Depends on step outputs: not known before the run.
-    }
+    if (!isLockedCall(step)) continue;
+    // Depends on step outputs when it does not resolve: not known before the run.
+    const key = callLockKey(step, { inputs, steps: {} });
+    if (key !== undefined) keys.add(key);
   }
   return [...keys].sort();
 }
 
+/** The mutating calls whose service a lock protects: not reads, not creates. */
+export function isLockedCall(step: StepDefinition): step is Extract<StepDefinition, { kind: 'call' }> {
+  if (step.kind !== 'call' || step.actionKind === 'read' || step.actionKind === 'create') return false;
+  return LOCKED_GROUPS.some((group) => step.action.startsWith(group));
+}
+
+/** The lock key of a call's service, when its `project_id` and `service_id` resolve from `vars`. */
+export function callLockKey(
+  step: Extract<StepDefinition, { kind: 'call' }>,
+  vars: Record<string, unknown>,
+): string | undefined {
+  try {
+    const resolved = resolveTemplates(
+      { project_id: step.with.project_id, service_id: step.with.service_id },
+      vars,
+    ) as Record<string, JsonValue>;
+    const { project_id: project, service_id: service } = resolved;
+    if (typeof project === 'string' && typeof service === 'string') return `service/${project}/${service}`;
+  } catch {
+    // Depends on what is not known yet (a step output).
+  }
+  return undefined;
+}
+
+/**
+ * The lock keys granted to this run (by lock workflows, through a signal). One set per workflow:
+ * a signal has one handler, and the run-wide locks and the per-iteration locks of a foreach share
+ * it. Module state is per workflow execution in Temporal's workflow sandbox.
+ */
+let grantedKeys: Set<string> | undefined;
+
+export function lockGrants(): Set<string> {
+  if (grantedKeys === undefined) {
+    const granted = new Set<string>();
+    setHandler(lockGrantedSignal, ({ key }) => void granted.add(key));
+    setHandler(lockPingSignal, () => undefined);
+    grantedKeys = granted;
+  }
+  return grantedKeys;
+}
+
 export class RunLocks {
-  private readonly granted = new Set<string>();
+  private readonly granted = lockGrants();
   private readonly requested: string[] = [];
   /** The lock being waited for, for the progress query. */
   waitingFor: string | undefined;
-
-  constructor() {
-    setHandler(lockGrantedSignal, ({ key }) => void this.granted.add(key));
-    setHandler(lockPingSignal, () => undefined);
-  }
 
   get held(): string[] {
     return this.requested.filter((key) => this.granted.has(key));
@@ -89,6 +114,7 @@ export class RunLocks {
       } catch {
         // The lock workflow ended already.
       }
+      this.granted.delete(key);
     }
     this.requested.length = 0;
   }

@@ -46,6 +46,17 @@ export const PATCHES = {
    * queue) when the history grows.
    */
   lockWatchesHolder: 'tideline-2026-11-lock-watches-holder',
+  /**
+   * 2026-11: a foreach over more than FOREACH_BATCH_SIZE items runs its items in batches, one child
+   * workflow (`foreachBatchWorkflow`) per batch, one batch after the other, so a fleet-sized loop
+   * keeps every history small; the batches' undo work comes back to the run (foreach-batch.ts).
+   */
+  foreachBatches: 'tideline-2026-11-foreach-batches',
+  /**
+   * 2026-11: each foreach iteration locks the services its steps change and can name from its
+   * item (sorted, per-service lock workflows), and releases them when the iteration ends.
+   */
+  foreachLocks: 'tideline-2026-11-foreach-locks',
 } as const;
 
 export type PatchId = (typeof PATCHES)[keyof typeof PATCHES];

@@ -16,8 +16,12 @@ import type { TidelineActivities } from '../activities';
 import type { StepDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { evaluateCondition, evaluateExpression } from '../dsl/expressions';
+import { expressionNeeds, narrowVariables } from '../dsl/expression-scope';
 import { resolveCount, resolveDurationMs, resolveTemplateString, resolveTemplates } from '../dsl/templates';
 import { ACTIVITY_POLICIES, waitActivityOptions } from './activity-policies';
+import { FOREACH_BATCH_SIZE, runForeachInBatches } from './foreach-batch';
+import { runIterations } from './foreach-lanes';
+import { locksHeldFor } from './foreach-locks';
 import type { Interpreter, Scope } from './interpreter';
 import { celVariables } from './interpreter';
 import type { ApprovalOutcome, RunReport } from './messages';
@@ -94,7 +98,8 @@ export async function runStepKind(
         input: asInput(resolveTemplates(step.with, vars), key),
         ...(step.until !== undefined ? { until: step.until } : {}),
         ...(step.failIf !== undefined ? { failIf: step.failIf } : {}),
-        vars,
+        // Only what the conditions read: the input is stored in the history, once per wait.
+        vars: narrowVariables(vars, expressionNeeds([step.until, step.failIf])),
         untilDeleted: step.untilDeleted,
         startedAt,
         deadline: startedAt + timeoutMs,
@@ -135,7 +140,13 @@ export async function runStepKind(
       const inputs = asInput(resolveTemplates(step.with, vars), key);
       const { summary } = stepIdentity(step, key);
       const report = await executeChild<(input: unknown) => Promise<RunReport>>(RUNBOOK_WORKFLOW_TYPE, {
-        args: [{ definition: step.runbook, inputs, heldLocks: interpreter.heldLocks() }],
+        args: [
+          {
+            definition: step.runbook,
+            inputs,
+            heldLocks: [...interpreter.heldLocks(), ...locksHeldFor(scope)],
+          },
+        ],
         workflowId: `${workflowInfo().workflowId}/${key}`,
         ...(summary !== undefined ? { staticSummary: summary } : {}),
         ...(step.timeoutMs !== undefined
@@ -233,28 +244,11 @@ async function runForeach(
   if (!Array.isArray(items))
     throw new StepFailed(key, 'STEP_INPUT_INVALID', `\`${step.items}\` must give a list`);
   const limit = Math.max(1, resolveCount(step.concurrency, vars));
-  const results: JsonValue[] = new Array<JsonValue>(items.length).fill(null);
-  let next = 0;
-  let firstError: unknown;
-  const lane = async (): Promise<void> => {
-    while (next < items.length && firstError === undefined) {
-      const index = next++;
-      const iteration: Scope = {
-        inputs: scope.inputs,
-        steps: { ...scope.steps },
-        vars: { ...scope.vars, [step.as]: items[index] ?? null },
-      };
-      try {
-        await interpreter.runSteps(step.steps, iteration, `${key}[${index}].`);
-        results[index] = Object.fromEntries(
-          step.steps.map((s) => [s.id, iteration.steps[s.id]?.output ?? null]),
-        );
-      } catch (error) {
-        firstError ??= error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  if (firstError !== undefined) throw firstError;
-  return results;
+  // Fleet-sized loops run in child workflows, batch by batch (foreach-batch.ts).
+  if (items.length > FOREACH_BATCH_SIZE && patched(PATCHES.foreachBatches)) {
+    return runForeachInBatches(step, items, limit, scope, key, interpreter);
+  }
+  const outcome = await runIterations({ step, items, offset: 0, limit, scope, key, interpreter });
+  if (outcome.firstError !== undefined) throw outcome.firstError;
+  return outcome.results;
 }

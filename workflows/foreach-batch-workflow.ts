@@ -1,0 +1,82 @@
+// One batch of a fleet-sized foreach, as a child workflow of the run (design: foreach-batch.ts).
+// It runs its items like the inline loop, never compensates, and always answers with what it did
+// and what would undo it — also when an iteration failed or the run cancelled it.
+import { CancellationScope, isCancellation, setHandler } from '@temporalio/workflow';
+import type { JsonValue } from '../dsl/expressions';
+import type { BatchUndo, ForeachBatchInput, ForeachBatchResult } from './foreach-batch';
+import { stepsById } from './foreach-batch';
+import { runIterations } from './foreach-lanes';
+import { Interpreter, type Scope, type StepResult } from './interpreter';
+import { progressQuery, type RunFailure } from './messages';
+import { RunState } from './run-state';
+import { StepFailed, summariseFailure } from './step-failure';
+import { runStepKind } from './step-kinds';
+
+/** The step results an iteration added to the run's scope (the run has the rest). */
+function added(iteration: Scope, base: Scope): Record<string, StepResult> {
+  const out: Record<string, StepResult> = {};
+  for (const [id, result] of Object.entries(iteration.steps)) if (!(id in base.steps)) out[id] = result;
+  return out;
+}
+
+export async function foreachBatchWorkflow(input: ForeachBatchInput): Promise<ForeachBatchResult> {
+  const { step, key } = input;
+  const state = new RunState(input.runbook, Date.now());
+  setHandler(progressQuery, () => state.progress());
+  state.lockStatus = () => ({ held: input.heldLocks });
+  const interpreter = new Interpreter(state, runStepKind, () => input.heldLocks);
+  const iterations: Scope[] = [];
+  const outcome = await runIterations({
+    step,
+    items: input.items,
+    offset: input.offset,
+    limit: input.concurrency,
+    scope: input.scope,
+    key,
+    interpreter,
+    onIteration: (position, iteration) => void (iterations[position] = iteration),
+  });
+
+  const positions = new Map<Scope, number>();
+  iterations.forEach((iteration, position) => positions.set(iteration, position));
+  const owners = new Map<unknown, string>();
+  for (const owner of stepsById(step.steps).values()) owners.set(owner.compensate, owner.id);
+  const undo: BatchUndo[] = [];
+  for (const entry of interpreter.registeredCompensations()) {
+    const ownerId = owners.get(entry.steps);
+    if (ownerId === undefined) continue;
+    const position = positions.get(entry.scope);
+    undo.push(
+      position !== undefined
+        ? { ownerKey: entry.ownerKey, ownerId, position }
+        : {
+            ownerKey: entry.ownerKey,
+            ownerId,
+            scope: { vars: entry.scope.vars, steps: added(entry.scope, input.scope) },
+          },
+    );
+  }
+
+  const error = outcome.firstError;
+  const cancelled =
+    error !== undefined && (isCancellation(error) || CancellationScope.current().consideredCancelled);
+  let failure: RunFailure | undefined;
+  if (error !== undefined && !cancelled) {
+    const summary = summariseFailure(error);
+    failure = { stepKey: error instanceof StepFailed ? error.stepKey : key, ...summary };
+  }
+  state.status = failure ? 'failed' : cancelled ? 'cancelled' : 'succeeded';
+  state.endedAt = Date.now();
+  const result: ForeachBatchResult = {
+    iterations: input.items.map((_item: JsonValue, position) => {
+      const iteration = iterations[position];
+      return iteration ? added(iteration, input.scope) : null;
+    }),
+    done: outcome.done,
+    undo,
+    records: state.progress().steps,
+    cancelled,
+  };
+  if (failure) result.failure = failure;
+  return result;
+}

@@ -1,0 +1,181 @@
+// Fleet-sized foreach loops, in batches of child workflows.
+//
+// Why: a history is capped at 50K events / 50 MB (warnings at 10K / 10 MB). Run inline, every
+// iteration adds its activities and workflow tasks to the run's history: stop-dev-services over
+// 1,000 services would take ~20K events. So a foreach over more than FOREACH_BATCH_SIZE items
+// runs its items in slices of that size, each in a child workflow (`foreachBatchWorkflow`,
+// foreach-batch-workflow.ts) that runs its slice exactly as the inline loop would (same lanes,
+// same concurrency, same step keys `<foreach>[<index>].<step>`, per-iteration locks). The run
+// itself then holds a handful of events per batch, and each child ~12 events per item.
+//
+// The design, kept as simple as can be correct:
+// - Batches run one after the other, never two at once: the foreach's concurrency holds across
+//   the whole loop, and "newest first" needs no ordering between batches.
+// - A child gets only what its body reads: the items (cut to the fields read), the inputs and
+//   earlier steps its expressions name, and the locks the run holds (expression-scope.ts).
+// - A child never compensates. It returns, for every iteration it started, the step results the
+//   iteration produced, plus the undo work its interpreter registered, in registration order; it
+//   returns (does not fail) when an iteration fails or when it is cancelled — an undoable call in
+//   flight finishes first, as inline. The run registers that undo work with its own interpreter
+//   and merges the child's step records into its progress, so compensation (of this foreach, or
+//   of everything after a later step failed) undoes every done iteration of every batch, newest
+//   first, exactly as if the loop had run inline. The cancelled child ends "completed": its
+//   answer is what carries the undo work (a cancelled workflow carries none).
+// - The foreach's output (one entry per item) is assembled from the children's answers, so later
+//   steps and outputs read it unchanged (stop-dev-services' `stopped`).
+// Undoing runs in the run's own history: a failure after 1,000 stops adds ~10K events there,
+// inside the limits. A child that does not answer (terminated) loses its batch's undo work.
+import { CancelledFailure, executeChild, workflowInfo } from '@temporalio/workflow';
+import type { ForeachStepDefinition, StepDefinition } from '../dsl/definition';
+import { narrowVariables, stepsNeeds } from '../dsl/expression-scope';
+import type { JsonValue } from '../dsl/expressions';
+import { locksHeldFor } from './foreach-locks';
+import type { Interpreter, Scope, StepResult } from './interpreter';
+import type { RunFailure, StepRecord } from './messages';
+import { StepFailed } from './step-failure';
+
+/** Items per batch child; a foreach with at most this many items runs inline. */
+export const FOREACH_BATCH_SIZE = 100;
+export const FOREACH_BATCH_WORKFLOW_TYPE = 'foreachBatchWorkflow';
+
+export interface ForeachBatchInput {
+  runbook: string;
+  /** The foreach step's key in the run; iterations are `<key>[<offset + position>].`. */
+  key: string;
+  step: ForeachStepDefinition;
+  items: JsonValue[];
+  offset: number;
+  concurrency: number;
+  /** What the body reads of the run's scope, and nothing else. */
+  scope: Scope;
+  /** Service locks the run (and an enclosing iteration) holds. */
+  heldLocks: string[];
+}
+
+/** Undo work the child registered: the owner step (by id) and where its scope comes from. */
+export interface BatchUndo {
+  ownerKey: string;
+  ownerId: string;
+  /** The batch position of the iteration whose scope the undo reads… */
+  position?: number;
+  /** …or, for a scope nested deeper (a foreach inside the body), its variables and step results. */
+  scope?: { vars: Record<string, JsonValue>; steps: Record<string, StepResult> };
+}
+
+export interface ForeachBatchResult {
+  /** Per batch position: the step results the iteration added (null: not started). */
+  iterations: Array<Record<string, StepResult> | null>;
+  done: boolean[];
+  undo: BatchUndo[];
+  records: StepRecord[];
+  failure?: RunFailure;
+  cancelled: boolean;
+}
+
+/** Every step of a body by id (nested and compensation steps too): ids are unique in a runbook. */
+export function stepsById(steps: StepDefinition[], into = new Map<string, StepDefinition>()) {
+  for (const step of steps) {
+    if (!into.has(step.id)) into.set(step.id, step);
+    stepsById(step.compensate, into);
+    if (step.kind === 'parallel') for (const branch of step.branches) stepsById(branch.steps, into);
+    if (step.kind === 'foreach') stepsById(step.steps, into);
+  }
+  return into;
+}
+
+/** The items cut to what the body reads of its loop variable (whole when read as a whole). */
+function narrowItems(step: ForeachStepDefinition, items: JsonValue[]): JsonValue[] {
+  const needs = stepsNeeds(step.steps);
+  const fields = needs.get(step.as);
+  if (fields === undefined) return items.map(() => null);
+  return items.map((item) => narrowVariables({ [step.as]: item }, new Map([[step.as, fields]]))[step.as]!);
+}
+
+function narrowScope(step: ForeachStepDefinition, scope: Scope): Scope {
+  const needs = stepsNeeds(step.steps);
+  return {
+    inputs: needs.has('inputs') ? narrowVariables({ inputs: scope.inputs }, needs).inputs! : {},
+    steps: needs.has('steps') ? narrowVariables({ steps: scope.steps }, needs).steps! : {},
+    vars: narrowVariables(scope.vars, needs),
+  };
+}
+
+export async function runForeachInBatches(
+  step: ForeachStepDefinition,
+  items: JsonValue[],
+  limit: number,
+  scope: Scope,
+  key: string,
+  interpreter: Interpreter,
+): Promise<JsonValue[]> {
+  const results: JsonValue[] = new Array<JsonValue>(items.length).fill(null);
+  const narrowed = narrowScope(step, scope);
+  const bodySteps = stepsById(step.steps);
+  const heldLocks = [...interpreter.heldLocks(), ...locksHeldFor(scope)];
+  const parentId = workflowInfo().workflowId;
+  for (let offset = 0; offset < items.length; offset += FOREACH_BATCH_SIZE) {
+    const slice = items.slice(offset, offset + FOREACH_BATCH_SIZE);
+    const last = offset + slice.length - 1;
+    const input: ForeachBatchInput = {
+      runbook: interpreter.state.runbook,
+      key,
+      step,
+      items: narrowItems(step, slice),
+      offset,
+      concurrency: limit,
+      scope: narrowed,
+      heldLocks,
+    };
+    const answer = await executeChild<(input: ForeachBatchInput) => Promise<ForeachBatchResult>>(
+      FOREACH_BATCH_WORKFLOW_TYPE,
+      {
+        args: [input],
+        workflowId: `${parentId}/${key}[${offset}-${last}]`,
+        staticSummary: `${step.name ?? key}: items ${offset}–${last}`,
+      },
+    );
+    const iterationScope = (position: number): Scope => ({
+      inputs: scope.inputs,
+      steps: { ...scope.steps, ...(answer.iterations[position] ?? {}) },
+      vars: { ...scope.vars, [step.as]: slice[position] ?? null },
+    });
+    for (const record of answer.records) {
+      const owner = bodySteps.get(record.id);
+      if (owner === undefined) continue;
+      Object.assign(interpreter.state.get(record.key) ?? interpreter.state.record(record.key, owner), record);
+    }
+    const scopes = new Map<number, Scope>();
+    for (const undo of answer.undo) {
+      const owner = bodySteps.get(undo.ownerId);
+      if (owner === undefined) continue;
+      let undoScope: Scope;
+      if (undo.position !== undefined) {
+        undoScope = scopes.get(undo.position) ?? iterationScope(undo.position);
+        scopes.set(undo.position, undoScope);
+      } else {
+        undoScope = {
+          inputs: scope.inputs,
+          steps: { ...scope.steps, ...(undo.scope?.steps ?? {}) },
+          vars: { ...scope.vars, ...(undo.scope?.vars ?? {}) },
+        };
+      }
+      interpreter.registerCompensation({
+        ownerKey: undo.ownerKey,
+        steps: owner.compensate,
+        scope: undoScope,
+      });
+    }
+    answer.done.forEach((done, position) => {
+      if (!done) return;
+      const steps = answer.iterations[position] ?? {};
+      results[offset + position] = Object.fromEntries(
+        step.steps.map((s) => [s.id, steps[s.id]?.output ?? null]),
+      );
+    });
+    if (answer.failure !== undefined) {
+      throw new StepFailed(answer.failure.stepKey, answer.failure.type, answer.failure.message);
+    }
+    if (answer.cancelled) throw new CancelledFailure('the run was cancelled');
+  }
+  return results;
+}
