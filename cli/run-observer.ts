@@ -33,6 +33,8 @@ export interface RunSnapshot {
   progress?: RunProgress;
   /** Step key → its running activity. */
   activities: Record<string, ActivityState>;
+  /** Step key → the workflow id of its running child runbook. */
+  childRuns?: Record<string, string>;
   /** Why there is no progress yet (e.g. no worker on the task queue). */
   note?: string;
 }
@@ -156,7 +158,19 @@ async function activityStates(
   return states;
 }
 
-/** One look at a run (describe + progress query + pending activities). */
+/** Running runbook steps ↔ their child runs, whose workflow id is `<run id>/<step key>`. */
+function childRuns(description: WorkflowExecutionDescription, progress: RunProgress): Record<string, string> {
+  const started = new Set((description.raw.pendingChildren ?? []).map((child) => child.workflowId ?? ''));
+  const runs: Record<string, string> = {};
+  for (const step of progress.steps) {
+    const childId = `${description.workflowId}/${step.key}`;
+    if (step.status === 'running' && step.kind === 'runbook' && started.has(childId))
+      runs[step.key] = childId;
+  }
+  return runs;
+}
+
+/** One look at a run (describe + progress query + pending activities and child runs). */
 export async function observeRun(session: TemporalSession, handle: WorkflowHandle): Promise<RunSnapshot> {
   const description = await handle.describe();
   const closed = description.status.name !== 'RUNNING';
@@ -176,6 +190,7 @@ export async function observeRun(session: TemporalSession, handle: WorkflowHandl
   }
   snapshot.progress = progress;
   snapshot.activities = await activityStates(session, description, progress);
+  snapshot.childRuns = childRuns(description, progress);
   return snapshot;
 }
 

@@ -37,7 +37,9 @@ export class LiveProgressView implements ProgressView {
     const steps = orderedSteps(progress?.steps ?? []);
     const keyWidth = Math.min(32, Math.max(8, ...steps.map((s) => s.key.length + 2 * stepDepth(s.key))));
     for (const step of steps) {
-      lines.push(stepRow(step, snapshot.activities[step.key], now, style, keyWidth, stepDepth(step.key)));
+      const activity = snapshot.activities[step.key];
+      const child = snapshot.childRuns?.[step.key];
+      lines.push(stepRow(step, activity, now, style, keyWidth, stepDepth(step.key), child));
     }
     if (progress?.pendingApproval) {
       lines.push(...approvalLines(this.ctx, snapshot.workflowId, progress.pendingApproval, style, now));
@@ -78,8 +80,10 @@ export class LineProgressView implements ProgressView {
     for (const step of orderedSteps(snapshot.progress?.steps ?? [])) {
       if (step.status === 'pending') continue;
       const activity = snapshot.activities[step.key];
+      const child = snapshot.childRuns?.[step.key];
       const signature = [
         step.status,
+        child ?? '',
         activity?.lastStatus ?? '',
         activity?.attempt ?? '',
         activity?.lastError ?? '',
@@ -88,7 +92,7 @@ export class LineProgressView implements ProgressView {
       this.seen.set(step.key, signature);
       const elapsed = stepElapsed(step, now);
       const took = step.status !== 'running' && elapsed !== undefined ? ` in ${formatDuration(elapsed)}` : '';
-      const detail = stepDetail(step, activity);
+      const detail = stepDetail(step, activity, child);
       const name = step.status === 'running' && step.name ? ` (${step.name})` : '';
       // Several changes seen at once are logged in the order they happened.
       const at = step.status === 'running' ? (step.startedAt ?? now) : (step.endedAt ?? now);

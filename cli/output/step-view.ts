@@ -1,6 +1,6 @@
 // How one step of a run reads: a symbol, its state, elapsed time, and what it is doing (what a
-// wait waits for and the status it last saw, a call's retry attempt, why a step failed). Shared
-// by the live view, the plain line log, the final report and `history`.
+// wait waits for and the status it last saw, a call's retry attempt, a child runbook's run, why a
+// step failed). Shared by the live view, the plain line log, the final report and `history`.
 import type { StepRecord, StepStatus } from '../../workflows/messages';
 import type { ActivityState } from '../run-observer';
 import { formatDuration, type Style } from './style';
@@ -57,9 +57,10 @@ export function waitDetail(step: StepRecord, activity: ActivityState | undefined
 }
 
 /** One line of extra information about a step, or '' when there is nothing to add. */
-export function stepDetail(step: StepRecord, activity: ActivityState | undefined): string {
+export function stepDetail(step: StepRecord, activity: ActivityState | undefined, childRun?: string): string {
   const parts: string[] = [];
   if (step.status === 'running' && step.kind === 'wait') parts.push(waitDetail(step, activity));
+  if (step.status === 'running' && childRun !== undefined) parts.push(`child run ${childRun}`);
   if (step.status === 'running' && activity && activity.attempt > 1) {
     parts.push(
       `attempt ${activity.attempt}${activity.lastFailure ? ` (last: ${activity.lastFailure})` : ''}`,
@@ -80,10 +81,11 @@ export function stepRow(
   style: Style,
   keyWidth: number,
   indent: number,
+  childRun?: string,
 ): string {
   const elapsed = stepElapsed(step, now);
   const name = step.name ? style.dim(step.name) : '';
-  const detail = stepDetail(step, activity);
+  const detail = stepDetail(step, activity, childRun);
   const tail = [name, detail].filter((part) => part !== '').join(style.dim(' · '));
   const pad = '  '.repeat(indent);
   const key = `${pad}${step.key}`.padEnd(keyWidth);

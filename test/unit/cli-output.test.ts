@@ -205,6 +205,20 @@ test('a retried call shows its attempt and last failure', () => {
   expect(stepDetail(call, { attempt: 1 })).toBe('');
 });
 
+test('a running child runbook shows its run, to follow with `tideline status`', () => {
+  const nested: StepRecord = {
+    key: 'nested',
+    id: 'nested',
+    kind: 'runbook',
+    status: 'running',
+    startedAt: T0,
+  };
+  expect(stepDetail(nested, undefined, 'demo-abc123/nested')).toBe('child run demo-abc123/nested');
+  expect(stepDetail({ ...nested, status: 'done', endedAt: T0 + 1 }, undefined, 'demo-abc123/nested')).toBe(
+    '',
+  );
+});
+
 describe('the report', () => {
   const outcome: RunOutcome = {
     workflowId: 'demo-abc123',

@@ -18,6 +18,7 @@ function running(key: string, kind: string, startedAt: number): StepRecord {
 function fakeRun(
   progress: RunProgress,
   pendingActivities: Record<string, unknown>[],
+  pendingChildren: Record<string, unknown>[] = [],
 ): { session: TemporalSession; handle: WorkflowHandle } {
   const handle = {
     describe: () =>
@@ -26,7 +27,7 @@ function fakeRun(
         runId: 'r1',
         taskQueue: 'q',
         status: { name: 'RUNNING' },
-        raw: { pendingActivities },
+        raw: { pendingActivities, pendingChildren },
       }),
     query: () => Promise.resolve(progress),
   } as unknown as WorkflowHandle;
@@ -92,4 +93,20 @@ test('numbered activities of a run recorded before step keys are not attributed 
   const snapshot = await observeRun(session, handle);
   expect(snapshot.progress?.steps.map((s) => [s.key, s.status])).toEqual([['ready', 'running']]);
   expect(snapshot.activities).toEqual({});
+});
+
+test('a running runbook step shows its child run (workflow id `<run id>/<step key>`) once it has started', async () => {
+  const progress: RunProgress = {
+    runbook: 'parent',
+    status: 'running',
+    startedAt: T0,
+    steps: [running('nested', 'runbook', 100), running('each[1].inner', 'runbook', 200)],
+  };
+  const { session, handle } = fakeRun(
+    progress,
+    [],
+    [{ workflowId: 'run-1/each[1].inner', workflowTypeName: 'runbookWorkflow' }],
+  );
+  const snapshot = await observeRun(session, handle);
+  expect(snapshot.childRuns).toEqual({ 'each[1].inner': 'run-1/each[1].inner' });
 });
