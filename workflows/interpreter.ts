@@ -103,8 +103,12 @@ export class Interpreter {
       if (error instanceof StepFailed) throw error;
       throw new StepFailed(key, failure.type, failure.message);
     }
-    // The undo is registered; now the cancellation that arrived meanwhile takes effect.
-    if (finishesBeforeCancel && CancellationScope.current().consideredCancelled) {
+    // The undo is registered; now the cancellation that arrived meanwhile takes effect. A change
+    // without an undo that was let finish (changesSettleBeforeCancel) must not swallow it either.
+    if (
+      CancellationScope.current().consideredCancelled &&
+      (finishesBeforeCancel || patched(PATCHES.changesSettleBeforeCancel))
+    ) {
       throw new CancelledFailure('the run was cancelled');
     }
   }
