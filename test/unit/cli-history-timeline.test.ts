@@ -3,7 +3,7 @@
 // numbered activities of runs recorded before steps named their activities stay unattributed.
 import type { temporal } from '@temporalio/proto';
 import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
-import { buildTimeline, historyRuns, type RunHistory } from '../../cli/history-timeline';
+import { buildTimeline, historyRuns, type ActivityRun, type RunHistory } from '../../cli/history-timeline';
 import { historyJson, renderHistory, type RunHistoryView } from '../../cli/output/history-view';
 import { formatClock, PLAIN_STYLE } from '../../cli/output/style';
 import { orderedSteps } from '../../cli/run-observer';
@@ -87,6 +87,18 @@ function step(
   return record;
 }
 
+/** An activity as historyRuns gives it: scheduled and ended at offsets from T0. */
+function ran(
+  activityId: string,
+  type: string,
+  [from, to]: [number, number?],
+  extra: Partial<ActivityRun> = {},
+): ActivityRun {
+  const run: ActivityRun = { activityId, type, scheduledAt: T0 + from, attempts: 1, outcome: 'completed' };
+  if (to !== undefined) run.endedAt = T0 + to;
+  return { ...run, ...extra };
+}
+
 describe('historyRuns', () => {
   test('reads each activity with its attempts, the failure before its last attempt, and how it ended', async () => {
     const events = historyOf((add) => {
@@ -150,63 +162,17 @@ describe('buildTimeline: activity id == step key', () => {
   ];
   const history: RunHistory = {
     activities: [
-      {
-        activityId: '1',
-        type: 'lock.request',
-        scheduledAt: T0 - 50,
-        endedAt: T0 - 40,
-        attempts: 1,
-        outcome: 'completed',
-      },
-      {
-        activityId: 'create',
-        type: 'service.create',
-        scheduledAt: T0,
-        endedAt: T0 + 300,
-        attempts: 2,
-        outcome: 'completed',
-        retriedAfter: 'HTTP 503',
-      },
-      {
-        activityId: 'both.left.ready',
-        type: 'wait.until',
-        scheduledAt: T0 + 500,
-        endedAt: T0 + 900,
-        attempts: 1,
-        outcome: 'completed',
-      },
-      {
-        activityId: 'stop_each[1].stop',
-        type: 'service.stop',
-        scheduledAt: T0 + 1_000,
-        endedAt: T0 + 4_000,
+      ran('1', 'lock.request', [-50, -40]),
+      ran('create', 'service.create', [0, 300], { attempts: 2, retriedAfter: 'HTTP 503' }),
+      ran('both.left.ready', 'wait.until', [500, 900]),
+      ran('stop_each[1].stop', 'service.stop', [1_000, 4_000], {
         attempts: 4,
         outcome: 'failed',
         failure: 'HTTP 409',
-      },
-      {
-        activityId: 'stop_each[0].stop',
-        type: 'service.stop',
-        scheduledAt: T0 + 1_001,
-        endedAt: T0 + 3_000,
-        attempts: 1,
-        outcome: 'completed',
-      },
-      {
-        activityId: 'create/undo.delete',
-        type: 'service.delete',
-        scheduledAt: T0 + 6_000,
-        endedAt: T0 + 8_000,
-        attempts: 1,
-        outcome: 'completed',
-      },
-      {
-        activityId: 'create/undo.gone',
-        type: 'wait.until',
-        scheduledAt: T0 + 8_000,
-        attempts: 0,
-        outcome: 'running',
-      },
+      }),
+      ran('stop_each[0].stop', 'service.stop', [1_001, 3_000]),
+      ran('create/undo.delete', 'service.delete', [6_000, 8_000]),
+      ran('create/undo.gone', 'wait.until', [8_000], { attempts: 0, outcome: 'running' }),
     ],
     children: [
       { workflowId: `${RUN}/nested`, startedAt: T0 + 400, endedAt: T0 + 500, outcome: 'completed' },
@@ -334,27 +300,9 @@ describe('runs recorded before activities carried their step key', () => {
       records,
       {
         activities: [
-          {
-            activityId: '1',
-            type: 'service.create',
-            scheduledAt: T0 + 100,
-            attempts: 1,
-            outcome: 'completed',
-          },
-          {
-            activityId: 'ready',
-            type: 'wait.until',
-            scheduledAt: T0 + 2_050,
-            attempts: 1,
-            outcome: 'completed',
-          },
-          {
-            activityId: 'prod',
-            type: 'service.setEnvironment',
-            scheduledAt: T0 + 5_050,
-            attempts: 1,
-            outcome: 'completed',
-          },
+          ran('1', 'service.create', [100, 1_900]),
+          ran('ready', 'wait.until', [2_050, 4_900]),
+          ran('prod', 'service.setEnvironment', [5_050, 5_900]),
         ],
         children: [],
       },
