@@ -379,7 +379,62 @@ export const RECORDINGS: readonly Recording[] = [
       return stack.client.workflow.getHandle(lockWorkflowId(key));
     },
   },
+  {
+    name: 'foreach-batches',
+    // stop-dev-services over 101 services: a foreach over more than a batch (patch foreachBatches)
+    // runs items 0–99 and 100 in two batch child workflows, one after the other.
+    covers: {
+      activities: { 'service.list': 1 },
+      events: [
+        'EVENT_TYPE_MARKER_RECORDED',
+        'EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED',
+        'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED',
+      ],
+    },
+    // Recorded under the id the replay uses: the batches' workflow ids are derived from it.
+    run: async ({ stack }) => {
+      await seedServices(stack, 'batch-', 101);
+      return stack.start(
+        'stop-dev-services.yaml',
+        { project_id: stack.projectId, name_prefix: 'batch-', concurrency: 20 },
+        'replay-foreach-batches',
+      );
+    },
+  },
+  {
+    name: 'foreach-batch-child',
+    // The last batch of foreach-batches (needs that recording): its iteration locks its service
+    // (patch foreachLocks), stops it, waits until PAUSED, and releases the lock.
+    covers: {
+      activities: { 'lock.request': 1, 'service.stop': 1, 'wait.until': 1 },
+      events: [
+        'EVENT_TYPE_MARKER_RECORDED',
+        'EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED',
+        'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED',
+      ],
+    },
+    run: async ({ stack }) => stack.client.workflow.getHandle('replay-foreach-batches/stop_each[100-100]'),
+  },
 ];
+
+/** Creates `count` services named `<prefix><n>` at once and waits until all are READY. */
+async function seedServices(stack: RunbookStack, prefix: string, count: number): Promise<void> {
+  const names = Array.from({ length: count }, (_, n) => `${prefix}${String(n).padStart(3, '0')}`);
+  for (let at = 0; at < names.length; at += 20) {
+    await Promise.all(
+      names.slice(at, at + 20).map((name) => stack.api.service.create({ project_id: stack.projectId, name })),
+    );
+  }
+  await until(
+    `${count} ${prefix}* services READY`,
+    async () => {
+      const services = await stack.api.service.list({ project_id: stack.projectId });
+      const ready = services.filter((s) => s.name?.startsWith(prefix) && s.status === 'READY');
+      return ready.length === count ? true : undefined;
+    },
+    60_000,
+  );
+}
 
 /**
  * Which recordings to (re)make: `TIDELINE_RECORD_HISTORIES=1` all of them, or a comma-separated
