@@ -1,13 +1,18 @@
-// `npm run bench`: measures the five figures, prints Markdown tables, and writes
+// `npm run bench`: measures the six figures, prints Markdown tables, and writes
 // bench/results/bench.json, bench.md and bench.svg (bench-partial.* for partial runs).
 //
-//   node bench/build/bench/main.js [--quick] [--only=overhead,throughput,waits,history,cli]
+//   node bench/build/bench/main.js [--quick] [--only=overhead,throughput,waits,history,cli,fleet]
 //                                  [--sizes=100,500,1000] [--reps=3] [--no-long] [--no-stock]
+//                                  [--fleet-sizes=10,100,1000] [--merge]
 //   node bench/build/bench/main.js --render     (tables and chart again from bench.json)
+//
+// --merge: a partial run replaces only the figures it measured in bench.json (and bench.md/svg),
+// keeping the others, e.g. `npm run bench -- --only=fleet --merge`.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import path from 'node:path';
 import { measureCliStartup } from './cli-startup';
+import { FLEET_SIZES, measureFleet } from './fleet';
 import { measureHistoryCost } from './history-cost';
 import { measureOverhead } from './overhead';
 import { startDevServer } from './lib/dev-server';
@@ -28,7 +33,7 @@ import {
 import { measureThroughput, type ThroughputOptions } from './throughput';
 import { measureWaitEconomy } from './wait-economy';
 
-const FIGURES = ['cli', 'overhead', 'throughput', 'waits', 'history'] as const;
+const FIGURES = ['cli', 'overhead', 'throughput', 'waits', 'history', 'fleet'] as const;
 type Figure = (typeof FIGURES)[number];
 
 interface Options {
@@ -39,6 +44,8 @@ interface Options {
   repetitions: number;
   long: boolean;
   stock: boolean;
+  fleetSizes: number[];
+  merge: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -46,7 +53,8 @@ function parseOptions(argv: string[]): Options {
   const quick = argv.includes('--quick');
   const only = flag('only')?.split(',') as Figure[] | undefined;
   for (const figure of only ?? []) if (!FIGURES.includes(figure)) throw new Error(`unknown figure ${figure}`);
-  const full = !quick && only === undefined && !argv.some((arg) => /^--(sizes|reps|no-)/.test(arg));
+  const full =
+    !quick && only === undefined && !argv.some((arg) => /^--(sizes|fleet-sizes|reps|no-|merge)/.test(arg));
   return {
     full,
     figures: new Set(only ?? FIGURES),
@@ -54,6 +62,8 @@ function parseOptions(argv: string[]): Options {
     repetitions: Number(flag('reps') ?? (quick ? 1 : 3)),
     long: !quick && !argv.includes('--no-long'),
     stock: !quick && !argv.includes('--no-stock'),
+    fleetSizes: flag('fleet-sizes')?.split(',').map(Number) ?? (quick ? [10, 100] : FLEET_SIZES),
+    merge: argv.includes('--merge'),
   };
 }
 
@@ -83,6 +93,7 @@ async function main(): Promise<void> {
     waits: [],
     history: [],
     cli: null,
+    fleet: [],
   };
 
   if (options.figures.has('cli')) {
@@ -103,6 +114,10 @@ async function main(): Promise<void> {
     if (options.figures.has('history')) {
       log('4. history cost');
       results.history = await measureHistoryCost(server);
+    }
+    if (options.figures.has('fleet')) {
+      log(`6. fleet, ${options.fleetSizes.join(' / ')} services`);
+      results.fleet = await measureFleet(server, options.fleetSizes);
     }
   } finally {
     await server.stop();
@@ -167,8 +182,29 @@ async function main(): Promise<void> {
     durationSeconds: Math.round((Date.now() - began) / 1000),
     machine: machine(loadStart),
   };
+  if (options.merge) return writeResults(mergeIntoSaved(complete, options.figures), 'bench');
   // Partial runs (--quick, --only, …) do not replace the committed full results.
   writeResults(complete, options.full ? 'bench' : 'bench-partial');
+}
+
+function readSaved(): BenchResults {
+  return JSON.parse(readFileSync(path.join(RESULTS_DIR, 'bench.json'), 'utf8')) as BenchResults;
+}
+
+/** The saved full results with the figures this run measured replaced by the new ones. */
+function mergeIntoSaved(
+  measured: Omit<BenchResults, 'goals'>,
+  figures: ReadonlySet<Figure>,
+): Omit<BenchResults, 'goals'> {
+  const { goals: _goals, ...saved } = readSaved();
+  const merged: Omit<BenchResults, 'goals'> = { ...saved };
+  if (figures.has('overhead')) merged.overhead = measured.overhead;
+  if (figures.has('throughput')) merged.throughput = measured.throughput;
+  if (figures.has('waits')) merged.waits = measured.waits;
+  if (figures.has('history')) merged.history = measured.history;
+  if (figures.has('cli')) merged.cli = measured.cli;
+  if (figures.has('fleet')) merged.fleet = measured.fleet ?? [];
+  return merged;
 }
 
 function writeResults(complete: Omit<BenchResults, 'goals'>, stem: string): void {
@@ -183,8 +219,7 @@ function writeResults(complete: Omit<BenchResults, 'goals'>, stem: string): void
 
 /** `--render`: the tables, goals and chart again from bench/results/bench.json, measuring nothing. */
 function renderAgain(): void {
-  const saved = JSON.parse(readFileSync(path.join(RESULTS_DIR, 'bench.json'), 'utf8')) as BenchResults;
-  const { goals: _goals, ...complete } = saved;
+  const { goals: _goals, ...complete } = readSaved();
   writeResults(complete, 'bench');
 }
 

@@ -44,6 +44,34 @@ export function judgeGoals(results: Omit<BenchResults, 'goals'>): GoalCheck[] {
       met: counts.every((count) => count === counts[0]),
     });
   }
+  const fleet = results.fleet ?? [];
+  const largest = fleet.reduce<(typeof fleet)[number] | undefined>(
+    (top, f) => (top === undefined || f.services > top.services ? f : top),
+    undefined,
+  );
+  if (largest && fleet.length >= 2) {
+    const perService = fleet.map((f) => f.bytesPerService);
+    const spread = Math.max(...perService) / Math.min(...perService);
+    const limit = 10_000_000;
+    goals.push({
+      figure: `6. fleet (${fleet.map((f) => f.services).join(' / ')} services)`,
+      goal: 'all paused; run and each child < 10 MB and < 10K events; bytes per service flat (max ≤ 1.5 × min)',
+      measured:
+        `${largest.services}: ${largest.paused} paused, run ${(largest.run.bytes / 1e6).toFixed(2)} MB / ` +
+        `${largest.run.events} events, largest child ${(largest.largestChild.bytes / 1e6).toFixed(2)} MB / ` +
+        `${largest.largestChild.events} events; per service ${perService.join(' / ')} B`,
+      met:
+        fleet.every((f) => f.paused === f.services) &&
+        fleet.every(
+          (f) =>
+            f.run.bytes < limit &&
+            f.run.events < 10_000 &&
+            f.largestChild.bytes < limit &&
+            f.largestChild.events < 10_000,
+        ) &&
+        spread <= 1.5,
+    });
+  }
   for (const command of results.cli?.commands.filter((c) => c.command.startsWith('tideline')) ?? []) {
     goals.push({
       figure: `5. ${command.command.replace(/ provision.*/, '')}`,

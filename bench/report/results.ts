@@ -1,6 +1,7 @@
 // The shape of bench/results/bench.json: every figure with its reference, the machine it ran on,
 // and each goal judged.
 import type { CliStartupResult } from '../cli-startup';
+import type { FleetResult } from '../fleet';
 import type { HistoryResult } from '../history-cost';
 import type { OverheadResult } from '../overhead';
 import type { ThroughputResult } from '../throughput';
@@ -33,5 +34,7 @@ export interface BenchResults {
   waits: WaitLengthResult[];
   history: HistoryResult[];
   cli: CliStartupResult | null;
+  /** Absent in results measured before the fleet figure existed. */
+  fleet?: FleetResult[];
   goals: GoalCheck[];
 }

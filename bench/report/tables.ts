@@ -83,6 +83,33 @@ export function historyTable(results: BenchResults): string {
   );
 }
 
+const mb = (bytes: number) => `${(bytes / 1_000_000).toFixed(2)} MB`;
+
+export function fleetTable(results: BenchResults): string {
+  return table(
+    [
+      'services',
+      'paused',
+      'wall time',
+      'run history',
+      'batch children',
+      'largest child',
+      'all histories',
+      'per service',
+    ],
+    (results.fleet ?? []).map((f) => [
+      f.services,
+      f.paused,
+      s(f.wallMs),
+      `${f.run.events} events, ${mb(f.run.bytes)}`,
+      f.children,
+      f.children ? `${f.largestChild.events} events, ${mb(f.largestChild.bytes)}` : '–',
+      `${f.total.events} events, ${mb(f.total.bytes)}`,
+      `**${f.bytesPerService} B**, ${f.eventsPerService} events`,
+    ]),
+  );
+}
+
 export function cliTable(results: BenchResults): string {
   return table(
     ['command', 'p50', 'p95', 'min'],
@@ -115,6 +142,11 @@ export function renderMarkdown(results: BenchResults): string {
   if (results.waits.length) sections.push('**3. API economy and detection lag**\n\n' + waitTable(results));
   if (results.history.length)
     sections.push('**4. History cost** (one provisioning run)\n\n' + historyTable(results));
+  if (results.fleet?.length)
+    sections.push(
+      '**6. Fleet** (stop-dev-services, 20 at a time; histories of the run and of its batch children)\n\n' +
+        fleetTable(results),
+    );
   if (results.cli)
     sections.push(`**5. CLI start-up** (${results.cli.repetitions} runs each)\n\n` + cliTable(results));
   return sections.join('\n\n') + '\n';
