@@ -6,6 +6,9 @@ export type ProblemPath = (string | number)[];
 /** Which rule found the problem; stable, so tests and tools can match on it. */
 export type ProblemRule =
   | 'yaml'
+  | 'file'
+  | 'encoding'
+  | 'limit'
   | 'schema'
   | 'duration'
   | 'unknown-action'
@@ -46,7 +49,8 @@ export interface RunbookProblem {
   column?: number;
 }
 
-export type RunbookErrorCode = 'RUNBOOK_INVALID' | 'RUNBOOK_NOT_FOUND';
+/** `RUNBOOK_UNREADABLE`: the path is a directory or device, too large, or cannot be read. */
+export type RunbookErrorCode = 'RUNBOOK_INVALID' | 'RUNBOOK_NOT_FOUND' | 'RUNBOOK_UNREADABLE';
 
 /** `steps[0].with.name`, for messages when no position is known. */
 export function formatPath(path: ProblemPath): string {
@@ -83,7 +87,9 @@ export function isRunbookError(error: unknown): error is RunbookError {
   return (
     error instanceof Error &&
     'code' in error &&
-    (error.code === 'RUNBOOK_INVALID' || error.code === 'RUNBOOK_NOT_FOUND') &&
+    (error.code === 'RUNBOOK_INVALID' ||
+      error.code === 'RUNBOOK_NOT_FOUND' ||
+      error.code === 'RUNBOOK_UNREADABLE') &&
     'problems' in error
   );
 }

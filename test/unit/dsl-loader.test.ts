@@ -17,11 +17,13 @@ function thrown(fn: () => unknown): RunbookError {
 }
 
 describe('loader', () => {
-  it('a missing file is RUNBOOK_NOT_FOUND', () => {
+  it('a missing file is RUNBOOK_NOT_FOUND, a directory RUNBOOK_UNREADABLE', () => {
     const error = thrown(() => loadRunbookFile(join(fixtures, 'nope.yaml')));
     expect(error.code).toBe('RUNBOOK_NOT_FOUND');
     expect(error.message).toContain('nope.yaml');
-    expect(thrown(() => checkRunbookFile(fixtures)).code).toBe('RUNBOOK_NOT_FOUND');
+    const folder = thrown(() => checkRunbookFile(fixtures));
+    expect(folder.code).toBe('RUNBOOK_UNREADABLE');
+    expect(folder.message).toBe(`${fixtures}: is a directory, not a runbook file`);
   });
 
   it('an invalid runbook is RUNBOOK_INVALID with every problem, each with file:line:column', () => {
