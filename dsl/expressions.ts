@@ -7,10 +7,62 @@
 // One shared environment: variables not declared are `dyn` (runbook data is JSON of any shape) and
 // list/map literals may mix types (`{'name': inputs.name, 'nodes': 1}`). The static validator
 // type-checks with the same environment, so what passes validation also evaluates.
+//
+// Bounded: every expression passes expression-limits.ts (length, nesting, estimated work) before it
+// is evaluated, and `matches()` uses RE2 (patterns.ts) instead of the backtracking RegExp.
 import { Environment } from '@marcbachmann/cel-js';
 import type { ASTNode, ParseResult } from '@marcbachmann/cel-js';
+import type { ExpressionLimitCode } from './expression-limits';
+import { expressionLimitProblem } from './expression-limits';
+import { patternMatches } from './patterns';
 
-const environment = new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false });
+/**
+ * cel-js will not replace a built-in overload, so `x.matches(p)` is renamed to this function in
+ * the syntax tree right after parsing; messages say `matches` again (`celMessage`).
+ */
+const RE2_MATCHES = 'matchesRE2';
+
+function re2Matches(text: unknown, pattern: unknown): boolean {
+  try {
+    return patternMatches(String(pattern), String(text));
+  } catch (error) {
+    throw new Error(`matches(): ${errorMessage(error)}`);
+  }
+}
+
+/** The environment every expression is parsed and evaluated in; the checker's types extend it. */
+export const celEnvironment = new Environment({
+  unlistedVariablesAreDyn: true,
+  homogeneousAggregateLiterals: false,
+}).registerFunction(`string.${RE2_MATCHES}(string): bool`, re2Matches);
+
+/** Renames `matches` calls to the RE2 function; parsing gives a fresh tree, so this is local. */
+export function useRe2Matches(ast: ASTNode): ASTNode {
+  const stack: unknown[] = [ast];
+  for (let value = stack.pop(); value !== undefined; value = stack.pop()) {
+    if (Array.isArray(value)) stack.push(...(value as unknown[]));
+    else if (isNode(value)) {
+      if (value.op === 'rcall' && value.args[0] === 'matches') (value.args as unknown[])[0] = RE2_MATCHES;
+      if (value.op !== 'value' && value.op !== 'id') stack.push(value.args);
+    }
+  }
+  return ast;
+}
+
+function isNode(value: unknown): value is ASTNode {
+  return typeof value === 'object' && value !== null && 'op' in value && 'args' in value;
+}
+
+/** Parses in an environment, renames `matches` and enforces the limits; throws on any problem. */
+export function parseBounded(env: Environment, expression: string): ParseResult {
+  const tooLong = expressionLimitProblem(expression);
+  if (tooLong) throw new ExpressionLimitError(expression, tooLong.code, tooLong.message);
+  const parsed = env.parse(expression);
+  const problem = expressionLimitProblem(expression, parsed.ast);
+  if (problem) throw new ExpressionLimitError(expression, problem.code, problem.message);
+  useRe2Matches(parsed.ast);
+  return parsed;
+}
 
 /** Parsed expressions, by source text. Parsing is pure, so a cache is safe in the workflow sandbox. */
 const parsedCache = new Map<string, ParseResult>();
@@ -19,7 +71,7 @@ const PARSED_CACHE_LIMIT = 500;
 function parseCached(expression: string): ParseResult {
   const cached = parsedCache.get(expression);
   if (cached) return cached;
-  const parsed = environment.parse(expression);
+  const parsed = parseBounded(celEnvironment, expression);
   if (parsedCache.size >= PARSED_CACHE_LIMIT) parsedCache.clear();
   parsedCache.set(expression, parsed);
   return parsed;
@@ -30,6 +82,7 @@ export function parseExpression(expression: string): ASTNode {
   try {
     return parseCached(expression).ast;
   } catch (error) {
+    if (error instanceof ExpressionLimitError) throw error;
     throw new ExpressionError(
       `cannot parse \`${expression}\`: ${firstLine(errorMessage(error))}`,
       expression,
@@ -48,6 +101,23 @@ export class ExpressionError extends Error {
     super(message);
     this.name = 'ExpressionError';
   }
+}
+
+/** An expression over the limits of expression-limits.ts; `limit` is a stable code. */
+export class ExpressionLimitError extends ExpressionError {
+  constructor(
+    expression: string,
+    readonly limit: ExpressionLimitCode,
+    reason: string,
+  ) {
+    super(`\`${shorten(expression)}\`: ${reason}`, expression);
+    this.name = 'ExpressionLimitError';
+  }
+}
+
+/** Long expressions are cut in messages. */
+function shorten(expression: string): string {
+  return expression.length > 80 ? `${expression.slice(0, 77)}...` : expression;
 }
 
 /** Converts JSON-like data into the values CEL expects (whole numbers become ints). */
@@ -93,7 +163,12 @@ function isPlainObject(value: object): boolean {
 
 /** The first line of a CEL library message (later lines draw a caret under the source). */
 function firstLine(message: string): string {
-  return message.split('\n')[0]?.trim() ?? message;
+  return celMessage(message.split('\n')[0]?.trim() ?? message);
+}
+
+/** A CEL library message as the author wrote the expression (`matches`, not the RE2 rename). */
+export function celMessage(message: string): string {
+  return message.split(RE2_MATCHES).join('matches');
 }
 
 /** Parses an expression without evaluating it; throws ExpressionError on a syntax error. */
@@ -101,7 +176,8 @@ export function checkSyntax(expression: string): void {
   parseExpression(expression);
 }
 
-export type ExpressionCheck = { ok: true; type: string } | { ok: false; message: string };
+export type ExpressionCheck =
+  { ok: true; type: string } | { ok: false; message: string; limit?: ExpressionLimitCode };
 
 /**
  * Parses and type-checks an expression with every variable as `dyn`: catches syntax errors,
@@ -113,6 +189,8 @@ export function checkExpression(expression: string): ExpressionCheck {
   try {
     parsed = parseCached(expression);
   } catch (error) {
+    if (error instanceof ExpressionLimitError)
+      return { ok: false, message: error.message, limit: error.limit };
     return { ok: false, message: `cannot parse \`${expression}\`: ${firstLine(errorMessage(error))}` };
   }
   const checked = parsed.check();
@@ -127,6 +205,7 @@ export function evaluateExpression(expression: string, variables: Record<string,
   try {
     result = parseCached(expression)(toCel(variables) as Record<string, unknown>);
   } catch (error) {
+    if (error instanceof ExpressionLimitError) throw error;
     throw new ExpressionError(`\`${expression}\`: ${firstLine(errorMessage(error))}`, expression);
   }
   return fromCel(result);

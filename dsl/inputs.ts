@@ -1,9 +1,11 @@
 // Binds the inputs of a run to a runbook's declared inputs: fills defaults, converts text given on
 // a command line (`-i cpu=2`) to the declared type, and checks pattern, bounds and enum values.
-// Pure, so the CLI and the interpreter agree. Messages name inputs, never their values.
+// Pure, so the CLI and the interpreter agree. Messages name inputs, never their values. Patterns
+// use RE2 (patterns.ts), so no pattern or value can make binding hang.
 import type { JsonValue } from './expressions';
 import type { InputDefinition } from './definition';
 import { isDuration, parseDuration } from './durations';
+import { patternMatches, patternProblem } from './patterns';
 import { suggestionHint } from './suggest';
 
 export interface InputProblem {
@@ -92,8 +94,10 @@ export function checkInputValue(spec: InputDefinition, raw: unknown): Converted 
   const converted = convert(spec, raw);
   if ('error' in converted) return converted;
   const { value } = converted;
-  if (spec.pattern !== undefined && typeof value === 'string' && !new RegExp(spec.pattern).test(value)) {
-    return { error: `must match the pattern ${spec.pattern}` };
+  if (spec.pattern !== undefined && typeof value === 'string') {
+    const problem = patternProblem(spec.pattern);
+    if (problem !== undefined) return { error: `has a pattern that cannot be used: ${problem}` };
+    if (!patternMatches(spec.pattern, value)) return { error: `must match the pattern ${spec.pattern}` };
   }
   const measured = measure(spec, value);
   if (measured && spec.min !== undefined && measured.amount < spec.min)

@@ -3,6 +3,7 @@
 import type { InputDefinition } from './definition';
 import { isDuration } from './durations';
 import { checkInputValue } from './inputs';
+import { patternProblem } from './patterns';
 import type { RunbookProblem } from './problems';
 import type { InputSpec } from './schema';
 
@@ -21,12 +22,7 @@ function asDefinition(spec: InputSpec): InputDefinition {
 }
 
 function compiles(pattern: string): boolean {
-  try {
-    new RegExp(pattern);
-    return true;
-  } catch {
-    return false;
-  }
+  return patternProblem(pattern) === undefined;
 }
 
 const withArticle = (type: string) => `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
@@ -46,8 +42,15 @@ export function inputSpecProblems(name: string, spec: InputSpec): RunbookProblem
   if (spec.pattern !== undefined) {
     if (spec.type !== 'string')
       add('pattern', `\`pattern\` applies to string inputs only; \`${name}\` is ${withArticle(spec.type)}`);
-    else if (!compiles(spec.pattern))
-      add('pattern', `the pattern of \`${name}\` is not a valid regular expression`);
+    else {
+      const problem = patternProblem(spec.pattern);
+      if (problem !== undefined)
+        add(
+          'pattern',
+          `the pattern of \`${name}\` is ${problem}`,
+          'patterns are RE2 (linear time): no lookaround or backreferences, e.g. ^[a-z][a-z0-9-]{2,62}$',
+        );
+    }
   }
   for (const side of ['min', 'max'] as const) {
     const bound = spec[side];

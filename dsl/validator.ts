@@ -139,6 +139,16 @@ export function validateRunbook(
           hint: 'add a timeout, e.g. timeout: 1h',
         });
       }
+      if ('wait' in step && step.until === undefined && step.untilDeleted !== true) {
+        // Without a condition a wait would end at the first answer, which is rarely what was meant.
+        problems.push({
+          rule: 'wait-condition',
+          path: [...path, 'wait'],
+          message:
+            'a wait needs `until` or `untilDeleted: true`; without one it would end at the first answer',
+          hint: "e.g. until: \"${{ result.status == 'READY' }}\", or until: 'true' to take any answer",
+        });
+      }
       if ('foreach' in step && ['inputs', 'steps', 'result'].includes(step.as ?? '')) {
         problems.push({
           rule: 'schema',
