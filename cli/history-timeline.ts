@@ -16,6 +16,12 @@
 // outside the steps, with their attempts and last failure, so nothing the history knows is
 // hidden. (Step ids start with a letter, so no step key is numeric.) A run that crossed the
 // upgrade has both kinds: its later steps are attributed, its earlier activities listed apart.
+//
+// A foreach over more than 100 items runs its iterations in batch child workflows
+// (`<run id>/<foreach key>[<first>-<last>]`, workflows/foreach-batch.ts) whose records the run
+// merges into its own, but whose activities live in the batch's history. So the timeline joins
+// several histories: the run's and its batches' (the same step keys name the same steps there);
+// a child runbook started inside a batch is `<batch id>/<step key>`.
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily like every SDK module */
 import type { temporal } from '@temporalio/proto';
 import type { LoadedDataConverter } from '@temporalio/common';
@@ -62,6 +68,14 @@ export interface TimelineStep extends StepRecord {
   activity?: ActivityRun;
   /** The child run of a runbook step. */
   child?: ChildRun;
+  /** The batch child runs of a foreach over more than 100 items. */
+  batches?: ChildRun[];
+}
+
+/** One history the timeline joins: the run's, or a foreach batch's. */
+export interface HistorySource {
+  workflowId: string;
+  runs: RunHistory;
 }
 
 /** An activity that belongs to no step: service locking, or a numbered one of an older run. */
@@ -196,11 +210,30 @@ function otherReason(run: ActivityRun): string {
     : 'activity id is not a step of this run';
 }
 
+/** A child workflow id below `parentId`: the step key it names, and its item range if a batch. */
+function childKey(parentId: string, childId: string): { key: string; batch: boolean } | undefined {
+  if (!childId.startsWith(`${parentId}/`)) return undefined;
+  const rest = childId.slice(parentId.length + 1);
+  const batch = /^(.+)\[\d+-\d+\]$/.exec(rest);
+  return batch?.[1] !== undefined ? { key: batch[1], batch: true } : { key: rest, batch: false };
+}
+
+/** The foreach batch children a history started, for foreach steps among `steps`. */
+export function foreachBatches(source: HistorySource, steps: StepRecord[]): ChildRun[] {
+  const foreachKeys = new Set(steps.filter((step) => step.kind === 'foreach').map((step) => step.key));
+  return source.runs.children.filter((child) => {
+    const named = childKey(source.workflowId, child.workflowId);
+    return named?.batch === true && foreachKeys.has(named.key);
+  });
+}
+
 /**
  * Joins the step records with their activities (activity id == step key) and child runs (child
- * workflow id == `<workflowId>/<step key>`). See the file comment for what is not attributed.
+ * workflow id == `<workflow id>/<step key>`, or `…/<foreach key>[<first>-<last>]` for a batch)
+ * from the run's history and its batches' (`sources`, the run's first). See the file comment for
+ * what is not attributed.
  */
-export function buildTimeline(steps: StepRecord[], history: RunHistory, workflowId: string): Timeline {
+export function buildTimeline(steps: StepRecord[], sources: HistorySource[]): Timeline {
   const byKey = new Map<string, TimelineStep>();
   const timeline = steps.map((record): TimelineStep => {
     const step: TimelineStep = { ...record };
@@ -208,20 +241,22 @@ export function buildTimeline(steps: StepRecord[], history: RunHistory, workflow
     return step;
   });
   const otherActivities: OtherActivity[] = [];
-  for (const run of history.activities) {
-    const step = byKey.get(run.activityId);
-    if (step === undefined || (step.kind !== 'call' && step.kind !== 'wait')) {
-      otherActivities.push({ ...run, reason: otherReason(run) });
-      continue;
+  for (const source of sources) {
+    for (const run of source.runs.activities) {
+      const step = byKey.get(run.activityId);
+      if (step === undefined || (step.kind !== 'call' && step.kind !== 'wait')) {
+        otherActivities.push({ ...run, reason: otherReason(run) });
+        continue;
+      }
+      step.attempts = (step.attempts ?? 0) + run.attempts;
+      step.activity = run;
     }
-    step.attempts = (step.attempts ?? 0) + run.attempts;
-    step.activity = run;
-  }
-  const prefix = `${workflowId}/`;
-  for (const child of history.children) {
-    if (!child.workflowId.startsWith(prefix)) continue;
-    const step = byKey.get(child.workflowId.slice(prefix.length));
-    if (step?.kind === 'runbook') step.child = child;
+    for (const child of source.runs.children) {
+      const named = childKey(source.workflowId, child.workflowId);
+      const step = named === undefined ? undefined : byKey.get(named.key);
+      if (step?.kind === 'runbook' && named?.batch === false) step.child = child;
+      if (step?.kind === 'foreach' && named?.batch === true) (step.batches ??= []).push(child);
+    }
   }
   return { steps: timeline, otherActivities };
 }

@@ -1,15 +1,24 @@
 // `tideline history ID`: the per-step timeline of a run — when each step started, how long it
 // took, how many attempts its API call or wait needed, and why it failed — from the run's report
-// (or progress query while it runs) and the activity attempts in Temporal's event history.
+// (or progress query while it runs) and the activity attempts in Temporal's event history (the
+// run's, and its foreach batches').
+import type { WorkflowHandle } from '@temporalio/client';
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { EXIT } from '../errors';
-import { buildTimeline, historyRuns, runDefinition } from '../history-timeline';
+import {
+  buildTimeline,
+  foreachBatches,
+  historyRuns,
+  runDefinition,
+  type HistorySource,
+} from '../history-timeline';
 import { printCommandHelp } from '../output/help';
 import { historyJson, renderHistory, type RunHistoryView } from '../output/history-view';
 import { styleFor } from '../output/style';
 import { orderedSteps, queryProgress, readOutcome, runStatusOf } from '../run-observer';
-import { withTemporal } from '../temporal';
+import { withTemporal, type TemporalSession } from '../temporal';
+import type { StepRecord } from '../../workflows/messages';
 
 export const HISTORY_SPEC = {
   name: 'history',
@@ -21,6 +30,7 @@ export const HISTORY_SPEC = {
     'listed under the step they undo. Activities are matched to steps by their activity id (the',
     'step key); activities of runs started before tideline 2026-11 carry numbers instead and are',
     'listed apart, under "activities outside the steps", with their attempts and last failure.',
+    'A foreach over more than 100 items ran in batch child runs; their histories are read too.',
   ],
   options: {},
   optionHelp: [],
@@ -30,6 +40,41 @@ export const HISTORY_SPEC = {
   ],
   positionals: { min: 1, max: 1, names: 'the run ID' },
 } satisfies CommandSpec;
+
+/** Bounds the histories read for one run (1,000 items make 10 batches; nested loops more). */
+const MAX_BATCH_HISTORIES = 200;
+
+type HistoryEvents = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>;
+
+/**
+ * The run's history and those of its foreach batches (and theirs), which hold the activities of
+ * the iterations they ran. A batch whose history is gone (retention) is left out: its iterations
+ * then show no attempts, and the foreach row still names the batch run.
+ */
+async function historySources(
+  session: TemporalSession,
+  workflowId: string,
+  events: HistoryEvents,
+  steps: StepRecord[],
+): Promise<HistorySource[]> {
+  const converter = session.client.options.loadedDataConverter;
+  const sources: HistorySource[] = [{ workflowId, runs: await historyRuns(events, converter) }];
+  for (let at = 0; at < sources.length; at++) {
+    for (const batch of foreachBatches(sources[at]!, steps)) {
+      if (sources.length > MAX_BATCH_HISTORIES) return sources;
+      try {
+        const history = await session.client.workflow.getHandle(batch.workflowId).fetchHistory();
+        sources.push({
+          workflowId: batch.workflowId,
+          runs: await historyRuns(history.events ?? [], converter),
+        });
+      } catch {
+        // Not readable any more: see above.
+      }
+    }
+  }
+  return sources;
+}
 
 export const historyCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(HISTORY_SPEC, argv, ctx);
@@ -51,6 +96,7 @@ export const historyCommand: Command = async (argv, ctx) => {
     const events = history.events ?? [];
     const converter = session.client.options.loadedDataConverter;
     const definition = await runDefinition(events, converter);
+    const steps = orderedSteps(progress?.steps ?? []);
     const view: RunHistoryView = {
       workflowId,
       runId: description.runId,
@@ -59,11 +105,7 @@ export const historyCommand: Command = async (argv, ctx) => {
       startedAt: progress?.startedAt ?? description.startTime.getTime(),
       endedAt: progress?.endedAt ?? description.closeTime?.getTime(),
       failure: outcome?.failure ?? progress?.failure ?? null,
-      timeline: buildTimeline(
-        orderedSteps(progress?.steps ?? []),
-        await historyRuns(events, converter),
-        workflowId,
-      ),
+      timeline: buildTimeline(steps, await historySources(session, workflowId, events, steps)),
       events: events.length,
     };
     return view;

@@ -35,6 +35,12 @@ function stepNote(step: TimelineStep): string {
   if (retry !== undefined && step.status !== 'failed') parts.push(retry);
   if (step.compensates) parts.push(`undoes ${step.compensates}`);
   if (step.child) parts.push(`child run ${step.child.workflowId}`);
+  const batches = step.batches ?? [];
+  const [first] = batches;
+  const last = batches[batches.length - 1];
+  if (batches.length === 1 && first) parts.push(`batch run ${first.workflowId}`);
+  if (batches.length > 1 && first && last)
+    parts.push(`batch runs ${first.workflowId} … ${last.workflowId} (${batches.length})`);
   return parts.join(' · ');
 }
 
@@ -156,6 +162,8 @@ export function historyJson(view: RunHistoryView): Record<string, unknown> {
             failure: step.child.failure ?? null,
           }
         : null,
+      batches:
+        step.batches?.map((batch) => ({ workflowId: batch.workflowId, outcome: batch.outcome })) ?? null,
     })),
     otherActivities: view.timeline.otherActivities.map((run: OtherActivity) => ({
       ...activityJson(run),

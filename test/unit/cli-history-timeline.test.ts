@@ -1,103 +1,11 @@
 // `tideline history`'s join of step records and the event history: activities belong to the step
-// whose key is their activity id, child runs to the step whose key ends their workflow id; the
-// numbered activities of runs recorded before steps named their activities stay unattributed.
-import type { temporal } from '@temporalio/proto';
-import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
-import { buildTimeline, historyRuns, type ActivityRun, type RunHistory } from '../../cli/history-timeline';
+// whose key is their activity id, child runs to the step whose key ends their workflow id.
+import { buildTimeline, historyRuns, type RunHistory } from '../../cli/history-timeline';
 import { historyJson, renderHistory, type RunHistoryView } from '../../cli/output/history-view';
 import { formatClock, PLAIN_STYLE } from '../../cli/output/style';
 import { orderedSteps } from '../../cli/run-observer';
 import type { StepRecord } from '../../workflows/messages';
-
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-
-const T0 = Date.UTC(2024, 5, 1, 12, 0, 0);
-const RUN = 'provision-7f3a2c';
-const converter = loadDataConverter();
-
-/** Event attributes as plain objects (numbers where the proto types say Long). */
-type EventSketch = Record<string, unknown>;
-type Add = (atMs: number, event: EventSketch) => number;
-
-/** A tiny history builder: events get consecutive ids and the given offsets from T0. */
-function historyOf(build: (add: Add) => void): HistoryEvent[] {
-  const events: HistoryEvent[] = [];
-  build((atMs, event) => {
-    const eventId = events.length + 1;
-    const at = T0 + atMs;
-    events.push({
-      ...event,
-      eventId,
-      eventTime: { seconds: Math.floor(at / 1000), nanos: (at % 1000) * 1e6 },
-    } as unknown as HistoryEvent);
-    return eventId;
-  });
-  return events;
-}
-
-const failure = (message: string, type: string): temporal.api.failure.v1.IFailure => ({
-  message,
-  applicationFailureInfo: { type },
-});
-
-/** One activity: scheduled, its last attempt started (with the failure before it), and its end. */
-function activity(
-  add: Add,
-  activityId: string,
-  type: string,
-  from: number,
-  to: number,
-  end: { attempt?: number; retriedAfter?: string; failed?: string } = {},
-): void {
-  const scheduled = add(from, {
-    activityTaskScheduledEventAttributes: { activityId, activityType: { name: type } },
-  });
-  add(from + 10, {
-    activityTaskStartedEventAttributes: {
-      scheduledEventId: scheduled,
-      attempt: end.attempt ?? 1,
-      ...(end.retriedAfter ? { lastFailure: failure(end.retriedAfter, 'CLOUD_UNAVAILABLE') } : {}),
-    },
-  });
-  add(
-    to,
-    end.failed
-      ? {
-          activityTaskFailedEventAttributes: {
-            scheduledEventId: scheduled,
-            failure: failure(end.failed, 'CLOUD_CONFLICT'),
-          },
-        }
-      : { activityTaskCompletedEventAttributes: { scheduledEventId: scheduled } },
-  );
-}
-
-function step(
-  key: string,
-  kind: string,
-  status: StepRecord['status'],
-  from: number,
-  to?: number,
-): StepRecord {
-  const id = /[^.]+$/.exec(key)?.[0] ?? key;
-  const record: StepRecord = { key, id, kind, status, startedAt: T0 + from };
-  if (to !== undefined) record.endedAt = T0 + to;
-  const undo = /^(.+)\/undo\./.exec(key);
-  if (undo?.[1] !== undefined) record.compensates = undo[1];
-  return record;
-}
-
-/** An activity as historyRuns gives it: scheduled and ended at offsets from T0. */
-function ran(
-  activityId: string,
-  type: string,
-  [from, to]: [number, number?],
-  extra: Partial<ActivityRun> = {},
-): ActivityRun {
-  const run: ActivityRun = { activityId, type, scheduledAt: T0 + from, attempts: 1, outcome: 'completed' };
-  if (to !== undefined) run.endedAt = T0 + to;
-  return { ...run, ...extra };
-}
+import { activity, converter, failure, historyOf, ran, RUN, step, T0 } from '../helpers/history-events';
 
 describe('historyRuns', () => {
   test('reads each activity with its attempts, the failure before its last attempt, and how it ended', async () => {
@@ -181,7 +89,7 @@ describe('buildTimeline: activity id == step key', () => {
   };
 
   test('each step gets exactly the activity or child run named after it', () => {
-    const timeline = buildTimeline(orderedSteps(records), history, RUN);
+    const timeline = buildTimeline(orderedSteps(records), [{ workflowId: RUN, runs: history }]);
     expect(
       timeline.steps.map((s) => [s.key, s.activity?.type ?? s.child?.workflowId ?? null, s.attempts ?? null]),
     ).toEqual([
@@ -206,7 +114,7 @@ describe('buildTimeline: activity id == step key', () => {
   });
 
   test('the text view: attempts per step, the last retry, the failure, what an undo undoes, the child run', () => {
-    const timeline = buildTimeline(orderedSteps(records), history, RUN);
+    const timeline = buildTimeline(orderedSteps(records), [{ workflowId: RUN, runs: history }]);
     const view: RunHistoryView = {
       workflowId: RUN,
       runId: 'r1',
@@ -247,72 +155,5 @@ describe('buildTimeline: activity id == step key', () => {
     expect(json.steps.find((s) => s.key === 'create/undo.delete')?.activity?.activityId).toBe(
       'create/undo.delete',
     );
-  });
-});
-
-describe('runs recorded before activities carried their step key', () => {
-  const records: StepRecord[] = [
-    step('create', 'call', 'done', 0, 2_000),
-    step('ready', 'wait', 'done', 2_000, 5_000),
-    step('prod', 'call', 'done', 5_000, 6_000),
-  ];
-
-  test('their numbered activities are listed outside the steps, not matched by guesswork', async () => {
-    const events = historyOf((add) => {
-      activity(add, '1', 'service.create', 100, 1_900, { attempt: 2, retriedAfter: 'HTTP 503' });
-      activity(add, '2', 'wait.until', 2_050, 4_900);
-      activity(add, '3', 'service.setEnvironment', 5_050, 5_900);
-    });
-    const timeline = buildTimeline(records, await historyRuns(events, converter), RUN);
-    expect(timeline.steps.every((s) => s.activity === undefined && s.attempts === undefined)).toBe(true);
-    expect(
-      timeline.otherActivities.map((a) => [a.activityId, a.type, a.attempts, a.retriedAfter ?? null]),
-    ).toEqual([
-      ['1', 'service.create', 2, 'HTTP 503'],
-      ['2', 'wait.until', 1, null],
-      ['3', 'service.setEnvironment', 1, null],
-    ]);
-    expect(timeline.otherActivities[0]?.reason).toBe(
-      'numbered activity id: scheduled before activities carried their step key (tideline 2026-11)',
-    );
-    const lines = renderHistory(
-      {
-        workflowId: RUN,
-        runId: 'r',
-        runbook: 'p',
-        status: 'succeeded',
-        startedAt: T0,
-        endedAt: T0 + 6_000,
-        failure: null,
-        timeline,
-        events: 20,
-      },
-      PLAIN_STYLE,
-      T0 + 6_000,
-    );
-    expect(lines).toContain(
-      `1         service.create          completed  ${formatClock(T0 + 100)}  1.8s      2         numbered activity id: scheduled before activities carried their step key (tideline 2026-11) · last retry after: HTTP 503`,
-    );
-  });
-
-  test('a run that crossed the upgrade: numbered activities apart, keyed ones under their steps', () => {
-    const timeline = buildTimeline(
-      records,
-      {
-        activities: [
-          ran('1', 'service.create', [100, 1_900]),
-          ran('ready', 'wait.until', [2_050, 4_900]),
-          ran('prod', 'service.setEnvironment', [5_050, 5_900]),
-        ],
-        children: [],
-      },
-      RUN,
-    );
-    expect(timeline.steps.map((s) => [s.key, s.activity?.activityId ?? null])).toEqual([
-      ['create', null],
-      ['ready', 'ready'],
-      ['prod', 'prod'],
-    ]);
-    expect(timeline.otherActivities.map((a) => a.activityId)).toEqual(['1']);
   });
 });
