@@ -158,14 +158,24 @@ async function activityStates(
   return states;
 }
 
-/** Running runbook steps ↔ their child runs, whose workflow id is `<run id>/<step key>`. */
+/**
+ * Running runbook steps ↔ their child runs, whose workflow id is `<run id>/<step key>`, and a
+ * running fleet-sized foreach ↔ its current batch run, `<run id>/<foreach key>[<first>-<last>]`
+ * (batches run one after the other; workflows/foreach-batch.ts).
+ */
 function childRuns(description: WorkflowExecutionDescription, progress: RunProgress): Record<string, string> {
-  const started = new Set((description.raw.pendingChildren ?? []).map((child) => child.workflowId ?? ''));
+  const pending = (description.raw.pendingChildren ?? []).map((child) => child.workflowId ?? '');
   const runs: Record<string, string> = {};
   for (const step of progress.steps) {
+    if (step.status !== 'running') continue;
     const childId = `${description.workflowId}/${step.key}`;
-    if (step.status === 'running' && step.kind === 'runbook' && started.has(childId))
-      runs[step.key] = childId;
+    const match =
+      step.kind === 'runbook'
+        ? pending.find((id) => id === childId)
+        : step.kind === 'foreach'
+          ? pending.find((id) => id.startsWith(`${childId}[`) && /\[\d+-\d+\]$/.test(id))
+          : undefined;
+    if (match !== undefined) runs[step.key] = match;
   }
   return runs;
 }

@@ -60,7 +60,8 @@ export function waitDetail(step: StepRecord, activity: ActivityState | undefined
 export function stepDetail(step: StepRecord, activity: ActivityState | undefined, childRun?: string): string {
   const parts: string[] = [];
   if (step.status === 'running' && step.kind === 'wait') parts.push(waitDetail(step, activity));
-  if (step.status === 'running' && childRun !== undefined) parts.push(`child run ${childRun}`);
+  if (step.status === 'running' && childRun !== undefined)
+    parts.push(`${step.kind === 'foreach' ? 'batch' : 'child'} run ${childRun}`);
   if (step.status === 'running' && activity && activity.attempt > 1) {
     parts.push(
       `attempt ${activity.attempt}${activity.lastFailure ? ` (last: ${activity.lastFailure})` : ''}`,

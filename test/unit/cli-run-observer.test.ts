@@ -100,13 +100,23 @@ test('a running runbook step shows its child run (workflow id `<run id>/<step ke
     runbook: 'parent',
     status: 'running',
     startedAt: T0,
-    steps: [running('nested', 'runbook', 100), running('each[1].inner', 'runbook', 200)],
+    steps: [
+      running('nested', 'runbook', 100),
+      running('each[1].inner', 'runbook', 200),
+      running('fleet', 'foreach', 300),
+    ],
   };
   const { session, handle } = fakeRun(
     progress,
     [],
-    [{ workflowId: 'run-1/each[1].inner', workflowTypeName: 'runbookWorkflow' }],
+    [
+      { workflowId: 'run-1/each[1].inner', workflowTypeName: 'runbookWorkflow' },
+      { workflowId: 'run-1/fleet[100-199]', workflowTypeName: 'foreachBatchWorkflow' },
+    ],
   );
   const snapshot = await observeRun(session, handle);
-  expect(snapshot.childRuns).toEqual({ 'each[1].inner': 'run-1/each[1].inner' });
+  expect(snapshot.childRuns).toEqual({
+    'each[1].inner': 'run-1/each[1].inner',
+    fleet: 'run-1/fleet[100-199]',
+  });
 });
