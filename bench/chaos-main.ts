@@ -1,13 +1,20 @@
 // `npm run bench:chaos`: two chaos rounds of provision-production-service runs under injected API
 // faults — round one SIGKILLs the worker at random moments, round two restarts the Temporal dev
-// server on its database file — then prints a table and writes bench/results/chaos.json / .md.
+// server on its database file — and a third round that cancels provision-production-service and
+// fork-and-promote runs at random moments (also while a call is in flight) and audits the local
+// cloud after each; then prints tables and writes bench/results/chaos.json / .md.
 //
-//   node bench/build/bench/chaos-main.js [--runs=50] [--quick]
+//   node bench/build/bench/chaos-main.js [--runs=50] [--quick] [--cancels=50]
+//   node bench/build/bench/chaos-main.js --cancel-round [--cancels=50] [--cancel-seed=N]
+//       the cancel round alone (kept next to the saved disruption rounds in chaos.json);
+//       --cancel-case=I [--cancel-run-ms=P,F] makes one case of a round again (chaos-partial.*)
 //   node bench/build/bench/chaos-main.js --render    (tables again from chaos.json)
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { CHAOS_FAULTS, runChaosRound, type RoundOptions, type RoundResult } from './chaos/campaign';
+import { runCancelRound, type CancelRoundOptions, type CancelRoundResult } from './chaos/cancel-round';
+import { renderCancelMarkdown } from './chaos/cancel-report';
 import { renderChaosMarkdown } from './chaos/report';
 import { loadAverage } from './lib/proc-usage';
 import { RESULTS_DIR } from './lib/repo';
@@ -17,6 +24,39 @@ export interface ChaosResults {
   machine: { cpus: number; loadAverageStart: number[]; loadAverageEnd: number[] };
   faults: typeof CHAOS_FAULTS;
   rounds: RoundResult[];
+  /** The cancel round (it carries its own date: it may be run alone, after the other rounds). */
+  cancelRound?: CancelRoundResult;
+}
+
+/** The cancel round's local cloud: quick lifecycles, so 50+ runs stay a few minutes of CPU. */
+const CANCEL_DURATIONS = {
+  queued: 300,
+  configuring: 900,
+  vpcAttach: 700,
+  vpcDetach: 500,
+  pooler: 500,
+  pausing: 400,
+  resuming: 400,
+  deleting: 500,
+};
+const DEFAULT_CANCEL_SEED = 9_001;
+
+function flag(argv: string[], name: string): string | undefined {
+  return argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+}
+
+export function cancelRoundOptions(argv: string[], quick: boolean): CancelRoundOptions {
+  const only = flag(argv, 'cancel-case');
+  const runMs = flag(argv, 'cancel-run-ms')?.split(',').map(Number);
+  return {
+    cancels: Number(flag(argv, 'cancels') ?? (quick ? 6 : 50)),
+    seed: Number(flag(argv, 'cancel-seed') ?? DEFAULT_CANCEL_SEED),
+    durations: CANCEL_DURATIONS,
+    ...(only !== undefined ? { only: Number(only) } : {}),
+    ...(runMs?.length === 2
+      ? { runMs: { 'provision-production-service': runMs[0]!, 'fork-and-promote': runMs[1]! } }
+      : {}),
+  };
 }
 
 /** Rounds for `runs` runs: starts spread over a minute, three disruptions 35 s or more apart. */
@@ -37,7 +77,9 @@ export function chaosRounds(runs: number, quick: boolean): RoundOptions[] {
 }
 
 function write(results: ChaosResults, stem: string): void {
-  const markdown = `${renderChaosMarkdown(results.rounds)}\n`;
+  const parts = results.rounds.length ? [renderChaosMarkdown(results.rounds)] : [];
+  if (results.cancelRound) parts.push(renderCancelMarkdown(results.cancelRound));
+  const markdown = `${parts.join('\n\n')}\n`;
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(path.join(RESULTS_DIR, `${stem}.json`), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(path.join(RESULTS_DIR, `${stem}.md`), markdown);
@@ -52,21 +94,53 @@ async function main(): Promise<void> {
     return write(saved, 'chaos');
   }
   const quick = argv.includes('--quick');
-  const runs = Number(argv.find((a) => a.startsWith('--runs='))?.split('=')[1] ?? (quick ? 6 : 50));
   const loadAverageStart = loadAverage();
+  const cancelOptions = cancelRoundOptions(argv, quick);
+  const fullCancelRound = cancelOptions.only === undefined && cancelOptions.cancels >= 50;
+  if (argv.includes('--cancel-round')) {
+    process.stderr.write(`chaos: round cancel-at-random-moments, ${cancelOptions.cancels} cancels\n`);
+    const cancelRound = await runCancelRound(cancelOptions);
+    // Kept next to the disruption rounds saved last time (they keep their own date).
+    const savedFile = path.join(RESULTS_DIR, 'chaos.json');
+    const saved =
+      fullCancelRound && existsSync(savedFile)
+        ? (JSON.parse(readFileSync(savedFile, 'utf8')) as ChaosResults)
+        : undefined;
+    write(
+      saved
+        ? { ...saved, cancelRound }
+        : {
+            generatedAt: new Date().toISOString(),
+            machine: { cpus: cpus().length, loadAverageStart, loadAverageEnd: loadAverage() },
+            faults: CHAOS_FAULTS,
+            rounds: [],
+            cancelRound,
+          },
+      fullCancelRound ? 'chaos' : 'chaos-partial',
+    );
+    if (cancelRound.orphans > 0 || cancelRound.notRestored > 0) process.exitCode = 1;
+    return;
+  }
+  const runs = Number(argv.find((a) => a.startsWith('--runs='))?.split('=')[1] ?? (quick ? 6 : 50));
   const rounds: RoundResult[] = [];
   for (const round of chaosRounds(runs, quick)) {
     process.stderr.write(`chaos: round ${round.disruption}, ${round.runs} runs\n`);
     rounds.push(await runChaosRound(round));
   }
+  process.stderr.write(`chaos: round cancel-at-random-moments, ${cancelOptions.cancels} cancels\n`);
+  const cancelRound = await runCancelRound(cancelOptions);
   const results: ChaosResults = {
     generatedAt: new Date().toISOString(),
     machine: { cpus: cpus().length, loadAverageStart, loadAverageEnd: loadAverage() },
     faults: CHAOS_FAULTS,
     rounds,
+    cancelRound,
   };
-  write(results, quick || runs !== 50 ? 'chaos-partial' : 'chaos');
-  const clean = rounds.every((r) => r.duplicates === 0 && r.orphans === 0 && r.completedAsPlanned === r.runs);
+  write(results, quick || runs !== 50 || !fullCancelRound ? 'chaos-partial' : 'chaos');
+  const clean =
+    rounds.every((r) => r.duplicates === 0 && r.orphans === 0 && r.completedAsPlanned === r.runs) &&
+    cancelRound.orphans === 0 &&
+    cancelRound.notRestored === 0;
   if (!clean) process.exitCode = 1;
 }
 

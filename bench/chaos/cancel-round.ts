@@ -1,0 +1,254 @@
+// The chaos campaign's cancel round: provision-production-service and fork-and-promote runs, one
+// at a time, each cancelled at a random moment (bench/chaos/cancel-plan.ts) — also while a call is
+// in flight, held open by the local cloud. After each cancel the local cloud is audited against
+// what it held before the run (bench/chaos/cancel-audit.ts): a cancelled run must leave nothing
+// behind and put back what it changed; a run that finished before the cancel took effect owns
+// exactly what its runbook documents.
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { RunbookDefinition } from '../../dsl/definition';
+import { loadRunbookFile } from '../../dsl/loader';
+import {
+  progressQuery,
+  type RunProgress,
+  type RunReport,
+  type RunbookWorkflowInput,
+} from '../../workflows/messages';
+import {
+  pollUntil,
+  runAndCancel,
+  settledInventory,
+  stableInventory,
+  type CancelTarget,
+} from '../lib/cancel-runs';
+import { startDevServer } from '../lib/dev-server';
+import { RUNBOOKS_DIR } from '../lib/repo';
+import { startBenchStack, type BenchStack, type Durations } from '../lib/stack';
+import { round, sleep } from '../lib/stats';
+import { auditCancel, type Documented } from './cancel-audit';
+import { describeCase, planCase, type CancelCase, type CancelRunbook, type PlanInputs } from './cancel-plan';
+
+export interface CancelRoundOptions {
+  /** Cases are drawn until this many cancels were sent to running runs. */
+  cancels: number;
+  seed: number;
+  /** Run only this case (reproducing one); calibration still runs unless `runMs` is given. */
+  only?: number;
+  /** Skip calibration: how long an uncancelled run takes, ms (for random-time moments). */
+  runMs?: Record<CancelRunbook, number>;
+  durations: Durations;
+}
+
+export type CancelEnd = 'cancelled' | 'succeeded' | 'failed';
+
+export interface CancelCaseResult extends CancelCase {
+  description: string;
+  /** A cancel was sent while the run was running. */
+  cancelSent: boolean;
+  /** Steps running when the cancel was sent (random-time), or the point's step. */
+  at: string;
+  ended: CancelEnd;
+  leftovers: string[];
+  notRestored: string[];
+  ms: number;
+}
+
+export interface CancelRoundResult {
+  generatedAt: string;
+  seed: number;
+  runMs: Record<CancelRunbook, number>;
+  durations: Durations;
+  cases: CancelCaseResult[];
+  cancels: number;
+  orphans: number;
+  notRestored: number;
+  roundMs: number;
+  apiCalls: number;
+}
+
+const RUNBOOKS: CancelRunbook[] = ['provision-production-service', 'fork-and-promote'];
+
+interface Round {
+  stack: BenchStack;
+  target: CancelTarget;
+  definitions: Record<CancelRunbook, RunbookDefinition>;
+  /** The production service fork-and-promote runs fork next (READY, PROD, in the VPC, pooled). */
+  parent: { id: string; name: string } | undefined;
+}
+
+function start(
+  round: Round,
+  runbook: CancelRunbook,
+  inputs: Record<string, unknown>,
+): Promise<WorkflowHandle> {
+  const input: RunbookWorkflowInput = { definition: round.definitions[runbook], inputs };
+  return round.stack.client.workflow.start('runbookWorkflow', {
+    taskQueue: round.stack.taskQueue,
+    workflowId: `cancel-${runbook}-${randomBytes(4).toString('hex')}`,
+    args: [input],
+  });
+}
+
+async function provisionParent(round: Round, name: string): Promise<number> {
+  const began = Date.now();
+  const handle = await start(round, 'provision-production-service', {
+    project_id: round.target.projectId,
+    name,
+    vpc_id: round.stack.vpcId,
+  });
+  const report = (await handle.result()) as RunReport;
+  round.parent = { id: String(report.outputs.service_id), name };
+  return Date.now() - began;
+}
+
+/** A fork-and-promote parent as the runbook expects it; a new one when the last one changed. */
+async function ensureParent(round: Round, index: number): Promise<{ id: string; name: string }> {
+  if (round.parent) {
+    const s = await round.stack.api.service.get({
+      project_id: round.target.projectId,
+      service_id: round.parent.id,
+    });
+    const usable =
+      s.status === 'READY' &&
+      s.metadata?.environment === 'PROD' &&
+      s.vpcEndpoint?.vpc_id === round.stack.vpcId &&
+      Boolean(s.connection_pooler?.endpoint);
+    if (usable) return round.parent;
+  }
+  await provisionParent(round, `parent-${String(index).padStart(3, '0')}`);
+  return round.parent!;
+}
+
+const running = (p: RunProgress) =>
+  p.steps
+    .filter((s) => s.status === 'running')
+    .map((s) => s.key)
+    .join(', ') || '(between steps)';
+
+/** Cancels `handle` unless it has closed already; true when the cancel reached a running run. */
+async function cancelIfRunning(handle: WorkflowHandle): Promise<boolean> {
+  try {
+    await handle.cancel();
+    return true;
+  } catch (error) {
+    if ((await handle.describe()).status.name === 'RUNNING') throw error;
+    return false;
+  }
+}
+
+async function runCase(round: Round, c: CancelCase): Promise<CancelCaseResult> {
+  const began = Date.now();
+  const projectId = round.target.projectId;
+  const name = `cancel-${String(c.index).padStart(3, '0')}`;
+  let inputs: Record<string, unknown>;
+  let documented: Documented;
+  if (c.runbook === 'provision-production-service') {
+    inputs = { project_id: projectId, name, vpc_id: round.stack.vpcId };
+    documented = { added: [name], changed: [] };
+  } else {
+    const parent = await ensureParent(round, c.index);
+    inputs = {
+      project_id: projectId,
+      service_id: parent.id,
+      fork_name: name,
+      require_approval: c.moment === 'approval-pending',
+    };
+    documented = { added: [name], changed: [parent.name] };
+  }
+  const before = await stableInventory(round.target);
+  let handle: WorkflowHandle | undefined;
+  const begin = async () => (handle = await start(round, c.runbook, inputs));
+  let cancelSent = false;
+  let at = c.point?.step ?? '';
+  if (c.point) {
+    const outcome = await runAndCancel(round.target, begin, c.point, {
+      ...(c.holdMs !== undefined ? { holdMs: c.holdMs } : {}),
+      delayMs: c.delayMs,
+    });
+    cancelSent = outcome.cancelledAtPoint;
+  } else {
+    const h = await begin();
+    if (c.moment === 'approval-pending') {
+      const p = await pollUntil(
+        'a pending approval',
+        () => h.query(progressQuery),
+        (q) => q.pendingApproval !== undefined || q.status !== 'running',
+        60_000,
+      );
+      at = p.pendingApproval ? 'approval (pending)' : running(p);
+    }
+    await sleep(c.delayMs);
+    if (c.moment === 'random-time') at = running(await h.query(progressQuery));
+    cancelSent = await cancelIfRunning(h);
+    await h.result().catch(() => undefined);
+  }
+  const final = await handle!.query(progressQuery);
+  const ended: CancelEnd =
+    final.status === 'succeeded' ? 'succeeded' : final.status === 'cancelled' ? 'cancelled' : 'failed';
+  let after;
+  if (ended === 'succeeded') {
+    after = await stableInventory(round.target);
+    if (c.runbook === 'fork-and-promote') {
+      const report = (await handle!.result()) as RunReport;
+      round.parent = { id: String(report.outputs.service_id), name };
+    }
+  } else {
+    after = await settledInventory(round.target, before, 60_000);
+  }
+  const audit = auditCancel(before, after, ended === 'succeeded' ? documented : { added: [], changed: [] });
+  return { ...c, description: describeCase(c), cancelSent, at, ended, ...audit, ms: Date.now() - began };
+}
+
+export async function runCancelRound(options: CancelRoundOptions): Promise<CancelRoundResult> {
+  const server = await startDevServer();
+  const stack = await startBenchStack({ server, durations: options.durations, seed: options.seed });
+  const began = Date.now();
+  try {
+    const definitions = Object.fromEntries(
+      RUNBOOKS.map((r) => [r, loadRunbookFile(path.join(RUNBOOKS_DIR, `${r}.yaml`))]),
+    ) as Record<CancelRunbook, RunbookDefinition>;
+    const target: CancelTarget = { api: stack.api, projectId: stack.access.projectId, faults: stack.cloud };
+    const state: Round = { stack, target, definitions, parent: undefined };
+    // Calibration: one uncancelled run of each, which also makes the first parent.
+    let runMs = options.runMs;
+    if (runMs === undefined) {
+      const provision = await provisionParent(state, 'parent-calibration');
+      const forkBegan = Date.now();
+      const fork = await start(state, 'fork-and-promote', {
+        project_id: target.projectId,
+        service_id: state.parent!.id,
+        fork_name: 'parent-calibration-fork',
+      });
+      const report = (await fork.result()) as RunReport;
+      state.parent = { id: String(report.outputs.service_id), name: 'parent-calibration-fork' };
+      runMs = { 'provision-production-service': provision, 'fork-and-promote': Date.now() - forkBegan };
+    }
+    const inputs: PlanInputs = { definitions, runMs };
+    const cases: CancelCaseResult[] = [];
+    const indexes = options.only !== undefined ? [options.only] : undefined;
+    for (let i = 0; indexes ? i < indexes.length : i < options.cancels * 2; i++) {
+      const c = planCase(options.seed, indexes ? indexes[i]! : i, inputs);
+      const result = await runCase(state, c);
+      cases.push(result);
+      const flag = result.leftovers.length || result.notRestored.length ? ' LEFT SOMETHING' : '';
+      process.stderr.write(`chaos cancel: ${result.description} → ${result.ended} (${result.at})${flag}\n`);
+      if (!indexes && cases.filter((r) => r.cancelSent).length >= options.cancels) break;
+    }
+    return {
+      generatedAt: new Date().toISOString(),
+      seed: options.seed,
+      runMs,
+      durations: options.durations,
+      cases,
+      cancels: cases.filter((r) => r.cancelSent).length,
+      orphans: cases.reduce((n, r) => n + r.leftovers.length, 0),
+      notRestored: cases.reduce((n, r) => n + r.notRestored.length, 0),
+      roundMs: round(Date.now() - began, 0),
+      apiCalls: stack.cloud.stats().total,
+    };
+  } finally {
+    await stack.close();
+    await server.stop();
+  }
+}
