@@ -1,19 +1,22 @@
 // Expression checks, in execution order: every `${{ … }}` and condition must parse and type-check,
 // and may only read what exists at that point — declared inputs, steps that already completed
 // (not later ones, not a parallel sibling branch, not inside another foreach), `result` inside a
-// wait's conditions, and the variable of an enclosing foreach.
+// wait's conditions, and the variable of an enclosing foreach. Expressions whose references are
+// sound are then type-checked with the runbook's types (validator-types.ts).
 import type { ActionName } from '../cloud/operations';
 import { checkOutputPath } from './actions';
 import type { RunbookDefinition } from './definition';
 import type { ExpressionReference } from './expression-references';
 import { expressionReferences } from './expression-references';
 import { checkExpression } from './expressions';
+import { RunbookTypes, elementType } from './expression-types';
 import type { ProblemPath, RunbookProblem } from './problems';
 import type { Runbook, RunbookStep, Step } from './schema';
 import { completedIds, placedList } from './step-tree';
 import type { Frame, PlacedStep } from './step-tree';
 import { closestName, suggestionHint } from './suggest';
 import { conditionExpression, findTemplates } from './templates';
+import { typedCheck } from './validator-types';
 
 export interface ExpressionContext {
   runbook: Runbook;
@@ -35,6 +38,8 @@ interface Scope {
   self?: string;
   /** Inside a wait's until/failIf: the action whose answer `result` holds. */
   resultAction?: ActionName;
+  /** The item type of each enclosing foreach's variable. */
+  loopTypes: Record<string, string>;
 }
 
 type Mode = 'template' | 'condition' | 'items';
@@ -47,24 +52,32 @@ function loopVariables(frames: Frame[]): string[] {
 
 export class ExpressionChecker {
   readonly problems: RunbookProblem[] = [];
+  private readonly types: RunbookTypes;
 
-  constructor(private readonly ctx: ExpressionContext) {}
+  constructor(private readonly ctx: ExpressionContext) {
+    this.types = new RunbookTypes(ctx.runbook, ctx.steps, ctx.childRunbook);
+  }
 
   /** Checks the whole runbook: steps in order, then outputs (which see every completed step). */
   run(): void {
-    const visible = this.sequence(this.ctx.top, { visible: new Set(), frames: [] });
+    const visible = this.sequence(this.ctx.top, { visible: new Set(), frames: [], loopTypes: {} });
     for (const [name, spec] of Object.entries(this.ctx.runbook.outputs ?? {})) {
       const path = typeof spec === 'string' ? ['outputs', name] : ['outputs', name, 'value'];
       const value = typeof spec === 'string' ? spec : spec.value;
-      this.templates(value, path, { visible, frames: [] });
+      this.templates(value, path, { visible, frames: [], loopTypes: {} });
     }
   }
 
   private sequence(steps: { step: Step; path: ProblemPath }[], scope: Scope): Set<string> {
     const visible = new Set(scope.visible);
     for (const { step, path } of steps) {
-      const own: Scope = { visible: new Set(visible), frames: scope.frames, self: step.id };
-      this.stepFields(step, path, own);
+      const own: Scope = {
+        visible: new Set(visible),
+        frames: scope.frames,
+        self: step.id,
+        loopTypes: scope.loopTypes,
+      };
+      const items = this.stepFields(step, path, own);
       if ('parallel' in step) {
         step.parallel.forEach((branch, index) => {
           const frame: Frame = { type: 'branch', parallel: step.id, branch: branch.id };
@@ -72,6 +85,7 @@ export class ExpressionChecker {
           this.sequence(placedList(branch.steps, branchPath), {
             visible: own.visible,
             frames: [...scope.frames, frame],
+            loopTypes: scope.loopTypes,
           });
         });
       }
@@ -80,17 +94,20 @@ export class ExpressionChecker {
         this.sequence(placedList(step.steps, [...path, 'steps']), {
           visible: own.visible,
           frames: [...scope.frames, frame],
+          loopTypes: { ...scope.loopTypes, [frame.variable]: elementType(items) },
         });
       }
       for (const id of completedIds(step)) visible.add(id);
       const compensation = placedList(step.compensate, [...path, 'compensate']);
       const frame: Frame = { type: 'compensate', owner: step.id };
-      this.sequence(compensation, { visible, frames: [...scope.frames, frame] });
+      this.sequence(compensation, { visible, frames: [...scope.frames, frame], loopTypes: scope.loopTypes });
     }
     return visible;
   }
 
-  private stepFields(step: Step, path: ProblemPath, scope: Scope): void {
+  /** Checks a step's own expressions; gives the type of a foreach's list (else `dyn`). */
+  private stepFields(step: Step, path: ProblemPath, scope: Scope): string {
+    let items = 'dyn';
     if (step.if !== undefined) this.condition(step.if, [...path, 'if'], scope, 'condition');
     if (step.timeout !== undefined) this.templates(step.timeout, [...path, 'timeout'], scope);
     if ('call' in step) this.templates(step.with ?? {}, [...path, 'with'], scope);
@@ -107,12 +124,13 @@ export class ExpressionChecker {
       if (step.message !== undefined) this.templates(step.message, [...path, 'message'], scope);
     }
     if ('foreach' in step) {
-      this.condition(step.foreach, [...path, 'foreach'], scope, 'items');
+      items = this.condition(step.foreach, [...path, 'foreach'], scope, 'items');
       if (typeof step.concurrency === 'string')
         this.templates(step.concurrency, [...path, 'concurrency'], scope);
     }
     if ('runbook' in step) this.templates(step.with ?? {}, [...path, 'with'], scope);
     if ('fail' in step) this.templates(step.fail, [...path, 'fail'], scope);
+    return items;
   }
 
   private templates(value: unknown, path: ProblemPath, scope: Scope): void {
@@ -123,27 +141,55 @@ export class ExpressionChecker {
       this.expression(expression, at, scope, 'template');
   }
 
-  private condition(raw: string | boolean, path: ProblemPath, scope: Scope, mode: Mode): void {
+  /** Checks a condition field; gives the expression's type (`dyn` when unknown or broken). */
+  private condition(raw: string | boolean, path: ProblemPath, scope: Scope, mode: Mode): string {
     let expression: string;
     try {
       expression = conditionExpression(raw);
     } catch (error) {
       this.problems.push({ rule: 'expression', path, message: (error as Error).message });
-      return;
+      return 'dyn';
     }
-    this.expression(expression, path, scope, mode);
+    return this.expression(expression, path, scope, mode);
   }
 
-  private expression(expression: string, path: ProblemPath, scope: Scope, mode: Mode): void {
+  private expression(expression: string, path: ProblemPath, scope: Scope, mode: Mode): string {
     const checked = checkExpression(expression);
     if (!checked.ok) {
-      this.problems.push({
-        rule: 'expression',
-        path,
-        message: checked.message,
-        hint: "expressions are CEL, e.g. result.status == 'READY' or size(steps.list.output) > 0",
-      });
-      return;
+      this.problems.push(
+        checked.limit
+          ? {
+              rule: 'expression-limit',
+              path,
+              message: checked.message,
+              hint: 'split the work: compute parts in earlier steps, or loop with foreach',
+            }
+          : {
+              rule: 'expression',
+              path,
+              message: checked.message,
+              hint: "expressions are CEL, e.g. result.status == 'READY' or size(steps.list.output) > 0",
+            },
+      );
+      return 'dyn';
+    }
+    if (this.hyphenatedStepReference(expression, path)) return 'dyn';
+    const before = this.problems.length;
+    const references = expressionReferences(expression);
+    for (const reference of references) this.reference(reference, expression, path, scope);
+    const unknownStep = references.some(
+      (ref) => ref.root === 'steps' && ref.path[0] !== undefined && !this.ctx.steps.has(ref.path[0]),
+    );
+    // Type-check only what refers to things that exist, so one mistake is reported once.
+    if (this.problems.length === before && !unknownStep) {
+      const variables = {
+        loops: scope.loopTypes,
+        ...(scope.resultAction ? { result: scope.resultAction } : {}),
+      };
+      const typed = typedCheck(expression, mode, this.types, variables);
+      if (typed.ok) return typed.type;
+      this.problems.push({ ...typed.problem, path });
+      return 'dyn';
     }
     if (mode === 'condition' && !['bool', 'dyn'].includes(checked.type)) {
       this.problems.push({
@@ -159,9 +205,7 @@ export class ExpressionChecker {
         message: `\`${expression}\` gives ${checked.type}, but foreach needs a list`,
       });
     }
-    if (this.hyphenatedStepReference(expression, path)) return;
-    for (const reference of expressionReferences(expression))
-      this.reference(reference, expression, path, scope);
+    return 'dyn';
   }
 
   /** `steps.my-step.output` parses as a subtraction; say so instead of two confusing problems. */
