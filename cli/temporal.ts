@@ -127,8 +127,53 @@ function causes(error: unknown): unknown[] {
   return chain;
 }
 
-const GRPC_UNAVAILABLE = 14;
+const GRPC_INVALID_ARGUMENT = 3;
 const GRPC_DEADLINE_EXCEEDED = 4;
+const GRPC_PERMISSION_DENIED = 7;
+const GRPC_UNIMPLEMENTED = 12;
+const GRPC_INTERNAL = 13;
+const GRPC_UNAVAILABLE = 14;
+const GRPC_UNAUTHENTICATED = 16;
+
+/** The gRPC reason of a failure, one line, without the `12 UNIMPLEMENTED: ` prefix. */
+function grpcReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return (message.split('\n')[0] ?? message).replace(/^\d+ [A-Z_]+: /, '');
+}
+
+/** Something answered at the address, but not Temporal (a web server, a proxy, another gRPC service). */
+function notTemporal(target: TemporalTarget, error: unknown): CliError {
+  return new CliError(
+    'TEMPORAL_UNAVAILABLE',
+    `the server at ${target.address} does not answer as a Temporal frontend (${grpcReason(error)})`,
+    "point --address / TEMPORAL_ADDRESS at Temporal's gRPC frontend (port 7233 by default; not the Web UI's 8233, not a proxy that does not pass gRPC)",
+  );
+}
+
+/** A gRPC status as a CliError (undefined for codes a command explains itself). */
+function explainGrpcStatus(link: unknown, target: TemporalTarget): CliError | undefined {
+  const code = (link as { code?: unknown }).code;
+  const reason = grpcReason(link);
+  if (code === GRPC_UNAVAILABLE || code === GRPC_DEADLINE_EXCEEDED) return unavailable(target, link);
+  if (code === GRPC_UNIMPLEMENTED) return notTemporal(target, link);
+  if (code === GRPC_INTERNAL && /HTTP status|protocol error|RST_STREAM|content-type/i.test(reason))
+    return notTemporal(target, link);
+  if (code === GRPC_UNAUTHENTICATED || code === GRPC_PERMISSION_DENIED) {
+    return new CliError(
+      'TEMPORAL_UNAVAILABLE',
+      `Temporal at ${target.address} refused the connection's credentials (${reason})`,
+      "check TEMPORAL_API_KEY / TLS settings or your Temporal profile, and the namespace's permissions",
+    );
+  }
+  if (code === GRPC_INVALID_ARGUMENT) {
+    return new CliError(
+      'CLI_USAGE',
+      `Temporal refused the request: ${reason}`,
+      'check the id and options given',
+    );
+  }
+  return undefined;
+}
 
 /** Known failures of Temporal calls as CliErrors (undefined for anything else). */
 export function explainTemporalError(error: unknown, target: TemporalTarget): CliError | undefined {
@@ -152,9 +197,8 @@ export function explainTemporalError(error: unknown, target: TemporalTarget): Cl
     }
     const key = keyError(link);
     if (key) return key;
-    const grpcCode = (link as { code?: unknown }).code;
-    if (grpcCode === GRPC_UNAVAILABLE || grpcCode === GRPC_DEADLINE_EXCEEDED)
-      return unavailable(target, link);
+    const grpc = explainGrpcStatus(link, target);
+    if (grpc) return grpc;
   }
   return undefined;
 }

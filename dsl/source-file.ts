@@ -26,6 +26,11 @@ export function formatBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
+/** `a runbook file`, `an inputs file`. */
+function withArticle(what: string): string {
+  return `${/^[aeiou]/i.test(what) ? 'an' : 'a'} ${what}`;
+}
+
 function kindOf(stats: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean }): string {
   if (stats.isDirectory()) return 'a directory';
   if (stats.isFIFO()) return 'a pipe (FIFO)';
@@ -103,7 +108,8 @@ export function readSourceFile(path: string, what: string, maxBytes = MAX_SOURCE
   let fd: number;
   try {
     const stats = statSync(path);
-    if (!stats.isFile()) return { kind: 'unreadable', reason: `is ${kindOf(stats)}, not a ${what}` };
+    if (!stats.isFile())
+      return { kind: 'unreadable', reason: `is ${kindOf(stats)}, not ${withArticle(what)}` };
     // O_NONBLOCK: should the file be swapped for a FIFO after the check, opening does not hang.
     fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
@@ -113,7 +119,8 @@ export function readSourceFile(path: string, what: string, maxBytes = MAX_SOURCE
   }
   try {
     const stats = fstatSync(fd);
-    if (!stats.isFile()) return { kind: 'unreadable', reason: `is ${kindOf(stats)}, not a ${what}` };
+    if (!stats.isFile())
+      return { kind: 'unreadable', reason: `is ${kindOf(stats)}, not ${withArticle(what)}` };
     if (stats.size > maxBytes) return tooLarge(what, maxBytes);
     const bytes = readBounded(fd, maxBytes);
     if (bytes === undefined) return tooLarge(what, maxBytes);
@@ -127,7 +134,10 @@ export function readSourceFile(path: string, what: string, maxBytes = MAX_SOURCE
 }
 
 function tooLarge(what: string, maxBytes: number): SourceRead {
-  return { kind: 'unreadable', reason: `is larger than ${formatBytes(maxBytes)}, the limit for a ${what}` };
+  return {
+    kind: 'unreadable',
+    reason: `is larger than ${formatBytes(maxBytes)}, the limit for ${withArticle(what)}`,
+  };
 }
 
 /** Reads a stream (stdin) to its end, bounded; undefined when it is longer than `maxBytes`. */

@@ -9,11 +9,12 @@ import { renderPlanMermaid } from '../output/plan-mermaid';
 import { renderPlanText } from '../output/plan-text';
 import { styleFor } from '../output/style';
 import { buildPlan } from '../plan/build-plan';
-import { bindRunInputs, gatherInputs, loadRunbook } from '../runbook-input';
+import { gatherInputs } from '../input-sources';
+import { bindRunInputs, loadRunbook, runbooksRootOption } from '../runbook-input';
 
 export const PLAN_SPEC = {
   name: 'plan',
-  usage: 'FILE [-i key=value]… [--inputs FILE] [--format text|mermaid|json]',
+  usage: 'FILE [-i key=value]… [--inputs FILE|-] [--runbooks-root DIR] [--format text|mermaid|json]',
   summary: 'show the steps and API calls a run would make, without making them',
   description: [
     'Validates the runbook, binds the inputs given, and prints each step with the request it would',
@@ -24,11 +25,13 @@ export const PLAN_SPEC = {
   options: {
     input: { type: 'string', short: 'i', multiple: true },
     inputs: { type: 'string' },
+    'runbooks-root': { type: 'string' },
     format: { type: 'string', short: 'f' },
   },
   optionHelp: [
-    ['-i, --input key=value', 'an input value (repeatable)'],
-    ['--inputs FILE', 'a YAML or JSON file of input values'],
+    ['-i, --input key=value', 'an input value (repeatable); key=@FILE reads it from a file'],
+    ['--inputs FILE', 'a YAML or JSON file of input values, - for stdin (also TIDELINE_INPUT_<NAME>)'],
+    ['--runbooks-root DIR', "the folder child runbooks must be in (default: the runbook's folder)"],
     ['-f, --format FORMAT', 'text (default), mermaid, or json (same as --json)'],
   ],
   examples: [
@@ -46,8 +49,12 @@ export const planCommand: Command = async (argv, ctx) => {
   const format = ctx.globals.json
     ? 'json'
     : choiceOption('format', values.format, ['text', 'mermaid', 'json'] as const, 'text');
-  const runbook = loadRunbook(file, ctx);
-  const given = gatherInputs(values.input, values.inputs, ctx);
+  const runbook = loadRunbook(file, ctx, runbooksRootOption(values['runbooks-root'], ctx));
+  const given = await gatherInputs(
+    runbook.definition,
+    { pairs: values.input, inputsFile: values.inputs },
+    ctx,
+  );
   const declared = runbook.definition.inputs;
   const missing = new Set(
     Object.entries(declared)

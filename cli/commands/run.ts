@@ -8,12 +8,14 @@ import { followRun } from '../follow';
 import { printCommandHelp } from '../output/help';
 import { cliCommand } from '../output/run-report';
 import { RUNBOOK_WORKFLOW_TYPE } from '../run-observer';
-import { bindRunInputs, gatherInputs, loadRunbook } from '../runbook-input';
+import { gatherInputs } from '../input-sources';
+import { bindRunInputs, loadRunbook, runbooksRootOption } from '../runbook-input';
 import { withTemporal } from '../temporal';
+import { workflowIdProblem } from '../workflow-id';
 
 export const RUN_SPEC = {
   name: 'run',
-  usage: 'FILE [-i key=value]… [--inputs FILE] [--id ID] [--detach] [--show-secrets]',
+  usage: 'FILE [-i key=value]… [--inputs FILE|-] [--id ID] [--detach] [--show-secrets]',
   summary: 'validate a runbook, start it, and follow its progress',
   description: [
     'Checks the runbook and its inputs first (problems are printed with file:line:column, exit 2),',
@@ -21,24 +23,35 @@ export const RUN_SPEC = {
     'it goes. Ctrl-C detaches without cancelling; `tideline status ID` reattaches. The run ends',
     'with its outputs (secret ones masked) and exit 0, or the failing step and reason and exit 1.',
     'A worker (`tideline worker`) must poll the task queue.',
+    'Inputs, lowest precedence first: TIDELINE_INPUT_<NAME> variables, --inputs FILE (- reads stdin),',
+    '-i name=value (-i name=@FILE reads the value from a file). Give secret inputs by file, stdin or',
+    'variable: a value on the command line is visible to other users (`ps`), so it gets a warning.',
+    "Child runbooks must be inside the runbook's folder, or inside --runbooks-root DIR.",
   ],
   options: {
     input: { type: 'string', short: 'i', multiple: true },
     inputs: { type: 'string' },
+    'runbooks-root': { type: 'string' },
     id: { type: 'string' },
     detach: { type: 'boolean', short: 'd' },
     'show-secrets': { type: 'boolean' },
   },
   optionHelp: [
     ['-i, --input key=value', 'an input value (repeatable); lists as a,b or JSON, maps as JSON'],
-    ['--inputs FILE', 'a YAML or JSON file of input values (-i wins over it)'],
-    ['--id ID', 'the run id (default: <runbook name>-<6 hex digits>)'],
+    [
+      '-i, --input key=@FILE',
+      'an input value read from a file (one trailing newline dropped; @@ for a literal @)',
+    ],
+    ['--inputs FILE', 'a YAML or JSON file of input values, - for stdin (-i wins over it)'],
+    ['--runbooks-root DIR', "the folder child runbooks must be in (default: the runbook's folder)"],
+    ['--id ID', 'the run id, at most 1000 bytes (default: <runbook name>-<6 hex digits>)'],
     ['-d, --detach', 'start the run and return at once'],
     ['--show-secrets', 'print secret outputs instead of ••••••'],
   ],
   examples: [
     'tideline run runbooks/provision-production-service.yaml -i project_id=d1k5vk7hf2 -i name=orders -i vpc_id=v1',
     'tideline run my-runbook.yaml --inputs inputs.yaml --id maintenance-2024-06-01 --detach',
+    'tideline run runbooks/rotate-password.yaml -i project_id=p1 -i service_id=s1 -i new_password=@pw.txt',
     'tideline run my-runbook.yaml -i name=orders --json > result.json',
   ],
   positionals: { min: 1, max: 1, names: 'the runbook FILE' },
@@ -57,10 +70,24 @@ export const runCommand: Command = async (argv, ctx) => {
   if (parsed.help) return printCommandHelp(RUN_SPEC, ctx);
   const [file] = parsed.positionals as [string];
   const { values } = parsed;
-  const runbook = loadRunbook(file, ctx);
-  const inputs = bindRunInputs(runbook, gatherInputs(values.input, values.inputs, ctx));
+  if (values.id !== undefined) {
+    const problem = workflowIdProblem(values.id);
+    if (problem !== undefined) {
+      throw new CliError(
+        'CLI_USAGE',
+        `--id ${problem}`,
+        'choose a shorter plain-text run id, or leave --id out',
+      );
+    }
+  }
+  const runbook = loadRunbook(file, ctx, runbooksRootOption(values['runbooks-root'], ctx));
+  const given = await gatherInputs(
+    runbook.definition,
+    { pairs: values.input, inputsFile: values.inputs },
+    ctx,
+  );
+  const inputs = bindRunInputs(runbook, given);
   const workflowId = values.id ?? newRunId(runbook.definition.name);
-  if (workflowId.trim() === '') throw new CliError('CLI_USAGE', '--id must not be empty');
 
   let interruptedEarly = false;
   void ctx.interrupted.then(() => (interruptedEarly = true));

@@ -11,7 +11,8 @@ import { CliError, EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { cliCommand } from '../output/run-report';
 import { RUNBOOK_WORKFLOW_TYPE } from '../run-observer';
-import { bindRunInputs, gatherInputs, loadRunbook } from '../runbook-input';
+import { gatherInputs } from '../input-sources';
+import { bindRunInputs, loadRunbook, runbooksRootOption } from '../runbook-input';
 import { withTemporal } from '../temporal';
 import {
   checkScheduleName,
@@ -42,6 +43,7 @@ export const CREATE_SPEC = {
     timezone: { type: 'string' },
     input: { type: 'string', short: 'i', multiple: true },
     inputs: { type: 'string' },
+    'runbooks-root': { type: 'string' },
     overlap: { type: 'string' },
     catchup: { type: 'string' },
     'pause-on-failure': { type: 'boolean' },
@@ -54,8 +56,12 @@ export const CREATE_SPEC = {
     ['--cron EXPR', 'when, as a cron expression: "minute hour day-of-month month day-of-week"'],
     ['--every DURATION', 'or at a fixed interval: 30m, 1h, 1d …'],
     ['--timezone TZ', 'time zone of --cron, e.g. Europe/Berlin (default UTC)'],
-    ['-i, --input key=value', 'an input value (repeatable)'],
-    ['--inputs FILE', 'a YAML or JSON file of input values (-i wins over it)'],
+    ['-i, --input key=value', 'an input value (repeatable); key=@FILE reads it from a file'],
+    [
+      '--inputs FILE',
+      'a YAML or JSON file of input values, - for stdin (-i wins over it; TIDELINE_INPUT_<NAME> loses)',
+    ],
+    ['--runbooks-root DIR', "the folder child runbooks must be in (default: the runbook's folder)"],
     ['--overlap skip|buffer|cancel', 'when a run is due while the last one still runs (default skip)'],
     ['--catchup WINDOW', `how late a missed run may still start (default ${DEFAULT_CATCHUP}, at least 10s)`],
     ['--pause-on-failure', 'pause the schedule when a run fails'],
@@ -154,8 +160,13 @@ export async function scheduleCreate(argv: string[], ctx: CliContext): Promise<n
   const catchupMs = durationFlag('catchup', values.catchup ?? DEFAULT_CATCHUP, MIN_CATCHUP_MS);
   const overlap = overlapFlag(values.overlap);
 
-  const runbook = loadRunbook(values.runbook, ctx);
-  const inputs = bindRunInputs(runbook, gatherInputs(values.input, values.inputs, ctx));
+  const runbook = loadRunbook(values.runbook, ctx, runbooksRootOption(values['runbooks-root'], ctx));
+  const given = await gatherInputs(
+    runbook.definition,
+    { pairs: values.input, inputsFile: values.inputs },
+    ctx,
+  );
+  const inputs = bindRunInputs(runbook, given);
   const definition = runbook.definition;
   const memo: ScheduleMemo = {
     runbook: definition.name,

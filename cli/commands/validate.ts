@@ -8,19 +8,22 @@ import type { Command } from '../context';
 import { EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { styleFor } from '../output/style';
-import { displayName, problemLines } from '../runbook-input';
+import { displayName, problemLines, runbooksRootOption } from '../runbook-input';
 
 export const VALIDATE_SPEC = {
   name: 'validate',
-  usage: 'FILE…',
+  usage: 'FILE… [--runbooks-root DIR]',
   summary: 'check runbooks and print every problem (file:line:column)',
   description: [
     'Checks the schema, actions and their inputs, references between steps, expressions and',
     'secrets, in the files given and the child runbooks they name. Nothing runs and no server is',
-    'needed. Exit 0 when every runbook is valid, 2 when any has a problem.',
+    'needed. Exit 0 when every runbook is valid, 2 when any has a problem. Child runbooks must be',
+    "inside the runbook's folder, or inside --runbooks-root DIR (to share runbooks between folders).",
   ],
-  options: {},
-  optionHelp: [],
+  options: { 'runbooks-root': { type: 'string' } },
+  optionHelp: [
+    ['--runbooks-root DIR', "the folder child runbooks must be in (default: each runbook's folder)"],
+  ],
   examples: ['tideline validate runbooks/*.yaml', 'tideline validate my-runbook.yaml --json'],
   positionals: { min: 1, names: 'a runbook FILE' },
 } satisfies CommandSpec;
@@ -33,10 +36,13 @@ interface FileResult {
   problems: RunbookProblem[];
 }
 
-function checkFile(file: string, cwd: string): FileResult {
+function checkFile(file: string, cwd: string, runbooksRoot: string | undefined): FileResult {
   const { checkRunbookFile } = require('../../dsl/loader') as typeof import('../../dsl/loader');
   try {
-    const checked = checkRunbookFile(path.resolve(cwd, file), { displayName: displayName({ cwd }) });
+    const checked = checkRunbookFile(path.resolve(cwd, file), {
+      displayName: displayName({ cwd }),
+      ...(runbooksRoot !== undefined ? { runbooksRoot } : {}),
+    });
     const result: FileResult = {
       file,
       ok: checked.problems.length === 0 && !!checked.definition,
@@ -48,7 +54,8 @@ function checkFile(file: string, cwd: string): FileResult {
     }
     return result;
   } catch (error) {
-    if ((error as { code?: unknown }).code !== 'RUNBOOK_NOT_FOUND') throw error;
+    const code = (error as { code?: unknown }).code;
+    if (code !== 'RUNBOOK_NOT_FOUND' && code !== 'RUNBOOK_UNREADABLE') throw error;
     const problems = (error as { problems?: RunbookProblem[] }).problems ?? [];
     return {
       file,
@@ -75,7 +82,8 @@ function problemJson(problem: RunbookProblem): Record<string, unknown> {
 export const validateCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(VALIDATE_SPEC, argv, ctx);
   if (parsed.help) return printCommandHelp(VALIDATE_SPEC, ctx);
-  const results = parsed.positionals.map((file) => checkFile(file, ctx.cwd));
+  const root = runbooksRootOption(parsed.values['runbooks-root'], ctx);
+  const results = parsed.positionals.map((file) => checkFile(file, ctx.cwd, root));
   const failed = results.filter((r) => !r.ok);
   if (ctx.globals.json) {
     const runbooks = results.map((r) => ({

@@ -1,0 +1,278 @@
+// The CLI on hostile or careless input, in process (cli/main.ts runCli): runbook paths that are
+// not runbook files, child paths out of the tree, bad --id values, input sources (@FILE, stdin,
+// TIDELINE_INPUT_*), the warning for a secret given on the command line, and endpoints that are
+// not Temporal. Each case: exit code, the exact message, no stack trace, within a time bound.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { createServer as createHttp2Server, type Http2Server } from 'node:http2';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { gatherInputs, secretOnCommandLineWarning } from '../../cli/input-sources';
+import { runCli } from '../../cli/main';
+
+const KEYS = `test:${Buffer.alloc(32, 7).toString('base64')}`;
+const SECRET_RUNBOOK = [
+  'apiVersion: tideline/v1',
+  'name: secret-demo',
+  'description: d',
+  'inputs:',
+  '  new_password: { type: string, secret: true }',
+  '  note: { type: string, default: x }',
+  'steps:',
+  '  - id: s',
+  '    sleep: 1s',
+  '',
+].join('\n');
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tideline-cli-'));
+  mkdirSync(join(dir, 'folder'));
+  mkdirSync(join(dir, 'ops'));
+  writeFileSync(join(dir, 'secret.yaml'), SECRET_RUNBOOK);
+  writeFileSync(join(dir, 'pw.txt'), 'from-a-file\n');
+  writeFileSync(join(dir, 'big.yaml'), `# ${'x'.repeat(2 * 1024 * 1024)}\n`);
+  writeFileSync(
+    join(dir, 'ops', 'escape.yaml'),
+    SECRET_RUNBOOK.replace('    sleep: 1s', '    runbook: ../../../etc/passwd'),
+  );
+  writeFileSync(
+    join(dir, 'ops', 'shared.yaml'),
+    SECRET_RUNBOOK.replace('    sleep: 1s', '    runbook: ../secret.yaml\n    with: { new_password: p }'),
+  );
+  let bomb = 'a0: &a0 [x, x, x, x, x, x, x, x, x]\n';
+  for (let i = 1; i <= 9; i++)
+    bomb += `a${i}: &a${i} [${Array(9)
+      .fill(`*a${i - 1}`)
+      .join(', ')}]\n`;
+  writeFileSync(join(dir, 'bomb-inputs.yaml'), bomb);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Ran {
+  code: number;
+  out: string;
+  err: string;
+}
+
+async function tideline(args: string[], env: NodeJS.ProcessEnv = {}, limitMs = 10_000): Promise<Ran> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const started = Date.now();
+  const code = await runCli(args, {
+    stdout,
+    stderr,
+    env: { TIDELINE_ENCRYPTION_KEYS: KEYS, ...env },
+    cwd: dir,
+    interrupted: new Promise(() => undefined),
+  });
+  expect(Date.now() - started).toBeLessThan(limitMs);
+  expect(`${out}${err}`).not.toMatch(/unexpected error|\n\s+at /);
+  return { code, out, err };
+}
+
+describe('runbook paths', () => {
+  const cases: [string, string[], number, string][] = [
+    [
+      'a directory (run)',
+      ['run', 'folder'],
+      2,
+      'tideline: folder is a directory, not a runbook file\n  hint: give the path of a runbook YAML file\n',
+    ],
+    [
+      '/dev/zero (plan)',
+      ['plan', '/dev/zero'],
+      2,
+      'tideline: /dev/zero is a device, not a runbook file\n  hint: give the path of a runbook YAML file\n',
+    ],
+    [
+      'a 2 MiB file (run)',
+      ['run', 'big.yaml'],
+      2,
+      'tideline: big.yaml is larger than 1 MiB, the limit for a runbook file\n  hint: give the path of a runbook YAML file\n',
+    ],
+    [
+      'a missing --runbooks-root',
+      ['validate', 'secret.yaml', '--runbooks-root', 'nope'],
+      2,
+      'tideline: --runbooks-root nope is not a folder\n  hint: give the folder that holds the runbook and the child runbooks it names\n',
+    ],
+  ];
+  it.each(cases)('%s: its exit code and one message', async (_, args, code, stderr) => {
+    const ran = await tideline(args);
+    expect(ran).toEqual({ code, out: '', err: stderr });
+  });
+
+  it('validate reports a directory and /dev/zero as problems of their own', async () => {
+    const ran = await tideline(['validate', 'folder', '/dev/zero']);
+    expect(ran.code).toBe(2);
+    expect(ran.out).toContain('✗ folder: 1 problem\nfolder: is a directory, not a runbook file\n');
+    expect(ran.out).toContain('✗ /dev/zero: 1 problem\n/dev/zero: is a device, not a runbook file\n');
+  });
+
+  it('a child out of the tree is an error at its step; --runbooks-root shares a folder', async () => {
+    const escape = await tideline(['validate', 'ops/escape.yaml']);
+    expect(escape.code).toBe(2);
+    expect(escape.out).toContain(
+      "ops/escape.yaml:9:14: child runbook `../../../etc/passwd` is outside the runbooks' folder\n",
+    );
+    expect((await tideline(['validate', 'ops/shared.yaml'])).code).toBe(2);
+    const shared = await tideline(['validate', 'ops/shared.yaml', '--runbooks-root', '.']);
+    expect(shared).toMatchObject({ code: 0, err: '' });
+  });
+});
+
+describe('--id', () => {
+  it.each([
+    ['x'.repeat(5000), "--id must be at most 1000 bytes (Temporal's workflow id limit); it has 5000"],
+    ['é'.repeat(501), "--id must be at most 1000 bytes (Temporal's workflow id limit); it has 1002"],
+    ['a\nb', '--id must not contain control characters (newlines, tabs …)'],
+    ['  ', '--id must not be empty'],
+  ])('%# is refused before connecting (exit 2)', async (id, message) => {
+    const ran = await tideline(['run', 'secret.yaml', '--id', id, '--address', '127.0.0.1:1']);
+    expect(ran).toEqual({
+      code: 2,
+      out: '',
+      err: `tideline: ${message}\n  hint: choose a shorter plain-text run id, or leave --id out\n`,
+    });
+  });
+});
+
+describe('inputs', () => {
+  const ctx = (env: NodeJS.ProcessEnv = {}) => {
+    let err = '';
+    const stderr = new PassThrough();
+    stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    return { ctx: { cwd: dir, env, stderr }, err: () => err };
+  };
+  const declared = {
+    inputs: { new_password: { type: 'string', secret: true }, note: { type: 'string' } },
+  } as never;
+
+  it('precedence: TIDELINE_INPUT_* < --inputs - (stdin) < -i, with @FILE; no warning without literals', async () => {
+    const stdin = new PassThrough();
+    stdin.end('note: from-stdin\nnew_password: from-stdin\n');
+    const { ctx: context, err } = ctx({
+      TIDELINE_INPUT_NOTE: 'from-env',
+      TIDELINE_INPUT_NEW_PASSWORD: 'env',
+    });
+    expect(await gatherInputs(declared, { inputsFile: '-', stdin }, context)).toEqual({
+      note: 'from-stdin',
+      new_password: 'from-stdin',
+    });
+    expect(await gatherInputs(declared, { pairs: ['new_password=@pw.txt', 'note=@@at'] }, context)).toEqual({
+      note: '@at',
+      new_password: 'from-a-file',
+    });
+    expect(await gatherInputs(declared, {}, context)).toEqual({ note: 'from-env', new_password: 'env' });
+    expect(err()).toBe('');
+  });
+
+  it('a secret given literally gets one warning line naming the safer forms (run, plan, schedule create)', async () => {
+    const warning = `${secretOnCommandLineWarning('new_password')}\n`;
+    expect(warning).toBe(
+      'tideline: warning: secret input `new_password` was given on the command line, where other users can see it (ps, shell history); use -i new_password=@FILE, --inputs FILE (--inputs - reads stdin) or TIDELINE_INPUT_NEW_PASSWORD instead\n',
+    );
+    const plan = await tideline(['plan', 'secret.yaml', '-i', 'new_password=hunter2', '-i', 'note=n']);
+    expect(plan.code).toBe(0);
+    expect(plan.err).toBe(warning);
+    expect(plan.out).not.toContain('hunter2');
+    const schedule = await tideline(
+      [
+        'schedule',
+        'create',
+        'nightly',
+        '-r',
+        'secret.yaml',
+        '--every',
+        '1h',
+        '-i',
+        'new_password=hunter2',
+        '--address',
+        '127.0.0.1:1',
+      ],
+      {},
+      20_000,
+    );
+    expect(schedule.code).toBe(3);
+    expect(schedule.err.startsWith(warning)).toBe(true);
+    expect((await tideline(['plan', 'secret.yaml', '-i', 'new_password=@pw.txt'])).err).toBe('');
+  }, 30_000);
+
+  const bad: [string, string[], string][] = [
+    [
+      '--inputs FOLDER',
+      ['--inputs', 'folder'],
+      'tideline: the inputs file folder is a directory, not an inputs file\n',
+    ],
+    [
+      '--inputs /dev/zero',
+      ['--inputs', '/dev/zero'],
+      'tideline: the inputs file /dev/zero is a device, not an inputs file\n',
+    ],
+    [
+      '--inputs BIG',
+      ['--inputs', 'big.yaml'],
+      'tideline: the inputs file big.yaml is larger than 1 MiB, the limit for an inputs file\n',
+    ],
+    [
+      '-i name=@missing',
+      ['-i', 'note=@missing.txt'],
+      'tideline: the file for input `note` missing.txt not found\n',
+    ],
+    [
+      '--inputs ALIAS-BOMB',
+      ['--inputs', 'bomb-inputs.yaml'],
+      'tideline: the inputs file bomb-inputs.yaml: YAML aliases expand to more than 100000 nodes (the limit); `*a4` and later aliases over it are not checked (line 6, column 10)\n  hint: use fewer or smaller aliases (anchors are copied wherever they are used)\n',
+    ],
+  ];
+  it.each(bad)('%s: exit 2 with its message', async (_, args, stderr) => {
+    expect(await tideline(['plan', 'secret.yaml', ...args])).toEqual({ code: 2, out: '', err: stderr });
+  });
+});
+
+describe('endpoints that are not Temporal: exit 3 with a hint', () => {
+  let http: Server;
+  let grpc404: Http2Server;
+  const address = (server: Server | Http2Server): string =>
+    `127.0.0.1:${(server.address() as { port: number }).port}`;
+  beforeAll(async () => {
+    http = createServer((_, res) => res.end('hello'));
+    grpc404 = createHttp2Server((_, res) => {
+      res.statusCode = 404;
+      res.end('not here');
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => grpc404.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(() => {
+    http.close();
+    grpc404.close();
+  });
+
+  it('a plain HTTP/1 server', async () => {
+    const ran = await tideline(['list', '--address', address(http)], {}, 20_000);
+    expect(ran.code).toBe(3);
+    expect(ran.err).toMatch(
+      new RegExp(`^tideline: cannot reach Temporal at ${address(http)} \\(.+\\)\n {2}hint: `),
+    );
+  }, 30_000);
+
+  it('an HTTP/2 server that answers 404 (a web server, a proxy)', async () => {
+    for (const args of [['list'], ['status', 'x'.repeat(5000)]]) {
+      const ran = await tideline([...args, '--address', address(grpc404)]);
+      expect(ran).toEqual({
+        code: 3,
+        out: '',
+        err:
+          `tideline: the server at ${address(grpc404)} does not answer as a Temporal frontend (Received HTTP status code 404)\n` +
+          "  hint: point --address / TEMPORAL_ADDRESS at Temporal's gRPC frontend (port 7233 by default; not the Web UI's 8233, not a proxy that does not pass gRPC)\n",
+      });
+    }
+  });
+});
