@@ -35,6 +35,7 @@ import {
   type WorkerTuning,
 } from './config-schema';
 import { WorkerError } from './errors';
+import { warnIfOpenToOthers } from './file-permissions';
 
 export { DEFAULT_TASK_QUEUE, WorkerConfigSchema } from './config-schema';
 
@@ -68,6 +69,14 @@ export interface WorkerConfig {
 export interface LoadWorkerConfigOptions {
   env?: NodeJS.ProcessEnv;
   readFile?: (file: string) => string;
+  /** Receives one-line notices (a config file with a secret key that others can read). Default: stderr. */
+  notice?: (line: string) => void;
+}
+
+/** True when the file's `cloud.projects` hold a secret key. */
+function holdsSecret(raw: unknown): boolean {
+  const projects = isRecord(raw) && isRecord(raw.cloud) ? raw.cloud.projects : undefined;
+  return isRecord(projects) && Object.values(projects).some((p) => isRecord(p) && p.secretKey !== undefined);
 }
 
 function configError(problems: string[], source: string): WorkerError {
@@ -107,6 +116,10 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
   const source = configFile ? `${configFile} and environment` : 'environment';
 
   const raw = configFile ? readConfigFile(configFile, readFile) : {};
+  if (configFile && options.readFile === undefined && holdsSecret(raw)) {
+    const notice = options.notice ?? ((line: string) => process.stderr.write(`${line}\n`));
+    warnIfOpenToOthers(configFile, 'config file', notice, '(it holds a Cloud API secret key)');
+  }
   if (!isRecord(raw)) throw configError(['the file must hold a mapping (taskQueue, cloud, …)'], source);
 
   const problems: string[] = [];

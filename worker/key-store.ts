@@ -4,11 +4,12 @@
 //   3. ~/.tideline/keys.json, generated with a fresh development key on first use
 //      (directory 0700, file 0600), with a one-line notice.
 // Every client and worker that shares a Temporal namespace must load the same keys.
-import { existsSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { EncryptionKeyRing, generateKey, parseKeyFile, parseKeyList } from './encryption-keys';
 import { WorkerError } from './errors';
+import { warnIfOpenToOthers } from './file-permissions';
 
 export type KeySource = 'env' | 'file' | 'generated';
 
@@ -43,9 +44,7 @@ function readKeyFile(file: string, notice: (line: string) => void): EncryptionKe
     const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new WorkerError('TIDELINE_KEY_FILE_INVALID', `cannot read key file ${file} (${reason})`);
   }
-  if (process.platform !== 'win32' && (statSync(file).mode & 0o077) !== 0) {
-    notice(`tideline: warning: key file ${file} is readable by other users; run: chmod 600 ${file}`);
-  }
+  warnIfOpenToOthers(file, 'key file', notice);
   return parseKeyFile(content, file);
 }
 
