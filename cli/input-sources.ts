@@ -36,9 +36,15 @@ export function inputVariable(name: string): string {
  * Reads a file the user named for input, bounded; the text, or a CLI_USAGE error.
  * `subject`: "the inputs file"; `kind`: what it must be, "inputs file".
  */
-function readUserFile(file: string, subject: string, kind: string, ctx: Pick<CliContext, 'cwd'>): string {
+function readUserFile(
+  file: string,
+  subject: string,
+  kind: string,
+  ctx: Pick<CliContext, 'cwd'>,
+  missingHint?: string,
+): string {
   const read = readSourceFile(path.resolve(ctx.cwd, file), kind);
-  if (read.kind === 'missing') throw new CliError('CLI_USAGE', `${subject} ${file} not found`);
+  if (read.kind === 'missing') throw new CliError('CLI_USAGE', `${subject} ${file} not found`, missingHint);
   if (read.kind === 'unreadable') throw new CliError('CLI_USAGE', `${subject} ${file} ${read.reason}`);
   if (read.invalidUtf8) {
     const { line, column } = read.invalidUtf8;
@@ -135,7 +141,13 @@ export function parseInputPairs(pairs: string[], ctx: Pick<CliContext, 'cwd'>): 
     if (value.startsWith('@@')) return { name, value: value.slice(1), literal: true };
     if (!value.startsWith('@')) return { name, value, literal: true };
     if (value === '@') throw new CliError('CLI_USAGE', `-i ${name}=@ needs a file name after @`);
-    const text = readUserFile(value.slice(1), `the file for input \`${name}\``, 'input value file', ctx);
+    const text = readUserFile(
+      value.slice(1),
+      `the file for input \`${name}\``,
+      'input value file',
+      ctx,
+      `-i ${name}=@FILE reads the value from FILE; for a value that starts with @, write @@`,
+    );
     // `echo secret > file` adds a newline nobody means as part of the value.
     return { name, value: text.replace(/\r?\n$/, ''), literal: false };
   });

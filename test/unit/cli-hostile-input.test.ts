@@ -223,7 +223,7 @@ describe('inputs', () => {
     [
       '-i name=@missing',
       ['-i', 'note=@missing.txt'],
-      'tideline: the file for input `note` missing.txt not found\n',
+      'tideline: the file for input `note` missing.txt not found\n  hint: -i note=@FILE reads the value from FILE; for a value that starts with @, write @@\n',
     ],
     [
       '--inputs ALIAS-BOMB',
