@@ -39,47 +39,74 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-
 export interface PlanInputs {
   definitions: Record<CancelRunbook, RunbookDefinition>;
   /** How long an uncancelled run of each runbook took (calibration), ms. */
   runMs: Record<CancelRunbook, number>;
 }
 
-/** The `index`-th case of the round with `seed` (independent of the other cases). */
-export function planCase(seed: number, index: number, inputs: PlanInputs): CancelCase {
-  const random = seededRandom(seed * 1_000_003 + index);
-  const runbook: CancelRunbook = index % 2 === 0 ? 'provision-production-service' : 'fork-and-promote';
-  const points = cancelPointsOf(inputs.definitions[runbook]);
-  const draw = random();
-  const moment: CancelMoment =
-    runbook === 'fork-and-promote' && draw < 0.12
-      ? 'approval-pending'
-      : draw < 0.55
-        ? 'in-flight'
-        : draw < 0.75
-          ? 'after-step'
-          : 'random-time';
-  if (moment === 'in-flight') {
-    const point = pick(
-      random,
-      points.filter((p) => p.when === 'during' && p.hold !== undefined),
-    );
-    const holdMs = 600 + Math.round(random() * 1_900);
-    return { index, runbook, moment, point, holdMs, delayMs: Math.round(random() * holdMs * 0.8) };
+function shuffled<T>(random: () => number, items: readonly T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
   }
-  if (moment === 'after-step') {
-    const point = pick(
-      random,
-      points.filter((p) => p.when === 'after'),
-    );
-    return { index, runbook, moment, point, holdMs: 1_500, delayMs: 0 };
+  return out;
+}
+
+/**
+ * The first `count` cases of the round with `seed`. Runbooks alternate; each case draws its kind
+ * of moment, hold and delay from its own seeded generator; in-flight and after-step cases walk
+ * their runbook's points in a seeded order, so a round of 50 cancels puts one into every call.
+ * Case `i` is the same whatever `count` is (`planCases(seed, i + 1)[i]` makes it again alone).
+ */
+export function planCases(seed: number, count: number, inputs: PlanInputs): CancelCase[] {
+  const order = seededRandom(seed);
+  const cycles = new Map<string, { points: CancelPoint[]; next: number }>();
+  for (const runbook of Object.keys(inputs.definitions) as CancelRunbook[]) {
+    const points = cancelPointsOf(inputs.definitions[runbook]);
+    cycles.set(`${runbook} in-flight`, {
+      points: shuffled(
+        order,
+        points.filter((p) => p.when === 'during' && p.hold !== undefined),
+      ),
+      next: 0,
+    });
+    cycles.set(`${runbook} after-step`, {
+      points: shuffled(
+        order,
+        points.filter((p) => p.when === 'after'),
+      ),
+      next: 0,
+    });
   }
-  if (moment === 'approval-pending') {
-    return { index, runbook, moment, delayMs: Math.round(random() * 500) };
-  }
-  return { index, runbook, moment, delayMs: Math.round(random() * inputs.runMs[runbook] * 1.1) };
+  const nextPoint = (runbook: CancelRunbook, moment: CancelMoment): CancelPoint => {
+    const cycle = cycles.get(`${runbook} ${moment}`)!;
+    return cycle.points[cycle.next++ % cycle.points.length]!;
+  };
+  return Array.from({ length: count }, (_, index): CancelCase => {
+    const random = seededRandom(seed * 1_000_003 + index);
+    const runbook: CancelRunbook = index % 2 === 0 ? 'provision-production-service' : 'fork-and-promote';
+    const draw = random();
+    const moment: CancelMoment =
+      runbook === 'fork-and-promote' && draw < 0.1
+        ? 'approval-pending'
+        : draw < 0.7
+          ? 'in-flight'
+          : draw < 0.85
+            ? 'after-step'
+            : 'random-time';
+    if (moment === 'in-flight') {
+      const holdMs = 600 + Math.round(random() * 1_900);
+      const delayMs = Math.round(random() * holdMs * 0.8);
+      return { index, runbook, moment, point: nextPoint(runbook, moment), holdMs, delayMs };
+    }
+    if (moment === 'after-step') {
+      return { index, runbook, moment, point: nextPoint(runbook, moment), holdMs: 1_500, delayMs: 0 };
+    }
+    if (moment === 'approval-pending') return { index, runbook, moment, delayMs: Math.round(random() * 500) };
+    return { index, runbook, moment, delayMs: Math.round(random() * inputs.runMs[runbook] * 1.1) };
+  });
 }
 
 export function describeCase(c: CancelCase): string {

@@ -27,7 +27,7 @@ import { RUNBOOKS_DIR } from '../lib/repo';
 import { startBenchStack, type BenchStack, type Durations } from '../lib/stack';
 import { round, sleep } from '../lib/stats';
 import { auditCancel, type Documented } from './cancel-audit';
-import { describeCase, planCase, type CancelCase, type CancelRunbook, type PlanInputs } from './cancel-plan';
+import { describeCase, planCases, type CancelCase, type CancelRunbook, type PlanInputs } from './cancel-plan';
 
 export interface CancelRoundOptions {
   /** Cases are drawn until this many cancels were sent to running runs. */
@@ -226,14 +226,14 @@ export async function runCancelRound(options: CancelRoundOptions): Promise<Cance
     }
     const inputs: PlanInputs = { definitions, runMs };
     const cases: CancelCaseResult[] = [];
-    const indexes = options.only !== undefined ? [options.only] : undefined;
-    for (let i = 0; indexes ? i < indexes.length : i < options.cancels * 2; i++) {
-      const c = planCase(options.seed, indexes ? indexes[i]! : i, inputs);
+    // Twice the cancels asked for: some points are never reached (a skipped step, a run already done).
+    const plan = planCases(options.seed, (options.only ?? options.cancels * 2) + 1, inputs);
+    for (const c of options.only !== undefined ? [plan[options.only]!] : plan) {
       const result = await runCase(state, c);
       cases.push(result);
       const flag = result.leftovers.length || result.notRestored.length ? ' LEFT SOMETHING' : '';
       process.stderr.write(`chaos cancel: ${result.description} → ${result.ended} (${result.at})${flag}\n`);
-      if (!indexes && cases.filter((r) => r.cancelSent).length >= options.cancels) break;
+      if (options.only === undefined && cases.filter((r) => r.cancelSent).length >= options.cancels) break;
     }
     return {
       generatedAt: new Date().toISOString(),

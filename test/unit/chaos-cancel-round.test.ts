@@ -2,8 +2,8 @@
 // cancelled run, and the seeded plan that makes every case reproducible on its own.
 import path from 'node:path';
 import { auditCancel } from '../../bench/chaos/cancel-audit';
-import { planCase, type PlanInputs } from '../../bench/chaos/cancel-plan';
-import type { CloudInventory, ServiceSummary } from '../../bench/lib/cancel-runs';
+import { planCases, type PlanInputs } from '../../bench/chaos/cancel-plan';
+import { cancelPointsOf, type CloudInventory, type ServiceSummary } from '../../bench/lib/cancel-runs';
 import { loadRunbookFile } from '../../dsl/loader';
 
 const RUNBOOKS = path.resolve(__dirname, '..', '..', 'runbooks');
@@ -58,7 +58,7 @@ describe('auditCancel', () => {
   });
 });
 
-describe('planCase', () => {
+describe('planCases', () => {
   const inputs: PlanInputs = {
     definitions: {
       'provision-production-service': loadRunbookFile(
@@ -70,23 +70,22 @@ describe('planCase', () => {
   };
 
   test('a case depends only on the seed and its index (it can be made again alone)', () => {
-    expect(planCase(7, 13, inputs)).toEqual(planCase(7, 13, inputs));
-    expect(planCase(7, 13, inputs)).not.toEqual(planCase(8, 13, inputs));
+    expect(planCases(7, 14, inputs)[13]).toEqual(planCases(7, 100, inputs)[13]);
+    expect(planCases(7, 100, inputs)).not.toEqual(planCases(8, 100, inputs));
   });
 
-  test('cases alternate runbooks, and in-flight cancels land inside the hold', () => {
-    const cases = Array.from({ length: 200 }, (_, i) => planCase(1, i, inputs));
-    expect(new Set(cases.map((c) => c.runbook)).size).toBe(2);
+  test('a round of 100 runs holds every call of both runbooks in flight at a cancel', () => {
+    const cases = planCases(1, 100, inputs);
     expect(new Set(cases.map((c) => c.moment))).toEqual(
       new Set(['in-flight', 'after-step', 'random-time', 'approval-pending']),
     );
-    for (const c of cases.filter((x) => x.moment === 'in-flight')) {
-      expect(c.point?.when).toBe('during');
-      expect(c.point?.hold).toBeDefined();
-      expect(c.delayMs).toBeLessThan(c.holdMs!);
+    for (const runbook of ['provision-production-service', 'fork-and-promote'] as const) {
+      const inFlight = cases.filter((c) => c.runbook === runbook && c.moment === 'in-flight');
+      const held = cancelPointsOf(inputs.definitions[runbook]).filter((p) => p.when === 'during' && p.hold);
+      expect(new Set(inFlight.map((c) => c.point!.step))).toEqual(new Set(held.map((p) => p.step)));
+      for (const c of inFlight) expect(c.delayMs).toBeLessThan(c.holdMs!);
     }
-    expect(
-      cases.filter((c) => c.moment === 'approval-pending').every((c) => c.runbook === 'fork-and-promote'),
-    ).toBe(true);
+    const approvals = cases.filter((c) => c.moment === 'approval-pending');
+    expect(approvals.every((c) => c.runbook === 'fork-and-promote')).toBe(true);
   });
 });
