@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { progressQuery, type RunReport, type StepRecord } from '../../workflows/messages';
 import { runFootprint, seedFleet } from '../helpers/fleet';
-import { reportOf } from '../helpers/runbook-fixtures';
+import { pollUntil, reportOf } from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 
 const FIXTURES = path.resolve(__dirname, '..', 'fixtures', 'fleet');
@@ -57,6 +57,31 @@ describe('fleet-sized foreach', () => {
     const fleetServices = (await services()).filter((s) => fleet.includes(s.service_id!));
     expect(fleetServices.every((s) => s.metadata?.environment === 'DEV')).toBe(true);
   }, 90_000);
+
+  test('a run cancelled during a later batch undoes the iterations of every batch', async () => {
+    const items = Array.from({ length: 200 }, (_, n) => n);
+    const handle = await stack.start(path.join(FIXTURES, 'slow-items.yaml'), { items });
+    // Batch 0's records reach the run when batch 0 has ended; batch 1 then works for seconds
+    // (a sleep takes about a second on the dev server, whose timers are coarse).
+    await pollUntil(
+      'batch 0 to end',
+      () => handle.query(progressQuery),
+      (progress) => progress.steps.filter((s) => s.key.endsWith('.work')).length >= 100,
+      30_000,
+    );
+    await handle.cancel();
+    await expect(handle.result()).rejects.toThrow();
+
+    const progress = await handle.query(progressQuery);
+    expect(progress.status).toBe('cancelled');
+    const works = progress.steps.filter((s) => /^each\[\d+\]\.work$/.test(s.key));
+    // Whatever finished, in either batch, was undone; what was cut off failed as cancelled.
+    expect(works.filter((s) => s.status === 'done')).toEqual([]);
+    expect(works.filter((s) => s.status === 'compensated').length).toBeGreaterThanOrEqual(100);
+    for (const work of works.filter((s) => s.status === 'compensated')) {
+      expect(progress.steps.find((s) => s.key === `${work.key}/undo.undo_work`)?.status).toBe('done');
+    }
+  }, 60_000);
 
   test('two runs locking the same services per iteration both finish, one at a time per service', async () => {
     const [s1, s2, s3] = fleet.slice(-3) as [string, string, string];
