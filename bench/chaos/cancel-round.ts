@@ -102,22 +102,42 @@ async function provisionParent(round: Round, name: string): Promise<number> {
   return Date.now() - began;
 }
 
-/** A fork-and-promote parent as the runbook expects it; a new one when the last one changed. */
-async function ensureParent(round: Round, index: number): Promise<{ id: string; name: string }> {
-  if (round.parent) {
-    const s = await round.stack.api.service.get({
-      project_id: round.target.projectId,
-      service_id: round.parent.id,
-    });
-    const usable =
+/** The HA layout given to a parent when a case cancels in the fork's HA steps (else skipped). */
+const PARENT_HA = { replica_count: 2, sync_replica_count: 1 };
+
+/**
+ * A fork-and-promote parent as the runbook expects it (a new one when the last one changed), with
+ * an HA layout when the case needs the fork's HA steps to run.
+ */
+async function ensureParent(
+  round: Round,
+  index: number,
+  withHA: boolean,
+): Promise<{ id: string; name: string }> {
+  const project_id = round.target.projectId;
+  const usable = async (id: string) => {
+    const s = await round.stack.api.service.get({ project_id, service_id: id });
+    const ok =
       s.status === 'READY' &&
       s.metadata?.environment === 'PROD' &&
       s.vpcEndpoint?.vpc_id === round.stack.vpcId &&
       Boolean(s.connection_pooler?.endpoint);
-    if (usable) return round.parent;
+    return { ok, ha: (s.ha_replicas?.replica_count ?? 0) > 0 };
+  };
+  if (!round.parent || !(await usable(round.parent.id)).ok) {
+    await provisionParent(round, `parent-${String(index).padStart(3, '0')}`);
   }
-  await provisionParent(round, `parent-${String(index).padStart(3, '0')}`);
-  return round.parent!;
+  const parent = round.parent!;
+  if (withHA && !(await usable(parent.id)).ha) {
+    await round.stack.api.service.setHA({ project_id, service_id: parent.id, ...PARENT_HA });
+    await pollUntil(
+      'the parent to be READY with HA',
+      () => usable(parent.id),
+      (u) => u.ok && u.ha,
+      60_000,
+    );
+  }
+  return parent;
 }
 
 const running = (p: RunProgress) =>
@@ -147,7 +167,7 @@ async function runCase(round: Round, c: CancelCase): Promise<CancelCaseResult> {
     inputs = { project_id: projectId, name, vpc_id: round.stack.vpcId };
     documented = { added: [name], changed: [] };
   } else {
-    const parent = await ensureParent(round, c.index);
+    const parent = await ensureParent(round, c.index, c.point?.step.startsWith('fork_ha') === true);
     inputs = {
       project_id: projectId,
       service_id: parent.id,
