@@ -108,4 +108,19 @@ describe('step kinds', () => {
     expect(report.failure).toMatchObject({ stepKey: 'slow', type: 'STEP_TIMEOUT' });
     expect(report.steps.find((s) => s.key === 'slow.sleeper.long_nap')?.status).toBe('failed');
   }, 30_000);
+
+  test('the first failing parallel branch cancels its siblings, which compensate what they made', async () => {
+    const project_id = stack.projectId;
+    const handle = await stack.start(fixture('parallel-fail-fast'), { project_id, name: 'fail-fast' });
+    // Without fail-fast the run would wait for the sibling's 30-minute wait (the test's timeout).
+    const report = await failedReport(handle);
+    expect(report.failure).toMatchObject({ stepKey: 'both.quick.boom', type: 'RUNBOOK_FAILED_STEP' });
+    const statusOf = (key: string) => report.steps.find((s) => s.key === key)?.status;
+    expect(['both.slow.svc', 'both.slow.never'].map(statusOf)).toEqual(['compensated', 'failed']);
+    expect(report.steps.find((s) => s.key === 'both.slow.never')?.error?.type).toBe('CANCELLED');
+    await until(async () => {
+      const services = await stack.api.service.list({ project_id });
+      return services.some((s) => s.name === 'fail-fast' && s.status !== 'DELETING') ? undefined : true;
+    }, 'the created service to be deleted');
+  }, 60_000);
 });
