@@ -10,6 +10,8 @@
 // workflow code, overwrites test/fixtures/histories/*.history.json, and then replays them.
 // Re-recording hides nothing only when no run of the old code can still be in flight: a change that
 // breaks the old histories needs `patched()` (or a new workflow type), not a re-recording.
+// A release that adds patches records its paths again under new names instead
+// (history-release-recordings.ts), so the next release replays both branches.
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { HistoryAndWorkflowId, WorkflowHandle } from '@temporalio/client';
@@ -17,6 +19,7 @@ import { temporal } from '@temporalio/proto';
 import { parseKeyFile, type EncryptionKeyRing } from '../../worker/encryption-keys';
 import { lockWorkflowId } from '../../workflows/lock-messages';
 import { approvalUpdate, progressQuery, type RunReport } from '../../workflows/messages';
+import { releaseRecordings } from './history-release-recordings';
 import { createVpc } from './runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from './runbook-stack';
 
@@ -76,11 +79,14 @@ export function loadRecordedHistories(): RecordedHistory[] {
     });
 }
 
-interface RecordingContext {
+export interface RecordingContext {
   stack: RunbookStack;
   vpcId: string;
   /** Service ids of earlier recordings' outputs, by recording name. */
   services: Map<string, string>;
+  /** The workflow id the replay test gives this recording (`replay-<name>`), for runs whose
+   * child workflow ids derive from their own. */
+  workflowId: string;
 }
 
 interface JsonEvent {
@@ -156,7 +162,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 }
 
 /** The recordings, in order: later ones use what earlier ones made. */
-export const RECORDINGS: readonly Recording[] = [
+const FIRST_RELEASE_RECORDINGS: readonly Recording[] = [
   {
     name: 'provision-succeeded',
     covers: {
@@ -274,11 +280,11 @@ export const RECORDINGS: readonly Recording[] = [
       ],
     },
     // Recorded under the id the replay uses: the child's workflow id is derived from it.
-    run: async ({ stack }) =>
+    run: async ({ stack, workflowId }) =>
       stack.start(
         path.join(KINDS_DIR, 'every-kind.yaml'),
         { project_id: stack.projectId, service_id: await readyService(stack, 'kinds') },
-        'replay-every-kind',
+        workflowId,
       ),
   },
   {
@@ -417,6 +423,12 @@ export const RECORDINGS: readonly Recording[] = [
   },
 ];
 
+/** Every recording: the first release's, then each later release's (history-release-recordings.ts). */
+export const RECORDINGS: readonly Recording[] = [
+  ...FIRST_RELEASE_RECORDINGS,
+  ...releaseRecordings(FIRST_RELEASE_RECORDINGS),
+];
+
 /** Creates `count` services named `<prefix><n>` at once and waits until all are READY. */
 async function seedServices(stack: RunbookStack, prefix: string, count: number): Promise<void> {
   const names = Array.from({ length: count }, (_, n) => `${prefix}${String(n).padStart(3, '0')}`);
@@ -455,13 +467,13 @@ export async function recordHistories(selection?: string): Promise<void> {
   const stack = await startRunbookStack({ timeScale: 0.05, seed: 4 }, { keyRing: fixtureKeyRing() });
   try {
     const vpcId = await createVpc(stack);
-    const context: RecordingContext = { stack, vpcId, services: new Map() };
+    const services = new Map<string, string>();
     for (const recording of recordings) {
-      const handle = await recording.run(context);
+      const handle = await recording.run({ stack, vpcId, services, workflowId: `replay-${recording.name}` });
       // Until the workflow has closed, however it closes (coverageGaps checks how).
       const result = (await handle.result().catch(() => undefined)) as RunReport | undefined;
       const serviceId = result?.outputs?.service_id;
-      if (typeof serviceId === 'string') context.services.set(recording.name, serviceId);
+      if (typeof serviceId === 'string') services.set(recording.name, serviceId);
       const json = historyToObject(await handle.fetchHistory());
       const gaps = coverageGaps(recording, json);
       if (gaps.length > 0) throw new Error(`recording does not cover its path: ${gaps.join('; ')}`);
