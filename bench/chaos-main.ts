@@ -4,8 +4,8 @@
 // fork-and-promote runs at random moments (also while a call is in flight) and audits the local
 // cloud after each; then prints tables and writes bench/results/chaos.json / .md.
 //
-//   node bench/build/bench/chaos-main.js [--runs=50] [--quick] [--cancels=50]
-//   node bench/build/bench/chaos-main.js --cancel-round [--cancels=50] [--cancel-seed=N]
+//   node bench/build/bench/chaos-main.js [--runs=50] [--quick] [--cancels=60]
+//   node bench/build/bench/chaos-main.js --cancel-round [--cancels=60] [--cancel-seed=N]
 //       the cancel round alone (kept next to the saved disruption rounds in chaos.json);
 //       --cancel-case=I [--cancel-run-ms=P,F] makes one case of a round again (chaos-partial.*)
 //   node bench/build/bench/chaos-main.js --render    (tables again from chaos.json)
@@ -49,7 +49,7 @@ export function cancelRoundOptions(argv: string[], quick: boolean): CancelRoundO
   const only = flag(argv, 'cancel-case');
   const runMs = flag(argv, 'cancel-run-ms')?.split(',').map(Number);
   return {
-    cancels: Number(flag(argv, 'cancels') ?? (quick ? 6 : 50)),
+    cancels: Number(flag(argv, 'cancels') ?? (quick ? 6 : 60)),
     seed: Number(flag(argv, 'cancel-seed') ?? DEFAULT_CANCEL_SEED),
     durations: CANCEL_DURATIONS,
     ...(only !== undefined ? { only: Number(only) } : {}),

@@ -57,7 +57,7 @@ function shuffled<T>(random: () => number, items: readonly T[]): T[] {
 /**
  * The first `count` cases of the round with `seed`. Runbooks alternate; each case draws its kind
  * of moment, hold and delay from its own seeded generator; in-flight and after-step cases walk
- * their runbook's points in a seeded order, so a round of 50 cancels puts one into every call.
+ * their runbook's points in a seeded order, so a round of 60 cancels (the default) puts one into every call.
  * Case `i` is the same whatever `count` is (`planCases(seed, i + 1)[i]` makes it again alone).
  */
 export function planCases(seed: number, count: number, inputs: PlanInputs): CancelCase[] {
