@@ -20,7 +20,8 @@ import { FaultInjector, type FaultRuleView } from './faults';
 import { API_PREFIX, CONTROL_PREFIX, createApp } from './http-layer';
 import { IdFactory, generateAccessKey, generateSecretKey } from './ids';
 import { Pace } from './lifecycle';
-import { StateFileWriter, loadStateFile } from './persistence';
+import { registerDurableReplies } from './durable-replies';
+import { DurableStateFile, openStateFile } from './persistence';
 import { SeededRandom, deriveSeed } from './random';
 import type { PersistedState, ProjectRecord } from './state';
 import { RequestStats, type StatsView } from './stats';
@@ -46,12 +47,10 @@ export interface LocalCloudOptions {
   logs?: Partial<LogsConfig>;
   /** Added after the config's fault rules. */
   faults?: FaultRuleInput[];
-  /** Persist state to this file and reload it on start. */
+  /** Persist state to this file (every change before its answer) and reload it on start. */
   stateFile?: string;
   /** Time source; a ManualClock makes lifecycles step only when told. */
   clock?: Clock;
-  /** Delay between a change and the state file write; default 100 ms. */
-  saveDebounceMs?: number;
 }
 
 export interface ProjectCredentials {
@@ -152,7 +151,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
   const config = await resolveConfig(options);
   const seed = config.seed ?? randomInt(0, 2 ** 32 - 1);
   const clock = options.clock ?? systemClock;
-  const saved = options.stateFile ? await loadStateFile(options.stateFile) : undefined;
+  const saved = options.stateFile ? await openStateFile(options.stateFile) : undefined;
 
   const store = new Store(clock);
   const idRandom = new SeededRandom(deriveSeed(seed, 'ids'));
@@ -176,22 +175,27 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
   const closing = new AbortController();
 
   const writer = options.stateFile
-    ? new StateFileWriter(
+    ? new DurableStateFile(
         options.stateFile,
-        () => ({
-          version: 1,
-          savedAt: new Date().toISOString(),
-          idRandomState: idRandom.getState(),
-          ...store.snapshot(),
-        }),
-        options.saveDebounceMs ?? 100,
-        (error) =>
-          process.emitWarning(`local cloud: could not save the state file: ${(error as Error).message}`),
+        () => {
+          const live = store.snapshot();
+          const retiredIds = store.retiredIds(live);
+          return {
+            version: 1,
+            savedAt: new Date().toISOString(),
+            idRandomState: idRandom.getState(),
+            retiredIds,
+            ...live,
+          };
+        },
+        (error) => process.emitWarning(`local cloud: ${error.message}`),
       )
     : undefined;
-  if (writer) store.onChange(() => writer.schedule());
+  if (writer) store.onChange(() => writer.noteChange());
 
   const app = createApp();
+  // First of the onSend hooks: no answer leaves before the state it reflects is on disk.
+  if (writer) registerDurableReplies(app, writer);
   let url = '';
   registerApi(app, { world, auth: new Authenticator(projects), faults, stats, closing: closing.signal });
   registerControlApi(app, { world, faults, stats, info: () => ({ url, seed, timeScale: config.timeScale }) });

@@ -121,7 +121,13 @@ export type VpcRecord = z.infer<typeof VpcRecord>;
 export const PersistedState = z.object({
   version: z.literal(1),
   savedAt: z.string(),
+  /** The ID generator's position, saved with every change, so a restart never draws an ID again. */
   idRandomState: z.number(),
+  /**
+   * IDs handed out earlier whose resources are gone, so a chance collision of the generator never
+   * gives a deleted resource's ID to a new one either. Older files lack it.
+   */
+  retiredIds: z.array(z.string()).default([]),
   projects: z.array(ProjectRecord),
   vpcs: z.array(VpcRecord),
   services: z.array(ServiceRecord),

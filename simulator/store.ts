@@ -112,7 +112,7 @@ export class Store {
   }
 
   /** Every record, advanced to now, as plain data (for the state file and `GET /__sim/state`). */
-  snapshot(): Omit<PersistedState, 'version' | 'savedAt' | 'idRandomState'> {
+  snapshot(): Omit<PersistedState, 'version' | 'savedAt' | 'idRandomState' | 'retiredIds'> {
     const projectIds = new Set([...this.vpcsByProject.keys(), ...this.servicesByProject.keys()]);
     const vpcs: VpcRecord[] = [];
     const services: ServiceRecord[] = [];
@@ -123,8 +123,24 @@ export class Store {
     return { projects: this.projects(), vpcs, services };
   }
 
+  /** IDs handed out that none of the given (live) records carries any more: deleted resources'. */
+  retiredIds(live: Pick<PersistedState, 'projects' | 'vpcs' | 'services'>): string[] {
+    const present = new Set<string>();
+    for (const project of live.projects) present.add(project.id);
+    for (const vpc of live.vpcs) {
+      present.add(vpc.id);
+      for (const peering of vpc.peerings) present.add(peering.id);
+    }
+    for (const service of live.services) {
+      present.add(service.id);
+      for (const set of service.replicaSets) present.add(set.id);
+    }
+    return [...this.usedIds].filter((id) => !present.has(id));
+  }
+
   /** Loads records from a state file. Projects are handled by the caller. */
-  restoreResources(state: Pick<PersistedState, 'vpcs' | 'services'>): void {
+  restoreResources(state: Pick<PersistedState, 'vpcs' | 'services' | 'retiredIds'>): void {
+    for (const id of state.retiredIds) this.usedIds.add(id);
     for (const vpc of state.vpcs) {
       this.mapFor(this.vpcsByProject, vpc.projectId).set(vpc.id, vpc);
       this.usedIds.add(vpc.id);

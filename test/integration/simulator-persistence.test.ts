@@ -1,6 +1,8 @@
 // Persistence of the local cloud: --state-file keeps resources, keys and running lifecycles
-// across a restart; writes are atomic (no temp files left behind) and private to the owner.
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+// across a restart; a change is in the file before its answer; writes are atomic (no temp files
+// left behind, a killed process's are removed at the next start) and private to the owner; IDs
+// of deleted resources are remembered. Killing a real process under load: simulator-crash.test.ts.
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Service, Vpc } from '../../cloud/models';
@@ -16,7 +18,7 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 test('a restart keeps projects, keys, resources and the progress of transitions', async () => {
   const stateFile = join(dir, 'state.json');
-  const first = await startTestCloud({ stateFile, timeScale: 0.05, saveDebounceMs: 10 });
+  const first = await startTestCloud({ stateFile, timeScale: 0.05 });
   const p = paths(first);
   const vpc = await call<Vpc>(first, 'POST', p.vpcs, {
     body: { name: 'kept', cidr: '10.4.0.0/16', region_code: 'us-east-1' },
@@ -49,16 +51,70 @@ test('a restart keeps projects, keys, resources and the progress of transitions'
   }
 });
 
-test('changes are saved shortly after they happen, not only on close', async () => {
-  const stateFile = join(dir, 'debounced.json');
-  const cloud = await startTestCloud({ stateFile, saveDebounceMs: 20 });
+test('a change is in the state file by the time its answer arrives', async () => {
+  const stateFile = join(dir, 'at-once.json');
+  const cloud = await startTestCloud({ stateFile });
   try {
     await call(cloud, 'POST', paths(cloud).vpcs, {
       body: { name: 'soon', cidr: '10.5.0.0/16', region_code: 'us-east-1' },
     });
-    await new Promise((resolve) => setTimeout(resolve, 150));
     const saved = JSON.parse(await readFile(stateFile, 'utf8')) as { vpcs: Array<{ name: string }> };
     expect(saved.vpcs.map((v) => v.name)).toEqual(['soon']);
+    const created = await call<Service>(cloud, 'POST', paths(cloud).services, { body: { name: 'db' } });
+    const next = JSON.parse(await readFile(stateFile, 'utf8')) as { services: Array<{ id: string }> };
+    expect(next.services.map((s) => s.id)).toEqual([created.body.service_id]);
+  } finally {
+    await cloud.close();
+  }
+});
+
+test('temp files a killed process left behind are removed at start', async () => {
+  const sub = join(dir, 'orphans');
+  await mkdir(sub);
+  const stateFile = join(sub, 'state.json');
+  await writeFile(join(sub, 'state.json.4242.7.tmp'), '{"torn');
+  await writeFile(join(sub, 'other.json.4242.7.tmp'), 'not ours');
+  const cloud = await startTestCloud({ stateFile });
+  await cloud.close();
+  expect((await readdir(sub)).sort()).toEqual(['other.json.4242.7.tmp', 'state.json']);
+});
+
+test('IDs of deleted resources are never handed out again after a restart', async () => {
+  const stateFile = join(dir, 'retired.json');
+  const first = await startTestCloud({ stateFile, timeScale: 0.001, seed: 7 });
+  const created = await call<Service>(first, 'POST', paths(first).services, { body: { name: 'gone' } });
+  const id = created.body.service_id!;
+  expect((await call(first, 'DELETE', paths(first).service(id))).status).toBe(202);
+  await first.close();
+  const saved = JSON.parse(await readFile(stateFile, 'utf8')) as { retiredIds: string[] };
+  // Deleted (or still deleting, then listed as a service): either way the ID stays taken.
+  const second = await startTestCloud({ stateFile, timeScale: 0.001, seed: 7 });
+  try {
+    const listed = await call<Service[]>(second, 'GET', paths(second).services);
+    expect(saved.retiredIds.includes(id) || listed.body.some((s) => s.service_id === id)).toBe(true);
+    const again = await call<Service>(second, 'POST', paths(second).services, { body: { name: 'new' } });
+    expect(again.status).toBe(202);
+    expect(again.body.service_id).not.toBe(id);
+  } finally {
+    await second.close();
+  }
+});
+
+test('a change that cannot be saved is answered 503, not acknowledged; saving resumes', async () => {
+  const sub = join(dir, 'vanishing');
+  await mkdir(sub);
+  const stateFile = join(sub, 'state.json');
+  const cloud = await startTestCloud({ stateFile });
+  try {
+    await rm(sub, { recursive: true });
+    const refused = await call(cloud, 'POST', paths(cloud).services, { body: { name: 'lost' } });
+    expect(refused.status).toBe(503);
+    expect(refused.body).toEqual({ code: 'INTERNAL', message: expect.stringContaining('not durable') });
+    await mkdir(sub);
+    const accepted = await call<Service>(cloud, 'POST', paths(cloud).services, { body: { name: 'kept' } });
+    expect(accepted.status).toBe(202);
+    const saved = JSON.parse(await readFile(stateFile, 'utf8')) as { services: Array<{ name: string }> };
+    expect(saved.services.map((s) => s.name).sort()).toEqual(['kept', 'lost']);
   } finally {
     await cloud.close();
   }
