@@ -71,9 +71,10 @@ export const ReadReplicaSet = z.object({
 });
 export type ReadReplicaSet = z.infer<typeof ReadReplicaSet>;
 
+/** CPU and memory are null for a shared-resource (free) service; the vendor's client reads null as "shared". */
 export const ResourceSpec = z.object({
-  cpu_millis: z.number().optional(),
-  memory_gbs: z.number().optional(),
+  cpu_millis: z.number().nullish(),
+  memory_gbs: z.number().nullish(),
   volume_type: z.string().optional(),
 });
 
@@ -129,6 +130,25 @@ export const ServiceLogsResponse = z.object({
   lastCursor: z.string().optional(),
 });
 export type ServiceLogsResponse = z.infer<typeof ServiceLogsResponse>;
+
+/**
+ * Who a key pair is (`GET /auth/info`). The vendor's OpenAPI: `type` discriminates; exactly one of
+ * `apiKey` (access-key callers, as here) or `oauth` (browser-login users) is present.
+ */
+export const AuthInfo = z.object({
+  type: z.enum(['apiKey', 'oauth']),
+  apiKey: z
+    .object({
+      public_key: z.string(),
+      name: z.string(),
+      created: z.iso.datetime({ offset: true }),
+      project: z.object({ id: z.string(), name: z.string(), plan_type: z.string() }),
+      issuing_user: z.object({ id: z.string(), name: z.string(), email: z.string() }),
+    })
+    .optional(),
+  oauth: z.object({ user: z.object({ id: z.string(), name: z.string(), email: z.string() }) }).optional(),
+});
+export type AuthInfo = z.infer<typeof AuthInfo>;
 
 /** The error body of the API: `{"code": "...", "message": "..."}` (behaviour.md, Errors). */
 export const ApiErrorBody = z.object({ code: z.string(), message: z.string() });

@@ -2,6 +2,7 @@
 // router, the activities and the runbook language's action catalogue are all built from this table.
 import { z } from 'zod';
 import {
+  AuthInfo,
   MessageResponse,
   Peering,
   Project,
@@ -84,6 +85,18 @@ const RS = `${S}/replicaSets/{replica_set_id}`;
 const V = '/projects/{project_id}/vpcs/{vpc_id}';
 
 export const operations = {
+  // Not in spec.md; the vendor's CLI (`tiger auth login` / `auth status`) calls it to learn whose key
+  // it holds and which project it belongs to.
+  'auth.info': op({
+    method: 'GET',
+    path: '/auth/info',
+    pathParams: [],
+    response: AuthInfo,
+    successStatus: 200,
+    kind: 'read',
+    summary: 'Who the key pair is: its name, project (with plan type) and issuing user',
+  }),
+
   'project.list': op({
     method: 'GET',
     path: '/projects',
@@ -191,6 +204,8 @@ export const operations = {
     method: 'POST',
     path: '/projects/{project_id}/services',
     pathParams: PROJECT,
+    // `environment_tag` (DEV default) sets metadata.environment; spec.md omits it, the vendor's
+    // CLI always sends it. Sizes may be "shared" (answered with null resources[].spec sizes).
     body: CreateServiceBody,
     response: Service,
     successStatus: 202,
@@ -201,10 +216,12 @@ export const operations = {
     method: 'GET',
     path: S,
     pathParams: SERVICE,
+    // A read replica set's id answers here too, as a service whose `forked_from` names the primary
+    // with `is_standby: true` (the vendor's `service get` and `db connection-string` rely on it).
     response: Service,
     successStatus: 200,
     kind: 'read',
-    summary: 'Get a service',
+    summary: 'Get a service, or a read replica set shown as a standby service',
   }),
   'service.delete': op({
     method: 'DELETE',
@@ -284,6 +301,7 @@ export const operations = {
     method: 'POST',
     path: `${S}/forkService`,
     pathParams: SERVICE,
+    // Sizes may be "shared", as on create (spec.md omits the body; the vendor's OpenAPI allows it).
     body: ForkServiceBody,
     response: Service,
     successStatus: 202,

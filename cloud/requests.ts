@@ -80,6 +80,8 @@ export const CreateServiceBody = z
     replica_count: z.number().int().min(0).max(2).optional(),
     cpu_millis: sizeString.optional(),
     memory_gbs: sizeString.optional(),
+    /** Sets `metadata.environment`; DEV by default (the vendor's CLI always sends it). */
+    environment_tag: EnvironmentTag.optional(),
   })
   .superRefine(sizeRule(true));
 
@@ -96,8 +98,9 @@ export const ForkServiceBody = z
     fork_strategy: ForkStrategy,
     target_time: z.iso.datetime({ offset: true }).optional(),
     name: z.string().min(1).max(128).optional(),
-    cpu_millis: digits('cpu_millis').optional(),
-    memory_gbs: digits('memory_gbs').optional(),
+    /** Digits or `"shared"`, like create (the vendor's client sends `"shared"` on fork). */
+    cpu_millis: sizeString.optional(),
+    memory_gbs: sizeString.optional(),
     environment_tag: EnvironmentTag.optional(),
   })
   .superRefine((body, ctx) => {
@@ -108,7 +111,7 @@ export const ForkServiceBody = z
         message: 'target_time is required with fork_strategy PITR',
       });
     }
-    sizeRule(false)(body, ctx);
+    sizeRule(true)(body, ctx);
   });
 
 export const UpdatePasswordBody = z.strictObject({ password: z.string().min(8).max(256) });

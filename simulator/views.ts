@@ -1,8 +1,18 @@
 // Records → API response bodies, shaped like the models in cloud/models.ts.
-import type { Peering, ReadReplicaSet, Service, Vpc } from '../cloud/models';
+import type { Peering, ReadReplicaSet, ReplicaSetStatus, Service, ServiceStatus, Vpc } from '../cloud/models';
 import type { PeeringRecord, ReplicaSetRecord, ServiceRecord, VpcRecord } from './state';
 
 const DOMAIN = 'local-cloud.test';
+
+/**
+ * How a `"shared"` size is stored: 250 millicores / 1 GB, a pair no numeric size uses. The API shows
+ * a shared service's `resources[].spec` sizes as null (the vendor's client reads null as "shared").
+ */
+export const SHARED_SIZE = { cpuMillis: 250, memoryGbs: 1 } as const;
+
+function isShared(size: { cpuMillis: number; memoryGbs: number }): boolean {
+  return size.cpuMillis === SHARED_SIZE.cpuMillis && size.memoryGbs === SHARED_SIZE.memoryGbs;
+}
 
 export function vpcView(vpc: VpcRecord): Vpc {
   return { id: vpc.id, name: vpc.name, cidr: vpc.cidr, region_code: vpc.regionCode };
@@ -84,9 +94,44 @@ export function serviceView(service: ServiceRecord, initialPassword?: string): S
     resources: [
       {
         id: service.resourceId,
-        spec: { cpu_millis: service.cpuMillis, memory_gbs: service.memoryGbs, volume_type: '' },
+        spec: isShared(service)
+          ? { cpu_millis: null, memory_gbs: null, volume_type: '' }
+          : { cpu_millis: service.cpuMillis, memory_gbs: service.memoryGbs, volume_type: '' },
       },
     ],
     read_replica_sets: service.replicaSets.map((set) => replicaSetView(service, set)),
+  };
+}
+
+/** A replica set's status in the service status vocabulary (the local cloud's mapping). */
+const STANDBY_STATUS: Record<ReplicaSetStatus, ServiceStatus> = {
+  creating: 'QUEUED',
+  active: 'READY',
+  resizing: 'CONFIGURING',
+  deleting: 'DELETING',
+  error: 'UNSTABLE',
+};
+
+/**
+ * A read replica set fetched by its id under `/services/{id}`: a service with the set's id, name,
+ * endpoints, size and environment, whose `forked_from` names the primary with `is_standby: true`.
+ */
+export function standbyServiceView(primary: ServiceRecord, set: ReplicaSetRecord): Service {
+  const replica = replicaSetView(primary, set);
+  return {
+    service_id: set.id,
+    project_id: primary.projectId,
+    name: set.name,
+    region_code: primary.regionCode,
+    service_type: primary.serviceType,
+    paused: false,
+    status: STANDBY_STATUS[set.status],
+    ...(replica.endpoint ? { endpoint: replica.endpoint } : {}),
+    ...(replica.connection_pooler ? { connection_pooler: replica.connection_pooler } : {}),
+    forked_from: { is_standby: true, project_id: primary.projectId, service_id: primary.id },
+    metadata: { environment: set.environment },
+    resources: [
+      { id: set.id, spec: { cpu_millis: set.cpuMillis, memory_gbs: set.memoryGbs, volume_type: '' } },
+    ],
   };
 }

@@ -29,6 +29,19 @@ export function requireReplicaSet(service: ServiceRecord, replicaSetId: string):
   return set;
 }
 
+/** The read replica set with this id among the project's services, with its primary. */
+export function findReplicaSet(
+  world: World,
+  projectId: string,
+  replicaSetId: string,
+): { primary: ServiceRecord; set: ReplicaSetRecord } | undefined {
+  for (const primary of world.store.services(projectId)) {
+    const set = primary.replicaSets.find((candidate) => candidate.id === replicaSetId);
+    if (set) return { primary, set };
+  }
+  return undefined;
+}
+
 /** 409 unless the service is running and idle (READY, or UNSTABLE which still accepts changes). */
 export function requireRunningIdle(service: ServiceRecord): void {
   if (SETTLED_RUNNING.includes(service.status)) return;

@@ -6,13 +6,11 @@ import { generatePassword, timestamp } from '../ids';
 import { SETTLED_RUNNING, hasSnapshot, planProvisioning, startTransition } from '../lifecycle';
 import { logsPage } from '../logs';
 import type { ServiceRecord } from '../state';
-import { serviceView } from '../views';
+import { SHARED_SIZE, serviceView, standbyServiceView } from '../views';
 import type { World } from '../world';
 import type { HandlerContext, HandlerTable } from './handler-types';
-import { busyMessage, requireRunningIdle, requireService } from './lookups';
+import { busyMessage, findReplicaSet, requireRunningIdle, requireService } from './lookups';
 
-/** What `"shared"` CPU and memory show as in `resources[].spec` (numbers there, 1:4 like the rest). */
-export const SHARED_SIZE = { cpuMillis: 250, memoryGbs: 1 } as const;
 const DEFAULT_SIZE = { cpuMillis: 500, memoryGbs: 2 } as const;
 
 function sizeFrom(
@@ -130,13 +128,19 @@ export const serviceHandlers: Pick<HandlerTable, ServiceAction> = {
       serviceType: serviceTypeFor(body.addons),
       size: sizeFrom(body.cpu_millis, body.memory_gbs, DEFAULT_SIZE),
       haReplicas: body.replica_count ?? 0,
-      environment: 'DEV',
+      environment: body.environment_tag ?? 'DEV',
       forkedFrom: null,
     });
   },
 
-  'service.get': ({ world, project, params }) =>
-    serviceView(requireService(world, project.id, params.service_id)),
+  // The real API resolves a read replica set's id here too (as a standby service).
+  'service.get': ({ world, project, params }) => {
+    const service = world.store.service(project.id, params.service_id);
+    if (service) return serviceView(service);
+    const replica = findReplicaSet(world, project.id, params.service_id);
+    if (replica) return standbyServiceView(replica.primary, replica.set);
+    return serviceView(requireService(world, project.id, params.service_id));
+  },
 
   'service.delete': ({ world, project, params, now }) => {
     const service = requireService(world, project.id, params.service_id);

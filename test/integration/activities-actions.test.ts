@@ -66,6 +66,11 @@ const service = (id: string) => fx.getService(id);
 
 // Keyed by action name, so a new catalogue action without a case fails the type check.
 const successCases: { readonly [A in ActionName]: () => Promise<SuccessCase> } = {
+  'auth.info': async () => ({
+    input: {},
+    check: (result) =>
+      expect(result).toMatchObject({ type: 'apiKey', apiKey: { project: { id: fx.projectId } } }),
+  }),
   'project.list': async () => ({
     input: {},
     check: (result) => expect(result).toEqual([{ id: fx.projectId, name: fx.tc.project.name }]),

@@ -20,6 +20,20 @@ const NUMERIC_ID = /^[0-9]+$/;
 const message = { message: expect.any(String) };
 
 const cases: { readonly [A in ActionName]: () => Promise<void> } = {
+  'auth.info': async () => {
+    const info = await fx.expectSuccess('auth.info', {});
+    expect(info).toEqual({
+      type: 'apiKey',
+      apiKey: {
+        public_key: fx.tc.project.access_key,
+        name: expect.any(String),
+        created: expect.any(String),
+        project: { id: fx.projectId, name: fx.tc.project.name, plan_type: expect.any(String) },
+        issuing_user: { id: expect.any(String), name: expect.any(String), email: expect.any(String) },
+      },
+    });
+  },
+
   'project.list': async () => {
     const projects = await fx.expectSuccess('project.list', {});
     expect(projects).toEqual([{ id: fx.projectId, name: fx.tc.project.name }]);
