@@ -1,0 +1,168 @@
+// The vendor's own CLI (tiger-cli, pinned in scripts/setup-tiger-cli.js) against the local cloud:
+// auth login/status, service list/create/get/fork/stop/start/delete and db connection-string, each
+// answer compared with what the local cloud's typed client reads. The binary is built once (through
+// the Go module proxy) and cached under .tools/; without Go the cases are skipped with a note.
+import { ensureTigerCli } from '../../scripts/setup-tiger-cli';
+import { cloudApiClient, startTestCloud, type TestCloud } from '../helpers/local-cloud';
+import { tigerCli, type TigerCli } from '../helpers/tiger-cli';
+import type { CloudClient } from '../../cloud/client';
+import type { Service } from '../../cloud/models';
+
+let tc: TestCloud;
+let client: CloudClient;
+let tiger: TigerCli | undefined;
+let project: { project_id: string };
+
+beforeAll(async () => {
+  const built = await ensureTigerCli({ log: () => {} });
+  tc = await startTestCloud({ manualClock: true, seed: 12 });
+  client = cloudApiClient(tc);
+  project = { project_id: tc.project.id };
+  if ('unavailable' in built) {
+    console.warn(`tiger-cli cases skipped: ${built.unavailable}`);
+    return;
+  }
+  tiger = tigerCli(built.path, tc);
+}, 600_000);
+
+afterAll(async () => {
+  tiger?.close();
+  await client?.close();
+  await tc?.close();
+});
+
+/** Long enough for any one transition (and a first snapshot) of the local cloud to complete. */
+function settle(): void {
+  tc.advance(Math.max(...Object.values(tc.cloud.durations)) * 3);
+}
+
+/** Fields of spec.md's Service that the vendor's OpenAPI model lacks (its client drops them). */
+const NOT_IN_VENDOR_MODEL = ['paused', 'metrics', 'initial_password'];
+
+/** The fields the CLI shows straight from the API (it adds connection details of its own). */
+function apiFields(shown: Record<string, unknown>, of: Service): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.keys(of)
+      .filter((key) => !NOT_IN_VENDOR_MODEL.includes(key))
+      .map((key) => [key, shown[key]]),
+  );
+}
+
+function vendorView(service: Service): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(service).filter(([key]) => !NOT_IN_VENDOR_MODEL.includes(key)));
+}
+
+function tigerOrSkip(): TigerCli | undefined {
+  return tiger;
+}
+
+describe('tiger-cli against the local cloud', () => {
+  it('auth login checks the key pair with GET /auth/info and stores the credentials file', async () => {
+    const t = tigerOrSkip();
+    if (!t) return;
+    const { access_key, secret_key, id } = tc.project;
+    const login = await t.run('auth', 'login', '--public-key', access_key, '--secret-key', secret_key);
+    expect([login.code, login.stderr]).toEqual([0, '']);
+    expect(login.stdout).toContain(`Successfully logged in (project: ${id})`);
+    const status = await t.json('auth', 'status');
+    expect(status).toEqual(await client.auth.info({}));
+    const bad = await t.run('auth', 'login', '--public-key', access_key, '--secret-key', 'wrong-secret');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('API key validation failed');
+  });
+
+  it('runs the service commands; every answer is the API view', async () => {
+    const t = tigerOrSkip();
+    if (!t) return;
+    t.writeCredentials();
+    const empty = await t.run('service', 'list', '-o', 'json');
+    expect([empty.code, empty.stdout]).toEqual([0, '']);
+
+    // create: the CLI always sends environment_tag.
+    const created = await t.json(
+      'service',
+      'create',
+      '--name',
+      'tiger-made',
+      '--environment',
+      'PROD',
+      '--no-wait',
+    );
+    const id = String(created.service_id);
+    const queued = await client.service.get({ ...project, service_id: id });
+    expect(queued).toMatchObject({ status: 'QUEUED', metadata: { environment: 'PROD' }, name: 'tiger-made' });
+    expect(apiFields(created, queued)).toEqual(vendorView(queued));
+    settle();
+    const ready = await client.service.get({ ...project, service_id: id });
+    expect(apiFields(await t.json('service', 'get', id), ready)).toEqual(vendorView(ready));
+    const listed = await t.json<Record<string, unknown>[]>('service', 'list');
+    expect(listed.map((s) => [s.service_id, s.status])).toEqual([[id, 'READY']]);
+
+    // fork with shared sizes: the API answers null sizes, which the CLI shows as "shared".
+    const fork = await t.json(
+      'service',
+      'fork',
+      id,
+      '--now',
+      '--cpu',
+      'shared',
+      '--memory',
+      'shared',
+      '--no-wait',
+    );
+    const forkId = String(fork.service_id);
+    expect(fork.forked_from).toEqual({ is_standby: false, project_id: tc.project.id, service_id: id });
+    const forked = await client.service.get({ ...project, service_id: forkId });
+    expect(forked.resources?.[0]?.spec).toEqual({ cpu_millis: null, memory_gbs: null, volume_type: '' });
+    const table = await t.run('service', 'get', forkId);
+    expect(table.stdout).toMatch(/CPU\s*│\s*shared/);
+
+    // stop / start
+    const stop = await t.run('service', 'stop', id, '--no-wait');
+    expect([stop.code, (await client.service.get({ ...project, service_id: id })).status]).toEqual([
+      0,
+      'PAUSING',
+    ]);
+    settle();
+    const start = await t.run('service', 'start', id, '--no-wait');
+    expect([start.code, (await client.service.get({ ...project, service_id: id })).status]).toEqual([
+      0,
+      'RESUMING',
+    ]);
+    settle();
+
+    // db connection-string of the service and of its read replica set (a standby service).
+    const direct = await t.run('db', 'connection-string', id);
+    expect(direct.stdout.trim()).toBe(
+      `postgresql://tsdbadmin@${ready.endpoint?.host}:${ready.endpoint?.port}/tsdb?sslmode=require`,
+    );
+    const set = await client.replicaSet.create({
+      ...project,
+      service_id: id,
+      name: 'readers',
+      nodes: 1,
+      cpu_millis: 1000,
+      memory_gbs: 4,
+    });
+    settle();
+    const standby = await t.json('service', 'get', set.id!);
+    expect(standby).toMatchObject({
+      service_id: set.id,
+      forked_from: { is_standby: true, service_id: id },
+      endpoint: set.endpoint,
+    });
+    const replica = await t.run('db', 'connection-string', set.id!);
+    expect([replica.code, replica.stdout.trim()]).toEqual([
+      0,
+      `postgresql://tsdbadmin@${set.endpoint?.host}:${set.endpoint?.port}/tsdb?sslmode=require`,
+    ]);
+
+    // delete
+    const gone = await t.run('service', 'delete', forkId, '--confirm', '--no-wait');
+    expect(gone.code).toBe(0);
+    expect((await client.service.get({ ...project, service_id: forkId })).status).toBe('DELETING');
+    settle();
+    const missing = await t.run('service', 'get', forkId);
+    expect(missing.code).not.toBe(0);
+  });
+});
