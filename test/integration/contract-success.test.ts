@@ -361,8 +361,8 @@ function peer(account: string) {
   return { peer_account_id: account, peer_region_code: 'us-west-2', peer_vpc_id: `vpc-${account}` };
 }
 
-test('the catalogue has the 33 operations of spec.md', () => {
-  expect(ACTION_NAMES).toHaveLength(33);
+test("the catalogue has spec.md's 33 operations plus GET /auth/info (the vendor's client calls it)", () => {
+  expect(ACTION_NAMES).toHaveLength(34);
 });
 
 test.each(ACTION_NAMES)('%s succeeds with its documented status, shape and effect', async (action) => {
