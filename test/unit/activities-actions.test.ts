@@ -37,7 +37,7 @@ describe('action activities', () => {
   test('there is one activity per action of the catalogue, plus the wait and the lock request', () => {
     const activities = activitiesFor(fakeCloud({}));
     expect(Object.keys(activities).sort()).toEqual([...ACTION_NAMES, 'lock.request', 'wait.until'].sort());
-    expect(ACTION_NAMES).toHaveLength(33);
+    expect(ACTION_NAMES).toHaveLength(34);
   });
 
   test('a create with no existing resource creates it', async () => {
