@@ -53,8 +53,9 @@ interface ServiceState {
   firstReadyAt: number | null;
 }
 
-async function readyTimes(controlUrl: string): Promise<Map<string, number>> {
-  const state = (await (await fetch(`${controlUrl}/state`)).json()) as { services: ServiceState[] };
+async function readyTimes(controlUrl: string, token: string): Promise<Map<string, number>> {
+  const answer = await fetch(`${controlUrl}/state`, { headers: { authorization: `Bearer ${token}` } });
+  const state = (await answer.json()) as { services: ServiceState[] };
   return new Map(state.services.filter((s) => s.firstReadyAt !== null).map((s) => [s.id, s.firstReadyAt!]));
 }
 
@@ -98,7 +99,7 @@ async function measurePolicy(
         return { ...outcome, serviceId: created.service_id! };
       }),
     );
-    const ready = await readyTimes(cloud.controlUrl);
+    const ready = await readyTimes(cloud.controlUrl, cloud.controlToken!);
     const lags = outcomes.map((o) => (o.noticedAt - ready.get(o.serviceId)!) / length.scale);
     const serverCalls = cloud.stats().byAction['service.get']?.total ?? 0;
     const model = Array.from({ length: 4000 }, () =>

@@ -12,6 +12,7 @@ import { SimulatorHttpError, badRequest, notFound } from './errors';
 import type { FaultInjector, RuleOf } from './faults';
 import { API_PREFIX, CONTROL_PREFIX } from './http-layer';
 import type { HandlerContext } from './routes/handler-types';
+import { checkBodyNames } from './text-checks';
 import { handlers } from './routes';
 import { DROPPED, RequestStats, UNKNOWN_ACTION } from './stats';
 import type { World } from './world';
@@ -36,6 +37,7 @@ function validate(schema: z.ZodType, value: unknown, what: 'body' | 'query'): un
   }
   const result = schema.safeParse(value);
   if (!result.success) throw badRequest(formatIssues(result.error.issues));
+  if (what === 'body') checkBodyNames(result.data);
   return result.data;
 }
 

@@ -4,7 +4,7 @@
 import type { LocalCloudOptions } from './server';
 
 export const SIMULATOR_USAGE =
-  '[--host 127.0.0.1] [--port 0] [--config FILE] [--time-scale X] [--seed N] [--state-file FILE]';
+  '[--host 127.0.0.1] [--port 0] [--config FILE] [--time-scale X] [--seed N] [--state-file FILE] [--no-control]';
 
 export const SIMULATOR_FLAGS = {
   host: { type: 'string' },
@@ -13,9 +13,14 @@ export const SIMULATOR_FLAGS = {
   'time-scale': { type: 'string' },
   seed: { type: 'string' },
   'state-file': { type: 'string' },
+  /** Leaves the control API (/__sim) out: every path under it is a 404. */
+  'no-control': { type: 'boolean' },
 } as const;
 
-export type SimulatorFlagValues = { [K in keyof typeof SIMULATOR_FLAGS]?: string | undefined };
+type Flags = typeof SIMULATOR_FLAGS;
+export type SimulatorFlagValues = {
+  [K in keyof Flags]?: (Flags[K]['type'] extends 'boolean' ? boolean : string) | undefined;
+};
 
 /** A flag value the local cloud cannot use; the message names the flag and the value. */
 export class SimulatorUsageError extends Error {
@@ -50,5 +55,6 @@ export function localCloudOptionsFromFlags(values: SimulatorFlagValues): LocalCl
   if (seed !== undefined) options.seed = seed;
   if (values.config !== undefined) options.configFile = values.config;
   if (values['state-file'] !== undefined) options.stateFile = values['state-file'];
+  if (values['no-control'] === true) options.control = false;
   return options;
 }

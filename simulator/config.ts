@@ -106,6 +106,11 @@ export const SimulatorConfig = z.strictObject({
   durations: Durations.prefault({}),
   logs: LogsConfig.prefault({}),
   faults: z.array(FaultRuleInput).default([]),
+  /** Bearer token of the control API (/__sim); a random one per start when absent. */
+  controlToken: z
+    .string()
+    .regex(/^[\x21-\x7e]{16,256}$/, 'must be 16 to 256 printable ASCII characters without spaces')
+    .optional(),
 });
 export type SimulatorConfigInput = z.input<typeof SimulatorConfig>;
 export type SimulatorConfig = z.output<typeof SimulatorConfig>;

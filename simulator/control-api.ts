@@ -1,9 +1,10 @@
-// The control API under /__sim (outside the API prefix, no auth: the server binds only where it is
-// told, 127.0.0.1 by default). Tests and benchmarks use it to inject faults, count requests and
-// inspect state.
+// The control API under /__sim (outside the API prefix). Tests and benchmarks use it to inject
+// faults, count requests and inspect state. Every request passes control-guard.ts first (token,
+// no browsers, JSON bodies); `--no-control` leaves it unregistered, so every path is a 404.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { formatIssues } from './config';
+import { controlGuard } from './control-guard';
 import { badRequest, notFound } from './errors';
 import { AddFaultsBody } from './fault-schema';
 import type { FaultInjector } from './faults';
@@ -16,11 +17,21 @@ export interface ControlDeps {
   faults: FaultInjector;
   stats: RequestStats;
   info: () => { url: string; seed: number; timeScale: number };
+  /** What `Authorization: Bearer …` must carry. */
+  token: string;
 }
 
 const FaultIdParams = z.object({ id: z.string() });
 
-export function registerControlApi(app: FastifyInstance, deps: ControlDeps): void {
+export function registerControlApi(root: FastifyInstance, deps: ControlDeps): void {
+  // A plugin scope, so the guard runs on these routes (matched however the path was encoded) only.
+  void root.register(async (app) => {
+    app.addHook('onRequest', controlGuard(deps.token));
+    registerControlRoutes(app, deps);
+  });
+}
+
+function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): void {
   const { world, faults, stats } = deps;
 
   app.get(`${CONTROL_PREFIX}/health`, async () => ({

@@ -2,7 +2,19 @@
 // Handlers throw these; the HTTP layer turns them into responses.
 
 export type ApiErrorCode =
-  'INVALID_REQUEST' | 'UNAUTHORIZED' | 'NOT_FOUND' | 'CONFLICT' | 'RATE_LIMITED' | 'INTERNAL';
+  | 'INVALID_REQUEST'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'REQUEST_TIMEOUT'
+  | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'URI_TOO_LONG'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'RATE_LIMITED'
+  | 'HEADERS_TOO_LARGE'
+  | 'INTERNAL';
 
 export class SimulatorHttpError extends Error {
   constructor(
@@ -20,15 +32,26 @@ export class SimulatorHttpError extends Error {
 export const badRequest = (message: string) => new SimulatorHttpError(400, 'INVALID_REQUEST', message);
 export const unauthorized = (message: string) =>
   new SimulatorHttpError(401, 'UNAUTHORIZED', message, { 'www-authenticate': 'Basic realm="local-cloud"' });
+export const forbidden = (message: string) => new SimulatorHttpError(403, 'FORBIDDEN', message);
 export const notFound = (message: string) => new SimulatorHttpError(404, 'NOT_FOUND', message);
 export const conflict = (message: string) => new SimulatorHttpError(409, 'CONFLICT', message);
 
+const CODE_BY_STATUS: ReadonlyMap<number, ApiErrorCode> = new Map<number, ApiErrorCode>([
+  [401, 'UNAUTHORIZED'],
+  [403, 'FORBIDDEN'],
+  [404, 'NOT_FOUND'],
+  [405, 'METHOD_NOT_ALLOWED'],
+  [408, 'REQUEST_TIMEOUT'],
+  [409, 'CONFLICT'],
+  [413, 'PAYLOAD_TOO_LARGE'],
+  [414, 'URI_TOO_LONG'],
+  [415, 'UNSUPPORTED_MEDIA_TYPE'],
+  [429, 'RATE_LIMITED'],
+  [431, 'HEADERS_TOO_LARGE'],
+]);
+
 /** The API error code that goes with an HTTP status. */
 export function apiCodeForStatus(status: number): ApiErrorCode {
-  if (status === 401) return 'UNAUTHORIZED';
-  if (status === 404) return 'NOT_FOUND';
-  if (status === 409) return 'CONFLICT';
-  if (status === 429) return 'RATE_LIMITED';
   if (status >= 500) return 'INTERNAL';
-  return 'INVALID_REQUEST';
+  return CODE_BY_STATUS.get(status) ?? 'INVALID_REQUEST';
 }

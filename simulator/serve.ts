@@ -1,7 +1,9 @@
 // Runs the local cloud in the foreground for a command line (simulator/main.ts and `tideline
-// simulator`): the FIRST stdout line is one JSON object with the URL and the projects' key pairs,
-// nothing secret is printed after it, and the first stop signal closes it.
-import { startLocalCloud, type LocalCloudOptions } from './server';
+// simulator`): the FIRST stdout line is one JSON object with the URL, the projects' key pairs and
+// the control API's URL and token; nothing secret is printed after it, and the first stop signal
+// closes it. Listening beyond loopback prints a warning that says what is exposed.
+import { isIP } from 'node:net';
+import { startLocalCloud, type LocalCloud, type LocalCloudOptions } from './server';
 
 export interface ServeIo {
   stdout: { write(text: string): unknown };
@@ -42,6 +44,31 @@ function startError(error: unknown): LocalCloudStartError {
   return new LocalCloudStartError(`${prefix}${message}`, false, { cause: error });
 }
 
+/** Whether an address (or `localhost`) reaches this machine only: 127.0.0.0/8, ::1. */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (name === 'localhost') return true;
+  if (isIP(name) === 4) return name.startsWith('127.');
+  return name === '::1' || name.startsWith('::ffff:127.');
+}
+
+/** The stderr warning for a local cloud listening beyond loopback; undefined on loopback. */
+export function exposureWarning(
+  name: string,
+  host: string,
+  cloud: Pick<LocalCloud, 'controlToken'>,
+): string | undefined {
+  if (isLoopbackHost(host)) return undefined;
+  const control =
+    cloud.controlToken === null
+      ? 'the control API is off (--no-control)'
+      : 'so is the control API (/__sim: reset wipes every resource, faults, state), guarded only by its token; --no-control turns it off';
+  return (
+    `${name}: WARNING: listening on ${host}, not a loopback address: other machines can reach the Cloud API ` +
+    `(whoever has a project's key pair can create and delete resources); ${control}\n`
+  );
+}
+
 /**
  * Starts the local cloud, prints the first line and where it listens, waits for the stop signal
  * and closes it. A failure to start is a LocalCloudStartError; one while closing is passed on.
@@ -56,10 +83,15 @@ export async function serveLocalCloud(options: LocalCloudOptions, io: ServeIo): 
     access_key,
     secret_key,
   }));
-  io.stdout.write(`${JSON.stringify({ url: cloud.url, projects })}\n`);
-  io.stderr.write(
-    `${io.name}: local cloud listening on ${cloud.url} (control API ${cloud.controlUrl}, seed ${cloud.seed})\n`,
+  const control = cloud.controlToken === null ? null : cloud.controlUrl;
+  io.stdout.write(
+    `${JSON.stringify({ url: cloud.url, projects, controlUrl: control, controlToken: cloud.controlToken })}\n`,
   );
+  io.stderr.write(
+    `${io.name}: local cloud listening on ${cloud.url} (control API ${control ?? 'off'}, seed ${cloud.seed})\n`,
+  );
+  const warning = exposureWarning(io.name, options.host ?? '127.0.0.1', cloud);
+  if (warning !== undefined) io.stderr.write(warning);
   const signal = await io.stopRequested;
   io.stderr.write(`${io.name}: ${signal} received, stopping\n`);
   await cloud.close();

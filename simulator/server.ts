@@ -15,9 +15,11 @@ import {
   type SimulatorConfigInput,
 } from './config';
 import { registerControlApi } from './control-api';
+import { generateControlToken } from './control-guard';
 import { FaultRuleInput } from './fault-schema';
 import { FaultInjector, type FaultRuleView } from './faults';
 import { API_PREFIX, CONTROL_PREFIX, createApp } from './http-layer';
+import type { HttpLimits } from './http-limits';
 import { IdFactory, generateAccessKey, generateSecretKey } from './ids';
 import { Pace } from './lifecycle';
 import { registerDurableReplies } from './durable-replies';
@@ -51,6 +53,12 @@ export interface LocalCloudOptions {
   stateFile?: string;
   /** Time source; a ManualClock makes lifecycles step only when told. */
   clock?: Clock;
+  /** Serve the control API (/__sim); default true. `false` (`--no-control`) makes it a 404. */
+  control?: boolean;
+  /** The control API's bearer token; default: the config's `controlToken`, else a new random one. */
+  controlToken?: string;
+  /** Request timeouts and body size (http-limits.ts defaults). */
+  http?: Partial<HttpLimits>;
 }
 
 export interface ProjectCredentials {
@@ -65,8 +73,13 @@ export interface LocalCloud {
   readonly url: string;
   /** `http://127.0.0.1:PORT` */
   readonly origin: string;
-  /** `http://127.0.0.1:PORT/__sim` */
+  /** `http://127.0.0.1:PORT/__sim` (a 404 when the control API is off) */
   readonly controlUrl: string;
+  /**
+   * What the control API wants in `Authorization: Bearer …`; null when it is off. Not enumerable,
+   * so inspecting or spreading the handle does not show it.
+   */
+  readonly controlToken: string | null;
   readonly projects: readonly ProjectCredentials[];
   readonly seed: number;
   readonly timeScale: number;
@@ -193,12 +206,19 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     : undefined;
   if (writer) store.onChange(() => writer.noteChange());
 
-  const app = createApp();
+  const app = createApp(options.http);
   // First of the onSend hooks: no answer leaves before the state it reflects is on disk.
   if (writer) registerDurableReplies(app, writer);
   let url = '';
   registerApi(app, { world, auth: new Authenticator(projects), faults, stats, closing: closing.signal });
-  registerControlApi(app, { world, faults, stats, info: () => ({ url, seed, timeScale: config.timeScale }) });
+  const controlToken =
+    options.control === false
+      ? null
+      : (options.controlToken ?? config.controlToken ?? generateControlToken());
+  if (controlToken !== null) {
+    const info = () => ({ url, seed, timeScale: config.timeScale });
+    registerControlApi(app, { world, faults, stats, info, token: controlToken });
+  }
   await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   const origin = `http://${urlHost(app.server.address() as AddressInfo)}:${(app.server.address() as AddressInfo).port}`;
   url = origin + API_PREFIX;
@@ -206,7 +226,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
   await writer?.flush();
 
   let closed: Promise<void> | undefined;
-  return {
+  const cloud: Omit<LocalCloud, 'controlToken'> = {
     url,
     origin,
     controlUrl: origin + CONTROL_PREFIX,
@@ -230,4 +250,8 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
       return closed;
     },
   };
+  return Object.defineProperty(cloud, 'controlToken', {
+    value: controlToken,
+    enumerable: false,
+  }) as LocalCloud;
 }

@@ -8,6 +8,8 @@ export interface StackInfo {
   cloud: {
     url: string;
     controlUrl: string;
+    /** `Authorization: Bearer <controlToken>` for the control API (/__sim). */
+    controlToken: string;
     stateFile: string | null;
     /** Local development credentials, valid only against this local cloud. */
     projects: { id: string; name: string; access_key: string; secret_key: string }[];
@@ -26,6 +28,8 @@ export function stackInfo(stack: DevStack): StackInfo {
     cloud: {
       url: stack.cloud.url,
       controlUrl: stack.cloud.controlUrl,
+      // The dev stack always serves the control API (it never passes `control: false`).
+      controlToken: stack.cloud.controlToken ?? '',
       stateFile: stack.cloudStateFile ?? null,
       projects: stack.cloud.projects.map(({ id, name, access_key, secret_key }) => ({
         id,

@@ -68,7 +68,9 @@ export async function startContractCloud(options: TestCloudOptions = {}): Promis
   const raw = clientFor({ validateRequests: false });
 
   const stats = async (): Promise<StatsView> => {
-    const answer = await request(`${tc.controlUrl}/stats`);
+    const answer = await request(`${tc.controlUrl}/stats`, {
+      headers: { authorization: tc.controlAuthorization },
+    });
     expect(answer.statusCode).toBe(200);
     return (await answer.body.json()) as StatsView;
   };

@@ -1,5 +1,6 @@
 // Starts the local cloud in-process on 127.0.0.1 port 0 for a test, and talks to it over real
-// HTTP with undici. `manualClock: true` makes lifecycles move only on `advance(ms)`.
+// HTTP with undici. `manualClock: true` makes lifecycles move only on `advance(ms)`. `call()` sends
+// the control token to control API URLs and the first project's key pair to the rest.
 import { request } from 'undici';
 import { createCloudClient, type CloudClient } from '../../cloud/client';
 import { ManualClock } from '../../simulator/clock';
@@ -20,6 +21,8 @@ export interface TestCloud {
   /** Base URL of the API (`…/public/api/v1`). */
   readonly url: string;
   readonly controlUrl: string;
+  /** `Bearer <controlToken>`, what the control API wants in `Authorization` (empty when it is off). */
+  readonly controlAuthorization: string;
   /** The first project and its key pair. */
   readonly project: ProjectCredentials;
   /** `Basic …` header value for the first project's key pair. */
@@ -42,6 +45,7 @@ export async function startTestCloud(options: TestCloudOptions = {}): Promise<Te
     cloud,
     url: cloud.url,
     controlUrl: cloud.controlUrl,
+    controlAuthorization: cloud.controlToken === null ? '' : `Bearer ${cloud.controlToken}`,
     project,
     authorization: basicAuth(project.access_key, project.secret_key),
     advance: (ms) => {
@@ -84,7 +88,7 @@ export interface CallOptions {
   body?: unknown;
   /** Sent as-is instead of JSON-encoding `body`. */
   rawBody?: string;
-  /** Overrides the Authorization header; `null` sends none. */
+  /** Overrides the Authorization header (default: the control token or the key pair); `null` sends none. */
   authorization?: string | null;
   headers?: Record<string, string>;
 }
@@ -92,13 +96,15 @@ export interface CallOptions {
 /** One HTTP call to the API (path relative to the base URL) or to any absolute URL. */
 export async function call<T = Record<string, unknown>>(
   cloud: TestCloud,
-  method: 'GET' | 'POST' | 'DELETE',
+  method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH' | 'OPTIONS',
   path: string,
   options: CallOptions = {},
 ): Promise<HttpAnswer<T>> {
   const target = /^https?:/.test(path) ? path : cloud.url + path;
   const headers: Record<string, string> = { 'user-agent': 'tideline-tests', ...options.headers };
-  const authorization = options.authorization === undefined ? cloud.authorization : options.authorization;
+  const toControl = target.startsWith(`${cloud.controlUrl}/`) || target === cloud.controlUrl;
+  const fallback = toControl ? cloud.controlAuthorization : cloud.authorization;
+  const authorization = options.authorization === undefined ? fallback : options.authorization;
   if (authorization !== null) headers.authorization = authorization;
   let payload: string | undefined = options.rawBody;
   if (payload === undefined && options.body !== undefined) payload = JSON.stringify(options.body);

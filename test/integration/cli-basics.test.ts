@@ -231,6 +231,8 @@ describe('worker and simulator', () => {
     const info = JSON.parse(first) as {
       url: string;
       projects: { id: string; access_key: string; secret_key: string }[];
+      controlUrl: string;
+      controlToken: string;
     };
     expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/public\/api\/v1$/);
     expect(info.projects[0]).toEqual(
@@ -240,7 +242,10 @@ describe('worker and simulator', () => {
         secret_key: expect.any(String),
       }),
     );
-    const health = await fetch(new URL('/__sim/health', info.url));
+    expect(info.controlUrl).toBe(new URL('/__sim', info.url).href);
+    const health = await fetch(`${info.controlUrl}/health`, {
+      headers: { authorization: `Bearer ${info.controlToken}` },
+    });
     expect(health.status).toBe(200);
     simulator.signal('SIGTERM');
     const done = await simulator.done;

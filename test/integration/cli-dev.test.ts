@@ -69,7 +69,11 @@ describe('tideline dev', () => {
       await connection.workflowService.describeNamespace({ namespace: 'default' });
       await connection.close();
       expect(await answers(info.temporal.webUiUrl)).toBe(200);
-      expect(await answers(`${info.cloud.controlUrl}/health`)).toBe(200);
+      const health = await fetch(`${info.cloud.controlUrl}/health`, {
+        headers: { authorization: `Bearer ${info.cloud.controlToken}` },
+      });
+      expect(health.status).toBe(200);
+      expect((await fetch(`${info.cloud.controlUrl}/health`)).status).toBe(401);
       expect(existsSync(dbFile)).toBe(true);
 
       // The worker in the stack runs a runbook started by another `tideline` process.

@@ -14,7 +14,10 @@ beforeAll(async () => {
 });
 afterAll(() => fx.close());
 afterEach(async () => {
-  const answer = await request(`${fx.tc.controlUrl}/faults`, { method: 'DELETE' });
+  const answer = await request(`${fx.tc.controlUrl}/faults`, {
+    method: 'DELETE',
+    headers: { authorization: fx.tc.controlAuthorization },
+  });
   await answer.body.dump();
   expect(answer.statusCode).toBe(204);
 });
@@ -23,7 +26,7 @@ afterEach(async () => {
 async function addFault(rule: FaultRuleInput): Promise<void> {
   const answer = await request(`${fx.tc.controlUrl}/faults`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', authorization: fx.tc.controlAuthorization },
     body: JSON.stringify(rule),
   });
   await answer.body.dump();

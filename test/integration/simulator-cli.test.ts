@@ -64,6 +64,8 @@ function run(args: string[]): Run {
 interface FirstLine {
   url: string;
   projects: Array<{ id: string; name: string; access_key: string; secret_key: string }>;
+  controlUrl: string | null;
+  controlToken: string | null;
 }
 
 test.each(['SIGINT', 'SIGTERM'] as const)(
@@ -71,7 +73,9 @@ test.each(['SIGINT', 'SIGTERM'] as const)(
   async (signal) => {
     const cli = run(['--port', '0', '--seed', '42', '--time-scale', '0.1']);
     const first = JSON.parse(await cli.firstLine) as FirstLine;
-    expect(Object.keys(first)).toEqual(['url', 'projects']);
+    expect(Object.keys(first)).toEqual(['url', 'projects', 'controlUrl', 'controlToken']);
+    expect(first.controlUrl).toBe(new URL('/__sim', first.url).href);
+    expect(first.controlToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/public\/api\/v1$/);
     expect(first.projects).toEqual([
       {
@@ -92,6 +96,8 @@ test.each(['SIGINT', 'SIGTERM'] as const)(
     expect(await cli.exit).toEqual({ code: 0, signal: null });
     expect(cli.stdout().trim().split('\n')).toHaveLength(1);
     expect(cli.stderr()).not.toContain(project.secret_key);
+    expect(cli.stderr()).not.toContain(first.controlToken);
+    expect(cli.stderr()).not.toContain('WARNING');
   },
 );
 
@@ -107,6 +113,7 @@ test('a config file declares projects and credentials', async () => {
       '    secret_key: team-secret-123',
       'durations:',
       '  queued: 10',
+      'controlToken: team-control-token-0123',
       '',
     ].join('\n'),
   );
@@ -115,6 +122,11 @@ test('a config file declares projects and credentials', async () => {
   expect(first.projects).toEqual([
     { id: 'abcdefghij', name: 'team', access_key: 'team-key', secret_key: 'team-secret-123' },
   ]);
+  expect(first.controlToken).toBe('team-control-token-0123');
+  const health = await fetch(`${first.controlUrl}/health`, {
+    headers: { authorization: 'Bearer team-control-token-0123' },
+  });
+  expect(health.status).toBe(200);
   cli.child.kill('SIGTERM');
   expect((await cli.exit).code).toBe(0);
 });
@@ -148,4 +160,37 @@ test('a bad config file exits 2 with one clear line, without echoing secrets', a
   await writeFile(broken, 'projects: [\n');
   await expectUsageError(['--config', broken], /not valid YAML/);
   await expectUsageError(['--config', join(scratch, 'missing.yaml')], /cannot read/);
+});
+
+test('--no-control: no control token, and every /__sim path is a 404', async () => {
+  const cli = run(['--no-control']);
+  const first = JSON.parse(await cli.firstLine) as FirstLine;
+  expect(first).toMatchObject({ controlUrl: null, controlToken: null });
+  for (const path of ['/__sim/health', '/__sim/state']) {
+    const answer = await fetch(new URL(path, first.url));
+    expect([path, answer.status]).toEqual([path, 404]);
+    expect(await answer.json()).toEqual({ code: 'NOT_FOUND', message: expect.any(String) });
+  }
+  const reset = await fetch(new URL('/__sim/reset', first.url), { method: 'POST' });
+  expect(reset.status).toBe(404);
+  cli.child.kill('SIGTERM');
+  expect((await cli.exit).code).toBe(0);
+  expect(cli.stderr()).toContain('control API off');
+});
+
+test('--host 0.0.0.0 prints a warning naming what is exposed', async () => {
+  const cli = run(['--host', '0.0.0.0']);
+  const first = JSON.parse(await cli.firstLine) as FirstLine;
+  cli.child.kill('SIGTERM');
+  expect((await cli.exit).code).toBe(0);
+  const warning =
+    cli
+      .stderr()
+      .split('\n')
+      .find((line) => line.includes('WARNING')) ?? '';
+  expect(warning).toMatch(/^simulator: WARNING: listening on 0\.0\.0\.0, not a loopback address/);
+  expect(warning).toContain('the Cloud API');
+  expect(warning).toContain('control API (/__sim');
+  expect(warning).toContain('--no-control');
+  expect(cli.stderr()).not.toContain(first.controlToken);
 });

@@ -91,13 +91,13 @@ test('success answers match the catalogue’s response schemas and success statu
 });
 
 test('stats count requests per action and per status; reset clears them', async () => {
-  expect((await call(tc, 'POST', `${tc.controlUrl}/stats/reset`, { authorization: null })).status).toBe(204);
+  expect((await call(tc, 'POST', `${tc.controlUrl}/stats/reset`)).status).toBe(204);
   await call(tc, 'GET', p.services);
   await call(tc, 'GET', p.services);
   await call(tc, 'GET', p.service('zzzzzzzzzz'));
   await call(tc, 'GET', '/projects', { authorization: null });
   await call(tc, 'GET', '/no-such-route');
-  const stats = await call(tc, 'GET', `${tc.controlUrl}/stats`, { authorization: null });
+  const stats = await call(tc, 'GET', `${tc.controlUrl}/stats`);
   expect(stats.status).toBe(200);
   expect(stats.body).toEqual({
     total: 5,
@@ -113,29 +113,28 @@ test('stats count requests per action and per status; reset clears them', async 
 });
 
 test('health, state dump without secrets, and reset', async () => {
-  const health = await call(tc, 'GET', `${tc.controlUrl}/health`, { authorization: null });
+  const health = await call(tc, 'GET', `${tc.controlUrl}/health`);
   expect(health.body).toMatchObject({ status: 'ok', url: tc.url, seed: 3, timeScale: 1 });
-  const state = await call(tc, 'GET', `${tc.controlUrl}/state`, { authorization: null });
+  const state = await call(tc, 'GET', `${tc.controlUrl}/state`);
   expect(state.status).toBe(200);
   expect((state.body.services as unknown[]).length).toBeGreaterThan(0);
   expect(state.body.projects).toEqual([{ id: tc.project.id, name: tc.project.name }]);
   expect(JSON.stringify(state.body)).not.toContain(tc.project.secret_key);
 
-  expect((await call(tc, 'POST', `${tc.controlUrl}/reset`, { authorization: null })).status).toBe(204);
+  expect((await call(tc, 'POST', `${tc.controlUrl}/reset`)).status).toBe(204);
   expect((await call(tc, 'GET', p.services)).body).toEqual([]);
-  expect((await call(tc, 'GET', `${tc.controlUrl}/stats`, { authorization: null })).body).toMatchObject({
+  expect((await call(tc, 'GET', `${tc.controlUrl}/stats`)).body).toMatchObject({
     total: 1,
   });
 });
 
 test('control API errors are JSON too', async () => {
   const bad = await call(tc, 'POST', `${tc.controlUrl}/faults`, {
-    authorization: null,
     body: { action: 'service.create', kind: 'explode' },
   });
   expect(bad.status).toBe(400);
   expect(bad.body).toEqual({ code: 'INVALID_REQUEST', message: expect.any(String) });
-  const missing = await call(tc, 'DELETE', `${tc.controlUrl}/faults/f999`, { authorization: null });
+  const missing = await call(tc, 'DELETE', `${tc.controlUrl}/faults/f999`);
   expect(missing.status).toBe(404);
   expect(missing.body.code).toBe('NOT_FOUND');
 });

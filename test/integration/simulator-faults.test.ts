@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => tc.close());
 afterEach(async () => {
-  expect((await call(tc, 'DELETE', `${tc.controlUrl}/faults`, { authorization: null })).status).toBe(204);
+  expect((await call(tc, 'DELETE', `${tc.controlUrl}/faults`)).status).toBe(204);
 });
 
 async function addFault(rule: FaultRuleInput | FaultRuleInput[]) {
@@ -22,7 +22,7 @@ async function addFault(rule: FaultRuleInput | FaultRuleInput[]) {
     tc,
     'POST',
     `${tc.controlUrl}/faults`,
-    { authorization: null, body: rule },
+    { body: rule },
   );
   expect(answer.status).toBe(201);
   return answer.body.rules;
@@ -51,7 +51,7 @@ test('error: a 5xx answer and no change; `times` spends the rule', async () => {
   }
   expect(await serviceCount()).toBe(before);
   expect((await call(tc, 'POST', p.services, { body: { name: 'x' } })).status).toBe(202);
-  const listed = await call(tc, 'GET', `${tc.controlUrl}/faults`, { authorization: null });
+  const listed = await call(tc, 'GET', `${tc.controlUrl}/faults`);
   expect(listed.body.rules).toEqual([expect.objectContaining({ id: rule!.id, remaining: 0, fired: 2 })]);
   // Other operations were never affected.
   expect((await call(tc, 'GET', p.services)).status).toBe(200);
@@ -137,7 +137,7 @@ test('applyThenFail (drop): the change takes effect and the connection closes un
 test('applyThenFail does not fire on a request that failed on its own', async () => {
   const [rule] = await addFault({ action: 'service.create', kind: 'applyThenFail', times: 1 });
   expect((await call(tc, 'POST', p.services, { body: {} })).status).toBe(400);
-  expect((await call(tc, 'GET', `${tc.controlUrl}/faults`, { authorization: null })).body.rules).toEqual([
+  expect((await call(tc, 'GET', `${tc.controlUrl}/faults`)).body.rules).toEqual([
     expect.objectContaining({ id: rule!.id, remaining: 1, fired: 0 }),
   ]);
 });
@@ -205,7 +205,6 @@ test('outcome peeringFailed: the peering ends failed with error_message', async 
 
 test('outcome rules must fit their action', async () => {
   const answer = await call(tc, 'POST', `${tc.controlUrl}/faults`, {
-    authorization: null,
     body: { action: 'vpc.create', kind: 'outcome', outcome: 'unstable' },
   });
   expect(answer.status).toBe(400);
@@ -251,8 +250,6 @@ test('faults given in the config apply from the start; several rules can be adde
     { action: 'vpc.get', kind: 'error', times: 1 },
   ]);
   expect(rules.map((r) => r.id)).toHaveLength(2);
-  expect(
-    (await call(tc, 'DELETE', `${tc.controlUrl}/faults/${rules[0]!.id}`, { authorization: null })).status,
-  ).toBe(204);
+  expect((await call(tc, 'DELETE', `${tc.controlUrl}/faults/${rules[0]!.id}`)).status).toBe(204);
   expect((await call(tc, 'GET', p.vpcs)).status).toBe(200);
 });
