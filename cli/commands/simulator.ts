@@ -17,7 +17,9 @@ export const SIMULATOR_SPEC = {
   summary: 'run the local cloud (a faithful Cloud API for rehearsals)',
   description: [
     'The first stdout line is one JSON object: {"url": …, "projects": [{"id", "name", "access_key",',
-    '"secret_key"}]} — the key pairs are development credentials of this local cloud only. Point a',
+    '"secret_key"}], "controlUrl": …, "controlToken": …} — the key pairs are development credentials',
+    'of this local cloud only; the control API (/__sim) wants `Authorization: Bearer <controlToken>`.',
+    'A --host other than loopback prints a warning naming what it exposes. Point a',
     'worker at it with TIDELINE_CLOUD_URL=<url> TIDELINE_CLOUD_ALLOW_INSECURE_LOOPBACK=1 and the',
     'TIDELINE_CLOUD_PROJECT_ID / _ACCESS_KEY / _SECRET_KEY of a project. Here --config names the',
     "local cloud's config file (projects, durations, faults), not tideline's.",
@@ -30,6 +32,7 @@ export const SIMULATOR_SPEC = {
     ['--time-scale X', 'multiplies every duration (0.1 = ten times faster)'],
     ['--seed N', 'makes ids and fault draws deterministic'],
     ['--state-file FILE', 'keep resources and key pairs across restarts'],
+    ['--no-control', 'leave out the control API (/__sim): every path under it is a 404'],
   ],
   examples: [
     'tideline simulator',
