@@ -12,6 +12,8 @@ export const EXIT = {
   UNAVAILABLE: 3,
   /** Something asked for does not exist (run id, schedule). */
   NOT_FOUND: 4,
+  /** The run is held at a failed step (`onFailure: hold`): retry, skip or roll it back. */
+  HELD: 5,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 

@@ -5,8 +5,9 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { CliContext } from './context';
 import { EXIT } from './errors';
 import { LineProgressView, LiveProgressView, type ProgressView } from './output/progress-views';
+import { heldLines } from './output/held-view';
 import { cliCommand, renderOutcome, runJson } from './output/run-report';
-import { styleFor } from './output/style';
+import { styleFor, type Style } from './output/style';
 import { observeRun, readOutcome, type RunOutcome, type RunSnapshot } from './run-observer';
 import { explainTemporalError, type TemporalSession } from './temporal';
 
@@ -71,6 +72,7 @@ export async function followRun(
     }
     if (snapshot.closed) break;
     view?.update(snapshot, Date.now());
+    if (snapshot.progress?.status === 'held') return reportHeld(ctx, snapshot, view, style, options);
     if (options.once) {
       view?.stop();
       if (ctx.globals.json) {
@@ -118,4 +120,39 @@ export async function followRun(
   }
   if (options.exitCodeFor) return options.exitCodeFor(outcome);
   return outcome.status === 'succeeded' ? EXIT.OK : EXIT.FAILED;
+}
+
+/** A held run: show the failure and the commands that act on it, and stop following (exit 5). */
+function reportHeld(
+  ctx: CliContext,
+  snapshot: RunSnapshot,
+  view: ProgressView | undefined,
+  style: Style,
+  options: FollowOptions,
+): number {
+  view?.stop();
+  const progress = snapshot.progress!;
+  if (ctx.globals.json) {
+    const json = runJson(
+      {
+        workflowId: snapshot.workflowId,
+        runId: snapshot.runId,
+        status: 'held',
+        outputs: {},
+        secretOutputs: [],
+        progress,
+      },
+      options.showSecrets,
+    );
+    ctx.stdout.write(`${JSON.stringify(json)}\n`);
+  } else {
+    ctx.stdout.write(
+      `${[
+        `${style.yellow('⏸')} ${style.bold(progress.runbook)} is held at a failed step (run ${snapshot.workflowId})`,
+        ...heldLines(ctx, snapshot.workflowId, progress, style, Date.now()),
+        style.dim(`  see it again: ${cliCommand(ctx, ['status', snapshot.workflowId, '--once'])}`),
+      ].join('\n')}\n`,
+    );
+  }
+  return EXIT.HELD;
 }

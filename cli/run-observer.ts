@@ -12,7 +12,7 @@ export const RUNBOOK_WORKFLOW_TYPE = 'runbookWorkflow';
 const QUERY_TIMEOUT_MS = 5_000;
 
 export type RunStatusName =
-  'running' | 'compensating' | 'succeeded' | 'failed' | 'cancelled' | 'terminated' | 'timed-out';
+  'running' | 'held' | 'compensating' | 'succeeded' | 'failed' | 'cancelled' | 'terminated' | 'timed-out';
 
 export interface ActivityState {
   attempt: number;

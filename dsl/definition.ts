@@ -52,7 +52,12 @@ interface StepBase<K extends string> {
   /** Steps that undo this one, in the order written; run only if this step completed. */
   compensate: StepDefinition[];
   continueOnError: boolean;
+  /** Set only when written (or inherited from a parallel/foreach): absent = the run's policy. */
+  onFailure?: OnFailurePolicy;
 }
+
+/** What a failed step does: compensate and fail the run, or hold the run for an operator. */
+export type OnFailurePolicy = 'rollback' | 'hold';
 
 export interface CallStepDefinition extends StepBase<'call'> {
   action: ActionName;
@@ -154,8 +159,13 @@ export interface RunbookDefinition {
   inputs: Record<string, InputDefinition>;
   steps: StepDefinition[];
   outputs: Record<string, OutputDefinition>;
+  /** Absent = rollback (every definition normalised before the field). */
+  onFailure?: OnFailurePolicy;
+  /** How long a held run waits for an operator; absent = DEFAULT_HOLD_TIMEOUT_MS. */
+  holdTimeoutMs?: number;
 }
 
+export const DEFAULT_HOLD_TIMEOUT_MS = 24 * 60 * 60_000;
 export const DEFAULT_WAIT_TIMEOUT_MS = 30 * 60_000;
 export const DEFAULT_WAIT_INTERVAL_MS = 1_000;
 export const DEFAULT_WAIT_MAX_INTERVAL_MS = 15_000;

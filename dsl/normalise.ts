@@ -96,8 +96,18 @@ function normaliseStep(step: Step, options: NormaliseOptions): StepDefinition {
     ...(step.retry !== undefined && { retry: normaliseRetry(step.retry) }),
     compensate: compensate.map((inner) => normaliseStep(inner, options)),
     continueOnError: step.continueOnError ?? false,
+    ...(step.onFailure !== undefined && { onFailure: step.onFailure }),
   };
-  const nested = (steps: Step[]) => steps.map((inner) => normaliseStep(inner, options));
+  // A container's onFailure is the default of the steps inside it (containers never hold).
+  const nested = (steps: Step[]) =>
+    steps.map((inner) =>
+      normaliseStep(
+        step.onFailure !== undefined && inner.onFailure === undefined
+          ? { ...inner, onFailure: step.onFailure }
+          : inner,
+        options,
+      ),
+    );
 
   if ('call' in step) {
     const action = step.call as ActionName;
@@ -195,5 +205,7 @@ export function normaliseRunbook(runbook: Runbook, options: NormaliseOptions = {
     outputs: Object.fromEntries(
       Object.entries(runbook.outputs ?? {}).map(([name, spec]) => [name, normaliseOutput(spec)]),
     ),
+    ...(runbook.onFailure !== undefined && { onFailure: runbook.onFailure }),
+    ...(runbook.holdTimeout !== undefined && { holdTimeoutMs: parseDuration(runbook.holdTimeout) }),
   };
 }

@@ -30,7 +30,8 @@ export type ProblemRule =
   | 'child-runbook'
   | 'child-inputs'
   | 'compensate-nested'
-  | 'approve-default';
+  | 'approve-default'
+  | 'on-failure';
 
 export interface SourcePosition {
   /** 1-based. */

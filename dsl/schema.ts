@@ -37,6 +37,13 @@ export type StepKind = (typeof STEP_KINDS)[number];
 
 export const ActionNameSchema = z.enum(ACTION_NAMES as [string, ...string[]]);
 
+/** What a failed step does: roll the run back (default), or hold it for an operator. */
+export const OnFailure = z.enum(['rollback', 'hold']).meta({
+  id: 'OnFailure',
+  description:
+    'When a step fails (after its retries): `rollback` compensates and fails the run (default); `hold` keeps the run open at the failed step until an operator retries, skips or rolls back (`tideline retry|skip|rollback`)',
+});
+
 const common = {
   id: StepId,
   name: z.string().optional().describe('A short title shown in progress output'),
@@ -50,6 +57,9 @@ const common = {
     .boolean()
     .optional()
     .describe('Record a failure of this step and go on with the next one'),
+  onFailure: OnFailure.optional().describe(
+    "What this step's failure does (default: the runbook's `onFailure`); on parallel/foreach: the default for the steps inside",
+  ),
 };
 
 // Recursive members are getters with explicit types, so zod builds them lazily and TypeScript can
@@ -226,6 +236,12 @@ export const RunbookSchema = z
     inputs: z.record(VariableName, InputSpec).optional(),
     steps: z.array(Step).min(1),
     outputs: z.record(VariableName, OutputSpec).optional(),
+    onFailure: OnFailure.optional().describe(
+      'What a failed step does, unless the step says (default rollback)',
+    ),
+    holdTimeout: Duration.optional().describe(
+      'How long a held run waits for an operator before it rolls back on its own (default 24h)',
+    ),
   })
   .meta({
     id: 'Runbook',

@@ -131,6 +131,22 @@ export function validateRunbook(
           hint: 'list the undo steps one after another instead',
         });
       }
+      if (step.onFailure === 'hold' && frames.some((f) => f.type === 'compensate')) {
+        problems.push({
+          rule: 'on-failure',
+          path: [...path, 'onFailure'],
+          message: 'a compensation step cannot hold the run: compensation always runs to the end',
+          hint: 'remove `onFailure` here',
+        });
+      }
+      if ('approve' in step && step.onFailure === 'hold') {
+        problems.push({
+          rule: 'on-failure',
+          path: [...path, 'onFailure'],
+          message: 'an approval cannot hold the run: a rejection is a decision, and it rolls back',
+          hint: 'remove `onFailure` here',
+        });
+      }
       if ('approve' in step && step.default !== undefined && step.timeout === undefined) {
         problems.push({
           rule: 'approve-default',

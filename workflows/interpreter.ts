@@ -100,6 +100,20 @@ export class Interpreter {
         scope.steps[step.id] = { output: null, status: 'failed' };
         return;
       }
+      const holds = this.state.holds;
+      if (compensates === undefined && holds?.holds(step) === true) {
+        // onFailure: hold — only definitions (or runs) that ask for it get here.
+        const decision = await holds.wait(key, step.id, failure);
+        if (decision.kind === 'retry') {
+          delete record.error;
+          return this.runStep(step, scope, prefix, compensates);
+        }
+        if (decision.kind === 'skip') {
+          scope.steps[step.id] = { output: decision.output, status: 'done' };
+          this.state.mark(record, 'done');
+          return;
+        }
+      }
       if (error instanceof StepFailed) throw error;
       throw new StepFailed(key, failure.type, failure.message);
     }

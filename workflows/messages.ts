@@ -1,7 +1,7 @@
 // What a runbook run exposes to clients: its input, its report, the progress query and the
 // approval update. Shared by the workflow and every client (CLI, tests).
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { RunbookDefinition } from '../dsl/definition';
+import type { OnFailurePolicy, RunbookDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 
 export interface RunbookWorkflowInput {
@@ -11,6 +11,8 @@ export interface RunbookWorkflowInput {
   inputs: Record<string, unknown>;
   /** Service locks the parent run holds already (child runbooks must not queue behind them). */
   heldLocks?: string[];
+  /** Overrides every step's and the runbook's `onFailure` for this run (`run --on-failure`). */
+  onFailure?: OnFailurePolicy;
 }
 
 export type StepStatus =
@@ -48,7 +50,8 @@ export interface PendingApproval {
   default: 'approve' | 'reject';
 }
 
-export type RunStatus = 'running' | 'compensating' | 'succeeded' | 'failed' | 'cancelled';
+/** `held`: running, but a failed step waits for an operator (retry, skip or rollback). */
+export type RunStatus = 'running' | 'held' | 'compensating' | 'succeeded' | 'failed' | 'cancelled';
 
 export interface RunProgress {
   runbook: string;
@@ -62,7 +65,49 @@ export interface RunProgress {
   /** The service locks the run holds. */
   locks?: string[];
   failure?: RunFailure;
+  /** Failed steps that hold the run (`onFailure: hold`), waiting for retry, skip or rollback. */
+  held?: HeldStep[];
+  /** What operators did to held steps (and hold timeouts), oldest first. */
+  actions?: OperatorAction[];
 }
+
+export interface HeldStep {
+  stepKey: string;
+  error: { type: string; message: string };
+  heldAt: number;
+  /** When the run rolls back on its own (epoch ms). */
+  deadline: number;
+}
+
+export interface OperatorAction {
+  action: 'retry' | 'skip' | 'rollback' | 'hold-timeout';
+  /** The held step acted on (rollback: every held step). */
+  stepKey: string;
+  by: string | null;
+  reason: string | null;
+  at: number;
+  /** retry: the names of the inputs changed (never their values). */
+  inputs?: string[];
+}
+
+export interface HoldActionBase {
+  /** Which held step; optional when only one is held. */
+  step?: string;
+  by?: string;
+  reason?: string;
+}
+
+export interface RetryRequest extends HoldActionBase {
+  /** Input values to change before the step runs again (bound like at start). */
+  inputs?: Record<string, unknown>;
+}
+
+export interface SkipRequest extends HoldActionBase {
+  /** The output the step is taken to have produced. */
+  output: JsonValue;
+}
+
+export type RollbackRequest = Omit<HoldActionBase, 'step'>;
 
 export interface RunFailure {
   stepKey: string;
@@ -94,6 +139,9 @@ export interface ApprovalOutcome {
 
 export const progressQuery = defineQuery<RunProgress>('progress');
 export const approvalUpdate = defineUpdate<ApprovalOutcome, [ApprovalDecision]>('approval');
+export const retryUpdate = defineUpdate<OperatorAction, [RetryRequest]>('retry');
+export const skipUpdate = defineUpdate<OperatorAction, [SkipRequest]>('skip');
+export const rollbackUpdate = defineUpdate<OperatorAction, [RollbackRequest]>('rollback');
 
 /** The failure type of a run that failed; its details hold the RunReport. */
 export const RUNBOOK_FAILED = 'RUNBOOK_FAILED';

@@ -11,6 +11,7 @@ import type {
   StepRecord,
   StepStatus,
 } from './messages';
+import type { Holds } from './holds';
 
 interface ApprovalWaiter extends PendingApproval {
   decision?: ApprovalOutcome;
@@ -23,6 +24,8 @@ export class RunState {
   status: RunStatus = 'running';
   failure: RunFailure | undefined;
   endedAt: number | undefined;
+  /** Held steps and operator actions; absent where nothing can hold (foreach batch children). */
+  holds: Holds | undefined;
   /** Reports the run's locks into the progress (set by the workflow). */
   lockStatus: () => { waitingFor?: string | undefined; held: string[] } = () => ({ held: [] });
 
@@ -85,7 +88,7 @@ export class RunState {
   progress(): RunProgress {
     const progress: RunProgress = {
       runbook: this.runbook,
-      status: this.status,
+      status: this.status === 'running' && this.holds?.open === true ? 'held' : this.status,
       startedAt: this.startedAt,
       steps: this.records.map((r) => ({ ...r })),
     };
@@ -99,6 +102,9 @@ export class RunState {
     if (locks.held.length > 0) progress.locks = locks.held;
     if (this.failure !== undefined) progress.failure = this.failure;
     if (this.endedAt !== undefined) progress.endedAt = this.endedAt;
+    if (this.holds?.open === true) progress.held = this.holds.list();
+    if (this.holds !== undefined && this.holds.actions.length > 0)
+      progress.actions = this.holds.actions.map((a) => ({ ...a }));
     return progress;
   }
 }

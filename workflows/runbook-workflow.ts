@@ -9,10 +9,12 @@ import {
   patched,
   setHandler,
 } from '@temporalio/workflow';
-import { DEFINITION_FORMAT_VERSION } from '../dsl/definition';
+import { DEFAULT_HOLD_TIMEOUT_MS, DEFINITION_FORMAT_VERSION } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { bindInputs } from '../dsl/inputs';
 import { resolveTemplates } from '../dsl/templates';
+import { Holds } from './holds';
+import { setHoldHandlers } from './hold-handlers';
 import { Interpreter, celVariables, type Scope } from './interpreter';
 import {
   RUNBOOK_FAILED,
@@ -61,6 +63,12 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
   }
 
   const scope: Scope = { inputs: bound.values, steps: {}, vars: {} };
+  state.holds = new Holds({
+    ...(input.onFailure !== undefined && { override: input.onFailure }),
+    ...(definition.onFailure !== undefined && { runbook: definition.onFailure }),
+    timeoutMs: definition.holdTimeoutMs ?? DEFAULT_HOLD_TIMEOUT_MS,
+  });
+  setHoldHandlers(state.holds, definition, input.inputs, scope);
   const heldByParent = input.heldLocks ?? [];
   const locks = new RunLocks();
   state.lockStatus = () => ({ waitingFor: locks.waitingFor, held: [...heldByParent, ...locks.held] });

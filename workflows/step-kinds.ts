@@ -81,7 +81,9 @@ export async function runStepKind(
         options.scheduleToCloseTimeout = resolveDurationMs(step.timeoutMs, vars);
       const activity = proxyActivities<TidelineActivities>(options)[step.action];
       const input = asInput(resolveTemplates(step.with, vars), key);
-      return (await activity({ input, adoptExisting: step.adopt })) as JsonValue;
+      // A create retried by an operator after a hold may have taken effect: adopt, never duplicate.
+      const adoptExisting = step.adopt || interpreter.state.holds?.wasRetried(key) === true;
+      return (await activity({ input, adoptExisting })) as JsonValue;
     }
     case 'wait': {
       const timeoutMs = resolveDurationMs(step.timeoutMs, vars);

@@ -2,7 +2,7 @@
 // (secret ones masked unless --show-secrets), pending approvals with the exact command to answer
 // them, and the JSON shape of a run.
 import type { JsonValue } from '../../dsl/expressions';
-import type { PendingApproval, RunProgress, StepRecord } from '../../workflows/messages';
+import type { OperatorAction, PendingApproval, RunProgress, StepRecord } from '../../workflows/messages';
 import type { CliContext } from '../context';
 import type { RunOutcome, RunStatusName } from '../run-observer';
 import { orderedSteps } from '../run-observer';
@@ -22,6 +22,18 @@ export function cliCommand(ctx: Pick<CliContext, 'globals'>, words: string[]): s
   if (config !== undefined) flags.push('--config', config);
   void taskQueue; // a run keeps its task queue; status/approve do not need it
   return ['tideline', ...words, ...flags].map(shellQuote).join(' ');
+}
+
+/** One operator action on a held run (or a hold timeout), for status and reports. */
+export function actionLine(action: OperatorAction): string {
+  const by = action.by !== null ? ` by ${action.by}` : '';
+  const why = action.reason !== null ? `: ${action.reason}` : '';
+  const inputs = action.inputs !== undefined ? ` (inputs changed: ${action.inputs.join(', ')})` : '';
+  const what =
+    action.action === 'hold-timeout'
+      ? `hold of ${action.stepKey} timed out; rolling back`
+      : `${action.action} ${action.stepKey}${by}${inputs}${why}`;
+  return `${isoTime(action.at) ?? ''} ${what}`;
 }
 
 export function maskedOutputs(
@@ -61,6 +73,7 @@ function runDuration(progress: RunProgress | undefined): string {
 
 const HEADLINE: Record<RunStatusName, string> = {
   running: 'is running',
+  held: 'is held at a failed step',
   compensating: 'is compensating',
   succeeded: 'succeeded',
   failed: 'failed',
@@ -112,6 +125,7 @@ export function renderOutcome(
       );
     }
   }
+  for (const action of outcome.progress?.actions ?? []) lines.push(`  operator: ${actionLine(action)}`);
   if (!ok) lines.push(style.dim(`  timeline: ${cliCommand(ctx, ['history', outcome.workflowId])}`));
   return `${lines.join('\n')}\n`;
 }
@@ -166,6 +180,8 @@ export function runJson(
     outputs: maskedOutputs(outcome.outputs, outcome.secretOutputs, showSecrets),
     failure: outcome.failure ?? null,
     pendingApproval: progress?.pendingApproval ?? null,
+    held: progress?.held ?? [],
+    operatorActions: progress?.actions ?? [],
     ...extra,
   };
   return json;

@@ -129,7 +129,7 @@ describe('validator rules', () => {
       'first used at line 5, column 5; ids must be unique across the whole runbook',
     );
     expect(hints('schema.yaml')).toContain(
-      'fields allowed here: id, name, description, if, timeout, retry, continueOnError, sleep, compensate',
+      'fields allowed here: id, name, description, if, timeout, retry, continueOnError, onFailure, sleep, compensate',
     );
   });
 

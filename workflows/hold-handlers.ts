@@ -1,0 +1,62 @@
+// The operator's actions on a held run, as workflow updates whose validators refuse a wrong
+// action before it is recorded: retry (optionally with changed inputs, bound like at start),
+// skip (with a stand-in output that has every field later steps read), rollback.
+import { setHandler } from '@temporalio/workflow';
+import type { RunbookDefinition } from '../dsl/definition';
+import { bindInputs } from '../dsl/inputs';
+import { missingOutputField, outputReads } from '../dsl/output-reads';
+import type { Holds } from './holds';
+import type { Scope } from './interpreter';
+import { retryUpdate, rollbackUpdate, skipUpdate, type RetryRequest } from './messages';
+
+export function setHoldHandlers(
+  holds: Holds,
+  definition: RunbookDefinition,
+  startInputs: Record<string, unknown>,
+  scope: Scope,
+): void {
+  let given = { ...startInputs };
+  const rebind = (request: RetryRequest) => {
+    const merged = { ...given, ...(request.inputs ?? {}) };
+    const bound = bindInputs(definition.inputs, merged);
+    if (!bound.ok) throw new Error(`invalid inputs: ${bound.problems.map((p) => p.message).join('; ')}`);
+    return { merged, values: bound.values };
+  };
+  setHandler(
+    retryUpdate,
+    (request) => {
+      if (request.inputs !== undefined && Object.keys(request.inputs).length > 0) {
+        const { merged, values } = rebind(request);
+        given = merged;
+        // Every scope of the run shares this object: later expressions read the new values.
+        for (const name of Object.keys(scope.inputs)) delete scope.inputs[name];
+        Object.assign(scope.inputs, values);
+      }
+      return holds.retry(request);
+    },
+    {
+      validator: (request) => {
+        holds.find(request);
+        if (request.inputs !== undefined) rebind(request);
+      },
+    },
+  );
+  setHandler(skipUpdate, (request) => holds.skip(request), {
+    validator: (request) => {
+      const held = holds.find(request);
+      if (request.output === undefined) throw new Error('skip needs an output (JSON; null for none)');
+      const missing = missingOutputField(request.output, outputReads(definition, held.stepId));
+      if (missing !== undefined) {
+        throw new Error(
+          `the output lacks \`${missing}\`, which a later step reads as steps.${held.stepId}.output.${missing}`,
+        );
+      }
+    },
+  });
+  setHandler(rollbackUpdate, (request) => holds.rollback(request), {
+    validator: (request) => {
+      if (!holds.open) throw new Error('no step is held in this run; there is nothing to roll back');
+      void request;
+    },
+  });
+}
