@@ -82,6 +82,25 @@ export const COMMANDS: CommandEntry[] = [
     load: () => (require('./commands/approve') as typeof import('./commands/approve')).rejectCommand,
   },
   {
+    name: 'retry',
+    summary: 'run the failed step of a held run again (optionally with changed inputs)',
+    interrupt: 'exit',
+    load: () => (require('./commands/hold-actions') as typeof import('./commands/hold-actions')).retryCommand,
+  },
+  {
+    name: 'skip',
+    summary: 'mark the failed step of a held run done with a given output, and go on',
+    interrupt: 'exit',
+    load: () => (require('./commands/hold-actions') as typeof import('./commands/hold-actions')).skipCommand,
+  },
+  {
+    name: 'rollback',
+    summary: 'roll a held run back now (compensate and fail)',
+    interrupt: 'exit',
+    load: () =>
+      (require('./commands/hold-actions') as typeof import('./commands/hold-actions')).rollbackCommand,
+  },
+  {
     name: 'schedule',
     summary: 'run runbooks on a schedule (create, list, describe, pause, unpause, trigger, delete)',
     interrupt: 'exit',

@@ -15,7 +15,8 @@ import { workflowIdProblem } from '../workflow-id';
 
 export const RUN_SPEC = {
   name: 'run',
-  usage: 'FILE [-i key=value]… [--inputs FILE|-] [--id ID] [--detach] [--show-secrets]',
+  usage:
+    'FILE [-i key=value]… [--inputs FILE|-] [--id ID] [--on-failure rollback|hold] [--detach] [--show-secrets]',
   summary: 'validate a runbook, start it, and follow its progress',
   description: [
     'Checks the runbook and its inputs first (problems are printed with file:line:column, exit 2),',
@@ -27,12 +28,15 @@ export const RUN_SPEC = {
     '-i name=value (-i name=@FILE reads the value from a file). Give secret inputs by file, stdin or',
     'variable: a value on the command line is visible to other users (`ps`), so it gets a warning.',
     "Child runbooks must be inside the runbook's folder, or inside --runbooks-root DIR.",
+    'A run held at a failed step (onFailure: hold, or --on-failure hold) stops being followed with',
+    'exit 5 and the commands that act on it (tideline retry | skip | rollback).',
   ],
   options: {
     input: { type: 'string', short: 'i', multiple: true },
     inputs: { type: 'string' },
     'runbooks-root': { type: 'string' },
     id: { type: 'string' },
+    'on-failure': { type: 'string' },
     detach: { type: 'boolean', short: 'd' },
     'show-secrets': { type: 'boolean' },
   },
@@ -45,6 +49,7 @@ export const RUN_SPEC = {
     ['--inputs FILE', 'a YAML or JSON file of input values, - for stdin (-i wins over it)'],
     ['--runbooks-root DIR', "the folder child runbooks must be in (default: the runbook's folder)"],
     ['--id ID', 'the run id, at most 1000 bytes (default: <runbook name>-<6 hex digits>)'],
+    ['--on-failure rollback|hold', "what a failed step does in this run (overrides the runbook's onFailure)"],
     ['-d, --detach', 'start the run and return at once'],
     ['--show-secrets', 'print secret outputs instead of ••••••'],
   ],
@@ -80,6 +85,10 @@ export const runCommand: Command = async (argv, ctx) => {
       );
     }
   }
+  const onFailure = values['on-failure'];
+  if (onFailure !== undefined && onFailure !== 'rollback' && onFailure !== 'hold') {
+    throw new CliError('CLI_USAGE', `--on-failure must be rollback or hold, not "${onFailure}"`);
+  }
   const runbook = loadRunbook(file, ctx, runbooksRootOption(values['runbooks-root'], ctx));
   const given = await gatherInputs(
     runbook.definition,
@@ -97,7 +106,11 @@ export const runCommand: Command = async (argv, ctx) => {
       ctx.stderr.write('tideline: interrupted; nothing was started\n');
       return INTERRUPTED;
     }
-    const input: RunbookWorkflowInput = { definition: runbook.definition, inputs };
+    const input: RunbookWorkflowInput = {
+      definition: runbook.definition,
+      inputs,
+      ...(onFailure !== undefined && { onFailure }),
+    };
     let handle;
     try {
       handle = await session.client.workflow.start(RUNBOOK_WORKFLOW_TYPE, {

@@ -1,0 +1,204 @@
+// `tideline retry|skip|rollback ID`: act on a run held at a failed step (`onFailure: hold`)
+// through the interpreter's updates, whose validators refuse a wrong action (nothing held, a step
+// that is not held, invalid inputs, a skip output lacking a field a later step reads) before it
+// is recorded. Exit 0 when the action was taken, 1 when it was refused or the run has ended.
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily like every SDK module */
+import { userInfo } from 'node:os';
+import type { JsonValue } from '../../dsl/expressions';
+import type { OperatorAction } from '../../workflows/messages';
+import { parseCommand, type CommandSpec } from '../args';
+import type { CliContext, Command } from '../context';
+import { CliError, EXIT } from '../errors';
+import { printCliError } from '../output/errors';
+import { printCommandHelp } from '../output/help';
+import { cliCommand } from '../output/run-report';
+import { runStatusOf, workerNote } from '../run-observer';
+import { withTemporal, type TemporalSession } from '../temporal';
+
+const UPDATE_TIMEOUT_MS = 20_000;
+type Verb = 'retry' | 'skip' | 'rollback';
+
+const COMMON_HELP: [string, string][] = [
+  ['--by NAME', 'who acts (default: your user name)'],
+  ['-m, --reason TEXT', 'why, recorded with the action'],
+];
+
+export const RETRY_SPEC = {
+  name: 'retry',
+  usage: 'ID [--step KEY] [-i key=value]… [--by NAME] [-m TEXT]',
+  summary: 'run the failed step of a held run again',
+  description: [
+    'Runs the held step again (a create that had taken effect is adopted, not duplicated). -i changes',
+    'input values first; they are checked like at start. Exit 1 when nothing (or not that step) is held.',
+  ],
+  options: {
+    step: { type: 'string' },
+    input: { type: 'string', short: 'i', multiple: true },
+    by: { type: 'string' },
+    reason: { type: 'string', short: 'm' },
+  },
+  optionHelp: [
+    ['--step KEY', 'which held step (needed only when several are held)'],
+    ['-i, --input key=value', 'an input value to change before the retry (repeatable)'],
+    ...COMMON_HELP,
+  ],
+  examples: ['tideline retry provision-production-service-3f9a1c --step pooler -m "pooler quota raised"'],
+  positionals: { min: 1, max: 1, names: 'the run ID' },
+} satisfies CommandSpec;
+
+export const SKIP_SPEC = {
+  name: 'skip',
+  usage: 'ID --step KEY [--output JSON] [--by NAME] [-m TEXT]',
+  summary: 'mark the failed step of a held run done with a given output, and go on',
+  description: [
+    'The held step counts as done with --output (JSON, default null); it must have every field later',
+    'steps read. Nothing is undone for a skipped step. Exit 1 when the step is not held.',
+  ],
+  options: {
+    step: { type: 'string' },
+    output: { type: 'string' },
+    by: { type: 'string' },
+    reason: { type: 'string', short: 'm' },
+  },
+  optionHelp: [
+    ['--step KEY', 'the held step'],
+    ['--output JSON', 'the output the step is taken to have produced (default null)'],
+    ...COMMON_HELP,
+  ],
+  examples: [
+    'tideline skip provision-production-service-3f9a1c --step pooler --output \'{"message":"done by hand"}\'',
+  ],
+  positionals: { min: 1, max: 1, names: 'the run ID' },
+} satisfies CommandSpec;
+
+export const ROLLBACK_SPEC = {
+  name: 'rollback',
+  usage: 'ID [--by NAME] [-m TEXT]',
+  summary: 'roll a held run back now: compensate and fail',
+  description: [
+    'Compensates the completed steps, newest first, and fails the run. Exit 1 when nothing is held.',
+  ],
+  options: { by: { type: 'string' }, reason: { type: 'string', short: 'm' } },
+  optionHelp: COMMON_HELP,
+  examples: ['tideline rollback provision-production-service-3f9a1c -m "wrong region"'],
+  positionals: { min: 1, max: 1, names: 'the run ID' },
+} satisfies CommandSpec;
+
+function userName(env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    return env.USER || env.USERNAME || userInfo().username || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function inputPairs(pairs: string[] | undefined): Record<string, string> {
+  const inputs: Record<string, string> = {};
+  for (const pair of pairs ?? []) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new CliError('CLI_USAGE', `-i ${pair}: expected key=value`, 'e.g. -i name=orders');
+    inputs[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return inputs;
+}
+
+function parseOutput(text: string | undefined): JsonValue {
+  if (text === undefined) return null;
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    throw new CliError('CLI_USAGE', '--output must be JSON', `e.g. --output '{"service_id":"abc"}'`);
+  }
+}
+
+async function act(
+  ctx: CliContext,
+  session: TemporalSession,
+  workflowId: string,
+  verb: Verb,
+  request: Record<string, unknown>,
+): Promise<number> {
+  const messages = require('../../workflows/messages') as typeof import('../../workflows/messages');
+  const update = {
+    retry: messages.retryUpdate,
+    skip: messages.skipUpdate,
+    rollback: messages.rollbackUpdate,
+  }[verb];
+  const handle = session.client.workflow.getHandle(workflowId);
+  const description = await handle.describe();
+  if (description.status.name !== 'RUNNING') {
+    printCliError(ctx, {
+      code: 'RUN_NOT_HELD',
+      message: `run ${workflowId} has already ended (${runStatusOf(description.status.name)}); there is nothing to ${verb}`,
+      hint: `see how it ended: ${cliCommand(ctx, ['status', workflowId, '--once'])}`,
+      details: [],
+    });
+    return EXIT.FAILED;
+  }
+  let action: OperatorAction;
+  try {
+    action = (await session.client.withDeadline(Date.now() + UPDATE_TIMEOUT_MS, () =>
+      handle.executeUpdate(update as typeof messages.retryUpdate, { args: [request] }),
+    )) as OperatorAction;
+  } catch (error) {
+    const name = (error as { name?: unknown }).name;
+    if (name === 'WorkflowUpdateFailedError') {
+      const cause = (error as { cause?: { message?: string } }).cause?.message;
+      printCliError(ctx, {
+        code: 'RUN_NOT_HELD',
+        message: `cannot ${verb} run ${workflowId}: ${cause ?? String(error)}`,
+        hint: `see the run: ${cliCommand(ctx, ['status', workflowId, '--once'])}`,
+        details: [],
+      });
+      return EXIT.FAILED;
+    }
+    if (name === 'WorkflowUpdateRPCTimeoutOrCancelledError' || (error as { code?: unknown }).code === 4) {
+      printCliError(ctx, {
+        code: 'TEMPORAL_UNAVAILABLE',
+        message: `no worker took the action within ${UPDATE_TIMEOUT_MS / 1000}s`,
+        hint: await workerNote(session, description.taskQueue),
+        details: [],
+      });
+      return EXIT.UNAVAILABLE;
+    }
+    throw error;
+  }
+  if (ctx.globals.json) {
+    ctx.stdout.write(`${JSON.stringify({ workflowId, ...action })}\n`);
+    return EXIT.OK;
+  }
+  const after = verb === 'rollback' ? 'the run compensates and fails' : 'the run goes on';
+  ctx.stdout.write(
+    `${verb} ${action.stepKey} of run ${workflowId}${action.by ? ` (by ${action.by})` : ''}; ${after}\n` +
+      `follow it: ${cliCommand(ctx, ['status', workflowId])}\n`,
+  );
+  return EXIT.OK;
+}
+
+function holdCommand(verb: Verb, spec: typeof RETRY_SPEC | typeof SKIP_SPEC | typeof ROLLBACK_SPEC): Command {
+  return async (argv, ctx) => {
+    const parsed = parseCommand(spec, argv, ctx);
+    if (parsed.help) return printCommandHelp(spec, ctx);
+    const [workflowId] = parsed.positionals as [string];
+    const values = parsed.values as Record<string, string | string[] | undefined>;
+    const request: Record<string, unknown> = {};
+    const by = (values.by as string | undefined) ?? userName(ctx.env);
+    if (by !== undefined) request.by = by;
+    if (values.reason !== undefined) request.reason = values.reason;
+    if (values.step !== undefined) request.step = values.step;
+    if (verb === 'retry') {
+      const inputs = inputPairs(values.input as string[] | undefined);
+      if (Object.keys(inputs).length > 0) request.inputs = inputs;
+    }
+    if (verb === 'skip') {
+      if (values.step === undefined)
+        throw new CliError('CLI_USAGE', 'skip needs --step KEY', 'name the held step');
+      request.output = parseOutput(values.output as string | undefined);
+    }
+    return withTemporal(ctx, (session) => act(ctx, session, workflowId, verb, request));
+  };
+}
+
+export const retryCommand: Command = holdCommand('retry', RETRY_SPEC);
+export const skipCommand: Command = holdCommand('skip', SKIP_SPEC);
+export const rollbackCommand: Command = holdCommand('rollback', ROLLBACK_SPEC);

@@ -1,0 +1,86 @@
+// The real `tideline` binary on a held run (issue 14): `run --on-failure hold` stops following a
+// held run with exit 5 and the three commands; `status` shows them; `retry` (with a changed
+// input), `skip` and `rollback` act on it, refuse wrong actions with exit 1 (2 for bad usage),
+// and what operators did shows in the report.
+import path from 'node:path';
+import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
+import { jsonOutput, runTideline, type CliResult } from '../helpers/cli-process';
+import { buildDist, REPO_ROOT, testKeyRing } from '../helpers/worker-process';
+
+const FIXTURE = path.relative(REPO_ROOT, path.join(REPO_ROOT, 'test', 'fixtures', 'hold', 'cli-hold.yaml'));
+
+describe('tideline retry | skip | rollback on a held run', () => {
+  let stack: RunbookStack;
+  let flags: string[];
+  const tideline = (...args: string[]): Promise<CliResult> => runTideline([...args, ...flags]);
+
+  beforeAll(async () => {
+    await buildDist();
+    stack = await startRunbookStack({ timeScale: 0.05 }, { keyRing: testKeyRing });
+    flags = ['--address', stack.server.address, '--task-queue', stack.taskQueue];
+  }, 240_000);
+  afterAll(async () => stack?.close());
+
+  test('run holds with exit 5; status shows the commands; retry with a changed input completes', async () => {
+    const run = await tideline('run', FIXTURE, '--on-failure', 'hold', '--id', 'cli-held-1');
+    expect(run.code).toBe(5);
+    expect(run.stdout).toMatch(/is held at a failed step \(run cli-held-1\)/);
+    expect(run.stdout).toMatch(/held at step gate: ASSERTION_FAILED: go is false/);
+    expect(run.stdout).toMatch(/retry: +tideline retry cli-held-1 --step gate/);
+    expect(run.stdout).toMatch(/skip: +tideline skip cli-held-1 --step gate --output '\{\}'/);
+    expect(run.stdout).toMatch(/rollback: tideline rollback cli-held-1/);
+
+    const status = await tideline('status', 'cli-held-1', '--once');
+    expect(status.code).toBe(5);
+    expect(status.stdout).toMatch(/held at step gate/);
+    const json = jsonOutput<{ status: string; held: { stepKey: string }[] }>(
+      await tideline('status', 'cli-held-1', '--once', '--json'),
+    );
+    expect(json).toMatchObject({ status: 'held', held: [{ stepKey: 'gate' }] });
+
+    const wrongStep = await tideline('retry', 'cli-held-1', '--step', 'first');
+    expect(wrongStep.code).toBe(1);
+    expect(wrongStep.stderr).toMatch(/step "first" is not held; held: gate/);
+    const badInput = await tideline('retry', 'cli-held-1', '-i', 'go=maybe');
+    expect(badInput.code).toBe(1);
+    expect(badInput.stderr).toMatch(/invalid inputs: input `go`/);
+    const notJson = await tideline('skip', 'cli-held-1', '--step', 'gate', '--output', '{nope');
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toMatch(/--output must be JSON/);
+
+    const retry = await tideline(
+      'retry',
+      'cli-held-1',
+      '-i',
+      'go=true',
+      '--by',
+      'erin',
+      '-m',
+      'flag flipped',
+    );
+    expect(retry.code).toBe(0);
+    expect(retry.stdout).toMatch(/retry gate of run cli-held-1 \(by erin\); the run goes on/);
+    const done = await tideline('status', 'cli-held-1');
+    expect(done.code).toBe(0);
+    expect(done.stdout).toMatch(/operator: .*retry gate by erin \(inputs changed: go\): flag flipped/);
+
+    const ended = await tideline('rollback', 'cli-held-1');
+    expect(ended.code).toBe(1);
+    expect(ended.stderr).toMatch(/has already ended \(succeeded\); there is nothing to rollback/);
+  }, 90_000);
+
+  test('rollback compensates and fails the run; skip goes on', async () => {
+    expect((await tideline('run', FIXTURE, '--on-failure', 'hold', '--id', 'cli-held-2')).code).toBe(5);
+    const rollback = await tideline('rollback', 'cli-held-2', '--by', 'frank', '-m', 'not today');
+    expect(rollback.code).toBe(0);
+    const failed = await tideline('status', 'cli-held-2');
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toMatch(/compensated \(undone\): first/);
+    expect(failed.stdout).toMatch(/operator: .*rollback gate by frank: not today/);
+
+    expect((await tideline('run', FIXTURE, '--on-failure', 'hold', '--id', 'cli-held-3')).code).toBe(5);
+    const skip = await tideline('skip', 'cli-held-3', '--step', 'gate', '--output', 'true');
+    expect(skip.code).toBe(0);
+    expect((await tideline('status', 'cli-held-3')).code).toBe(0);
+  }, 90_000);
+});
