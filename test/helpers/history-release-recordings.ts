@@ -8,9 +8,11 @@
 //   TIDELINE_RECORD_HISTORIES=provision-succeeded.2026-11,… npx jest test/integration/replay-histories.test.ts
 import path from 'node:path';
 import type { Recording, RecordingContext } from './history-recorder';
-import { waitForStep } from './runbook-fixtures';
+import { progressQuery, retryUpdate } from '../../workflows/messages';
+import { pollUntil, waitForStep } from './runbook-fixtures';
 
 const KINDS_DIR = path.resolve(__dirname, '..', 'fixtures', 'kinds');
+const HOLD_DIR = path.resolve(__dirname, '..', 'fixtures', 'hold');
 
 /** Release 2026-11: step activity ids, calls that finish before a cancel, fail-fast parallel. */
 const RELEASE = '2026-11';
@@ -85,6 +87,37 @@ const NEW_PATHS: Recording[] = [
         project_id: stack.projectId,
         name: 'fail-fast',
       }),
+  },
+  {
+    name: `held-then-retried.${RELEASE}`,
+    // onFailure: hold (issue 14): the pooler fails (5xx, one attempt) and holds the run; the fault
+    // is removed and an operator's retry update runs the pooler again; the run completes.
+    covers: {
+      activities: { 'service.create': 1, 'service.enablePooler': 2 },
+      events: ['EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED', 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED'],
+    },
+    run: async ({ stack }) => {
+      stack.cloud.cloud.addFaults({
+        action: 'service.enablePooler',
+        kind: 'error',
+        status: 503,
+      });
+      const handle = await stack.start(path.join(HOLD_DIR, 'provision-hold.yaml'), {
+        project_id: stack.projectId,
+        name: 'held-retried',
+      });
+      await pollUntil(
+        'the run to hold',
+        () => handle.query(progressQuery),
+        (p) => p.status === 'held',
+        60_000,
+      );
+      stack.cloud.cloud.clearFaults();
+      await handle.executeUpdate(retryUpdate, {
+        args: [{ step: 'pooler', by: 'recorder', reason: 'fault removed' }],
+      });
+      return handle;
+    },
   },
 ];
 
