@@ -101,6 +101,12 @@ export const COMMANDS: CommandEntry[] = [
       (require('./commands/hold-actions') as typeof import('./commands/hold-actions')).rollbackCommand,
   },
   {
+    name: 'rerun',
+    summary: "start a new run of an ended run's pinned definition and inputs",
+    interrupt: 'detach',
+    load: () => (require('./commands/rerun') as typeof import('./commands/rerun')).rerunCommand,
+  },
+  {
     name: 'schedule',
     summary: 'run runbooks on a schedule (create, list, describe, pause, unpause, trigger, delete)',
     interrupt: 'exit',

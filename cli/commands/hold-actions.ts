@@ -9,6 +9,7 @@ import type { OperatorAction } from '../../workflows/messages';
 import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
 import { CliError, EXIT } from '../errors';
+import { parseInputPairs } from '../input-sources';
 import { printCliError } from '../output/errors';
 import { printCommandHelp } from '../output/help';
 import { cliCommand } from '../output/run-report';
@@ -39,7 +40,10 @@ export const RETRY_SPEC = {
   },
   optionHelp: [
     ['--step KEY', 'which held step (needed only when several are held)'],
-    ['-i, --input key=value', 'an input value to change before the retry (repeatable)'],
+    [
+      '-i, --input key=value',
+      'an input value to change before the retry (repeatable; key=@FILE reads a file)',
+    ],
     ...COMMON_HELP,
   ],
   examples: ['tideline retry provision-production-service-3f9a1c --step pooler -m "pooler quota raised"'],
@@ -90,16 +94,6 @@ function userName(env: NodeJS.ProcessEnv): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function inputPairs(pairs: string[] | undefined): Record<string, string> {
-  const inputs: Record<string, string> = {};
-  for (const pair of pairs ?? []) {
-    const at = pair.indexOf('=');
-    if (at <= 0) throw new CliError('CLI_USAGE', `-i ${pair}: expected key=value`, 'e.g. -i name=orders');
-    inputs[pair.slice(0, at)] = pair.slice(at + 1);
-  }
-  return inputs;
 }
 
 function parseOutput(text: string | undefined): JsonValue {
@@ -187,7 +181,8 @@ function holdCommand(verb: Verb, spec: typeof RETRY_SPEC | typeof SKIP_SPEC | ty
     if (values.reason !== undefined) request.reason = values.reason;
     if (values.step !== undefined) request.step = values.step;
     if (verb === 'retry') {
-      const inputs = inputPairs(values.input as string[] | undefined);
+      const pairs = parseInputPairs((values.input as string[] | undefined) ?? [], ctx);
+      const inputs = Object.fromEntries(pairs.map((pair) => [pair.name, pair.value]));
       if (Object.keys(inputs).length > 0) request.inputs = inputs;
     }
     if (verb === 'skip') {

@@ -1,38 +1,45 @@
 // `tideline list`: recent runs from Temporal's visibility store (workflow type runbookWorkflow),
 // newest first, optionally only running or failed ones, or those of one runbook. The runbook name
 // comes from the memo `run` sets (decrypted with the shared keys), else from the run id.
+// `--held`: Temporal has no status for "held at a failed step", and search attributes would need
+// registering on every server, so it lists running runs and asks each for its progress (the
+// `progress` query, answered by a worker): works on any server, the dev server included.
 import { parseCommand, integerOption, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { CliError, EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { formatDuration, styleFor } from '../output/style';
-import { RUNBOOK_WORKFLOW_TYPE, runStatusOf } from '../run-observer';
+import { RUNBOOK_WORKFLOW_TYPE, queryProgress, runStatusOf } from '../run-observer';
 import { withTemporal } from '../temporal';
 
 export const LIST_SPEC = {
   name: 'list',
-  usage: '[--running | --failed] [--runbook NAME] [--limit N]',
+  usage: '[--running | --failed | --held] [--runbook NAME] [--limit N]',
   summary: 'list runs (running, failed, by runbook)',
   description: [
     'Lists runbook runs, newest first. Runs started by a parent runbook (child runbooks) are left',
     'out; they show up as steps of their parent. Visibility is eventually consistent: a run started',
-    'a moment ago may take a second to appear.',
+    'a moment ago may take a second to appear. --held lists runs held at a failed step (child',
+    'runbooks included): it asks each running run for its progress, so a worker must be polling.',
   ],
   options: {
     running: { type: 'boolean' },
     failed: { type: 'boolean' },
+    held: { type: 'boolean' },
     runbook: { type: 'string' },
     limit: { type: 'string', short: 'n' },
   },
   optionHelp: [
     ['--running', 'only runs that are still going'],
     ['--failed', 'only runs that failed'],
+    ['--held', 'only runs held at a failed step, waiting for retry / skip / rollback'],
     ['--runbook NAME', 'only runs of this runbook (its `name`)'],
     ['-n, --limit N', 'at most N runs (default 20)'],
   ],
   examples: [
     'tideline list',
     'tideline list --running',
+    'tideline list --held',
     'tideline list --failed --runbook provision-production-service --limit 5 --json',
   ],
   positionals: { min: 0, max: 0, names: '' },
@@ -61,25 +68,30 @@ export const listCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(LIST_SPEC, argv, ctx);
   if (parsed.help) return printCommandHelp(LIST_SPEC, ctx);
   const { values } = parsed;
-  if (values.running && values.failed)
-    throw new CliError('CLI_USAGE', '--running and --failed exclude each other');
+  if ([values.running, values.failed, values.held].filter(Boolean).length > 1)
+    throw new CliError('CLI_USAGE', '--running, --failed and --held exclude each other');
   const limit = integerOption('limit', values.limit, 1, 20);
   const clauses = [`WorkflowType = '${RUNBOOK_WORKFLOW_TYPE}'`];
-  if (values.running) clauses.push(`ExecutionStatus = 'Running'`);
+  if (values.running || values.held) clauses.push(`ExecutionStatus = 'Running'`);
   if (values.failed) clauses.push(`ExecutionStatus = 'Failed'`);
 
   const runs = await withTemporal(ctx, async (session) => {
     const found: RunListEntry[] = [];
     for await (const info of session.client.workflow.list({ query: clauses.join(' AND ') })) {
-      if (info.parentExecution) continue;
+      // A child runbook holds in its own run: --held shows it (it is what the operator acts on).
+      if (info.parentExecution && !values.held) continue;
       const memoName = info.memo?.runbook;
       const runbook = typeof memoName === 'string' ? memoName : runbookFromId(info.workflowId);
       if (values.runbook !== undefined && runbook !== values.runbook) continue;
+      if (values.held) {
+        const progress = await queryProgress(session, session.client.workflow.getHandle(info.workflowId));
+        if (progress?.status !== 'held') continue;
+      }
       found.push({
         workflowId: info.workflowId,
         runId: info.runId,
         runbook,
-        status: runStatusOf(info.status.name),
+        status: values.held ? 'held' : runStatusOf(info.status.name),
         startTime: info.startTime.toISOString(),
         closeTime: info.closeTime?.toISOString() ?? null,
       });
@@ -112,7 +124,13 @@ export const listCommand: Command = async (argv, ctx) => {
     Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
   );
   const colour = (status: string): ((text: string) => string) =>
-    status === 'succeeded' ? style.green : status === 'running' ? style.cyan : style.red;
+    status === 'succeeded'
+      ? style.green
+      : status === 'running'
+        ? style.cyan
+        : status === 'held'
+          ? style.yellow
+          : style.red;
   const line = (cells: string[], paint: (column: number, text: string) => string): string =>
     cells
       .map((cell, column) => paint(column, cell.padEnd(widths[column] ?? 0)))

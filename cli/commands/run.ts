@@ -3,14 +3,11 @@ import { randomBytes } from 'node:crypto';
 import type { RunbookWorkflowInput } from '../../workflows/messages';
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
-import { CliError, EXIT } from '../errors';
-import { followRun } from '../follow';
+import { CliError } from '../errors';
 import { printCommandHelp } from '../output/help';
-import { cliCommand } from '../output/run-report';
-import { RUNBOOK_WORKFLOW_TYPE } from '../run-observer';
 import { gatherInputs } from '../input-sources';
 import { bindRunInputs, loadRunbook, runbooksRootOption } from '../runbook-input';
-import { withTemporal } from '../temporal';
+import { startAndFollow } from '../start-run';
 import { workflowIdProblem } from '../workflow-id';
 
 export const RUN_SPEC = {
@@ -62,9 +59,6 @@ export const RUN_SPEC = {
   positionals: { min: 1, max: 1, names: 'the runbook FILE' },
 } satisfies CommandSpec;
 
-/** The shell's convention for a command ended by Ctrl-C. */
-const INTERRUPTED = 130;
-
 /** A readable, unique run id: the runbook name and a short random suffix. */
 export function newRunId(runbookName: string): string {
   return `${runbookName}-${randomBytes(3).toString('hex')}`;
@@ -98,52 +92,13 @@ export const runCommand: Command = async (argv, ctx) => {
   const inputs = bindRunInputs(runbook, given);
   const workflowId = values.id ?? newRunId(runbook.definition.name);
 
-  let interruptedEarly = false;
-  void ctx.interrupted.then(() => (interruptedEarly = true));
-  return withTemporal(ctx, async (session) => {
-    if (interruptedEarly) {
-      // Ctrl-C while connecting means "never mind", not "detach from a run started anyway".
-      ctx.stderr.write('tideline: interrupted; nothing was started\n');
-      return INTERRUPTED;
-    }
-    const input: RunbookWorkflowInput = {
-      definition: runbook.definition,
-      inputs,
-      ...(onFailure !== undefined && { onFailure }),
-    };
-    let handle;
-    try {
-      handle = await session.client.workflow.start(RUNBOOK_WORKFLOW_TYPE, {
-        taskQueue: session.target.taskQueue,
-        workflowId,
-        args: [input],
-        memo: { runbook: runbook.definition.name },
-      });
-    } catch (error) {
-      if ((error as { name?: unknown }).name === 'WorkflowExecutionAlreadyStartedError') {
-        throw new CliError(
-          'CLI_USAGE',
-          `a run with id "${workflowId}" is already running`,
-          `choose another --id, or follow it with \`${cliCommand(ctx, ['status', workflowId])}\``,
-        );
-      }
-      throw error;
-    }
-    if (!ctx.globals.json) {
-      ctx.stdout.write(
-        `started ${runbook.definition.name} as run ${workflowId} on task queue "${session.target.taskQueue}"\n`,
-      );
-    }
-    if (values.detach) {
-      if (ctx.globals.json) {
-        ctx.stdout.write(
-          `${JSON.stringify({ workflowId, runId: handle.firstExecutionRunId, runbook: runbook.definition.name, status: 'running' })}\n`,
-        );
-      } else {
-        ctx.stdout.write(`follow it: ${cliCommand(ctx, ['status', workflowId])}\n`);
-      }
-      return EXIT.OK;
-    }
-    return followRun(ctx, session, handle, { showSecrets: values['show-secrets'] === true });
+  const input: RunbookWorkflowInput = {
+    definition: runbook.definition,
+    inputs,
+    ...(onFailure !== undefined && { onFailure }),
+  };
+  return startAndFollow(ctx, input, workflowId, {
+    detach: values.detach === true,
+    showSecrets: values['show-secrets'] === true,
   });
 };

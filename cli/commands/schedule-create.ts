@@ -47,6 +47,7 @@ export const CREATE_SPEC = {
     overlap: { type: 'string' },
     catchup: { type: 'string' },
     'pause-on-failure': { type: 'boolean' },
+    'on-failure': { type: 'string' },
     paused: { type: 'boolean' },
     note: { type: 'string' },
     replace: { type: 'boolean' },
@@ -64,7 +65,11 @@ export const CREATE_SPEC = {
     ['--runbooks-root DIR', "the folder child runbooks must be in (default: the runbook's folder)"],
     ['--overlap skip|buffer|cancel', 'when a run is due while the last one still runs (default skip)'],
     ['--catchup WINDOW', `how late a missed run may still start (default ${DEFAULT_CATCHUP}, at least 10s)`],
-    ['--pause-on-failure', 'pause the schedule when a run fails'],
+    ['--pause-on-failure', 'pause the schedule when a run fails (a held run fails once rolled back)'],
+    [
+      '--on-failure rollback|hold',
+      "what a failed step does in its runs (overrides the runbook's onFailure); a held run keeps running",
+    ],
     ['--paused', 'create it paused (`schedule unpause` starts it)'],
     ['--note TEXT', 'a note shown by describe (e.g. who and why)'],
     ['--replace', 'replace an existing schedule of that name (created anew; runs it started go on)'],
@@ -168,6 +173,10 @@ export async function scheduleCreate(argv: string[], ctx: CliContext): Promise<n
   );
   const inputs = bindRunInputs(runbook, given);
   const definition = runbook.definition;
+  const onFailure = values['on-failure'];
+  if (onFailure !== undefined && onFailure !== 'rollback' && onFailure !== 'hold') {
+    throw new CliError('CLI_USAGE', `--on-failure must be rollback or hold, not "${onFailure}"`);
+  }
   const memo: ScheduleMemo = {
     runbook: definition.name,
     file: values.runbook,
@@ -180,7 +189,11 @@ export async function scheduleCreate(argv: string[], ctx: CliContext): Promise<n
   };
 
   return withTemporal(ctx, async (session) => {
-    const input: RunbookWorkflowInput = { definition, inputs };
+    const input: RunbookWorkflowInput = {
+      definition,
+      inputs,
+      ...(onFailure !== undefined && { onFailure }),
+    };
     const options = {
       scheduleId: name,
       spec: {

@@ -35,6 +35,8 @@ export interface ScheduleJson {
   overlap: string;
   catchupWindow: string;
   pauseOnFailure: boolean;
+  /** The runs' `onFailure` override (`schedule create --on-failure`), null: the runbook's own. */
+  onFailure: string | null;
   paused: boolean;
   note: string | null;
   inputs: Record<string, JsonValue>;
@@ -132,6 +134,7 @@ export async function scheduleJson(
     overlap: overlapName(description.policies.overlap),
     catchupWindow: formatRunbookDuration(description.policies.catchupWindow),
     pauseOnFailure: description.policies.pauseOnFailure,
+    onFailure: input?.onFailure ?? null,
     paused: description.state.paused,
     note: description.state.note ?? null,
     inputs: maskedInputs(description, memo),
@@ -171,7 +174,7 @@ export function renderSchedule(schedule: ScheduleJson): string {
     `  runbook         ${schedule.runbook ?? '-'}${schedule.file ? `  (from ${schedule.file}, pinned at creation)` : ''}`,
     `  when            ${schedule.when}`,
     `  task queue      ${schedule.taskQueue ?? '-'}`,
-    `  overlap         ${schedule.overlap}; catch-up window ${schedule.catchupWindow}${schedule.pauseOnFailure ? '; pauses on failure' : ''}`,
+    `  overlap         ${schedule.overlap}; catch-up window ${schedule.catchupWindow}${schedule.pauseOnFailure ? '; pauses on failure' : ''}${schedule.onFailure !== null ? `; on failure: ${schedule.onFailure}` : ''}`,
   ];
   if (schedule.note) lines.push(`  note            ${schedule.note}`);
   const inputs = Object.entries(schedule.inputs);

@@ -69,14 +69,37 @@ describe('tideline retry | skip | rollback on a held run', () => {
     expect(ended.stderr).toMatch(/has already ended \(succeeded\); there is nothing to rollback/);
   }, 90_000);
 
-  test('rollback compensates and fails the run; skip goes on', async () => {
+  test('list --held finds a held run; rollback compensates and fails it; rerun starts it anew; skip goes on', async () => {
     expect((await tideline('run', FIXTURE, '--on-failure', 'hold', '--id', 'cli-held-2')).code).toBe(5);
+    // list --held asks each running run for its progress: no visibility lag for the filter itself,
+    // but the run must be visible first.
+    let listed: { runs: { workflowId: string; status: string }[] } = { runs: [] };
+    for (
+      let attempt = 0;
+      attempt < 40 && !listed.runs.some((r) => r.workflowId === 'cli-held-2');
+      attempt++
+    ) {
+      listed = jsonOutput(await tideline('list', '--held', '--json'));
+      if (!listed.runs.some((r) => r.workflowId === 'cli-held-2'))
+        await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(listed.runs).toContainEqual(expect.objectContaining({ workflowId: 'cli-held-2', status: 'held' }));
+    const stillRunning = await tideline('rerun', 'cli-held-2');
+    expect(stillRunning.code).toBe(1);
+    expect(stillRunning.stderr).toMatch(/run cli-held-2 is still running/);
     const rollback = await tideline('rollback', 'cli-held-2', '--by', 'frank', '-m', 'not today');
     expect(rollback.code).toBe(0);
     const failed = await tideline('status', 'cli-held-2');
     expect(failed.code).toBe(1);
     expect(failed.stdout).toMatch(/compensated \(undone\): first/);
     expect(failed.stdout).toMatch(/operator: .*rollback gate by frank: not today/);
+    // rerun: the same pinned definition and inputs, one changed; a new run that succeeds.
+    const rerun = await tideline('rerun', 'cli-held-2', '-i', 'go=true', '--id', 'cli-rerun-2');
+    expect(rerun.code).toBe(0);
+    expect(rerun.stdout).toMatch(/rerunning cli-hold \(run cli-held-2, failed\)/);
+    expect(rerun.stdout).toMatch(/✓ cli-hold succeeded .*\(run cli-rerun-2\)/);
+    const list = jsonOutput<{ runs: unknown[] }>(await tideline('list', '--held', '--json'));
+    expect(list.runs).not.toContainEqual(expect.objectContaining({ workflowId: 'cli-held-2' }));
 
     expect((await tideline('run', FIXTURE, '--on-failure', 'hold', '--id', 'cli-held-3')).code).toBe(5);
     const skip = await tideline('skip', 'cli-held-3', '--step', 'gate', '--output', 'true');

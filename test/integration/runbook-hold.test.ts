@@ -71,7 +71,7 @@ describe('onFailure: hold', () => {
     const handle = await start('provision-hold', { project_id: stack.projectId, name: 'held-retry' });
     const progress = await held(handle);
     expect(progress.held).toEqual([expect.objectContaining({ stepKey: 'pooler' })]);
-    expect(progress.held?.[0]?.error.message).toMatch(/503|server/i);
+    expect(progress.held?.[0]?.error.type).toBe('CLOUD_API_SERVER_ERROR');
     expect(progress.steps.find((s) => s.key === 'create')?.status).toBe('done');
     // Wrong actions are refused before they are recorded.
     expect(await refusal(handle.executeUpdate(retryUpdate, { args: [{ step: 'create' }] }))).toMatch(
@@ -136,6 +136,25 @@ describe('onFailure: hold', () => {
     expect(report.steps.find((s) => s.key === 'create')?.status).toBe('compensated');
     expect(report.actions?.[0]).toMatchObject({ action: 'rollback', by: 'dave', reason: 'give up' });
     expect(await services('held-rollback')).toHaveLength(0);
+  }, 60_000);
+
+  test('a failed foreach iteration holds only its lane; the others go on', async () => {
+    const handle = await start('foreach-hold', {});
+    const progress = await pollUntil(
+      'the other lanes to finish while one holds',
+      () => handle.query(progressQuery),
+      (p) =>
+        p.status === 'held' &&
+        ['each[0].check', 'each[2].check', 'each[3].check'].every(
+          (key) => p.steps.find((s) => s.key === key)?.status === 'done',
+        ),
+      30_000,
+    );
+    expect(progress.held?.map((h) => h.stepKey)).toEqual(['each[1].check']);
+    await handle.executeUpdate(retryUpdate, { args: [{ step: 'each[1].check', inputs: { ok: 'true' } }] });
+    const report: RunReport = await handle.result();
+    expect(report.status).toBe('succeeded');
+    expect(report.outputs.checked).toHaveLength(4);
   }, 60_000);
 
   test('the hold timeout rolls back on its own; nothing held refuses every action', async () => {
