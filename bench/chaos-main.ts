@@ -14,7 +14,6 @@ import { cpus } from 'node:os';
 import path from 'node:path';
 import { CHAOS_FAULTS, runChaosRound, type RoundOptions, type RoundResult } from './chaos/campaign';
 import { runCancelRound, type CancelRoundOptions, type CancelRoundResult } from './chaos/cancel-round';
-import { renderCancelMarkdown } from './chaos/cancel-report';
 import { renderChaosMarkdown } from './chaos/report';
 import { loadAverage } from './lib/proc-usage';
 import { RESULTS_DIR } from './lib/repo';
@@ -77,9 +76,7 @@ export function chaosRounds(runs: number, quick: boolean): RoundOptions[] {
 }
 
 function write(results: ChaosResults, stem: string): void {
-  const parts = results.rounds.length ? [renderChaosMarkdown(results.rounds)] : [];
-  if (results.cancelRound) parts.push(renderCancelMarkdown(results.cancelRound));
-  const markdown = `${parts.join('\n\n')}\n`;
+  const markdown = `${renderChaosMarkdown(results.rounds, results.cancelRound)}\n`;
   mkdirSync(RESULTS_DIR, { recursive: true });
   writeFileSync(path.join(RESULTS_DIR, `${stem}.json`), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(path.join(RESULTS_DIR, `${stem}.md`), markdown);

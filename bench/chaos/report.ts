@@ -1,6 +1,9 @@
-// The chaos results as Markdown: one row per round, then recovery by what each run was doing
-// when the disruption hit, then anything that did not go as planned.
+// The chaos results as Markdown: one row per disruption round, then recovery by what each run was
+// doing when the disruption hit, then anything that did not go as planned; then the cancel round
+// (bench/chaos/cancel-report.ts).
 import type { RoundResult } from './campaign';
+import type { CancelRoundResult } from './cancel-round';
+import { renderCancelMarkdown } from './cancel-report';
 
 const line = (cells: Array<string | number>) => `| ${cells.join(' | ')} |`;
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -41,7 +44,7 @@ function recoveryTable(rounds: RoundResult[]): string {
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
-export function renderChaosMarkdown(rounds: RoundResult[]): string {
+function renderRoundsMarkdown(rounds: RoundResult[]): string {
   const problems = rounds
     .filter((r) => r.unexpected.length || r.incomplete.length)
     .map(
@@ -51,4 +54,10 @@ export function renderChaosMarkdown(rounds: RoundResult[]): string {
   return [roundsTable(rounds), recoveryTable(rounds), ...(problems.length ? [problems.join('\n')] : [])].join(
     '\n\n',
   );
+}
+
+export function renderChaosMarkdown(rounds: RoundResult[], cancelRound?: CancelRoundResult): string {
+  const parts = rounds.length ? [renderRoundsMarkdown(rounds)] : [];
+  if (cancelRound) parts.push(renderCancelMarkdown(cancelRound));
+  return parts.join('\n\n');
 }
