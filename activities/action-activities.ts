@@ -14,6 +14,11 @@ export interface ActionActivityInput {
   input: Record<string, unknown>;
   /** For creates: use an existing resource of the same name instead of failing. */
   adoptExisting?: boolean;
+  /**
+   * An operator retried the step after it failed and held the run: an earlier activity may have
+   * taken effect, so this one adopts (creates) or checks first (changes), like a retried attempt.
+   */
+  retried?: boolean;
 }
 
 export type ActionActivity = (args: ActionActivityInput) => Promise<unknown>;
@@ -25,14 +30,15 @@ export interface AdoptedMarker {
 }
 
 function createActionActivity(deps: ActivityDeps, action: ActionName): ActionActivity {
-  return async ({ input, adoptExisting }) => {
+  return async ({ input, adoptExisting, retried }) => {
     const ctx = Context.current();
+    const again = ctx.info.attempt > 1 || retried === true;
     const options = { signal: ctx.cancellationSignal };
     try {
       if (isCreateAction(action)) {
         const existing = await ADOPTION_FINDERS[action](deps, input, options);
         if (existing !== undefined) {
-          if (ctx.info.attempt > 1 || adoptExisting) {
+          if (again || adoptExisting) {
             ctx.log.info('adopting a resource created earlier', { action, attempt: ctx.info.attempt });
             return { ...existing, adopted: true };
           }
@@ -43,8 +49,7 @@ function createActionActivity(deps: ActivityDeps, action: ActionName): ActionAct
         }
       }
       const check = ALREADY_APPLIED[action];
-      const applied =
-        check !== undefined && ctx.info.attempt > 1 ? await check(deps, input, options) : undefined;
+      const applied = check !== undefined && again ? await check(deps, input, options) : undefined;
       if (applied !== undefined) {
         ctx.log.info('the change took effect on an earlier attempt', { action, attempt: ctx.info.attempt });
         return { ...applied, alreadyApplied: true };

@@ -81,9 +81,9 @@ export async function runStepKind(
         options.scheduleToCloseTimeout = resolveDurationMs(step.timeoutMs, vars);
       const activity = proxyActivities<TidelineActivities>(options)[step.action];
       const input = asInput(resolveTemplates(step.with, vars), key);
-      // A create retried by an operator after a hold may have taken effect: adopt, never duplicate.
-      const adoptExisting = step.adopt || interpreter.state.holds?.wasRetried(key) === true;
-      return (await activity({ input, adoptExisting })) as JsonValue;
+      // Retried by an operator after a hold: what failed may have taken effect (adopt, or check).
+      const retried = interpreter.state.holds?.wasRetried(key) === true;
+      return (await activity({ input, adoptExisting: step.adopt, ...(retried && { retried }) })) as JsonValue;
     }
     case 'wait': {
       const timeoutMs = resolveDurationMs(step.timeoutMs, vars);

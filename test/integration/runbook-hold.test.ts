@@ -46,8 +46,10 @@ describe('onFailure: hold', () => {
     file: string,
     inputs: Record<string, unknown>,
     extra: Partial<RunbookWorkflowInput> = {},
+    without?: string,
   ) => {
-    const definition = loadRunbookFile(fixture(file));
+    const loaded = loadRunbookFile(fixture(file));
+    const definition = { ...loaded, steps: loaded.steps.filter((s) => s.id !== without) };
     const input: RunbookWorkflowInput = { definition, inputs, ...extra };
     return stack.client.workflow.start('runbookWorkflow', {
       taskQueue: stack.taskQueue,
@@ -108,6 +110,26 @@ describe('onFailure: hold', () => {
     const report: RunReport = await handle.result();
     expect(report.status).toBe('succeeded');
     expect(await services('held-adopt')).toHaveLength(1);
+  }, 60_000);
+
+  test('a change that took effect but answered 5xx is checked on retry, not sent twice', async () => {
+    stack.cloud.cloud.addFaults([{ action: 'service.enablePooler', kind: 'applyThenFail', times: 1 }]);
+    // Without `check`: an already-applied answer is the service, not enablePooler's `message`.
+    const handle = await start(
+      'provision-hold',
+      { project_id: stack.projectId, name: 'held-applied' },
+      {},
+      'check',
+    );
+    expect((await held(handle)).held?.[0]?.stepKey).toBe('pooler');
+    const sent = stack.cloud.cloud.stats().byAction['service.enablePooler']?.total ?? 0;
+    await handle.executeUpdate(retryUpdate, { args: [{}] });
+    const report: RunReport = await handle.result();
+    expect(report.status).toBe('succeeded');
+    expect(await services('held-applied')).toHaveLength(1);
+    expect(report.steps.find((s) => s.key === 'pooler')?.status).toBe('done');
+    // The retry saw the pooler on and did not send the change again.
+    expect(stack.cloud.cloud.stats().byAction['service.enablePooler']?.total ?? 0).toBe(sent);
   }, 60_000);
 
   test('skip needs every field later steps read, then the run goes on', async () => {
