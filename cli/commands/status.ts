@@ -1,6 +1,6 @@
 // `tideline status ID`: shows a run — following it until it ends (this is how a detached run is
 // reattached), or one look with --once. Exit code as for `run`: 0 succeeded (or still running
-// with --once), 1 failed or cancelled, 4 no such run.
+// with --once), 1 failed or cancelled, 4 no such run, 5 held at a failed step (it stops there).
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { followRun } from '../follow';
@@ -14,7 +14,8 @@ export const STATUS_SPEC = {
   description: [
     'Shows the steps of run ID with their state and elapsed time, what a wait is waiting for, and a',
     'pending approval with the command that answers it. Without --once it follows the run until it',
-    'ends, like `tideline run` (Ctrl-C detaches again); a finished run prints its report.',
+    'ends, like `tideline run` (Ctrl-C detaches again); a finished run prints its report. A run held',
+    'at a failed step shows the failure and the retry / skip / rollback commands, and exits 5.',
   ],
   options: {
     once: { type: 'boolean' },

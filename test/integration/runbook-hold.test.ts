@@ -160,6 +160,15 @@ describe('onFailure: hold', () => {
     expect(await services('held-rollback')).toHaveLength(0);
   }, 60_000);
 
+  test('a cancel of a held run compensates and ends it cancelled', async () => {
+    stack.cloud.cloud.addFaults([POOLER_FAULT]);
+    const handle = await start('provision-hold', { project_id: stack.projectId, name: 'held-cancel' });
+    await held(handle);
+    await handle.cancel();
+    await expect(handle.result()).rejects.toThrow(/cancel/i);
+    expect(await services('held-cancel')).toHaveLength(0);
+  }, 60_000);
+
   test('a failed foreach iteration holds only its lane; the others go on', async () => {
     const handle = await start('foreach-hold', {});
     const progress = await pollUntil(
