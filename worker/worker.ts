@@ -47,6 +47,24 @@ export interface TidelineWorker {
 /** In-flight activities get this long to finish (or see their cancellation) on shutdown. */
 export const SHUTDOWN_GRACE_TIME = '10s';
 
+/**
+ * The config file's `tuning:` as worker options. The SDK compiles the older poller settings
+ * (`maxConcurrent*TaskPolls`) to its default poller behaviour (10) and ignores their values, so
+ * they are passed as `*TaskPollerBehavior` instead.
+ */
+export function tuningOptions(tuning: WorkerConfig['tuning']): Partial<WorkerOptions> {
+  const { maxConcurrentActivityTaskPolls, maxConcurrentWorkflowTaskPolls, ...slots } = tuning;
+  return {
+    ...slots,
+    ...(maxConcurrentActivityTaskPolls !== undefined
+      ? { activityTaskPollerBehavior: { type: 'simple-maximum', maximum: maxConcurrentActivityTaskPolls } }
+      : {}),
+    ...(maxConcurrentWorkflowTaskPolls !== undefined
+      ? { workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: maxConcurrentWorkflowTaskPolls } }
+      : {}),
+  };
+}
+
 export async function createTidelineWorker(
   config: WorkerConfig,
   deps: TidelineWorkerDeps,
@@ -89,7 +107,7 @@ export async function createTidelineWorker(
     activities,
     dataConverter: createDataConverter(deps.keyRing),
     shutdownGraceTime: SHUTDOWN_GRACE_TIME,
-    ...config.tuning,
+    ...tuningOptions(config.tuning),
     ...workflows,
     ...(deps.identity ? { identity: deps.identity } : {}),
   };

@@ -380,8 +380,10 @@ const successCases: { readonly [A in ActionName]: () => Promise<SuccessCase> } =
 };
 
 describe('each action activity succeeds against the local cloud', () => {
-  test('there is one activity per catalogue action, plus the wait and the lock request', () => {
-    expect(Object.keys(activities).sort()).toEqual([...ACTION_NAMES, 'lock.request', 'wait.until'].sort());
+  test('there is one activity per catalogue action, plus the wait and the lock activities', () => {
+    expect(Object.keys(activities).sort()).toEqual(
+      [...ACTION_NAMES, 'lock.request', 'lock.watchHolder', 'wait.until'].sort(),
+    );
   });
 
   test.each(ACTION_NAMES)('%s', async (action) => {

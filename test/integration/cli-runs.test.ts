@@ -44,14 +44,10 @@ describe('tideline CLI against a dev stack', () => {
   afterAll(async () => stack?.close());
 
   test('run: plain progress lines, outputs with the secret masked, exit 0', async () => {
-    const result = await tideline(
-      'run',
-      fixture('quick.yaml'),
-      '-i',
-      'token=s3cr3t-value',
-      '-i',
-      'greeting=hi',
-    );
+    // The secret input comes from the environment, as the CLI recommends (no warning then).
+    const result = await runTideline(['run', fixture('quick.yaml'), '-i', 'greeting=hi', ...flags], {
+      env: { TIDELINE_INPUT_TOKEN: 's3cr3t-value' },
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^started cli-quick as run cli-quick-[0-9a-f]{6} on task queue/m);
     // Only lines every run prints: a poll may miss a short step's `running` state on a loaded

@@ -162,14 +162,16 @@ test('unknown resources are 404 NOT_FOUND', async () => {
   expect(attach.status).toBe(404);
 });
 
-test('unknown routes and methods are 404 NOT_FOUND JSON, inside and outside the prefix', async () => {
+test('unknown routes are 404 NOT_FOUND JSON, inside and outside the prefix; a known path with another method is 405', async () => {
   for (const [method, path] of [
     ['GET', '/nope'],
-    ['DELETE', '/projects'],
     ['GET', `${tc.cloud.origin}/elsewhere`],
   ] as const) {
     const answer = await call(tc, method, path);
     expect(answer.status).toBe(404);
     expect(answer.body).toEqual({ code: 'NOT_FOUND', message: expect.any(String) });
   }
+  const wrongMethod = await call(tc, 'DELETE', '/projects');
+  expect(wrongMethod.status).toBe(405);
+  expect(wrongMethod.body).toEqual({ code: 'METHOD_NOT_ALLOWED', message: expect.any(String) });
 });

@@ -33,23 +33,31 @@ describe('worker tuning', () => {
         connection,
         workflows: { workflowsPath: require.resolve('../../workflows') },
       });
-      expect(tideline.worker.options).toMatchObject({
-        maxConcurrentActivityTaskExecutions: 1500,
-        maxConcurrentWorkflowTaskExecutions: 80,
+      const { options } = tideline.worker;
+      // A created worker holds the connection until it has run and shut down; shut down only
+      // once it runs (a shutdown asked for earlier is ignored).
+      const running = tideline.run();
+      while (tideline.worker.getState() === 'INITIALIZED') await new Promise((r) => setImmediate(r));
+      tideline.shutdown();
+      await running;
+      // As the SDK compiled them: slots become a fixed-size tuner, pollers a poller behaviour.
+      expect(options).toMatchObject({
+        tuner: {
+          activityTaskSlotSupplier: { type: 'fixed-size', numSlots: 1500 },
+          workflowTaskSlotSupplier: { type: 'fixed-size', numSlots: 80 },
+        },
         maxCachedWorkflows: 1200,
+        activityTaskPollerBehavior: { type: 'simple-maximum', maximum: 12 },
+        workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: 14 },
       });
-      const pollers = JSON.stringify(tideline.worker.options);
-      expect(pollers).toMatch(/[^0-9]12[^0-9]/);
-      expect(pollers).toMatch(/[^0-9]14[^0-9]/);
-      // A created worker holds the connection until it has run and shut down.
-      await tideline.worker.runUntil(Promise.resolve());
     } finally {
       await connection.close();
     }
   }, 60_000);
 
   test('a bad tuning value is a configuration error naming the field', () => {
-    const file = 'tuning: { maxCachedWorkflows: -1, maxConcurentPolls: 3 }\ncloud: { baseUrl: https://x.example/v1, projects: { p1: { accessKey: A, secretKey: S } } }';
+    const file =
+      'tuning: { maxCachedWorkflows: -1, maxConcurentPolls: 3 }\ncloud: { baseUrl: https://x.example/v1, projects: { p1: { accessKey: A, secretKey: S } } }';
     expect(() => loadWorkerConfig({ env: { TIDELINE_CONFIG: '/w.yaml' }, readFile: () => file })).toThrow(
       /maxCachedWorkflows[\s\S]*maxConcurentPolls|maxConcurentPolls[\s\S]*maxCachedWorkflows/,
     );

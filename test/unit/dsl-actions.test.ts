@@ -25,6 +25,7 @@ describe('action catalogue', () => {
       'replica_count:body',
       'cpu_millis:body',
       'memory_gbs:body',
+      'environment_tag:body',
     ]);
     expect(ACTION_CATALOGUE['service.resize'].requiredFields).toEqual([
       'project_id',
