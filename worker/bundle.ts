@@ -7,7 +7,11 @@ import { FAILURE_CONVERTER_PATH } from './codec';
 import { DEFAULT_WORKFLOW_BUNDLE, defaultWorkflowsPath } from './workflow-source';
 
 export async function bundleWorkflows(
-  options: { outFile?: string; workflowsPath?: string; webpackConfigHook?: BundleOptions['webpackConfigHook'] } = {},
+  options: {
+    outFile?: string;
+    workflowsPath?: string;
+    webpackConfigHook?: BundleOptions['webpackConfigHook'];
+  } = {},
 ): Promise<{ outFile: string; bytes: number }> {
   const outFile = options.outFile ?? DEFAULT_WORKFLOW_BUNDLE;
   const { code } = await bundleWorkflowCode({

@@ -109,7 +109,8 @@ export async function resourceLockWorkflow(key: string, waiting: string[] = []):
       const end = await watchUntilReleased(key, holder, () => released);
       // The holder keeps the lock in the next run: it is first in the queue handed over.
       if (end === 'rollover') await continueAsNew<typeof resourceLockWorkflow>(key, queue);
-      if (end === 'gone') log.warn('lock holder closed without releasing; passing the lock on', { key, holder });
+      if (end === 'gone')
+        log.warn('lock holder closed without releasing; passing the lock on', { key, holder });
     } else {
       while (!released) {
         if (await condition(() => released, HOLDER_CHECK_MS)) break;

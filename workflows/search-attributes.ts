@@ -6,7 +6,10 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 
 export const RUNBOOK_ATTRIBUTE = defineSearchAttributeKey('TidelineRunbook', SearchAttributeType.KEYWORD);
 export const PROJECT_ATTRIBUTE = defineSearchAttributeKey('TidelineProject', SearchAttributeType.KEYWORD);
-export const SERVICES_ATTRIBUTE = defineSearchAttributeKey('TidelineServices', SearchAttributeType.KEYWORD_LIST);
+export const SERVICES_ATTRIBUTE = defineSearchAttributeKey(
+  'TidelineServices',
+  SearchAttributeType.KEYWORD_LIST,
+);
 export const STATE_ATTRIBUTE = defineSearchAttributeKey('TidelineState', SearchAttributeType.KEYWORD);
 
 /** Every tideline search attribute with the type name Temporal's CLI and operator API use. */

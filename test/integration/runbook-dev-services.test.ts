@@ -32,12 +32,18 @@ describe('stop-dev-services and start-dev-services', () => {
   const calls = (action: string) => stack.cloud.cloud.stats().byAction[action]?.total ?? 0;
 
   async function expectProdUntouched(): Promise<void> {
-    expect(await getService(stack, prod)).toMatchObject({ status: 'READY', metadata: { environment: 'PROD' } });
+    expect(await getService(stack, prod)).toMatchObject({
+      status: 'READY',
+      metadata: { environment: 'PROD' },
+    });
   }
 
   test('stop-dev-services pauses the READY DEV services and nothing else', async () => {
     stack.cloud.cloud.resetStats();
-    const handle = await stack.start('stop-dev-services.yaml', { project_id: stack.projectId, concurrency: 2 });
+    const handle = await stack.start('stop-dev-services.yaml', {
+      project_id: stack.projectId,
+      concurrency: 2,
+    });
     const report = await reportOf(handle);
 
     expect(report.status).toBe('succeeded');
@@ -50,7 +56,10 @@ describe('stop-dev-services and start-dev-services', () => {
 
   test('a start that ends UNSTABLE stops every service the run started again', async () => {
     stack.cloud.cloud.addFaults({ action: 'service.start', kind: 'outcome', outcome: 'unstable', times: 1 });
-    const handle = await stack.start('start-dev-services.yaml', { project_id: stack.projectId, concurrency: 4 });
+    const handle = await stack.start('start-dev-services.yaml', {
+      project_id: stack.projectId,
+      concurrency: 4,
+    });
     const report = await reportOf(handle);
 
     expect(report.status).toBe('failed');

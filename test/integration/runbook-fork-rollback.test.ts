@@ -111,7 +111,12 @@ describe('fork-and-promote rollback', () => {
 
   test('a detach that leaves the parent UNSTABLE and still attached: tagged PROD again, not re-attached twice', async () => {
     const parent = await seedService(stack, { name: 'shaky', environment: 'PROD', vpcId, pooler: true });
-    stack.cloud.cloud.addFaults({ action: 'service.detachFromVpc', kind: 'outcome', outcome: 'unstable', times: 1 });
+    stack.cloud.cloud.addFaults({
+      action: 'service.detachFromVpc',
+      kind: 'outcome',
+      outcome: 'unstable',
+      times: 1,
+    });
     const handle = await stack.start('fork-and-promote.yaml', {
       project_id: stack.projectId,
       service_id: parent.service_id,

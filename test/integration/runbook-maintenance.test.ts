@@ -118,7 +118,12 @@ describe('maintenance runbooks', () => {
     }, 20_000);
 
     test('a change that leaves the service UNSTABLE puts the previous layout back', async () => {
-      stack.cloud.cloud.addFaults({ action: 'service.setHA', kind: 'outcome', outcome: 'unstable', times: 1 });
+      stack.cloud.cloud.addFaults({
+        action: 'service.setHA',
+        kind: 'outcome',
+        outcome: 'unstable',
+        times: 1,
+      });
       const handle = await stack.start('enable-ha.yaml', {
         project_id: stack.projectId,
         service_id: serviceId,
@@ -161,7 +166,12 @@ describe('maintenance runbooks', () => {
     }, 20_000);
 
     test('a failed peering is removed and the VPC deleted again', async () => {
-      stack.cloud.cloud.addFaults({ action: 'peering.create', kind: 'outcome', outcome: 'peeringFailed', times: 1 });
+      stack.cloud.cloud.addFaults({
+        action: 'peering.create',
+        kind: 'outcome',
+        outcome: 'peeringFailed',
+        times: 1,
+      });
       const handle = await stack.start('vpc-with-peering.yaml', {
         project_id: stack.projectId,
         name: 'doomed-net',

@@ -36,7 +36,9 @@ const createInput = { input: { project_id: 'p1', name: 'orders', cpu_millis: '10
 describe('action activities', () => {
   test('there is one activity per action of the catalogue, plus the wait, the lock request and the lock holder watch', () => {
     const activities = activitiesFor(fakeCloud({}));
-    expect(Object.keys(activities).sort()).toEqual([...ACTION_NAMES, 'lock.request', 'lock.watchHolder', 'wait.until'].sort());
+    expect(Object.keys(activities).sort()).toEqual(
+      [...ACTION_NAMES, 'lock.request', 'lock.watchHolder', 'wait.until'].sort(),
+    );
     expect(ACTION_NAMES).toHaveLength(34);
   });
 
