@@ -10,11 +10,11 @@ import { EXIT } from '../errors';
 import { printCliError } from '../output/errors';
 import { printCommandHelp } from '../output/help';
 import { cliCommand } from '../output/run-report';
-import { queryProgress, runStatusOf, workerNote } from '../run-observer';
+import { queryProgress, runStatusOf } from '../run-observer';
+import { sendRunUpdate } from '../run-update';
 import { withTemporal, type TemporalSession } from '../temporal';
 
 /** How long to wait for the worker to take the decision. */
-const UPDATE_TIMEOUT_MS = 20_000;
 
 const OPTIONS = {
   step: { type: 'string' },
@@ -61,11 +61,6 @@ function userName(env: NodeJS.ProcessEnv): string | undefined {
   }
 }
 
-function failureMessage(error: unknown): string {
-  const cause = (error as { cause?: { message?: string } }).cause;
-  return cause?.message || (error instanceof Error ? error.message : String(error));
-}
-
 function decide(approved: boolean, spec: typeof APPROVE_SPEC): Command {
   return async (argv, ctx) => {
     const parsed = parseCommand(spec, argv, ctx);
@@ -100,33 +95,16 @@ async function send(
     return EXIT.FAILED;
   }
   const progress = await queryProgress(session, handle);
-  let outcome;
-  try {
-    outcome = await session.client.withDeadline(Date.now() + UPDATE_TIMEOUT_MS, () =>
-      handle.executeUpdate(approvalUpdate, { args: [decision] }),
-    );
-  } catch (error) {
-    const name = (error as { name?: unknown }).name;
-    if (name === 'WorkflowUpdateFailedError') {
-      printCliError(ctx, {
-        code: 'APPROVAL_NOT_PENDING',
-        message: `cannot ${verb} run ${workflowId}: ${failureMessage(error)}`,
-        hint: `see the run: ${cliCommand(ctx, ['status', workflowId, '--once'])}`,
-        details: [],
-      });
-      return EXIT.FAILED;
-    }
-    if (name === 'WorkflowUpdateRPCTimeoutOrCancelledError' || (error as { code?: unknown }).code === 4) {
-      printCliError(ctx, {
-        code: 'TEMPORAL_UNAVAILABLE',
-        message: `no worker took the decision within ${UPDATE_TIMEOUT_MS / 1000}s`,
-        hint: await workerNote(session, description.taskQueue),
-        details: [],
-      });
-      return EXIT.UNAVAILABLE;
-    }
-    throw error;
-  }
+  const sent = await sendRunUpdate(ctx, session, {
+    workflowId,
+    verb,
+    noun: 'decision',
+    refusedCode: 'APPROVAL_NOT_PENDING',
+    taskQueue: description.taskQueue,
+    send: () => handle.executeUpdate(approvalUpdate, { args: [decision] }),
+  });
+  if ('exit' in sent) return sent.exit;
+  const outcome = sent.answer;
   const step = decision.step ?? progress?.pendingApproval?.stepKey ?? null;
   if (ctx.globals.json) {
     ctx.stdout.write(

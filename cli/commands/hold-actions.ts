@@ -13,10 +13,10 @@ import { parseInputPairs } from '../input-sources';
 import { printCliError } from '../output/errors';
 import { printCommandHelp } from '../output/help';
 import { cliCommand } from '../output/run-report';
-import { runStatusOf, workerNote } from '../run-observer';
+import { runStatusOf } from '../run-observer';
+import { sendRunUpdate } from '../run-update';
 import { withTemporal, type TemporalSession } from '../temporal';
 
-const UPDATE_TIMEOUT_MS = 20_000;
 type Verb = 'retry' | 'skip' | 'rollback';
 
 const COMMON_HELP: [string, string][] = [
@@ -129,34 +129,19 @@ async function act(
     });
     return EXIT.FAILED;
   }
-  let action: OperatorAction;
-  try {
-    action = (await session.client.withDeadline(Date.now() + UPDATE_TIMEOUT_MS, () =>
-      handle.executeUpdate(update as typeof messages.retryUpdate, { args: [request] }),
-    )) as OperatorAction;
-  } catch (error) {
-    const name = (error as { name?: unknown }).name;
-    if (name === 'WorkflowUpdateFailedError') {
-      const cause = (error as { cause?: { message?: string } }).cause?.message;
-      printCliError(ctx, {
-        code: 'RUN_NOT_HELD',
-        message: `cannot ${verb} run ${workflowId}: ${cause ?? String(error)}`,
-        hint: `see the run: ${cliCommand(ctx, ['status', workflowId, '--once'])}`,
-        details: [],
-      });
-      return EXIT.FAILED;
-    }
-    if (name === 'WorkflowUpdateRPCTimeoutOrCancelledError' || (error as { code?: unknown }).code === 4) {
-      printCliError(ctx, {
-        code: 'TEMPORAL_UNAVAILABLE',
-        message: `no worker took the action within ${UPDATE_TIMEOUT_MS / 1000}s`,
-        hint: await workerNote(session, description.taskQueue),
-        details: [],
-      });
-      return EXIT.UNAVAILABLE;
-    }
-    throw error;
-  }
+  const sent = await sendRunUpdate(ctx, session, {
+    workflowId,
+    verb,
+    noun: 'action',
+    refusedCode: 'RUN_NOT_HELD',
+    taskQueue: description.taskQueue,
+    send: async () =>
+      (await handle.executeUpdate(update as typeof messages.retryUpdate, {
+        args: [request],
+      })) as OperatorAction,
+  });
+  if ('exit' in sent) return sent.exit;
+  const action = sent.answer;
   if (ctx.globals.json) {
     ctx.stdout.write(`${JSON.stringify({ workflowId, ...action })}\n`);
     return EXIT.OK;
