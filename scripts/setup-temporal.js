@@ -146,9 +146,9 @@ function findGo(env, fallbackPaths = DEFAULT_GO_FALLBACKS) {
   return undefined;
 }
 
-function goVersionIsSufficient(version) {
+function goVersionIsSufficient(version, minMinor = MIN_GO_MINOR) {
   const match = /^go1\.(\d+)/.exec(version);
-  return match === null || Number(match[1]) >= MIN_GO_MINOR; // unknown formats (devel) are given a try
+  return match === null || Number(match[1]) >= minMinor; // unknown formats (devel) are given a try
 }
 
 function missingToolsMessage(detail) {
@@ -335,6 +335,10 @@ module.exports = {
   SetupError,
   toolsPaths,
   findOnPath,
+  findGo,
+  goVersionIsSufficient,
+  readStamp,
+  processIsAlive,
   resolveTemporalBinary,
   buildTemporal,
   ensureTemporalBinary,

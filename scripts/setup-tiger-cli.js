@@ -10,16 +10,15 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawn, spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const { setTimeout } = require('node:timers');
-const { SetupError, findOnPath } = require('./setup-temporal');
+const { SetupError, findGo, goVersionIsSufficient, processIsAlive, readStamp } = require('./setup-temporal');
 
 const TIGER_CLI_MODULE = 'github.com/timescale/tiger-cli';
 const TIGER_CLI_VERSION = 'v0.21.2';
 const MIN_GO_MINOR = 25; // its go.mod says `go 1.25.5`
 const REPO_ROOT = path.resolve(__dirname, '..');
 const EXE_SUFFIX = process.platform === 'win32' ? '.exe' : '';
-const GO_FALLBACKS = [path.join('/usr/local/go/bin', `go${EXE_SUFFIX}`)];
 
 function tigerPaths(root = REPO_ROOT) {
   const toolsDir = path.join(root, '.tools');
@@ -30,14 +29,6 @@ function tigerPaths(root = REPO_ROOT) {
     lockDir: path.join(toolsDir, 'tiger-cli-build.lock'),
     scratchDir: path.join(toolsDir, `tiger-cli-src.${process.pid}`),
   };
-}
-
-function readStamp(file) {
-  try {
-    return JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch {
-    return undefined;
-  }
 }
 
 function signature(file) {
@@ -59,18 +50,6 @@ function cachedTigerCli(root = REPO_ROOT) {
   return paths.binary;
 }
 
-function findGo(env) {
-  for (const candidate of [findOnPath('go', env.PATH), ...GO_FALLBACKS]) {
-    if (!candidate) continue;
-    const result = spawnSync(candidate, ['env', 'GOVERSION'], { encoding: 'utf8', env, timeout: 30_000 });
-    if (result.status !== 0) continue;
-    const version = result.stdout.trim();
-    const match = /^go1\.(\d+)/.exec(version);
-    if (match === null || Number(match[1]) >= MIN_GO_MINOR) return { path: candidate, version };
-  }
-  return undefined;
-}
-
 function run(file, args, options) {
   return new Promise((resolve) => {
     const child = spawn(file, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -89,15 +68,6 @@ function makeWritable(dir) {
     const file = path.join(dir, entry.name);
     if (entry.isDirectory()) makeWritable(file);
     else if (entry.isFile()) fs.chmodSync(file, 0o644);
-  }
-}
-
-function processIsAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === 'EPERM';
   }
 }
 
@@ -174,7 +144,8 @@ async function ensureTigerCli(options = {}) {
   const paths = tigerPaths(options.root);
   const cached = cachedTigerCli(options.root);
   if (cached) return { path: cached, source: 'cached' };
-  const go = findGo(env);
+  const found = findGo(env);
+  const go = found && goVersionIsSufficient(found.version, MIN_GO_MINOR) ? found : undefined;
   if (!go) return { unavailable: `Go >= 1.${MIN_GO_MINOR} was not found (PATH or /usr/local/go/bin)` };
   return withLock(paths, async () => {
     const again = cachedTigerCli(options.root); // another process may have built it meanwhile
