@@ -12,29 +12,11 @@ import {
   type RunReport,
   type StepStatus,
 } from '../../workflows/messages';
+import { pollUntil } from '../../bench/lib/cancel-runs';
 import { failedReport, type RunbookStack } from './runbook-stack';
 
-const POLL_MS = 25;
-
-/** Reads until `done` holds, or throws after `timeoutMs` naming what it waited for and what it saw last. */
-
-export async function pollUntil<T>(
-  what: string,
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs: number,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  for (;;) {
-    last = await read();
-    if (done(last)) return last;
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last: ${JSON.stringify(last)}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-}
+// One poll loop for tests and the chaos campaign (it lives with the campaign's cancel runs).
+export { pollUntil };
 
 /** Polls the local cloud until the service matches. */
 export function waitForService(
