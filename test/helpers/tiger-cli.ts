@@ -14,6 +14,8 @@ export interface TigerRun {
 }
 
 export interface TigerCli {
+  /** The tiger executable. */
+  readonly binary: string;
   readonly configDir: string;
   readonly env: Record<string, string>;
   run(...args: string[]): Promise<TigerRun>;
@@ -52,6 +54,7 @@ export function tigerCli(binary: string, cloud: TestCloud): TigerCli {
       );
     });
   return {
+    binary,
     configDir,
     env,
     run,

@@ -2,39 +2,10 @@
 // auth login/status, service list/create/get/fork/stop/start/delete and db connection-string, each
 // answer compared with what the local cloud's typed client reads. The binary is built once (through
 // the Go module proxy) and cached under .tools/; without Go the cases are skipped with a note.
-import { ensureTigerCli } from '../../scripts/setup-tiger-cli';
-import { cloudApiClient, startTestCloud, type TestCloud } from '../helpers/local-cloud';
-import { tigerCli, type TigerCli } from '../helpers/tiger-cli';
-import type { CloudClient } from '../../cloud/client';
+import { useTigerSuite } from '../helpers/tiger-suite';
 import type { Service } from '../../cloud/models';
 
-let tc: TestCloud;
-let client: CloudClient;
-let tiger: TigerCli | undefined;
-let project: { project_id: string };
-
-beforeAll(async () => {
-  const built = await ensureTigerCli({ log: () => {} });
-  tc = await startTestCloud({ manualClock: true, seed: 12 });
-  client = cloudApiClient(tc);
-  project = { project_id: tc.project.id };
-  if ('unavailable' in built) {
-    console.warn(`tiger-cli cases skipped: ${built.unavailable}`);
-    return;
-  }
-  tiger = tigerCli(built.path, tc);
-}, 600_000);
-
-afterAll(async () => {
-  tiger?.close();
-  await client?.close();
-  await tc?.close();
-});
-
-/** Long enough for any one transition (and a first snapshot) of the local cloud to complete. */
-function settle(): void {
-  tc.advance(Math.max(...Object.values(tc.cloud.durations)) * 3);
-}
+const suite = useTigerSuite({ label: 'tiger-cli', seed: 12 });
 
 /** Fields of spec.md's Service that the vendor's OpenAPI model lacks (its client drops them). */
 const NOT_IN_VENDOR_MODEL = ['paused', 'metrics', 'initial_password'];
@@ -52,14 +23,11 @@ function vendorView(service: Service): Record<string, unknown> {
   return Object.fromEntries(Object.entries(service).filter(([key]) => !NOT_IN_VENDOR_MODEL.includes(key)));
 }
 
-function tigerOrSkip(): TigerCli | undefined {
-  return tiger;
-}
-
 describe('tiger-cli against the local cloud', () => {
   it('auth login checks the key pair with GET /auth/info and stores the credentials file', async () => {
-    const t = tigerOrSkip();
+    const t = suite.tiger;
     if (!t) return;
+    const { tc, client } = suite;
     const { access_key, secret_key, id } = tc.project;
     const login = await t.run('auth', 'login', '--public-key', access_key, '--secret-key', secret_key);
     expect([login.code, login.stderr]).toEqual([0, '']);
@@ -72,8 +40,9 @@ describe('tiger-cli against the local cloud', () => {
   });
 
   it('runs the service commands; every answer is the API view', async () => {
-    const t = tigerOrSkip();
+    const t = suite.tiger;
     if (!t) return;
+    const { tc, client, project, settle } = suite;
     t.writeCredentials();
     const empty = await t.run('service', 'list', '-o', 'json');
     expect([empty.code, empty.stdout]).toEqual([0, '']);

@@ -1,0 +1,66 @@
+// The shared setup of the tests that run the vendor's tiger-cli (CLI commands or its MCP server)
+// against the local cloud: builds the pinned binary once (scripts/setup-tiger-cli.js), starts a
+// local cloud on a manual clock and a typed client of its first project, and registers the
+// matching teardown. Without Go, `tiger` stays undefined and a note says why the cases are skipped.
+import { ensureTigerCli } from '../../scripts/setup-tiger-cli';
+import { cloudApiClient, startTestCloud, type TestCloud } from './local-cloud';
+import { tigerCli, type TigerCli } from './tiger-cli';
+import type { CloudClient } from '../../cloud/client';
+
+export interface TigerSuite {
+  readonly tc: TestCloud;
+  readonly client: CloudClient;
+  /** The path parameter every project-scoped call of the typed client takes. */
+  readonly project: { project_id: string };
+  /** Undefined when tiger-cli could not be built (no Go); the cases then return early. */
+  readonly tiger: TigerCli | undefined;
+  /** Moves the manual clock far enough for any one transition (and a first snapshot) to end. */
+  settle(): void;
+}
+
+/** Registers beforeAll/afterAll; read the fields inside tests (they are set by beforeAll). */
+export function useTigerSuite(options: { label: string; seed: number }): TigerSuite {
+  let tc: TestCloud | undefined;
+  let client: CloudClient | undefined;
+  let tiger: TigerCli | undefined;
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('useTigerSuite: read before beforeAll ran');
+    return value;
+  };
+
+  beforeAll(async () => {
+    const built = await ensureTigerCli({ log: () => {} });
+    tc = await startTestCloud({ manualClock: true, seed: options.seed });
+    client = cloudApiClient(tc);
+    if ('unavailable' in built) {
+      console.warn(`${options.label} cases skipped: ${built.unavailable}`);
+      return;
+    }
+    tiger = tigerCli(built.path, tc);
+  }, 600_000);
+
+  afterAll(async () => {
+    tiger?.close();
+    await client?.close();
+    await tc?.close();
+  });
+
+  return {
+    get tc() {
+      return ready(tc);
+    },
+    get client() {
+      return ready(client);
+    },
+    get project() {
+      return { project_id: ready(tc).project.id };
+    },
+    get tiger() {
+      return tiger;
+    },
+    settle() {
+      const cloud = ready(tc);
+      cloud.advance(Math.max(...Object.values(cloud.cloud.durations)) * 3);
+    },
+  };
+}
