@@ -1,10 +1,12 @@
 // Where the CLI connects and which task queue it uses: flags > environment > config file >
 // defaults. The config file is the worker's file (TIDELINE_CONFIG or --config); the CLI reads its
 // `taskQueue` and an optional `temporal: { address, namespace }` section. TLS, API keys and
-// profiles stay with Temporal's own TEMPORAL_* variables, which cli/temporal.ts hands on.
+// profiles stay with Temporal's own TEMPORAL_* variables, which cli/temporal.ts hands on. The file
+// is read bounded like a runbook (dsl/source-file.ts), so a device or a huge file is a usage error.
 /* eslint-disable @typescript-eslint/no-require-imports -- lazy loading keeps start-up fast */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { readSourceFile } from '../dsl/source-file';
+import { warnIfSecretConfigOpen } from '../worker/file-permissions';
 import type { CliContext } from './context';
 import { CliError } from './errors';
 
@@ -39,19 +41,32 @@ function stringField(value: unknown, field: string, file: string): string | unde
   throw new CliError('CLI_USAGE', `config file ${file}: ${field} must be a non-empty string`);
 }
 
-/** Reads the client settings from a config file (YAML or JSON). Never echoes file content. */
-export function readConfigFile(file: string): FileSettings {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+/** The config file's text, read bounded like a runbook (regular file, size limit, UTF-8). */
+function readConfigText(file: string): string {
+  const hint = 'check --config or TIDELINE_CONFIG';
+  const read = readSourceFile(file, 'config file');
+  if (read.kind === 'missing') {
+    throw new CliError('CLI_USAGE', `cannot read the config file ${file} (ENOENT)`, hint);
+  }
+  if (read.kind === 'unreadable')
+    throw new CliError('CLI_USAGE', `the config file ${file} ${read.reason}`, hint);
+  if (read.invalidUtf8) {
+    const { line, column } = read.invalidUtf8;
     throw new CliError(
       'CLI_USAGE',
-      `cannot read the config file ${file} (${reason})`,
-      'check --config or TIDELINE_CONFIG',
+      `the config file ${file}: invalid UTF-8 at line ${line}, column ${column}`,
+      'save the file as UTF-8 text',
     );
   }
+  return read.text;
+}
+
+/**
+ * Reads the client settings from a config file (YAML or JSON). Never echoes file content.
+ * `notice` receives the warning for a file with a secret key that other users can read.
+ */
+export function readConfigFile(file: string, notice?: (line: string) => void): FileSettings {
+  const text = readConfigText(file);
   let raw: unknown;
   try {
     // Loaded here only: most commands never read a config file.
@@ -62,6 +77,7 @@ export function readConfigFile(file: string): FileSettings {
     const at = where ? ` at line ${where.line}, column ${where.col}` : '';
     throw new CliError('CLI_USAGE', `the config file ${file} is not valid YAML${at}`);
   }
+  if (notice !== undefined) warnIfSecretConfigOpen(file, raw, notice);
   if (!isRecord(raw)) throw new CliError('CLI_USAGE', `the config file ${file} must hold a mapping`);
   const temporal = raw.temporal;
   if (temporal !== undefined && !isRecord(temporal)) {
@@ -88,10 +104,30 @@ function pick(
   return { value: undefined, source: 'default' };
 }
 
-export function resolveSettings(ctx: Pick<CliContext, 'globals' | 'env' | 'cwd'>): CliSettings {
+/** The config files already warned about, per output stream: one warning per command. */
+const warned = new WeakMap<object, Set<string>>();
+
+function warnOnce(stderr: CliContext['stderr'], file: string): (line: string) => void {
+  return (line) => {
+    const files = warned.get(stderr) ?? new Set<string>();
+    warned.set(stderr, files);
+    if (files.has(file)) return;
+    files.add(file);
+    stderr.write(`${line}\n`);
+  };
+}
+
+/**
+ * The settings in effect. With `ctx.stderr`, a config file that holds a secret key and that other
+ * users can read gets one warning line there (the worker, which reads the file itself, warns alike).
+ */
+export function resolveSettings(
+  ctx: Pick<CliContext, 'globals' | 'env' | 'cwd'> & Partial<Pick<CliContext, 'stderr'>>,
+): CliSettings {
   const configName = ctx.globals.config ?? (ctx.env.TIDELINE_CONFIG || undefined);
   const configFile = configName === undefined ? undefined : path.resolve(ctx.cwd, configName);
-  const file = configFile === undefined ? {} : readConfigFile(configFile);
+  const notice = ctx.stderr && configFile !== undefined ? warnOnce(ctx.stderr, configFile) : undefined;
+  const file = configFile === undefined ? {} : readConfigFile(configFile, notice);
   const address = pick(ctx.globals.address, ctx.env.TEMPORAL_ADDRESS, file.address);
   const namespace = pick(ctx.globals.namespace, ctx.env.TEMPORAL_NAMESPACE, file.namespace);
   const taskQueue = pick(ctx.globals.taskQueue, ctx.env.TIDELINE_TASK_QUEUE, file.taskQueue);
@@ -109,7 +145,8 @@ export function resolveSettings(ctx: Pick<CliContext, 'globals' | 'env' | 'cwd'>
  * settings: resolved address, namespace and task queue laid over the CLI's environment.
  */
 export function settingsEnvironment(ctx: Pick<CliContext, 'globals' | 'env' | 'cwd'>): NodeJS.ProcessEnv {
-  const settings = resolveSettings(ctx);
+  // No warning here: the worker given this environment reads the file and warns itself.
+  const settings = resolveSettings({ globals: ctx.globals, env: ctx.env, cwd: ctx.cwd });
   const env: NodeJS.ProcessEnv = { ...ctx.env, TIDELINE_TASK_QUEUE: settings.taskQueue };
   if (settings.address !== undefined) env.TEMPORAL_ADDRESS = settings.address;
   if (settings.namespace !== undefined) env.TEMPORAL_NAMESPACE = settings.namespace;

@@ -1,5 +1,7 @@
-// Run ids the user chooses (`run --id`): checked before anything is sent, so a bad one is a usage
-// error naming the rule (exit 2) rather than whatever the server makes of it.
+// Run ids the user chooses (`run --id`) or names (`status ID`, `cancel ID`, …): checked before
+// anything is sent, so a bad one is a usage error naming the rule (exit 2) rather than whatever
+// the server makes of it.
+import { CliError } from './errors';
 
 /** Temporal's default limit on a workflow id (limit.maxIDLength), in bytes. */
 export const MAX_WORKFLOW_ID_BYTES = 1000;
@@ -18,4 +20,14 @@ export function workflowIdProblem(id: string): string | undefined {
     return 'must be valid Unicode text';
   }
   return undefined;
+}
+
+/** The run ID a command was given (its one positional), checked like `run --id`; else CLI_USAGE. */
+export function runIdArgument(positionals: string[]): string {
+  const id = positionals[0] ?? '';
+  const problem = workflowIdProblem(id);
+  if (problem !== undefined) {
+    throw new CliError('CLI_USAGE', `the run ID ${problem}`, 'give a run ID as `tideline list` shows it');
+  }
+  return id;
 }

@@ -20,11 +20,11 @@
 // TIDELINE_CLOUD_URL, TIDELINE_CLOUD_ALLOW_INSECURE_LOOPBACK=1, and together
 // TIDELINE_CLOUD_PROJECT_ID + TIDELINE_CLOUD_ACCESS_KEY + TIDELINE_CLOUD_SECRET_KEY (one project,
 // which becomes the default).
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { inspect } from 'node:util';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { parseBaseUrl } from '../cloud/base-url';
+import { readSourceFile } from '../dsl/source-file';
 import type { Secret } from '../cloud/redact';
 import {
   applyEnvironment,
@@ -35,7 +35,7 @@ import {
   type WorkerTuning,
 } from './config-schema';
 import { WorkerError } from './errors';
-import { warnIfOpenToOthers } from './file-permissions';
+import { warnIfSecretConfigOpen } from './file-permissions';
 
 export { DEFAULT_TASK_QUEUE, WorkerConfigSchema } from './config-schema';
 
@@ -68,15 +68,10 @@ export interface WorkerConfig {
 
 export interface LoadWorkerConfigOptions {
   env?: NodeJS.ProcessEnv;
+  /** Gives the file's text (tests). Default: read bounded like a runbook (dsl/source-file.ts). */
   readFile?: (file: string) => string;
   /** Receives one-line notices (a config file with a secret key that others can read). Default: stderr. */
   notice?: (line: string) => void;
-}
-
-/** True when the file's `cloud.projects` hold a secret key. */
-function holdsSecret(raw: unknown): boolean {
-  const projects = isRecord(raw) && isRecord(raw.cloud) ? raw.cloud.projects : undefined;
-  return isRecord(projects) && Object.values(projects).some((p) => isRecord(p) && p.secretKey !== undefined);
 }
 
 function configError(problems: string[], source: string): WorkerError {
@@ -87,13 +82,30 @@ function configError(problems: string[], source: string): WorkerError {
   );
 }
 
-function readConfigFile(file: string, readFile: (file: string) => string): unknown {
+/** The file's text, read bounded like a runbook (a directory, device or huge file is refused). */
+function readBoundedConfig(file: string): string {
+  const read = readSourceFile(file, 'config file');
+  const fail = (why: string): WorkerError =>
+    configError([`TIDELINE_CONFIG names ${file}, which ${why}`], file);
+  if (read.kind === 'missing') throw fail('cannot be read (ENOENT)');
+  if (read.kind === 'unreadable') throw fail(read.reason);
+  if (read.invalidUtf8) {
+    const { line, column } = read.invalidUtf8;
+    throw fail(`holds invalid UTF-8 at line ${line}, column ${column}`);
+  }
+  return read.text;
+}
+
+function readConfigFile(file: string, readFile: ((file: string) => string) | undefined): unknown {
   let text: string;
-  try {
-    text = readFile(file);
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw configError([`TIDELINE_CONFIG names ${file}, which cannot be read (${reason})`], file);
+  if (readFile === undefined) text = readBoundedConfig(file);
+  else {
+    try {
+      text = readFile(file);
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw configError([`TIDELINE_CONFIG names ${file}, which cannot be read (${reason})`], file);
+    }
   }
   try {
     return parseYaml(text) ?? {};
@@ -111,14 +123,13 @@ function readConfigFile(file: string, readFile: (file: string) => string): unkno
 /** Reads and checks the configuration; every problem found is listed in one error. */
 export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerConfig {
   const env = options.env ?? process.env;
-  const readFile = options.readFile ?? ((file: string) => readFileSync(file, 'utf8'));
   const configFile = env.TIDELINE_CONFIG ? path.resolve(env.TIDELINE_CONFIG) : undefined;
   const source = configFile ? `${configFile} and environment` : 'environment';
 
-  const raw = configFile ? readConfigFile(configFile, readFile) : {};
-  if (configFile && options.readFile === undefined && holdsSecret(raw)) {
+  const raw = configFile ? readConfigFile(configFile, options.readFile) : {};
+  if (configFile && options.readFile === undefined) {
     const notice = options.notice ?? ((line: string) => process.stderr.write(`${line}\n`));
-    warnIfOpenToOthers(configFile, 'config file', notice, '(it holds a Cloud API secret key)');
+    warnIfSecretConfigOpen(configFile, raw, notice);
   }
   if (!isRecord(raw)) throw configError(['the file must hold a mapping (taskQueue, cloud, …)'], source);
 

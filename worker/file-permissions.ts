@@ -1,5 +1,6 @@
 // The one-line warning for a file holding secrets (keys.json, a worker config with a secret key)
-// that other users can read. Shared, so every such file is warned about in the same words.
+// that other users can read. Shared, so every such file is warned about in the same words; the
+// worker and the CLI (`--config`) warn about a config file alike.
 import { statSync } from 'node:fs';
 
 /** True when group or others have any permission on `file` (never on Windows, which has no modes). */
@@ -27,4 +28,20 @@ export function warnIfOpenToOthers(
     const subject = why === undefined ? `${what} ${file}` : `${what} ${file} ${why}`;
     notice(`tideline: warning: ${subject} is readable by other users; run: chmod 600 ${file}`);
   }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** True when a parsed config file's `cloud.projects` hold a secret key. */
+export function configHoldsSecret(raw: unknown): boolean {
+  const projects = isObject(raw) && isObject(raw.cloud) ? raw.cloud.projects : undefined;
+  return isObject(projects) && Object.values(projects).some((p) => isObject(p) && p.secretKey !== undefined);
+}
+
+/** The config file warning: only when its content (`raw`, parsed) holds a secret key. */
+export function warnIfSecretConfigOpen(file: string, raw: unknown, notice: (line: string) => void): void {
+  if (configHoldsSecret(raw))
+    warnIfOpenToOthers(file, 'config file', notice, '(it holds a Cloud API secret key)');
 }

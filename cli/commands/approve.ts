@@ -13,6 +13,7 @@ import { cliCommand } from '../output/run-report';
 import { queryProgress, runStatusOf } from '../run-observer';
 import { sendRunUpdate } from '../run-update';
 import { withTemporal, type TemporalSession } from '../temporal';
+import { runIdArgument } from '../workflow-id';
 
 /** How long to wait for the worker to take the decision. */
 
@@ -65,7 +66,7 @@ function decide(approved: boolean, spec: typeof APPROVE_SPEC): Command {
   return async (argv, ctx) => {
     const parsed = parseCommand(spec, argv, ctx);
     if (parsed.help) return printCommandHelp(spec, ctx);
-    const [workflowId] = parsed.positionals as [string];
+    const workflowId = runIdArgument(parsed.positionals);
     const { values } = parsed;
     const decision: ApprovalDecision = { approved };
     if (values.step !== undefined) decision.step = values.step;

@@ -10,6 +10,7 @@ import { printCommandHelp } from '../output/help';
 import { cliCommand } from '../output/run-report';
 import { runStatusOf, type RunOutcome } from '../run-observer';
 import { withTemporal } from '../temporal';
+import { runIdArgument } from '../workflow-id';
 
 export const CANCEL_SPEC = {
   name: 'cancel',
@@ -37,7 +38,7 @@ function cancelledCleanly(outcome: RunOutcome): number {
 export const cancelCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(CANCEL_SPEC, argv, ctx);
   if (parsed.help) return printCommandHelp(CANCEL_SPEC, ctx);
-  const [workflowId] = parsed.positionals as [string];
+  const workflowId = runIdArgument(parsed.positionals);
   return withTemporal(ctx, async (session) => {
     const handle = session.client.workflow.getHandle(workflowId);
     const description = await handle.describe();

@@ -18,6 +18,7 @@ import { historyJson, renderHistory, type RunHistoryView } from '../output/histo
 import { styleFor } from '../output/style';
 import { orderedSteps, queryProgress, readOutcome, runStatusOf } from '../run-observer';
 import { withTemporal, type TemporalSession } from '../temporal';
+import { runIdArgument } from '../workflow-id';
 import type { StepRecord } from '../../workflows/messages';
 
 export const HISTORY_SPEC = {
@@ -79,7 +80,7 @@ async function historySources(
 export const historyCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(HISTORY_SPEC, argv, ctx);
   if (parsed.help) return printCommandHelp(HISTORY_SPEC, ctx);
-  const [workflowId] = parsed.positionals as [string];
+  const workflowId = runIdArgument(parsed.positionals);
   const result = await withTemporal(ctx, async (session) => {
     const handle = session.client.workflow.getHandle(workflowId);
     const description = await handle.describe();

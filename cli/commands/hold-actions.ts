@@ -16,6 +16,7 @@ import { cliCommand } from '../output/run-report';
 import { runStatusOf } from '../run-observer';
 import { sendRunUpdate } from '../run-update';
 import { withTemporal, type TemporalSession } from '../temporal';
+import { runIdArgument } from '../workflow-id';
 
 type Verb = 'retry' | 'skip' | 'rollback';
 
@@ -158,7 +159,7 @@ function holdCommand(verb: Verb, spec: typeof RETRY_SPEC | typeof SKIP_SPEC | ty
   return async (argv, ctx) => {
     const parsed = parseCommand(spec, argv, ctx);
     if (parsed.help) return printCommandHelp(spec, ctx);
-    const [workflowId] = parsed.positionals as [string];
+    const workflowId = runIdArgument(parsed.positionals);
     const values = parsed.values as Record<string, string | string[] | undefined>;
     const request: Record<string, unknown> = {};
     const by = (values.by as string | undefined) ?? userName(ctx.env);

@@ -15,7 +15,7 @@ import { runStatusOf } from '../run-observer';
 import { bindRunInputs } from '../runbook-input';
 import { startAndFollow } from '../start-run';
 import { withTemporal } from '../temporal';
-import { workflowIdProblem } from '../workflow-id';
+import { runIdArgument, workflowIdProblem } from '../workflow-id';
 import { newRunId } from './run';
 
 export const RERUN_SPEC = {
@@ -54,7 +54,7 @@ export const RERUN_SPEC = {
 export const rerunCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(RERUN_SPEC, argv, ctx);
   if (parsed.help) return printCommandHelp(RERUN_SPEC, ctx);
-  const [oldId] = parsed.positionals as [string];
+  const oldId = runIdArgument(parsed.positionals);
   const { values } = parsed;
   const onFailure = values['on-failure'];
   if (onFailure !== undefined && onFailure !== 'rollback' && onFailure !== 'hold') {

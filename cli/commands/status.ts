@@ -6,6 +6,7 @@ import type { Command } from '../context';
 import { followRun } from '../follow';
 import { printCommandHelp } from '../output/help';
 import { withTemporal } from '../temporal';
+import { runIdArgument } from '../workflow-id';
 
 export const STATUS_SPEC = {
   name: 'status',
@@ -35,7 +36,7 @@ export const STATUS_SPEC = {
 export const statusCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(STATUS_SPEC, argv, ctx);
   if (parsed.help) return printCommandHelp(STATUS_SPEC, ctx);
-  const [workflowId] = parsed.positionals as [string];
+  const workflowId = runIdArgument(parsed.positionals);
   return withTemporal(ctx, (session) =>
     followRun(ctx, session, session.client.workflow.getHandle(workflowId), {
       showSecrets: parsed.values['show-secrets'] === true,

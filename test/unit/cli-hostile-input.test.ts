@@ -1,8 +1,9 @@
 // The CLI on hostile or careless input, in process (cli/main.ts runCli): runbook paths that are
-// not runbook files, child paths out of the tree, bad --id values, input sources (@FILE, stdin,
-// TIDELINE_INPUT_*), the warning for a secret given on the command line, and endpoints that are
+// not runbook files, child paths out of the tree, bad --id values and run ID arguments, config
+// files that are not files, input sources (@FILE, stdin, TIDELINE_INPUT_*), the warnings for a
+// secret given on the command line or in a config file others can read, and endpoints that are
 // not Temporal. Each case: exit code, the exact message, no stack trace, within a time bound.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createHttp2Server, type Http2Server } from 'node:http2';
 import { tmpdir } from 'node:os';
@@ -143,6 +144,74 @@ describe('--id', () => {
   });
 });
 
+describe('run ID arguments', () => {
+  const commands: string[][] = [
+    ['status'],
+    ['cancel'],
+    ['history'],
+    ['approve'],
+    ['reject'],
+    ['retry'],
+    ['skip', '--step', 's'],
+    ['rollback'],
+    ['rerun'],
+  ];
+  const ids: [string, string, string][] = [
+    [
+      'a 5,000-character id',
+      'x'.repeat(5000),
+      "must be at most 1000 bytes (Temporal's workflow id limit); it has 5000",
+    ],
+    ['an id with a newline', 'run\n1', 'must not contain control characters (newlines, tabs …)'],
+  ];
+  const cases = commands.flatMap((command) =>
+    ids.map(([label, id, rule]) => [command[0], label, command, id, rule] as const),
+  );
+  it.each(cases)('%s with %s is refused before connecting (exit 2)', async (...row) => {
+    const [, , command, id, rule] = row;
+    const [name, ...flags] = command;
+    const ran = await tideline([name!, id, ...flags, '--address', '127.0.0.1:1']);
+    expect(ran).toEqual({
+      code: 2,
+      out: '',
+      err: `tideline: the run ID ${rule}\n  hint: give a run ID as \`tideline list\` shows it\n`,
+    });
+  });
+});
+
+describe('--config', () => {
+  it.each([
+    ['/dev/zero', () => '/dev/zero', 'is a device, not a config file'],
+    ['a directory', () => join(dir, 'folder'), 'is a directory, not a config file'],
+    ['a 2 MiB file', () => join(dir, 'big.yaml'), 'is larger than 1 MiB, the limit for a config file'],
+  ])('%s: exit 2 with the file message, before connecting', async (_, file, reason) => {
+    for (const args of [['list'], ['status', 'some-run']]) {
+      const ran = await tideline([...args, '--config', file(), '--address', '127.0.0.1:1']);
+      expect(ran).toEqual({
+        code: 2,
+        out: '',
+        err: `tideline: the config file ${file()} ${reason}\n  hint: check --config or TIDELINE_CONFIG\n`,
+      });
+    }
+  });
+
+  const onPosix = process.platform === 'win32' ? it.skip : it;
+  onPosix(
+    'a secret key in a file others can read: one warning line, then the command goes on',
+    async () => {
+      const file = join(dir, 'open-config.yaml');
+      writeFileSync(file, 'cloud:\n  projects:\n    p1: { accessKey: ak, secretKey: sk-1 }\n');
+      chmodSync(file, 0o644);
+      const listed = await tideline(['list', '--config', file, '--address', '127.0.0.1:1'], {}, 20_000);
+      expect(listed.code).toBe(3);
+      const warning = `tideline: warning: config file ${file} (it holds a Cloud API secret key) is readable by other users; run: chmod 600 ${file}\n`;
+      expect(listed.err.startsWith(`${warning}tideline: cannot reach Temporal`)).toBe(true);
+      expect(listed.err.split('warning').length).toBe(2);
+    },
+    30_000,
+  );
+});
+
 describe('inputs', () => {
   const ctx = (env: NodeJS.ProcessEnv = {}) => {
     let err = '';
@@ -264,7 +333,7 @@ describe('endpoints that are not Temporal: exit 3 with a hint', () => {
   }, 30_000);
 
   it('an HTTP/2 server that answers 404 (a web server, a proxy)', async () => {
-    for (const args of [['list'], ['status', 'x'.repeat(5000)]]) {
+    for (const args of [['list'], ['status', 'some-run']]) {
       const ran = await tideline([...args, '--address', address(grpc404)]);
       expect(ran).toEqual({
         code: 3,

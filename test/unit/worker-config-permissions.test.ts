@@ -1,9 +1,11 @@
 // A worker config file that holds a Cloud API secret key and that other users can read gets the
 // same one-line warning as a loose keys.json (worker/file-permissions.ts); a private file, or one
-// without a secret, gets none.
+// without a secret, gets none. The CLI (`--config`, cli/settings.ts) warns in the same words, once.
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { resolveSettings } from '../../cli/settings';
 import { loadWorkerConfig } from '../../worker/config';
 import { loadEncryptionKeys } from '../../worker/key-store';
 
@@ -53,4 +55,26 @@ onPosix('a secret key in a file readable by others: one warning, worded like the
 onPosix('no warning for a private file, or for a file without a secret', () => {
   expect(notices('private.json', WITH_SECRET, 0o600)).toEqual([]);
   expect(notices('public.json', WITHOUT_SECRET, 0o644, CREDENTIALS)).toEqual([]);
+});
+
+onPosix('the CLI warns about the same file in the same words, once per command, only when it is open', () => {
+  const file = join(dir, 'cli-open.json');
+  const [workerLine] = notices('cli-open.json', WITH_SECRET, 0o644);
+  let err = '';
+  const stderr = new PassThrough();
+  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const ctx = { globals: { json: false, config: file }, env: {}, cwd: dir, stderr };
+  resolveSettings(ctx);
+  resolveSettings(ctx);
+  expect(err).toBe(`${workerLine}\n`);
+  chmodSync(file, 0o600);
+  const quiet = { ...ctx, stderr: new PassThrough() };
+  let quietErr = '';
+  quiet.stderr.on('data', (chunk: Buffer) => (quietErr += chunk.toString()));
+  resolveSettings(quiet);
+  expect(quietErr).toBe('');
+  writeFileSync(join(dir, 'cli-public.json'), WITHOUT_SECRET);
+  chmodSync(join(dir, 'cli-public.json'), 0o644);
+  resolveSettings({ ...quiet, globals: { json: false, config: join(dir, 'cli-public.json') } });
+  expect(quietErr).toBe('');
 });

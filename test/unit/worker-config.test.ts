@@ -161,6 +161,35 @@ cloud:
     expect(error.message).toMatch(/\/nonexistent\/tideline\.yaml, which cannot be read \(ENOENT\)/);
   });
 
+  test.each([
+    ['a directory', () => tmpdir(), 'is a directory, not a config file'],
+    ['a device', () => '/dev/zero', 'is a device, not a config file'],
+  ])('a config file that is %s is a configuration error, read no further', (_, file, reason) => {
+    const error = errorOf(() => loadWorkerConfig({ env: { TIDELINE_CONFIG: file() } }));
+    expect(error.code).toBe('TIDELINE_CONFIG_INVALID');
+    expect(error.message).toBe(
+      `invalid tideline worker configuration (${file()}):\n  - TIDELINE_CONFIG names ${file()}, which ${reason}`,
+    );
+  });
+
+  test('a config file over 1 MiB or not UTF-8 is a configuration error', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tideline-config-'));
+    try {
+      const big = path.join(dir, 'big.yaml');
+      writeFileSync(big, `# ${'x'.repeat(2 * 1024 * 1024)}\n`);
+      expect(errorOf(() => loadWorkerConfig({ env: { TIDELINE_CONFIG: big } })).message).toContain(
+        `TIDELINE_CONFIG names ${big}, which is larger than 1 MiB, the limit for a config file`,
+      );
+      const latin1 = path.join(dir, 'latin1.yaml');
+      writeFileSync(latin1, Buffer.from('taskQueue: caf\xe9\n', 'latin1'));
+      expect(errorOf(() => loadWorkerConfig({ env: { TIDELINE_CONFIG: latin1 } })).message).toContain(
+        `TIDELINE_CONFIG names ${latin1}, which holds invalid UTF-8 at line 1, column 15`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('secrets never show in inspect, JSON or String output', () => {
     const config = loadWorkerConfig({ env: envCredentials });
     const shown = [
