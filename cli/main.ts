@@ -125,6 +125,13 @@ export const COMMANDS: CommandEntry[] = [
     load: () => (require('./commands/simulator') as typeof import('./commands/simulator')).simulatorCommand,
   },
   {
+    name: 'codec-server',
+    summary: "decrypt payloads for Temporal's Web UI and CLI (remote codec server)",
+    interrupt: 'command',
+    load: () =>
+      (require('./commands/codec-server') as typeof import('./commands/codec-server')).codecServerCommand,
+  },
+  {
     name: 'dev',
     summary: 'Temporal dev server + local cloud + worker in one command',
     interrupt: 'command',

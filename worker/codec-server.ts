@@ -1,0 +1,238 @@
+// The remote codec server for Temporal's Web UI and CLI: `POST /codec/decode` and `POST /codec/encode`
+// run payloads through the worker's own EncryptionCodec (same key ring), so the UI shows plaintext
+// while Temporal keeps ciphertext. What guards it:
+//   - a bearer token (`Authorization: Bearer <token>`), compared in constant time; 401 otherwise;
+//   - namespaces: `X-Namespace` must name a configured namespace; 403 otherwise (no plaintext for
+//     anyone else's namespace);
+//   - CORS only for the configured UI origins (a request from another origin gets no CORS headers,
+//     and a POST carrying one is refused with 403);
+//   - a request size limit (413), and payloads never reach a log or an error message.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { EncryptionCodec } from './codec';
+import { PayloadJsonError, payloadsFromJson, payloadsToJson } from './codec-payload-json';
+import type { EncryptionKeyRing } from './encryption-keys';
+
+export const CODEC_PATH = '/codec';
+export const DEFAULT_CODEC_BODY_LIMIT = 4 * 1024 * 1024;
+const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Namespace';
+
+export type CodecErrorCode =
+  | 'CODEC_NOT_FOUND'
+  | 'CODEC_METHOD_NOT_ALLOWED'
+  | 'CODEC_UNAUTHORIZED'
+  | 'CODEC_ORIGIN_FORBIDDEN'
+  | 'CODEC_NAMESPACE_FORBIDDEN'
+  | 'CODEC_BODY_TOO_LARGE'
+  | 'CODEC_BAD_REQUEST'
+  | 'CODEC_PAYLOAD_UNREADABLE'
+  | 'CODEC_INTERNAL';
+
+export interface CodecServerOptions {
+  keyRing: EncryptionKeyRing;
+  /**
+   * The bearer token every request must carry. `null` turns the check off: only for the dev stack,
+   * whose Web UI cannot send one, and only on a loopback address.
+   */
+  token: string | null;
+  /** Web UI origins (`http://127.0.0.1:8233`) that get CORS answers. */
+  allowedOrigins: readonly string[];
+  /** The namespaces whose payloads this server decodes and encodes (at least one). */
+  namespaces: readonly string[];
+  /** Largest request body in bytes (default 4 MiB). */
+  maxBodyBytes?: number;
+  host?: string;
+  /** 0 = any free port. */
+  port?: number;
+}
+
+export interface CodecServer {
+  /** What the UI is given as its codec endpoint, e.g. `http://127.0.0.1:8081/codec`. */
+  readonly endpoint: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+class CodecHttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: CodecErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+function tokenMatches(header: string | undefined, expected: Buffer): boolean {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return match?.[1] !== undefined && timingSafeEqual(digest(match[1]), expected);
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}
+
+/** Reads the body up to `limit` bytes; past it, drains (up to 8× the limit, then cuts) and throws 413. */
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const tooLarge = (): CodecHttpError =>
+      new CodecHttpError(413, 'CODEC_BODY_TOO_LARGE', `the request body is larger than ${limit} bytes`);
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+      else if (size > limit * 8) req.destroy();
+    });
+    req.on('end', () =>
+      size > limit ? reject(tooLarge()) : resolve(Buffer.concat(chunks).toString('utf8')),
+    );
+    req.on('error', reject);
+    req.on('close', () => {
+      if (!req.complete) reject(tooLarge());
+    });
+  });
+}
+
+export async function startCodecServer(options: CodecServerOptions): Promise<CodecServer> {
+  const host = options.host ?? '127.0.0.1';
+  if (options.token === null && !isLoopback(host)) {
+    throw new Error('a codec server without a token may only listen on a loopback address');
+  }
+  if (options.namespaces.length === 0) throw new Error('a codec server needs at least one namespace');
+  const expected = options.token === null ? null : digest(options.token);
+  const origins = new Set(options.allowedOrigins);
+  const namespaces = new Set(options.namespaces);
+  const limit = options.maxBodyBytes ?? DEFAULT_CODEC_BODY_LIMIT;
+  const codec = new EncryptionCodec(options.keyRing);
+
+  const corsHeaders = (req: IncomingMessage): Record<string, string> => {
+    const origin = req.headers.origin;
+    if (origin === undefined || !origins.has(origin)) return {};
+    return {
+      'Access-Control-Allow-Origin': origin,
+      'Access-Control-Allow-Credentials': 'true',
+      Vary: 'Origin',
+    };
+  };
+
+  const send = (req: IncomingMessage, res: ServerResponse, status: number, body: unknown): void => {
+    const text = JSON.stringify(body);
+    res.writeHead(status, {
+      ...corsHeaders(req),
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(text),
+      'Cache-Control': 'no-store',
+      ...(status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {}),
+      ...(req.complete ? {} : { Connection: 'close' }),
+    });
+    res.end(text);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    const operation =
+      path === `${CODEC_PATH}/decode` ? 'decode' : path === `${CODEC_PATH}/encode` ? 'encode' : null;
+    if (operation === null) throw new CodecHttpError(404, 'CODEC_NOT_FOUND', 'not found');
+    const origin = req.headers.origin;
+    const allowedOrigin = origin === undefined || origins.has(origin);
+    if (req.method === 'OPTIONS') {
+      // The preflight carries no credentials; only the configured UI origins get an answer they can use.
+      if (!allowedOrigin || origin === undefined) {
+        res.writeHead(403, { 'Content-Length': 0 }).end();
+        return;
+      }
+      res
+        .writeHead(204, {
+          ...corsHeaders(req),
+          'Access-Control-Allow-Methods': 'POST, OPTIONS',
+          'Access-Control-Allow-Headers': ALLOWED_HEADERS,
+          'Access-Control-Max-Age': '600',
+          'Content-Length': 0,
+        })
+        .end();
+      return;
+    }
+    if (req.method !== 'POST') {
+      throw new CodecHttpError(405, 'CODEC_METHOD_NOT_ALLOWED', `use POST ${CODEC_PATH}/${operation}`);
+    }
+    if (expected !== null && !tokenMatches(req.headers.authorization, expected)) {
+      throw new CodecHttpError(401, 'CODEC_UNAUTHORIZED', 'send Authorization: Bearer <codec server token>');
+    }
+    if (!allowedOrigin) {
+      throw new CodecHttpError(403, 'CODEC_ORIGIN_FORBIDDEN', 'this origin is not an allowed Web UI origin');
+    }
+    const namespaceHeader = req.headers['x-namespace'];
+    const namespace = typeof namespaceHeader === 'string' ? namespaceHeader.trim() : '';
+    if (!namespaces.has(namespace)) {
+      throw new CodecHttpError(
+        403,
+        'CODEC_NAMESPACE_FORBIDDEN',
+        namespace === '' ? 'send the X-Namespace header' : 'this codec server does not serve that namespace',
+      );
+    }
+    const declared = Number(req.headers['content-length'] ?? '0');
+    if (Number.isFinite(declared) && declared > limit) {
+      throw new CodecHttpError(413, 'CODEC_BODY_TOO_LARGE', `the request body is larger than ${limit} bytes`);
+    }
+    const body = await readBody(req, limit);
+    const payloads = payloadsFromJson(body);
+    let result;
+    try {
+      result = operation === 'decode' ? await codec.decode(payloads) : await codec.encode(payloads);
+    } catch (error) {
+      // WorkerError messages name key ids, never payload content or key bytes.
+      const code = (error as { code?: unknown }).code;
+      const message = error instanceof Error ? error.message : 'the payload could not be processed';
+      throw new CodecHttpError(
+        422,
+        'CODEC_PAYLOAD_UNREADABLE',
+        typeof code === 'string' ? `${code}: ${message}` : message,
+      );
+    }
+    send(req, res, 200, payloadsToJson(result));
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      const known =
+        error instanceof CodecHttpError
+          ? error
+          : error instanceof PayloadJsonError
+            ? new CodecHttpError(400, error.code, error.message)
+            : new CodecHttpError(500, 'CODEC_INTERNAL', 'the codec server failed');
+      if (!req.complete) req.resume();
+      send(req, res, known.status, { error: { code: known.code, message: known.message } });
+    });
+  });
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.removeListener('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  let closed: Promise<void> | undefined;
+  return {
+    endpoint: `http://${urlHost}:${port}${CODEC_PATH}`,
+    port,
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}
