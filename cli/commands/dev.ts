@@ -16,12 +16,13 @@ const loadDevStack = () => require('../dev-stack/dev-stack') as typeof import('.
 
 const SPEC = {
   name: 'dev',
-  usage: '[--port N] [--ui-port N] [--cloud-port N] [--db FILE] [--time-scale X]',
+  usage: '[--port N] [--ui-port N] [--cloud-port N] [--db FILE] [--time-scale X] [--no-codec-server]',
   summary: 'run a local Temporal dev server (with Web UI), the local cloud and a worker, until Ctrl-C',
   description: [
     'Everything binds to 127.0.0.1. Without --port the usual ports 7233 (Temporal) and 8233 (Web UI) are used when free, otherwise free ones; the local cloud takes a free port.',
     "The local cloud's key pair is printed: it is a development credential of this local cloud only. The worker uses the local cloud's credentials and your encryption keys (TIDELINE_ENCRYPTION_KEYS, TIDELINE_KEY_FILE or ~/.tideline/keys.json), so `tideline run … --address <printed address>` from another terminal works against it.",
-    'With --json the first stdout line is one JSON object: temporal {address, namespace, webUiUrl, dbFile}, cloud {url, controlUrl, controlToken, stateFile, projects [{id, name, access_key, secret_key}]}, worker {taskQueue, encryptionKey, keySource, keyFile}.',
+    'The Web UI decrypts payloads through a codec server (POST /codec/decode) on a free 127.0.0.1 port with the same keys: the dev UI cannot send a token, so it answers any local process, for this namespace only. On a machine shared with other users, pass --no-codec-server.',
+    'With --json the first stdout line is one JSON object: temporal {address, namespace, webUiUrl, dbFile}, cloud {url, controlUrl, controlToken, stateFile, projects [{id, name, access_key, secret_key}]}, worker {taskQueue, encryptionKey, keySource, keyFile}, codec {endpoint} (null with --no-codec-server).',
   ],
   options: {
     port: { type: 'string' },
@@ -29,6 +30,7 @@ const SPEC = {
     'cloud-port': { type: 'string' },
     db: { type: 'string' },
     'time-scale': { type: 'string' },
+    'no-codec-server': { type: 'boolean' },
   },
   optionHelp: [
     ['--port N', 'Temporal frontend port (default 7233 if free; 0 = any free port)'],
@@ -39,6 +41,7 @@ const SPEC = {
       "keep workflows and schedules in this SQLite file, and the local cloud's state in FILE.cloud.json",
     ],
     ['--time-scale X', "the local cloud's pace (0.1 = ten times faster; default 1: a create takes ~3 s)"],
+    ['--no-codec-server', 'no codec server: the Web UI shows payloads encrypted'],
   ],
   examples: [
     'tideline dev',
@@ -72,6 +75,7 @@ export const devCommand: Command = async (argv, ctx) => {
         preferUsualPorts: true,
         dbFile: values.db,
         timeScale: numberFlag('time-scale', values['time-scale'], 0.001, 1000),
+        codecServer: values['no-codec-server'] !== true,
         log,
       })
       .catch((error: unknown) => {

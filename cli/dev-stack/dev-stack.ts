@@ -14,6 +14,7 @@ import type { EncryptionKeyRing } from '../../worker/encryption-keys';
 import { loadEncryptionKeys, type KeySource } from '../../worker/key-store';
 import { createRedactingLogger } from '../../worker/redacting-logger';
 import { createTidelineWorker, type TidelineWorker } from '../../worker/worker';
+import { startCodecServer, type CodecServer } from '../../worker/codec-server';
 import { choosePort } from './ports';
 import { startDevServer, type DevServer } from './temporal-dev-server';
 import { resolveTemporalExecutable } from './temporal-binary';
@@ -36,6 +37,8 @@ export interface DevStackOptions {
   dbFile?: string | undefined;
   /** The local cloud's pace; 1 = realistic (a create takes ~3 s). */
   timeScale?: number | undefined;
+  /** Start a codec server for the Web UI (default true; `tideline dev --no-codec-server` turns it off). */
+  codecServer?: boolean;
   /** Worker log level (the SDK's logger, on stderr). Default WARN. */
   workerLogLevel?: LogLevel;
   /** Progress lines while starting and stopping. */
@@ -48,6 +51,8 @@ export interface DevStack {
   readonly cloudStateFile: string | undefined;
   readonly taskQueue: string;
   readonly keys: { keyRing: EncryptionKeyRing; source: KeySource; file: string | undefined };
+  /** The codec server the Web UI decrypts payloads with (absent with `codecServer: false`). */
+  readonly codec: { endpoint: string } | undefined;
   /** Settles when the worker stops; rejects if it failed. */
   readonly workerStopped: Promise<void>;
   /** A client of the dev server with the same encryption keys as the worker (close its connection). */
@@ -102,14 +107,35 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
   };
   try {
+    // The Web UI decrypts through this codec server (same key ring as the worker). The dev UI has
+    // no login and cannot send a token, so it answers without one, on 127.0.0.1 only, with CORS for
+    // the UI's origins and for this namespace only.
+    let codec: CodecServer | undefined;
+    if (options.codecServer !== false) {
+      codec = await startCodecServer({
+        keyRing: keys.keyRing,
+        token: null,
+        host: '127.0.0.1',
+        port: 0,
+        allowedOrigins: [`http://127.0.0.1:${uiPort}`, `http://localhost:${uiPort}`],
+        namespaces: [options.namespace],
+      });
+      const started = codec;
+      cleanups.push(() => started.close());
+    }
     const cloudStateFile = options.dbFile !== undefined ? `${options.dbFile}.cloud.json` : undefined;
     const [server, cloud] = await Promise.all([
-      startDevServer({ executable, port, uiPort, dbFile: options.dbFile, namespace: options.namespace }).then(
-        (started: DevServer) => {
-          cleanups.unshift(() => started.stop());
-          return started;
-        },
-      ),
+      startDevServer({
+        executable,
+        port,
+        uiPort,
+        uiCodecEndpoint: codec?.endpoint,
+        dbFile: options.dbFile,
+        namespace: options.namespace,
+      }).then((started: DevServer) => {
+        cleanups.unshift(() => started.stop());
+        return started;
+      }),
       startLocalCloud({
         host: '127.0.0.1',
         port: cloudPort,
@@ -154,6 +180,7 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
       cloudStateFile,
       taskQueue: options.taskQueue,
       keys: { keyRing: keys.keyRing, source: keys.source, file: keys.file },
+      codec: codec === undefined ? undefined : { endpoint: codec.endpoint },
       workerStopped,
       async connectClient() {
         const clientConnection = await Connection.connect({ address: server.address });

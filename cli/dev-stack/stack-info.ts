@@ -15,6 +15,8 @@ export interface StackInfo {
     projects: { id: string; name: string; access_key: string; secret_key: string }[];
   };
   worker: { taskQueue: string; encryptionKey: string; keySource: string; keyFile: string | null };
+  /** The codec server the Web UI decrypts payloads with; null with --no-codec-server. */
+  codec: { endpoint: string } | null;
 }
 
 export function stackInfo(stack: DevStack): StackInfo {
@@ -44,6 +46,7 @@ export function stackInfo(stack: DevStack): StackInfo {
       keySource: stack.keys.source,
       keyFile: stack.keys.file ?? null,
     },
+    codec: stack.codec === undefined ? null : { endpoint: stack.codec.endpoint },
   };
 }
 
@@ -63,6 +66,7 @@ export function renderStackInfo(info: StackInfo): string {
     '',
     `  Temporal     ${info.temporal.address}   namespace "${info.temporal.namespace}"`,
     `  Web UI       ${info.temporal.webUiUrl}`,
+    `  Codec server ${info.codec === null ? 'off (payloads show encrypted in the Web UI)' : `${info.codec.endpoint}   (the Web UI decrypts payloads through it; 127.0.0.1 only)`}`,
     `  Local cloud  ${info.cloud.url}`,
   ];
   for (const p of info.cloud.projects) {
@@ -91,7 +95,9 @@ export function renderStackInfo(info: StackInfo): string {
       `    -i project_id=${project.id} -i name=orders -i vpc_id=<id from the answer above>`,
       `  tideline list ${flags}`,
       `Runs show up in the Web UI: ${info.temporal.webUiUrl}/namespaces/${info.temporal.namespace}/workflows`,
-      '(payloads are encrypted; `tideline status ID` shows them decrypted).',
+      info.codec === null
+        ? '(payloads are encrypted; `tideline status ID` shows them decrypted).'
+        : '(payloads are stored encrypted; the Web UI shows them decrypted through the codec server).',
     );
   }
   return `${lines.join('\n')}\n`;

@@ -12,6 +12,8 @@ export interface DevServerLaunch {
   port: number;
   /** The Web UI's port; without one the server runs headless. */
   uiPort?: number | undefined;
+  /** The remote codec endpoint the Web UI decodes payloads with (`http://127.0.0.1:N/codec`). */
+  uiCodecEndpoint?: string | undefined;
   /** SQLite file that keeps workflows and schedules across restarts; in memory when absent. */
   dbFile?: string | undefined;
   /** Namespaces to create besides `default` (which always exists). */
@@ -31,6 +33,8 @@ export interface DevServerOptions {
   executable: string;
   port: number;
   uiPort: number;
+  /** The remote codec endpoint for the Web UI (the dev stack's codec server). */
+  uiCodecEndpoint?: string | undefined;
   dbFile?: string | undefined;
   /** The namespace to use; created at start unless it is `default` (which always exists). */
   namespace?: string;
@@ -58,6 +62,9 @@ export function devServerArgs(launch: Omit<DevServerLaunch, 'executable' | 'star
   if (launch.uiPort === undefined) args.push('--headless');
   args.push('--ip', LOOPBACK, '--port', String(launch.port));
   if (launch.uiPort !== undefined) args.push('--ui-port', String(launch.uiPort));
+  if (launch.uiPort !== undefined && launch.uiCodecEndpoint !== undefined) {
+    args.push('--ui-codec-endpoint', launch.uiCodecEndpoint);
+  }
   args.push('--log-level', launch.logLevel ?? 'warn');
   if (launch.dbFile !== undefined) args.push('--db-filename', launch.dbFile);
   for (const namespace of launch.namespaces ?? []) args.push('--namespace', namespace);
@@ -130,6 +137,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     executable: options.executable,
     port: options.port,
     uiPort: options.uiPort,
+    uiCodecEndpoint: options.uiCodecEndpoint,
     dbFile: options.dbFile,
     namespaces: namespace === 'default' ? [] : [namespace],
     startTimeoutMs: options.startTimeoutMs,

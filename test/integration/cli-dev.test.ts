@@ -63,6 +63,7 @@ describe('tideline dev', () => {
         },
       ]);
       expect(info.worker).toMatchObject({ taskQueue: 'tideline', keySource: 'env' });
+      expect(info.codec).toEqual({ endpoint: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/codec$/) });
 
       // Every port answers: Temporal's frontend, the Web UI, the local cloud.
       const connection = await Connection.connect({ address: info.temporal.address });
@@ -97,6 +98,14 @@ describe('tideline dev', () => {
       const temporal = children.filter((pid) => commandLine(pid).includes('server start-dev'));
       expect(temporal.length).toBeGreaterThan(0);
       expect(commandLine(temporal[0]!)).toContain('--ip 127.0.0.1');
+      // The Web UI decrypts through the stack's codec server (its origin gets the CORS preflight).
+      expect(commandLine(temporal[0]!)).toContain(`--ui-codec-endpoint ${info.codec!.endpoint}`);
+      const preflight = await fetch(`${info.codec!.endpoint}/decode`, {
+        method: 'OPTIONS',
+        headers: { origin: info.temporal.webUiUrl, 'access-control-request-method': 'POST' },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe(info.temporal.webUiUrl);
 
       cli.signal('SIGINT');
       const result = await cli.done;
@@ -107,6 +116,7 @@ describe('tideline dev', () => {
         portOf(info.temporal.address),
         portOf(info.temporal.webUiUrl),
         portOf(info.cloud.url),
+        portOf(info.codec!.endpoint),
       ]) {
         expect(await isPortFree(port)).toBe(true);
       }

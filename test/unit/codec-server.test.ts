@@ -7,6 +7,7 @@ import { payloadsFromJson, payloadsToJson } from '../../worker/codec-payload-jso
 import { startCodecServer, type CodecServer } from '../../worker/codec-server';
 import { EncryptionKeyRing } from '../../worker/encryption-keys';
 import { parseListen, parseOrigin } from '../../cli/commands/codec-server';
+import { devServerArgs } from '../../cli/dev-stack/temporal-dev-server';
 
 const TOKEN = 'test-codec-token-0123456789';
 const UI = 'http://127.0.0.1:8233';
@@ -245,5 +246,15 @@ describe('codec-server command flags', () => {
     expect(parseOrigin('https://temporal.example.com/')).toBe('https://temporal.example.com');
     expect(() => parseOrigin('https://temporal.example.com/ui')).toThrow(/origin/);
     expect(() => parseOrigin('ftp://x')).toThrow(/origin/);
+  });
+});
+
+describe('the dev stack hands the codec endpoint to the Web UI', () => {
+  test('--ui-codec-endpoint goes with the UI, never to a headless server', () => {
+    const endpoint = 'http://127.0.0.1:45678/codec';
+    const args = devServerArgs({ port: 7233, uiPort: 8233, uiCodecEndpoint: endpoint });
+    expect(args.join(' ')).toContain(`--ui-port 8233 --ui-codec-endpoint ${endpoint}`);
+    expect(devServerArgs({ port: 7233, uiCodecEndpoint: endpoint })).not.toContain('--ui-codec-endpoint');
+    expect(devServerArgs({ port: 7233, uiPort: 8233 })).not.toContain('--ui-codec-endpoint');
   });
 });
