@@ -1,7 +1,8 @@
 // The remote codec server for Temporal's Web UI and CLI: `POST /codec/decode` and `POST /codec/encode`
 // run payloads through the worker's own EncryptionCodec (same key ring), so the UI shows plaintext
 // while Temporal keeps ciphertext. What guards it:
-//   - a bearer token (`Authorization: Bearer <token>`), compared in constant time; 401 otherwise;
+//   - a token, compared in constant time, from `Authorization: Bearer <token>` or from the cookie
+//     that `<endpoint>/login` sets (codec-login.ts, for a UI without its own login); 401 otherwise;
 //   - namespaces: `X-Namespace` must name a configured namespace; 403 otherwise (no plaintext for
 //     anyone else's namespace);
 //   - CORS only for the configured UI origins (a request from another origin gets no CORS headers,
@@ -11,12 +12,14 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EncryptionCodec } from './codec';
+import { isHttps, loginPage, sessionCookie, tokenFromCookie, tokenFromForm } from './codec-login';
 import { PayloadJsonError, payloadsFromJson, payloadsToJson } from './codec-payload-json';
 import type { EncryptionKeyRing } from './encryption-keys';
 
 export const CODEC_PATH = '/codec';
 export const DEFAULT_CODEC_BODY_LIMIT = 4 * 1024 * 1024;
-const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Namespace';
+// What Temporal's UI sends: Authorization-Extras carries its id token when it forwards the access token.
+const ALLOWED_HEADERS = 'Authorization, Authorization-Extras, Content-Type, X-Namespace';
 
 export type CodecErrorCode =
   | 'CODEC_NOT_FOUND'
@@ -66,9 +69,12 @@ class CodecHttpError extends Error {
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
-function tokenMatches(header: string | undefined, expected: Buffer): boolean {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  return match?.[1] !== undefined && timingSafeEqual(digest(match[1]), expected);
+const sameToken = (token: string | undefined, expected: Buffer): boolean =>
+  token !== undefined && timingSafeEqual(digest(token), expected);
+
+function authorized(req: IncomingMessage, expected: Buffer): boolean {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+  return sameToken(bearer, expected) || sameToken(tokenFromCookie(req), expected);
 }
 
 function isLoopback(host: string): boolean {
@@ -132,8 +138,34 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
     res.end(text);
   };
 
+  const page = (res: ServerResponse, status: number, message: string, cookie?: string): void => {
+    const html = loginPage(message);
+    res.writeHead(status, {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Length': Buffer.byteLength(html),
+      'Cache-Control': 'no-store',
+      'X-Frame-Options': 'DENY',
+      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+      ...(cookie !== undefined ? { 'Set-Cookie': cookie } : {}),
+    });
+    res.end(html);
+  };
+
+  /** GET: the sign-in form; POST (form field `token`): sets the session cookie when the token is right. */
+  const login = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (expected === null) return page(res, 200, 'This codec server needs no token.');
+    if (req.method === 'GET')
+      return page(res, 200, 'Paste the codec server token to let this browser decode payloads.');
+    if (req.method !== 'POST') throw new CodecHttpError(405, 'CODEC_METHOD_NOT_ALLOWED', 'use GET or POST');
+    const token = tokenFromForm(await readBody(req, 4096));
+    if (!sameToken(token, expected)) return page(res, 401, 'That token is not right. Try again.');
+    const cookie = sessionCookie(token as string, CODEC_PATH, isHttps(req));
+    return page(res, 200, 'Signed in: the Web UI can decode payloads in this browser now.', cookie);
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '').split('?')[0] ?? '';
+    if (path === `${CODEC_PATH}/login`) return login(req, res);
     const operation =
       path === `${CODEC_PATH}/decode` ? 'decode' : path === `${CODEC_PATH}/encode` ? 'encode' : null;
     if (operation === null) throw new CodecHttpError(404, 'CODEC_NOT_FOUND', 'not found');
@@ -159,8 +191,12 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
     if (req.method !== 'POST') {
       throw new CodecHttpError(405, 'CODEC_METHOD_NOT_ALLOWED', `use POST ${CODEC_PATH}/${operation}`);
     }
-    if (expected !== null && !tokenMatches(req.headers.authorization, expected)) {
-      throw new CodecHttpError(401, 'CODEC_UNAUTHORIZED', 'send Authorization: Bearer <codec server token>');
+    if (expected !== null && !authorized(req, expected)) {
+      throw new CodecHttpError(
+        401,
+        'CODEC_UNAUTHORIZED',
+        `send Authorization: Bearer <codec server token>, or sign in at ${CODEC_PATH}/login`,
+      );
     }
     if (!allowedOrigin) {
       throw new CodecHttpError(403, 'CODEC_ORIGIN_FORBIDDEN', 'this origin is not an allowed Web UI origin');

@@ -152,6 +152,37 @@ describe('codec server: the guards', () => {
     }
   });
 
+  test('a browser signs in at /codec/login and is then let in by its HttpOnly cookie', async () => {
+    const form = await call(server, '/login', { method: 'GET' });
+    expect(form.status).toBe(200);
+    expect(String(form.body)).toContain('<form method="post">');
+    const formHeaders = { 'Content-Type': 'application/x-www-form-urlencoded' };
+    const wrong = await call(server, '/login', { headers: formHeaders, body: 'token=nope' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers['set-cookie']).toBeUndefined();
+    const right = await call(server, '/login', {
+      headers: formHeaders,
+      body: `token=${encodeURIComponent(TOKEN)}`,
+    });
+    expect(right.status).toBe(200);
+    const cookie = right.headers['set-cookie']?.[0] ?? '';
+    expect(cookie).toMatch(
+      /^tideline_codec_token=\S+; Path=\/codec; HttpOnly; SameSite=Strict; Max-Age=\d+$/,
+    );
+    const { Authorization: _, ...noToken } = good();
+    const answer = await call(server, '/decode', {
+      headers: { ...noToken, Origin: UI, Cookie: cookie.split(';')[0] ?? '' },
+      body: JSON.stringify({ payloads: [] }),
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['access-control-allow-credentials']).toBe('true');
+    const forged = await call(server, '/decode', {
+      headers: { ...noToken, Cookie: 'tideline_codec_token=forged' },
+      body: JSON.stringify({ payloads: [] }),
+    });
+    expect(forged.status).toBe(401);
+  });
+
   test('a namespace it is not configured for (or none) is a 403, never plaintext', async () => {
     const sealed = await workerCodec.encode([plain('"secret"')]);
     for (const namespace of ['prod', '']) {

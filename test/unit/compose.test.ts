@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { CODEC_SERVER_SPEC } from '../../cli/commands/codec-server';
 import { SIMULATOR_FLAGS } from '../../simulator/cli-options';
 import { parseConfig } from '../../simulator/config';
 import { loadWorkerConfig } from '../../worker/config';
@@ -199,6 +200,37 @@ describe('docker-compose.yml', () => {
       }),
     ]);
     expect(workerEnv.TIDELINE_CLOUD_URL).toBe(`http://127.0.0.1:${port}/public/api/v1`);
+  });
+
+  test("the codec server decrypts for the Web UI: the UI's endpoint, origin and namespace, the worker's keys", () => {
+    const codec = compose.services['codec-server']!;
+    const ui = compose.services['temporal-ui']!;
+    const command = (codec.command as string[]).map((word) => interpolate(word, {}));
+    expect(command.slice(0, 3)).toEqual(['node', 'bin/tideline.js', 'codec-server']);
+    expect(existsSync(path.join(ROOT, 'bin', 'tideline.js'))).toBe(true);
+    expect(read('cli/main.ts')).toContain("name: 'codec-server'");
+    for (const flag of command.filter((word) => word.startsWith('--'))) {
+      const accepted = Object.hasOwn(CODEC_SERVER_SPEC.options, flag.slice(2));
+      expect({ flag, accepted }).toEqual({ flag, accepted: true });
+    }
+    const flag = (name: string): string | undefined => command[command.indexOf(name) + 1];
+    const listenPort = flag('--listen')?.split(':')[1];
+    expect(codec.ports).toEqual([`127.0.0.1:${listenPort}:${listenPort}`]);
+    // The browser calls the endpoint: the published port on loopback, under /codec.
+    const uiEnv = environmentOf(ui, {});
+    expect(uiEnv.TEMPORAL_CODEC_ENDPOINT).toBe(`http://127.0.0.1:${listenPort}/codec`);
+    expect(uiEnv.TEMPORAL_CODEC_INCLUDE_CREDENTIALS).toBe('true');
+    const uiPort = ui.ports?.[0]?.split(':')[1];
+    expect(flag('--cors-origin')).toBe(`http://127.0.0.1:${uiPort}`);
+    const workerEnv = environmentOf(compose.services['tideline-worker']!, { TIDELINE_ENCRYPTION_KEYS: KEYS });
+    expect(flag('--namespace')).toBe(workerEnv.TEMPORAL_NAMESPACE);
+    expect(() => environmentOf(codec, {})).toThrow(/TIDELINE_ENCRYPTION_KEYS/);
+    const env = environmentOf(codec, { TIDELINE_ENCRYPTION_KEYS: KEYS });
+    expect(env.TIDELINE_ENCRYPTION_KEYS).toBe(workerEnv.TIDELINE_ENCRYPTION_KEYS);
+    const sources = ['cli/commands/codec-server.ts', 'worker/key-store.ts'].map(read).join('\n');
+    for (const name of Object.keys(env)) {
+      expect({ name, read: sources.includes(`env.${name}`) }).toEqual({ name, read: true });
+    }
   });
 
   test('the one-shot jobs escape their shell variables from compose ($$)', () => {
