@@ -27,21 +27,25 @@ export interface ActionInfo {
 
 const SECRET_FIELD = /password|secret/i;
 
-/** Strips optional/nullable/default wrappers and pipes to reach the schema that holds the shape. */
-function unwrap(schema: z.ZodType): z.ZodType {
+/**
+ * Strips optional/nullable/default wrappers and pipes to reach the schema that holds the shape:
+ * a pipe's input side for what a request accepts (the default), its output side for what an
+ * answer holds once parsed.
+ */
+export function unwrapSchema(schema: z.ZodType, pipeSide: 'in' | 'out' = 'in'): z.ZodType {
   let current: z.ZodType = schema;
   for (;;) {
     if (current instanceof z.ZodOptional || current instanceof z.ZodNullable)
       current = current.unwrap() as z.ZodType;
     else if (current instanceof z.ZodDefault) current = current.removeDefault() as z.ZodType;
-    else if (current instanceof z.ZodPipe) current = current.in as z.ZodType;
+    else if (current instanceof z.ZodPipe) current = current[pipeSide] as z.ZodType;
     else return current;
   }
 }
 
 function objectShape(schema: z.ZodType | undefined): Record<string, z.ZodType> | undefined {
   if (schema === undefined) return undefined;
-  const inner = unwrap(schema);
+  const inner = unwrapSchema(schema);
   return inner instanceof z.ZodObject ? (inner.shape as Record<string, z.ZodType>) : undefined;
 }
 
@@ -99,7 +103,7 @@ export function checkOutputPath(name: ActionName, path: readonly string[]): Outp
   }
   let schema: z.ZodType = response;
   for (const [index, segment] of path.entries()) {
-    const inner = unwrap(schema);
+    const inner = unwrapSchema(schema);
     if (inner instanceof z.ZodArray) {
       if (!/^[0-9]+$/.test(segment)) return { index, field: segment, known: [] };
       schema = inner.element as z.ZodType;

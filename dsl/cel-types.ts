@@ -6,6 +6,7 @@
 // Numbers: JSON has one number type, but whole numbers reach CEL as int and others as double
 // (expressions.ts), so only a zod `int` is `int`; any other number is `dyn`.
 import { z } from 'zod';
+import { unwrapSchema } from './actions';
 import type { InputType } from './schema-primitives';
 
 /** A CEL object type to register: its name and the CEL type of each field. */
@@ -17,18 +18,6 @@ export interface CelObjectType {
 /** The object types found while converting schemas, by name (shared names are converted once). */
 export type CelTypeTable = Map<string, CelObjectType>;
 
-/** Strips optional/nullable/default wrappers and pipes: absence and null are checked at run time. */
-function unwrap(schema: z.ZodType): z.ZodType {
-  let current: z.ZodType = schema;
-  for (;;) {
-    if (current instanceof z.ZodOptional || current instanceof z.ZodNullable)
-      current = current.unwrap() as z.ZodType;
-    else if (current instanceof z.ZodDefault) current = current.removeDefault() as z.ZodType;
-    else if (current instanceof z.ZodPipe) current = current.out as z.ZodType;
-    else return current;
-  }
-}
-
 /** A CEL identifier-safe part of a type name. */
 function namePart(text: string): string {
   return text.replace(/[^A-Za-z0-9_]/g, '_');
@@ -39,7 +28,8 @@ function namePart(text: string): string {
  * derived from `name` (e.g. `tideline.service_get.vpcEndpoint`).
  */
 export function celTypeOf(schema: z.ZodType, name: string, table: CelTypeTable): string {
-  const inner = unwrap(schema);
+  // Absence and null are checked at run time; an answer's pipe is read on its output side.
+  const inner = unwrapSchema(schema, 'out');
   if (inner instanceof z.ZodString || inner instanceof z.ZodEnum) return 'string';
   if (inner instanceof z.ZodBoolean) return 'bool';
   if (inner instanceof z.ZodNumber) return inner.isInt ? 'int' : 'dyn';
