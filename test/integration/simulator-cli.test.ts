@@ -1,35 +1,29 @@
 // The local cloud's CLI (simulator/main.ts), compiled and spawned as a real process: the first
 // stdout line, clean stops on SIGINT/SIGTERM, and exit 2 with one clear line for bad input.
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { basicAuth } from '../helpers/local-cloud';
+import { compileSimulator, type SimulatorBuild } from '../helpers/simulator-build';
 
 const root = resolve(__dirname, '../..');
-// Private to this run, inside the checkout so the compiled code resolves node_modules.
-const outDir = join(root, 'node_modules', '.cache', `tideline-simulator-cli-${process.pid}`);
-const entry = join(outDir, 'simulator', 'main.js');
+let build: SimulatorBuild | undefined;
+let entry: string;
 let scratch: string;
 const children: ChildProcessWithoutNullStreams[] = [];
 
 beforeAll(async () => {
-  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  const args = ['--outDir', outDir, '--rootDir', root, '--module', 'node16', '--moduleResolution', 'node16'];
-  args.push('--target', 'ES2022', '--strict', '--skipLibCheck', '--esModuleInterop', '--types', 'node');
-  const build = spawnSync(process.execPath, [tsc, ...args, join(root, 'simulator', 'main.ts')], {
-    encoding: 'utf8',
-  });
-  if (build.status !== 0)
-    throw new Error(`compiling simulator/main.ts failed:\n${build.stdout}${build.stderr}`);
+  build = compileSimulator('cli');
+  entry = build.entry;
   scratch = await mkdtemp(join(tmpdir(), 'tideline-sim-cli-'));
 }, 120_000);
 
 afterAll(async () => {
   for (const child of children)
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await rm(outDir, { recursive: true, force: true });
+  await build?.remove();
   await rm(scratch, { recursive: true, force: true });
 });
 

@@ -4,8 +4,7 @@
 // not start over). After every restart: each create that was answered 2xx exists (or is deleting
 // or gone, when its delete was answered 2xx), no ID was ever answered for two different services,
 // the file loads, and no temp file is left behind.
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -14,32 +13,26 @@ import { Agent, request } from 'undici';
 import { loadStateFile } from '../../simulator/persistence';
 import { SeededRandom } from '../../simulator/random';
 import { basicAuth } from '../helpers/local-cloud';
+import { compileSimulator, type SimulatorBuild } from '../helpers/simulator-build';
 
 const root = resolve(__dirname, '../..');
-const outDir = join(root, 'node_modules', '.cache', `tideline-simulator-crash-${process.pid}`);
-const entry = join(outDir, 'simulator', 'main.js');
+let build: SimulatorBuild | undefined;
+let entry: string;
 const CLIENTS = 12;
 const ROUNDS = 10;
 let scratch: string;
 const children: ChildProcessWithoutNullStreams[] = [];
 
 beforeAll(async () => {
-  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  const args = ['--outDir', outDir, '--rootDir', root, '--module', 'node16', '--moduleResolution', 'node16'];
-  args.push('--target', 'ES2022', '--strict', '--skipLibCheck', '--esModuleInterop', '--types', 'node');
-  const build = spawnSync(process.execPath, [tsc, ...args, join(root, 'simulator', 'main.ts')], {
-    encoding: 'utf8',
-  });
-  // Type errors are `npm run typecheck`'s business; this test needs the emitted JavaScript.
-  if (!existsSync(entry))
-    throw new Error(`compiling simulator/main.ts failed:\n${build.stdout}${build.stderr}`);
+  build = compileSimulator('crash');
+  entry = build.entry;
   scratch = await mkdtemp(join(tmpdir(), 'tideline-sim-crash-'));
 }, 120_000);
 
 afterAll(async () => {
   for (const child of children)
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await rm(outDir, { recursive: true, force: true });
+  await build?.remove();
   await rm(scratch, { recursive: true, force: true });
 });
 
