@@ -174,8 +174,11 @@ function processIsAlive(pid) {
   }
 }
 
-/** A lock directory so that two `npm test` runs in one checkout do not build at once. */
-async function withBuildLock(paths, log, action) {
+/**
+ * A lock directory (holding the builder's pid) so that two `npm test` runs in one checkout do not
+ * build a tool at once; a lock whose builder died is taken over.
+ */
+async function withBuildLock(paths, log, action, what = 'the Temporal CLI') {
   fs.mkdirSync(paths.toolsDir, { recursive: true });
   const ownerFile = path.join(paths.lockDir, 'pid');
   let announced = false;
@@ -192,7 +195,7 @@ async function withBuildLock(paths, log, action) {
         continue;
       }
       if (!announced) {
-        log(`tideline: another process is building the Temporal CLI; waiting for it…`);
+        log(`tideline: another process is building ${what}; waiting for it…`);
         announced = true;
       }
       await sleep(1000);
@@ -338,7 +341,7 @@ module.exports = {
   findGo,
   goVersionIsSufficient,
   readStamp,
-  processIsAlive,
+  withBuildLock,
   resolveTemporalBinary,
   buildTemporal,
   ensureTemporalBinary,

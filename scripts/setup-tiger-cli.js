@@ -11,8 +11,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { setTimeout } = require('node:timers');
-const { SetupError, findGo, goVersionIsSufficient, processIsAlive, readStamp } = require('./setup-temporal');
+const { SetupError, findGo, goVersionIsSufficient, readStamp, withBuildLock } = require('./setup-temporal');
 
 const TIGER_CLI_MODULE = 'github.com/timescale/tiger-cli';
 const TIGER_CLI_VERSION = 'v0.21.2';
@@ -71,30 +70,6 @@ function makeWritable(dir) {
   }
 }
 
-/** One build at a time per checkout (a lock directory holding the builder's pid). */
-async function withLock(paths, action) {
-  fs.mkdirSync(paths.toolsDir, { recursive: true });
-  const owner = path.join(paths.lockDir, 'pid');
-  for (;;) {
-    try {
-      fs.mkdirSync(paths.lockDir);
-      fs.writeFileSync(owner, String(process.pid));
-      break;
-    } catch (error) {
-      if (error.code !== 'EEXIST') throw error;
-      const pid = Number.parseInt(fs.existsSync(owner) ? fs.readFileSync(owner, 'utf8') : '', 10);
-      if (Number.isInteger(pid) && !processIsAlive(pid))
-        fs.rmSync(paths.lockDir, { recursive: true, force: true });
-      else await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
-  try {
-    return await action();
-  } finally {
-    fs.rmSync(paths.lockDir, { recursive: true, force: true });
-  }
-}
-
 async function buildTigerCli(paths, go, env, log) {
   const target = `${TIGER_CLI_MODULE}@${TIGER_CLI_VERSION}`;
   const started = Date.now();
@@ -147,11 +122,16 @@ async function ensureTigerCli(options = {}) {
   const found = findGo(env);
   const go = found && goVersionIsSufficient(found.version, MIN_GO_MINOR) ? found : undefined;
   if (!go) return { unavailable: `Go >= 1.${MIN_GO_MINOR} was not found (PATH or /usr/local/go/bin)` };
-  return withLock(paths, async () => {
-    const again = cachedTigerCli(options.root); // another process may have built it meanwhile
-    if (again) return { path: again, source: 'cached' };
-    return { path: await buildTigerCli(paths, go, env, log), source: 'built' };
-  });
+  return withBuildLock(
+    paths,
+    log,
+    async () => {
+      const again = cachedTigerCli(options.root); // another process may have built it meanwhile
+      if (again) return { path: again, source: 'cached' };
+      return { path: await buildTigerCli(paths, go, env, log), source: 'built' };
+    },
+    'tiger-cli',
+  );
 }
 
 module.exports = { TIGER_CLI_MODULE, TIGER_CLI_VERSION, tigerPaths, cachedTigerCli, ensureTigerCli };
