@@ -1,6 +1,7 @@
 // Sending an operator's answer to a run as a Temporal workflow update (approve, reject, retry,
 // skip, rollback), and turning the two ways that goes wrong into a CLI error: the run's validator
 // refused it (exit 1, with the run's reason), or no worker took it in time (exit 3).
+import { userInfo } from 'node:os';
 import type { CliContext } from './context';
 import { EXIT } from './errors';
 import { printCliError } from './output/errors';
@@ -21,6 +22,15 @@ export interface RunUpdate<T> {
   refusedCode: string;
   taskQueue: string;
   send: () => Promise<T>;
+}
+
+/** Who answers, when `--by` is not given: the user running the CLI. */
+export function operatorName(env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    return env.USER || env.USERNAME || userInfo().username || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The run's own reason for refusing an update (the validator's message). */

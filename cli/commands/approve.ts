@@ -2,7 +2,6 @@
 // interpreter's `approval` update, which checks that an approval is pending (and which one)
 // before it accepts. A rejected approval fails the run, which then compensates.
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily like every SDK module */
-import { userInfo } from 'node:os';
 import type { ApprovalDecision } from '../../workflows/messages';
 import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
@@ -11,7 +10,7 @@ import { printCliError } from '../output/errors';
 import { printCommandHelp } from '../output/help';
 import { cliCommand } from '../output/run-report';
 import { queryProgress, runStatusOf } from '../run-observer';
-import { sendRunUpdate } from '../run-update';
+import { operatorName, sendRunUpdate } from '../run-update';
 import { withTemporal, type TemporalSession } from '../temporal';
 import { runIdArgument } from '../workflow-id';
 
@@ -54,14 +53,6 @@ export const REJECT_SPEC = {
   examples: ['tideline reject fork-and-promote-8e2d4a --comment "wrong parent"'],
 } satisfies CommandSpec;
 
-function userName(env: NodeJS.ProcessEnv): string | undefined {
-  try {
-    return env.USER || env.USERNAME || userInfo().username || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function decide(approved: boolean, spec: typeof APPROVE_SPEC): Command {
   return async (argv, ctx) => {
     const parsed = parseCommand(spec, argv, ctx);
@@ -70,7 +61,7 @@ function decide(approved: boolean, spec: typeof APPROVE_SPEC): Command {
     const { values } = parsed;
     const decision: ApprovalDecision = { approved };
     if (values.step !== undefined) decision.step = values.step;
-    const by = values.by ?? userName(ctx.env);
+    const by = values.by ?? operatorName(ctx.env);
     if (by !== undefined) decision.by = by;
     if (values.comment !== undefined) decision.comment = values.comment;
     return withTemporal(ctx, (session) => send(ctx, session, workflowId, decision));

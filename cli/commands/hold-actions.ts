@@ -3,7 +3,6 @@
 // that is not held, invalid inputs, a skip output lacking a field a later step reads) before it
 // is recorded. Exit 0 when the action was taken, 1 when it was refused or the run has ended.
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily like every SDK module */
-import { userInfo } from 'node:os';
 import type { JsonValue } from '../../dsl/expressions';
 import type { OperatorAction } from '../../workflows/messages';
 import { parseCommand, type CommandSpec } from '../args';
@@ -14,7 +13,7 @@ import { printCliError } from '../output/errors';
 import { printCommandHelp } from '../output/help';
 import { cliCommand } from '../output/run-report';
 import { runStatusOf } from '../run-observer';
-import { sendRunUpdate } from '../run-update';
+import { operatorName, sendRunUpdate } from '../run-update';
 import { withTemporal, type TemporalSession } from '../temporal';
 import { runIdArgument } from '../workflow-id';
 
@@ -89,14 +88,6 @@ export const ROLLBACK_SPEC = {
   positionals: { min: 1, max: 1, names: 'the run ID' },
 } satisfies CommandSpec;
 
-function userName(env: NodeJS.ProcessEnv): string | undefined {
-  try {
-    return env.USER || env.USERNAME || userInfo().username || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function parseOutput(text: string | undefined): JsonValue {
   if (text === undefined) return null;
   try {
@@ -162,7 +153,7 @@ function holdCommand(verb: Verb, spec: typeof RETRY_SPEC | typeof SKIP_SPEC | ty
     const workflowId = runIdArgument(parsed.positionals);
     const values = parsed.values as Record<string, string | string[] | undefined>;
     const request: Record<string, unknown> = {};
-    const by = (values.by as string | undefined) ?? userName(ctx.env);
+    const by = (values.by as string | undefined) ?? operatorName(ctx.env);
     if (by !== undefined) request.by = by;
     if (values.reason !== undefined) request.reason = values.reason;
     if (values.step !== undefined) request.step = values.step;
