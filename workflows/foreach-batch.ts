@@ -25,14 +25,14 @@
 //   steps and outputs read it unchanged (stop-dev-services' `stopped`).
 // Undoing runs in the run's own history: a failure after 1,000 stops adds ~10K events there,
 // inside the limits. A child that does not answer (terminated) loses its batch's undo work.
-import { CancelledFailure, executeChild, workflowInfo } from '@temporalio/workflow';
+import { executeChild, workflowInfo } from '@temporalio/workflow';
 import type { ForeachStepDefinition, StepDefinition } from '../dsl/definition';
 import { narrowVariables, stepsNeeds } from '../dsl/expression-scope';
 import type { JsonValue } from '../dsl/expressions';
 import { locksHeldFor } from './foreach-locks';
 import type { Interpreter, Scope, StepResult } from './interpreter';
 import type { RunFailure, StepRecord } from './messages';
-import { StepFailed } from './step-failure';
+import { StepFailed, runCancelled } from './step-failure';
 
 /** Items per batch child; a foreach with at most this many items runs inline. */
 export const FOREACH_BATCH_SIZE = 100;
@@ -175,7 +175,7 @@ export async function runForeachInBatches(
     if (answer.failure !== undefined) {
       throw new StepFailed(answer.failure.stepKey, answer.failure.type, answer.failure.message);
     }
-    if (answer.cancelled) throw new CancelledFailure('the run was cancelled');
+    if (answer.cancelled) throw runCancelled();
   }
   return results;
 }

@@ -1,6 +1,6 @@
 // Runs the steps of a normalised runbook: common fields (if, continueOnError, compensate) here,
 // each step kind in step-kinds.ts. Deterministic workflow code: all I/O goes through activities.
-import { CancellationScope, CancelledFailure, isCancellation, patched, sleep } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, patched, sleep } from '@temporalio/workflow';
 import type { StepDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { evaluateCondition } from '../dsl/expressions';
@@ -9,7 +9,7 @@ import { resolveDurationMs } from '../dsl/templates';
 import { PATCHES } from './patches';
 import type { RunState } from './run-state';
 import type { StepRecord } from './messages';
-import { StepFailed, summariseFailure } from './step-failure';
+import { RUN_CANCELLED, StepFailed, runCancelled, summariseFailure } from './step-failure';
 
 export interface StepResult {
   output: JsonValue;
@@ -81,7 +81,7 @@ export class Interpreter {
       // compensation, so a cancellation waits for its answer (retries included).
       finishesBeforeCancel = undoable && step.kind === 'call' && patched(PATCHES.undoableCallsFinish);
       if (finishesBeforeCancel && CancellationScope.current().consideredCancelled) {
-        throw new CancelledFailure('the run was cancelled'); // not started: nothing to finish
+        throw runCancelled(); // not started: nothing to finish
       }
       const output = finishesBeforeCancel
         ? await CancellationScope.nonCancellable(() => this.runWithTimeout(step, scope, key))
@@ -91,7 +91,7 @@ export class Interpreter {
       if (undoable) this.compensations.push({ ownerKey: key, steps: step.compensate, scope });
     } catch (error) {
       if (isCancellation(error)) {
-        this.state.mark(record, 'failed', { type: 'CANCELLED', message: 'the run was cancelled' });
+        this.state.mark(record, 'failed', { ...RUN_CANCELLED });
         throw error;
       }
       const failure = summariseFailure(error);
@@ -123,7 +123,7 @@ export class Interpreter {
       CancellationScope.current().consideredCancelled &&
       (finishesBeforeCancel || patched(PATCHES.changesSettleBeforeCancel))
     ) {
-      throw new CancelledFailure('the run was cancelled');
+      throw runCancelled();
     }
   }
 

@@ -3,7 +3,6 @@
 import {
   ApplicationFailure,
   CancellationScope,
-  CancelledFailure,
   isCancellation,
   log,
   patched,
@@ -26,7 +25,7 @@ import {
 import { PATCHES } from './patches';
 import { RunState } from './run-state';
 import { RunLocks, lockKeys } from './locks';
-import { StepFailed, summariseFailure } from './step-failure';
+import { RUN_CANCELLED, StepFailed, runCancelled, summariseFailure } from './step-failure';
 import { runStepKind } from './step-kinds';
 
 export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunReport> {
@@ -89,8 +88,8 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
     const failure = summariseFailure(error);
     state.failure = {
       stepKey: error instanceof StepFailed ? error.stepKey : '',
-      type: cancelled ? 'CANCELLED' : failure.type,
-      message: cancelled ? 'the run was cancelled' : failure.message,
+      type: cancelled ? RUN_CANCELLED.type : failure.type,
+      message: cancelled ? RUN_CANCELLED.message : failure.message,
     };
     state.status = 'compensating';
     // Compensation must run to the end even though the run itself is being cancelled.
@@ -100,7 +99,7 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
     });
     state.status = cancelled ? 'cancelled' : 'failed';
     state.endedAt = Date.now();
-    if (cancelled) throw isCancellation(error) ? error : new CancelledFailure('the run was cancelled');
+    if (cancelled) throw isCancellation(error) ? error : runCancelled();
     const report: RunReport = { ...state.progress(), outputs: {}, secretOutputs };
     throw ApplicationFailure.create({
       type: RUNBOOK_FAILED,

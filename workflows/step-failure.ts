@@ -3,9 +3,18 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  CancelledFailure,
   ChildWorkflowFailure,
   TemporalFailure,
 } from '@temporalio/workflow';
+
+/** How a cancelled run and its interrupted step are described. */
+export const RUN_CANCELLED = { type: 'CANCELLED', message: 'the run was cancelled' } as const;
+
+/** The failure that makes a cancellation take effect where the interpreter decides it does. */
+export function runCancelled(): CancelledFailure {
+  return new CancelledFailure(RUN_CANCELLED.message);
+}
 
 /** Thrown by the interpreter when a step fails (after its retries). */
 export class StepFailed extends Error {
