@@ -57,6 +57,12 @@ export const PATCHES = {
    * item (sorted, per-service lock workflows), and releases them when the iteration ends.
    */
   foreachLocks: 'tideline-2026-11-foreach-locks',
+  /**
+   * 2026-12: the run keeps its search attributes current (TidelineRunbook, TidelineProject,
+   * TidelineServices, TidelineState; workflows/run-visibility.ts): one upsert at start and one
+   * whenever its state or the services it names change.
+   */
+  runVisibility: 'tideline-2026-12-run-visibility',
 } as const;
 
 export type PatchId = (typeof PATCHES)[keyof typeof PATCHES];
