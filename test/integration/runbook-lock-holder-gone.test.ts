@@ -74,10 +74,12 @@ test('a lock whose history grew continues as new with its holder, then still han
   const waiter = await stack.start(HOLD, { ...inputs, hold: '10ms' });
   await queuedFor(waiter, key);
 
-  // Runs that queue and withdraw again (ids that are not runs) grow the lock's history past its limit.
+  // Runs that queue and withdraw again (ids that are not runs) grow the lock's history past its
+  // limit (2,000 events). Batches stop once the lock has rolled over; signals already in flight
+  // land in the new run, so it is only asserted to start far below the limit.
   const lock = stack.client.workflow.getHandle(lockWorkflowId(key));
   const firstRun = (await lock.describe()).runId;
-  for (let batch = 0; batch < 22; batch++) {
+  for (let batch = 0; batch < 60 && (await lock.describe()).runId === firstRun; batch++) {
     const ids = Array.from({ length: 50 }, (_, i) => `ghost-${batch}-${i}`);
     await Promise.all(ids.map((requesterId) => lock.signal(acquireLockSignal, { key, requesterId })));
     await Promise.all(ids.map((requesterId) => lock.signal(releaseLockSignal, { key, requesterId })));
@@ -88,7 +90,7 @@ test('a lock whose history grew continues as new with its holder, then still han
     (d) => d.runId !== firstRun && d.status.name === 'RUNNING',
     60_000,
   );
-  expect(next.historyLength).toBeLessThan(200);
+  expect(next.historyLength).toBeLessThan(1_000);
   // The holder kept the lock across the new run; the waiter still waits.
   expect((await holder.query(progressQuery)).locks).toEqual([key]);
   expect((await waiter.query(progressQuery)).waitingForLock).toBe(key);
