@@ -6,6 +6,7 @@ import { Connection } from '@temporalio/client';
 import { spawnGuarded, type GuardedProcess } from '../../test/helpers/guarded-process';
 import { temporalExecutable } from './repo';
 import { sleep } from './stats';
+import { TIDELINE_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 
 export interface DevServer {
   readonly address: string;
@@ -57,6 +58,8 @@ export async function startDevServer(options: { dbFile?: string } = {}): Promise
   const address = `127.0.0.1:${port}`;
   const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port)];
   args.push('--log-level', 'error');
+  // Workers refuse a namespace without tideline's search attributes (worker/namespace-check.ts).
+  for (const { name, type } of TIDELINE_SEARCH_ATTRIBUTES) args.push('--search-attribute', `${name}=${type}`);
   if (options.dbFile) args.push('--db-filename', options.dbFile);
   let current: GuardedProcess | undefined;
 
