@@ -15,6 +15,8 @@ export const WorkerErrorCode = z.enum([
   'TIDELINE_PAYLOAD_DECRYPT_FAILED',
   /** The configured Temporal namespace does not exist on the server. */
   'TIDELINE_NAMESPACE_NOT_FOUND',
+  /** The namespace lacks tideline's search attributes (or has one with another type). */
+  'TIDELINE_SEARCH_ATTRIBUTES_MISSING',
 ]);
 export type WorkerErrorCode = z.infer<typeof WorkerErrorCode>;
 
