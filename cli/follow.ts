@@ -9,6 +9,7 @@ import { heldLines } from './output/held-view';
 import { cliCommand, renderOutcome, runJson } from './output/run-report';
 import { styleFor, type Style } from './output/style';
 import { observeRun, readOutcome, type RunOutcome, type RunSnapshot } from './run-observer';
+import { lockWaitOf, trackActivities } from './run-watch';
 import { explainTemporalError, type TemporalSession } from './temporal';
 
 export interface FollowOptions {
@@ -51,6 +52,8 @@ export async function followRun(
 
   let snapshot: RunSnapshot | undefined;
   let unreachableSince: number | undefined;
+  /** The lock the run was last seen queued on, for the final report's timing. */
+  let lockSeen: string | undefined;
   while (!interrupted.value) {
     try {
       const observed = await Promise.race([
@@ -58,7 +61,8 @@ export async function followRun(
         interrupted.wake.then(() => undefined),
       ]);
       if (observed === undefined) break;
-      snapshot = observed;
+      snapshot = trackActivities(snapshot, observed, Date.now());
+      lockSeen = observed.progress?.waitingForLock ?? lockSeen;
       unreachableSince = undefined;
     } catch (error) {
       const explained = explainTemporalError(error, session.target);
@@ -110,6 +114,10 @@ export async function followRun(
   }
 
   const outcome = await readOutcome(session, handle, snapshot);
+  if (lockSeen !== undefined && outcome.progress) {
+    const lockWait = lockWaitOf(outcome.progress, lockSeen);
+    if (lockWait !== undefined) outcome.lockWait = lockWait;
+  }
   if (view) {
     if (outcome.progress)
       view.update({ ...snapshot, progress: outcome.progress, activities: {} }, Date.now());

@@ -22,6 +22,10 @@ export interface ActivityState {
   polls?: number;
   lastStatus?: string;
   lastError?: string;
+  /** When the heartbeat these details came with reached Temporal (heartbeats are throttled). */
+  heartbeatAt?: number;
+  /** Since when (as far as this CLI has watched) the wait has seen `lastStatus` (trackActivities). */
+  lastStatusSince?: number;
 }
 
 export interface RunSnapshot {
@@ -48,6 +52,8 @@ export interface RunOutcome {
   outputs: Record<string, JsonValue>;
   secretOutputs: string[];
   failure?: { stepKey?: string; type: string; message: string };
+  /** The service lock the run queued on before its steps, and how long (when the CLI saw it wait). */
+  lockWait?: { key: string; ms: number };
 }
 
 export function runStatusOf(temporalStatus: string): RunStatusName {
@@ -115,6 +121,12 @@ export async function workerNote(session: TemporalSession, taskQueue: string): P
   return 'waiting for the worker to report progress';
 }
 
+function tsMs(ts: { seconds?: unknown; nanos?: number | null } | null | undefined): number | undefined {
+  if (ts?.seconds === undefined || ts.seconds === null) return undefined;
+  const ms = Number(ts.seconds) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6);
+  return Number.isFinite(ms) && ms > 0 ? ms : undefined;
+}
+
 /**
  * Running call/wait steps ↔ their pending activities, by activity id == step key (the interpreter
  * names activities after their steps since patch `stepActivityIds`). Activities of runs started
@@ -140,6 +152,8 @@ async function activityStates(
   const states: Record<string, ActivityState> = {};
   for (const activity of pending) {
     const state: ActivityState = { attempt: activity.attempt ?? 1 };
+    const heartbeatAt = tsMs(activity.lastHeartbeatTime);
+    if (heartbeatAt !== undefined) state.heartbeatAt = heartbeatAt;
     try {
       const failure = await decodeOptionalFailureToOptionalError(converter, activity.lastFailure);
       if (failure) state.lastFailure = failure.message;

@@ -1,73 +1,125 @@
 // Two ways to show a run while it goes: on a terminal, a step list redrawn in place a few times a
-// second; anywhere else (pipes, CI logs), one plain line per change. Both take RunSnapshots.
+// second; anywhere else (pipes, CI logs), one plain line per change, stamped with the time the
+// change happened. Both take RunSnapshots.
+import type { StepRecord } from '../../workflows/messages';
 import type { CliContext } from '../context';
 import type { RunSnapshot } from '../run-observer';
 import { orderedSteps, stepDepth } from '../run-observer';
 import { approvalLines } from './run-report';
-import { stepDetail, stepElapsed, stepRow } from './step-view';
-import { formatClock, formatDuration, truncate, type Style } from './style';
+import { stepDetail, stepElapsed, stepError, stepLabel, stepRow, stepState } from './step-view';
+import { formatClock, formatDuration, truncate, wrap, type Style } from './style';
 
 export interface ProgressView {
   update(snapshot: RunSnapshot, now: number): void;
-  /** Leaves the last frame as it is; later output goes below it. */
+  /** Leaves the last frame still (no spinner); later output goes below it. */
   stop(): void;
 }
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
+/** Whether the run is over, so that steps still pending will never run. */
+export function runEnded(snapshot: RunSnapshot): boolean {
+  const status = snapshot.progress?.status;
+  return (
+    snapshot.closed ||
+    snapshot.progress?.endedAt !== undefined ||
+    status === 'succeeded' ||
+    status === 'failed' ||
+    status === 'cancelled'
+  );
+}
+
+/** What the run as a whole waits for before its steps can go on, or ''. */
+export function runWaitsFor(snapshot: RunSnapshot): string {
+  const lock = snapshot.progress?.waitingForLock;
+  return lock !== undefined && !runEnded(snapshot) ? `waiting for lock ${lock}` : '';
+}
+
+/** Undo steps appear only once a run compensates; the column fits the others so rows never shift. */
+function keyWidth(steps: StepRecord[]): number {
+  const regular = steps.filter((step) => !step.key.includes('/undo.'));
+  return Math.min(32, Math.max(8, ...regular.map((s) => stepLabel(s).length + 2 * stepDepth(s.key))));
+}
+
 /** The step list, redrawn in place (cursor up + clear) on every update. */
 export class LiveProgressView implements ProgressView {
   private drawn = 0;
   private tick = 0;
+  private last: { snapshot: RunSnapshot; now: number } | undefined;
 
   constructor(
     private readonly ctx: Pick<CliContext, 'stdout' | 'globals'>,
     private readonly style: Style,
   ) {}
 
-  frame(snapshot: RunSnapshot, now: number): string[] {
+  /** `still`: the last frame, left on screen when the CLI stops watching (no spinner). */
+  frame(snapshot: RunSnapshot, now: number, still = false): string[] {
     const { style } = this;
     const progress = snapshot.progress;
+    const ended = runEnded(snapshot);
     const status = progress?.status ?? (snapshot.closed ? 'ended' : 'starting');
     const elapsed = progress ? ` · ${formatDuration((progress.endedAt ?? now) - progress.startedAt)}` : '';
-    const spin = snapshot.closed ? ' ' : style.cyan(SPINNER[this.tick++ % SPINNER.length] ?? '·');
+    const waits = runWaitsFor(snapshot);
+    const spin = ended || still ? ' ' : style.cyan(SPINNER[this.tick++ % SPINNER.length] ?? '·');
     const lines = [
-      `${spin} ${style.bold(progress?.runbook ?? snapshot.workflowId)} · run ${snapshot.workflowId} · ${status}${elapsed}`,
+      `${spin} ${style.bold(progress?.runbook ?? snapshot.workflowId)} · run ${snapshot.workflowId} · ${status}${elapsed}${waits ? ` · ${style.yellow(waits)}` : ''}`,
     ];
+    // Lines must not wrap, or the redraw would move the wrong number of lines up.
+    const columns = this.ctx.stdout.columns;
+    const width = columns !== undefined && columns > 20 ? columns - 1 : 120;
     const steps = orderedSteps(progress?.steps ?? []);
-    const keyWidth = Math.min(32, Math.max(8, ...steps.map((s) => s.key.length + 2 * stepDepth(s.key))));
+    const column = keyWidth(steps);
     for (const step of steps) {
       const activity = snapshot.activities[step.key];
+      const layout = { keyWidth: column, indent: stepDepth(step.key), runEnded: ended };
       const child = snapshot.childRuns?.[step.key];
-      lines.push(stepRow(step, activity, now, style, keyWidth, stepDepth(step.key), child));
+      lines.push(
+        stepRow(step, activity, now, style, child === undefined ? layout : { ...layout, childRun: child }),
+      );
+      // Why a step failed is read whole: it goes under the row, wrapped instead of cut.
+      const error = stepError(step);
+      const indent = ' '.repeat(6 + 2 * stepDepth(step.key));
+      if (error) lines.push(...wrap(`${indent}${error}`, width, indent).map((line) => style.red(line)));
     }
     if (progress?.pendingApproval) {
       lines.push(...approvalLines(this.ctx, snapshot.workflowId, progress.pendingApproval, style, now));
     }
     if (snapshot.note) lines.push(`  ${style.yellow('!')} ${snapshot.note}`);
-    // Lines must not wrap, or the redraw would move the wrong number of lines up.
-    const columns = this.ctx.stdout.columns;
-    const width = columns !== undefined && columns > 20 ? columns - 1 : 120;
     return lines.map((line) => truncate(line, width));
   }
 
   update(snapshot: RunSnapshot, now: number): void {
-    const lines = this.frame(snapshot, now);
+    this.draw(this.frame(snapshot, now));
+    this.last = { snapshot, now };
+  }
+
+  stop(): void {
+    // Redrawn without the spinner: a frame left behind must not look as if it were still live.
+    if (this.last !== undefined && this.drawn > 0)
+      this.draw(this.frame(this.last.snapshot, this.last.now, true));
+    this.drawn = 0;
+    this.last = undefined;
+  }
+
+  private draw(lines: string[]): void {
     const clear = this.drawn > 0 ? `\r\u001b[${this.drawn}A\u001b[J` : '';
     this.ctx.stdout.write(`${clear}${lines.join('\n')}\n`);
     this.drawn = lines.length;
   }
-
-  stop(): void {
-    this.drawn = 0;
-  }
 }
+
+/** A wait that goes on is logged again this often (when it polled since), so a log stays current. */
+const WAIT_REFRESH_MS = 30_000;
+
+/** States a step only reaches after it was done: a first look at a finished run still logs `done`. */
+const AFTER_DONE = new Set(['compensating', 'compensated', 'compensation-failed']);
 
 /** One line per change of a step (state, a wait's last seen status, a retry), for logs. */
 export class LineProgressView implements ProgressView {
-  private readonly seen = new Map<string, string>();
+  private readonly seen = new Map<string, { signature: string; polls?: number; at: number }>();
   private lastApproval = '';
   private lastNote = '';
+  private lastWait = '';
 
   constructor(
     private readonly ctx: Pick<CliContext, 'stdout' | 'globals'>,
@@ -76,32 +128,55 @@ export class LineProgressView implements ProgressView {
 
   update(snapshot: RunSnapshot, now: number): void {
     const changes: { at: number; line: string }[] = [];
-    const stamp = formatClock(now);
+    const log = (at: number, line: string): void =>
+      void changes.push({ at, line: `${formatClock(at)} ${line}` });
+    const ended = runEnded(snapshot);
+    const waits = runWaitsFor(snapshot);
+    if (waits !== this.lastWait) {
+      if (waits) log(now, waits);
+      else if (this.lastWait && !ended) log(now, `${this.lastWait.replace(/^waiting for /, '')} acquired`);
+      this.lastWait = waits;
+    }
     for (const step of orderedSteps(snapshot.progress?.steps ?? [])) {
-      if (step.status === 'pending') continue;
+      const state = stepState(step, ended);
+      if (state === 'pending') continue;
       const activity = snapshot.activities[step.key];
       const child = snapshot.childRuns?.[step.key];
       const signature = [
-        step.status,
+        state,
         child ?? '',
         activity?.lastStatus ?? '',
         activity?.attempt ?? '',
         activity?.lastError ?? '',
       ].join('|');
-      if (this.seen.get(step.key) === signature) continue;
-      this.seen.set(step.key, signature);
+      const before = this.seen.get(step.key);
+      const refresh =
+        before?.signature === signature &&
+        activity?.polls !== before.polls &&
+        now - before.at >= WAIT_REFRESH_MS;
+      if (before?.signature === signature && !refresh) continue;
+      this.seen.set(step.key, { signature, polls: activity?.polls, at: now });
+      if (
+        before === undefined &&
+        AFTER_DONE.has(state) &&
+        step.compensates === undefined &&
+        step.startedAt !== undefined
+      )
+        log(step.startedAt, `${step.key} done`);
       const elapsed = stepElapsed(step, now);
-      const took = step.status !== 'running' && elapsed !== undefined ? ` in ${formatDuration(elapsed)}` : '';
-      const detail = stepDetail(step, activity, child);
-      const name = step.status === 'running' && step.name ? ` (${step.name})` : '';
-      // Several changes seen at once are logged in the order they happened.
-      const at = step.status === 'running' ? (step.startedAt ?? now) : (step.endedAt ?? now);
-      changes.push({
-        at,
-        line: `${stamp} ${step.key} ${step.status}${took}${name}${detail ? ` · ${detail}` : ''}`,
-      });
+      const took = state !== 'running' && elapsed !== undefined ? ` in ${formatDuration(elapsed)}` : '';
+      const detail = stepDetail(step, activity, child, now);
+      const name = state === 'running' && step.name ? ` (${step.name})` : '';
+      // Each line carries the time its change happened, so a finished run reads as it went.
+      const at = refresh
+        ? now
+        : state === 'running'
+          ? (step.startedAt ?? now)
+          : (step.endedAt ?? snapshot.progress?.endedAt ?? now);
+      log(at, `${step.key} ${state}${took}${name}${detail ? ` · ${detail}` : ''}`);
     }
     const out = changes.sort((a, b) => a.at - b.at).map((change) => change.line);
+    const stamp = formatClock(now);
     const pending = snapshot.progress?.pendingApproval;
     const approvalKey = pending ? `${pending.stepKey}` : '';
     if (pending && approvalKey !== this.lastApproval) {

@@ -6,6 +6,7 @@ import type { OperatorAction, PendingApproval, RunProgress, StepRecord } from '.
 import type { CliContext } from '../context';
 import type { RunOutcome, RunStatusName } from '../run-observer';
 import { orderedSteps } from '../run-observer';
+import { currentInvocation } from './cli-invocation';
 import { stepElapsed } from './step-view';
 import { SECRET_MASK, formatDuration, inlineValue, isoTime, type Style } from './style';
 
@@ -13,7 +14,10 @@ function shellQuote(word: string): string {
   return /^[\w@%+=:,./[\]-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** A tideline command line that reaches the same server as this one (flags given are repeated). */
+/**
+ * A tideline command line that reaches the same server as this one (flags given are repeated),
+ * started the way the user started this one (`node bin/tideline.js` until `npm link`).
+ */
 export function cliCommand(ctx: Pick<CliContext, 'globals'>, words: string[]): string {
   const flags: string[] = [];
   const { address, namespace, taskQueue, config } = ctx.globals;
@@ -21,7 +25,7 @@ export function cliCommand(ctx: Pick<CliContext, 'globals'>, words: string[]): s
   if (namespace !== undefined) flags.push('--namespace', namespace);
   if (config !== undefined) flags.push('--config', config);
   void taskQueue; // a run keeps its task queue; status/approve do not need it
-  return ['tideline', ...words, ...flags].map(shellQuote).join(' ');
+  return [...currentInvocation(), ...words, ...flags].map(shellQuote).join(' ');
 }
 
 /** One operator action on a held run (or a hold timeout), for status and reports. */
@@ -66,9 +70,12 @@ export function approvalLines(
   ];
 }
 
-function runDuration(progress: RunProgress | undefined): string {
+/** How long the run took, and how much of it went to waiting for another run's lock. */
+function runDuration(progress: RunProgress | undefined, lockWait: RunOutcome['lockWait']): string {
   if (progress?.endedAt === undefined) return '';
-  return ` in ${formatDuration(progress.endedAt - progress.startedAt)}`;
+  const waited =
+    lockWait !== undefined ? ` (${formatDuration(lockWait.ms)} of it waiting for lock ${lockWait.key})` : '';
+  return ` in ${formatDuration(progress.endedAt - progress.startedAt)}${waited}`;
 }
 
 const HEADLINE: Record<RunStatusName, string> = {
@@ -93,7 +100,7 @@ export function renderOutcome(
   const ok = outcome.status === 'succeeded';
   const symbol = ok ? style.green('✓') : style.red('✗');
   const lines = [
-    `${symbol} ${style.bold(name)} ${HEADLINE[outcome.status]}${runDuration(outcome.progress)} (run ${outcome.workflowId})`,
+    `${symbol} ${style.bold(name)} ${HEADLINE[outcome.status]}${runDuration(outcome.progress, outcome.lockWait)} (run ${outcome.workflowId})`,
   ];
   if (outcome.failure && !ok) {
     const where = outcome.failure.stepKey ? `step ${style.bold(outcome.failure.stepKey)}: ` : '';
@@ -180,6 +187,7 @@ export function runJson(
     outputs: maskedOutputs(outcome.outputs, outcome.secretOutputs, showSecrets),
     failure: outcome.failure ?? null,
     pendingApproval: progress?.pendingApproval ?? null,
+    waitingForLock: progress?.waitingForLock ?? null,
     held: progress?.held ?? [],
     operatorActions: progress?.actions ?? [],
     ...extra,

@@ -1,13 +1,21 @@
-// How one step of a run reads: a symbol, its state, elapsed time, and what it is doing (what a
-// wait waits for and the status it last saw, a call's retry attempt, a child runbook's run, why a
+// How one step of a run reads: a symbol, its state, elapsed time, and what it is doing (the status
+// a wait last saw and how often it polled, a call's retry attempt, a child runbook's run, why a
 // step failed). Shared by the live view, the plain line log, the final report and `history`.
 import type { StepRecord, StepStatus } from '../../workflows/messages';
 import type { ActivityState } from '../run-observer';
-import { formatDuration, type Style } from './style';
+import { formatDuration, truncate, type Style } from './style';
 
-export function stepSymbol(status: StepStatus, style: Style): string {
+/** What a step's row says for its state: a step still pending when the run ended never ran. */
+export type StepState = StepStatus | 'not run';
+
+export function stepState(step: StepRecord, runEnded: boolean): StepState {
+  return runEnded && step.status === 'pending' ? 'not run' : step.status;
+}
+
+export function stepSymbol(status: StepState, style: Style): string {
   switch (status) {
     case 'pending':
+    case 'not run':
       return style.dim('·');
     case 'running':
       return style.cyan('▸');
@@ -26,7 +34,7 @@ export function stepSymbol(status: StepStatus, style: Style): string {
   }
 }
 
-export function statusColour(status: StepStatus, style: Style): (text: string) => string {
+export function statusColour(status: StepState, style: Style): (text: string) => string {
   if (status === 'done') return style.green;
   if (status === 'failed' || status === 'compensation-failed') return style.red;
   if (status === 'running') return style.cyan;
@@ -46,20 +54,46 @@ export function stepElapsed(step: StepRecord, now: number): number | undefined {
   return undefined;
 }
 
-/** What a running wait is waiting for, and what it saw last. */
-export function waitDetail(step: StepRecord, activity: ActivityState | undefined): string {
+/** A status seen this long without change is worth saying (`last seen UNSTABLE for 1m02s`). */
+const SAME_STATUS_NOTE_MS = 10_000;
+/** Heartbeats reach Temporal throttled; older details say how old they are. */
+const STALE_HEARTBEAT_MS = 3_000;
+
+/**
+ * What a running wait saw last and how often it polled, then what it waits for. The condition
+ * comes last: when a row is cut at the terminal's width, it is the part that goes.
+ */
+export function waitDetail(step: StepRecord, activity: ActivityState | undefined, now: number): string {
   const parts: string[] = [];
-  if (step.waitingFor) parts.push(`waiting for ${step.waitingFor.replace(/\s+/g, ' ')}`);
-  if (activity?.lastStatus) parts.push(`last seen ${activity.lastStatus}`);
+  if (activity?.lastStatus) {
+    const since = activity.lastStatusSince;
+    const held =
+      since !== undefined && now - since >= SAME_STATUS_NOTE_MS ? ` for ${formatDuration(now - since)}` : '';
+    parts.push(`last seen ${activity.lastStatus}${held}`);
+  }
   if (activity?.polls !== undefined) parts.push(`${activity.polls} poll${activity.polls === 1 ? '' : 's'}`);
+  if (activity?.heartbeatAt !== undefined && now - activity.heartbeatAt >= STALE_HEARTBEAT_MS)
+    parts.push(`as of ${formatDuration(now - activity.heartbeatAt)} ago`);
   if (activity?.lastError) parts.push(`last error ${activity.lastError}`);
+  if (step.waitingFor) parts.push(`waiting for ${step.waitingFor.replace(/\s+/g, ' ')}`);
   return parts.join(' · ');
 }
 
-/** One line of extra information about a step, or '' when there is nothing to add. */
-export function stepDetail(step: StepRecord, activity: ActivityState | undefined, childRun?: string): string {
+/** Why a step failed (or its compensation did), or '' when it did not. */
+export function stepError(step: StepRecord): string {
+  if (!step.error || (step.status !== 'failed' && step.status !== 'compensation-failed')) return '';
+  return `${step.error.type}: ${step.error.message}`;
+}
+
+/** What a running step is doing (a wait's last answer, a child run, a retry), or ''. */
+export function stepActivity(
+  step: StepRecord,
+  activity: ActivityState | undefined,
+  childRun?: string,
+  now = Date.now(),
+): string {
   const parts: string[] = [];
-  if (step.status === 'running' && step.kind === 'wait') parts.push(waitDetail(step, activity));
+  if (step.status === 'running' && step.kind === 'wait') parts.push(waitDetail(step, activity, now));
   if (step.status === 'running' && childRun !== undefined)
     parts.push(`${step.kind === 'foreach' ? 'batch' : 'child'} run ${childRun}`);
   if (step.status === 'running' && activity && activity.attempt > 1) {
@@ -67,30 +101,53 @@ export function stepDetail(step: StepRecord, activity: ActivityState | undefined
       `attempt ${activity.attempt}${activity.lastFailure ? ` (last: ${activity.lastFailure})` : ''}`,
     );
   }
-  if (step.error && (step.status === 'failed' || step.status === 'compensation-failed')) {
-    parts.push(`${step.error.type}: ${step.error.message}`);
-  }
   if (step.compensates !== undefined && step.status === 'pending') parts.push(`undoes ${step.compensates}`);
   return parts.filter((part) => part !== '').join(' · ');
 }
 
-/** The live/report row: `  ✓ create  done  1.2s  Create the service · detail`. */
+/** One line of extra information about a step (what it does, why it failed), or ''. */
+export function stepDetail(
+  step: StepRecord,
+  activity: ActivityState | undefined,
+  childRun?: string,
+  now = Date.now(),
+): string {
+  return [stepActivity(step, activity, childRun, now), stepError(step)]
+    .filter((part) => part !== '')
+    .join(' · ');
+}
+
+/** How a step is named in a row: its key, or for an undo step `undo.<its id>` under the step it undoes. */
+export function stepLabel(step: StepRecord): string {
+  const undo = step.key.lastIndexOf('/undo.');
+  return undo < 0 ? step.key : `undo.${step.key.slice(undo + '/undo.'.length)}`;
+}
+
+export interface RowLayout {
+  /** Width of the step column; longer labels are cut, so rows never shift. */
+  keyWidth: number;
+  indent: number;
+  /** The run has ended: pending steps read `not run`. */
+  runEnded: boolean;
+  childRun?: string;
+}
+
+/** The live/report row: `  ✓ create  done  1.2s  Create the service · detail` (errors go below). */
 export function stepRow(
   step: StepRecord,
   activity: ActivityState | undefined,
   now: number,
   style: Style,
-  keyWidth: number,
-  indent: number,
-  childRun?: string,
+  layout: RowLayout,
 ): string {
+  const state = stepState(step, layout.runEnded);
   const elapsed = stepElapsed(step, now);
   const name = step.name ? style.dim(step.name) : '';
-  const detail = stepDetail(step, activity, childRun);
+  const detail = stepActivity(step, activity, layout.childRun, now);
   const tail = [name, detail].filter((part) => part !== '').join(style.dim(' · '));
-  const pad = '  '.repeat(indent);
-  const key = `${pad}${step.key}`.padEnd(keyWidth);
-  const status = statusColour(step.status, style)(step.status.padEnd(19));
+  const label = `${'  '.repeat(layout.indent)}${stepLabel(step)}`;
+  const key = truncate(label, layout.keyWidth).padEnd(layout.keyWidth);
+  const status = statusColour(state, style)(state.padEnd(19));
   const time = (elapsed === undefined ? '' : formatDuration(elapsed)).padStart(7);
-  return `  ${stepSymbol(step.status, style)} ${key}  ${status} ${time}  ${tail}`.trimEnd();
+  return `  ${stepSymbol(state, style)} ${key}  ${status} ${time}  ${tail}`.trimEnd();
 }

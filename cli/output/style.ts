@@ -99,3 +99,25 @@ export function inlineValue(value: unknown): string {
   if (typeof value === 'string') return value;
   return JSON.stringify(value) ?? 'null';
 }
+
+/**
+ * Breaks plain text into lines of at most `width` visible characters, at spaces where it can,
+ * each line after the first starting with `indent`. For text that must be read whole (an error).
+ */
+export function wrap(text: string, width: number, indent = ''): string[] {
+  const lines: string[] = [];
+  let rest = text;
+  let room = Math.max(10, width);
+  while ([...rest].length > room) {
+    const chars = [...rest];
+    const head = chars.slice(0, room).join('');
+    const space = head.lastIndexOf(' ');
+    const cut = space > room / 2 ? space : head.length;
+    lines.push(rest.slice(0, cut).trimEnd());
+    rest = `${indent}${rest.slice(cut).trimStart()}`;
+    room = Math.max(10, width);
+    if (rest.trim() === '') break;
+  }
+  lines.push(rest);
+  return lines.filter((line, index) => index === 0 || line.trim() !== '');
+}

@@ -78,7 +78,7 @@ describe('live view (terminal)', () => {
     expect(firstLines[0]).toMatch(/^\S demo · run demo-abc123 · running · 5\.0s$/);
     expect(firstLines[1]).toMatch(/^ {2}✓ create +done +1\.2s {2}Create it$/);
     expect(firstLines[2]).toBe(
-      "  ▸ ready     running                3.8s  waiting for service.get: result.status == 'READY' · last seen CONFIGURING · 3 polls",
+      "  ▸ ready     running                3.8s  last seen CONFIGURING · 3 polls · waiting for service.get: result.status == 'READY'",
     );
     expect(firstLines[3]).toMatch(/^ {2}· prod +pending$/);
     // Cursor back up over the 4 lines drawn, clear, draw again.
@@ -172,7 +172,7 @@ describe('plain lines (not a terminal)', () => {
         .split('\n')
         .map((line) => line.replace(/^\d\d:\d\d:\d\d /, '')),
     ).toEqual([
-      "ready running (Wait until READY) · waiting for service.get: result.status == 'READY' · last seen QUEUED · 2 polls",
+      "ready running (Wait until READY) · last seen QUEUED · 2 polls · waiting for service.get: result.status == 'READY'",
       'ready done in 3.5s',
     ]);
   });

@@ -1,0 +1,35 @@
+// What the CLI learns only by watching a run over time, beyond one look at it: since when a wait
+// has seen the status it reports (UNSTABLE for a minute), and how long the run queued on another
+// run's service lock before its steps could start.
+import type { RunProgress } from '../workflows/messages';
+import type { ActivityState, RunSnapshot } from './run-observer';
+
+/**
+ * Carries forward, from one look at a run to the next, since when each wait has seen the status
+ * it reports now, so a status that does not change (UNSTABLE for a minute) says how long it lasts.
+ */
+export function trackActivities(
+  previous: RunSnapshot | undefined,
+  next: RunSnapshot,
+  now: number,
+): RunSnapshot {
+  const activities: Record<string, ActivityState> = {};
+  for (const [key, state] of Object.entries(next.activities)) {
+    const before = previous?.activities[key];
+    if (state.lastStatus === undefined) activities[key] = state;
+    else if (before?.lastStatus === state.lastStatus && before.lastStatusSince !== undefined)
+      activities[key] = { ...state, lastStatusSince: before.lastStatusSince };
+    else activities[key] = { ...state, lastStatusSince: state.heartbeatAt ?? now };
+  }
+  return { ...next, activities };
+}
+
+/**
+ * How long a run that was seen waiting for `key` waited: its steps start once the run holds its
+ * locks, so until its first step started (or it ended, when it never got the lock).
+ */
+export function lockWaitOf(progress: RunProgress, key: string): { key: string; ms: number } | undefined {
+  const starts = progress.steps.flatMap((step) => (step.startedAt === undefined ? [] : [step.startedAt]));
+  const until = starts.length > 0 ? Math.min(...starts) : progress.endedAt;
+  return until === undefined ? undefined : { key, ms: Math.max(0, until - progress.startedAt) };
+}
