@@ -138,6 +138,12 @@ export const COMMANDS: CommandEntry[] = [
     load: () => (require('./commands/dev') as typeof import('./commands/dev')).devCommand,
   },
   {
+    name: 'cluster',
+    summary: 'a production-style Temporal on PostgreSQL on this machine (up, down, status)',
+    interrupt: 'exit',
+    load: () => (require('./commands/cluster') as typeof import('./commands/cluster')).clusterCommand,
+  },
+  {
     name: 'demo',
     summary: 'start the dev stack and run provision-production-service end to end',
     interrupt: 'command',

@@ -1,0 +1,142 @@
+// `tideline cluster up|down|status` as a library (the CLI command, the chaos campaign and the tests
+// use it): PostgreSQL, the schemas, the Temporal server and the namespace, each step skipped when
+// already done, so `up` is idempotent and also brings back whatever of the cluster is down (after a
+// crash of the server or a stop of PostgreSQL). Data lives in the cluster directory and survives
+// `down`/`up`; the state file keeps the ports and the pids of what `up` started.
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { CliError } from '../errors';
+import { packageRoot } from '../dev-stack/temporal-binary';
+import { ensureNamespace } from './namespace';
+import { ensurePostgresBin, initPostgres, postgresPid, startPostgres, stopPostgres } from './postgres';
+import { applySchemas } from './schema';
+import { DATABASES } from './server-config';
+import { frontendAddress, serverPid, startServer, stopServer } from './server';
+import {
+  clusterPaths,
+  newClusterState,
+  readClusterState,
+  writeClusterState,
+  type ClusterPaths,
+  type ClusterState,
+} from './state';
+import { ensureClusterTools } from './tools';
+
+export const DEFAULT_NAMESPACE = 'default';
+
+export function defaultClusterDir(): string {
+  return path.join(packageRoot(), '.tools', 'cluster');
+}
+
+/** What `up` and `status` print (the first JSON line); never the password. */
+export interface ClusterInfo {
+  dir: string;
+  address: string;
+  namespace: string;
+  running: { postgres: boolean; server: boolean };
+  postgres: { host: string; port: number; user: string; databases: string[]; dataDir: string };
+  pids: { postgres?: number; server?: number };
+  logs: { postgres: string; server: string };
+}
+
+export interface ClusterUpOptions {
+  dir: string;
+  namespace?: string;
+  env?: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+}
+
+export function clusterInfo(paths: ClusterPaths, state: ClusterState): ClusterInfo {
+  const pgPid = postgresPid(paths);
+  const srvPid = serverPid(paths, state);
+  return {
+    dir: paths.dir,
+    address: frontendAddress(state),
+    namespace: state.namespace,
+    running: { postgres: pgPid !== undefined, server: srvPid !== undefined },
+    postgres: {
+      host: '127.0.0.1',
+      port: state.ports.postgres,
+      user: state.postgres.user,
+      databases: [DATABASES.temporal, DATABASES.visibility],
+      dataDir: paths.pgData,
+    },
+    pids: {
+      ...(pgPid !== undefined ? { postgres: pgPid } : {}),
+      ...(srvPid !== undefined ? { server: srvPid } : {}),
+    },
+    logs: { postgres: paths.pgLog, server: paths.serverLog },
+  };
+}
+
+/** Starts (or completes) the cluster in `dir`; resolves once the namespace is usable. */
+export async function clusterUp(options: ClusterUpOptions): Promise<ClusterInfo> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const paths = clusterPaths(options.dir);
+  mkdirSync(paths.dir, { recursive: true });
+  let state = readClusterState(paths);
+  if (state !== undefined && options.namespace !== undefined && options.namespace !== state.namespace) {
+    throw new CliError(
+      'CLI_USAGE',
+      `the cluster in ${paths.dir} serves namespace ${state.namespace}, not ${options.namespace}`,
+      'leave out --namespace, or use another --dir',
+    );
+  }
+  if (state === undefined) {
+    state = await newClusterState(options.namespace ?? DEFAULT_NAMESPACE);
+    writeClusterState(paths, state);
+  }
+  const tools = await ensureClusterTools(env, log);
+  const pgBin = await ensurePostgresBin(env, log);
+  if (await initPostgres(paths, state, pgBin))
+    log(`tideline: created a PostgreSQL data directory in ${paths.pgData}`);
+  const pgPid = await startPostgres(paths, pgBin);
+  state = { ...state, pids: { ...state.pids, postgres: pgPid } };
+  writeClusterState(paths, state);
+  await applySchemas(tools, state);
+  const srvPid = await startServer(paths, state, tools.server);
+  state = { ...state, pids: { ...state.pids, server: srvPid } };
+  writeClusterState(paths, state);
+  await ensureNamespace(frontendAddress(state), state.namespace);
+  return clusterInfo(paths, state);
+}
+
+function requireState(dir: string): { paths: ClusterPaths; state: ClusterState } {
+  const paths = clusterPaths(dir);
+  const state = existsSync(paths.stateFile) ? readClusterState(paths) : undefined;
+  if (state === undefined) {
+    throw new CliError(
+      'CLUSTER_NOT_FOUND',
+      `no tideline cluster in ${paths.dir}`,
+      'start one with `tideline cluster up`',
+    );
+  }
+  return { paths, state };
+}
+
+export function clusterStatus(dir: string): ClusterInfo {
+  const { paths, state } = requireState(dir);
+  return clusterInfo(paths, state);
+}
+
+/** Stops the server, then PostgreSQL (what `up` started, by pid); the data stays. */
+export async function clusterDown(dir: string): Promise<{ dir: string; stopped: string[] }> {
+  const { paths, state } = requireState(dir);
+  const stopped: string[] = [];
+  if (await stopServer(paths, state)) stopped.push('server');
+  if (await stopPostgres(paths, undefined)) stopped.push('postgres');
+  writeClusterState(paths, { ...state, pids: {} });
+  return { dir: paths.dir, stopped };
+}
+
+/** For chaos: the cluster's server killed (SIGKILL) or stopped (SIGTERM); `clusterUp` restarts it. */
+export async function stopClusterServer(dir: string, signal: 'SIGTERM' | 'SIGKILL'): Promise<boolean> {
+  const { paths, state } = requireState(dir);
+  return stopServer(paths, state, signal);
+}
+
+/** For chaos: PostgreSQL stopped (fast shutdown); `clusterUp` starts it again. */
+export async function stopClusterPostgres(dir: string): Promise<boolean> {
+  return stopPostgres(clusterPaths(dir), undefined);
+}

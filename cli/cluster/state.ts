@@ -1,0 +1,147 @@
+// The native cluster's state file (<dir>/cluster.json, mode 0600): the loopback ports chosen at the
+// first `up` (reused by every later one), the PostgreSQL password, the namespace and the pids of
+// what `up` started, so that `down` stops exactly those. Schema first; a damaged file is an error,
+// never silently replaced (the data directory next to it is what matters).
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { isPortFree } from '../dev-stack/ports';
+import { CliError } from '../errors';
+
+const port = z.number().int().min(1024).max(65535);
+/** Ringpop membership ports live in a smallint column: at most 32767, or the server dies at start. */
+const membershipPort = z.number().int().min(1024).max(32767);
+
+export const CLUSTER_STATE_SCHEMA = z.object({
+  version: z.literal(1),
+  namespace: z.string().min(1),
+  ports: z.object({
+    postgres: port,
+    frontend: port,
+    frontendHttp: port,
+    history: port,
+    matching: port,
+    worker: port,
+    frontendMembership: membershipPort,
+    historyMembership: membershipPort,
+    matchingMembership: membershipPort,
+    workerMembership: membershipPort,
+  }),
+  postgres: z.object({
+    user: z.string().min(1),
+    /** Generated at the first `up`; only this file and the server's environment hold it. */
+    password: z.string().min(16),
+  }),
+  pids: z.object({
+    postgres: z.number().int().positive().optional(),
+    server: z.number().int().positive().optional(),
+  }),
+});
+export type ClusterState = z.infer<typeof CLUSTER_STATE_SCHEMA>;
+export type ClusterPorts = ClusterState['ports'];
+
+export interface ClusterPaths {
+  dir: string;
+  stateFile: string;
+  pgData: string;
+  pgLog: string;
+  serverConfigDir: string;
+  serverLog: string;
+}
+
+export function clusterPaths(dir: string): ClusterPaths {
+  const root = path.resolve(dir);
+  return {
+    dir: root,
+    stateFile: path.join(root, 'cluster.json'),
+    pgData: path.join(root, 'postgres', 'data'),
+    pgLog: path.join(root, 'postgres', 'postgres.log'),
+    serverConfigDir: path.join(root, 'server', 'config'),
+    serverLog: path.join(root, 'server', 'server.log'),
+  };
+}
+
+export function readClusterState(paths: ClusterPaths): ClusterState | undefined {
+  if (!existsSync(paths.stateFile)) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(paths.stateFile, 'utf8'));
+  } catch (error) {
+    throw new CliError(
+      'CLI_USAGE',
+      `${paths.stateFile} is not valid JSON: ${(error as Error).message}`,
+      'fix or remove the file (the data under postgres/ is kept either way)',
+    );
+  }
+  const parsed = CLUSTER_STATE_SCHEMA.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new CliError(
+      'CLI_USAGE',
+      `${paths.stateFile} is not a tideline cluster state file: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim(),
+      'point --dir at a cluster directory made by `tideline cluster up`',
+    );
+  }
+  return parsed.data;
+}
+
+export function writeClusterState(paths: ClusterPaths, state: ClusterState): void {
+  mkdirSync(paths.dir, { recursive: true });
+  const tmp = `${paths.stateFile}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(CLUSTER_STATE_SCHEMA.parse(state), null, 2)}\n`, { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, paths.stateFile);
+}
+
+/** Free loopback ports below 32768 (the kernel hands out ephemeral ports above, so none is fixed). */
+const LOW = 20_000;
+const HIGH = 32_767;
+
+async function pickLowPort(taken: Set<number>): Promise<number> {
+  for (let attempt = 0; attempt < 500; attempt++) {
+    const candidate = LOW + Math.floor(Math.random() * (HIGH - LOW));
+    if (taken.has(candidate) || !(await isPortFree(candidate))) continue;
+    taken.add(candidate);
+    return candidate;
+  }
+  throw new CliError('CLUSTER_START_FAILED', `no free loopback port between ${LOW} and ${HIGH}`);
+}
+
+export async function newClusterState(namespace: string): Promise<ClusterState> {
+  const taken = new Set<number>();
+  const names = [
+    'postgres',
+    'frontend',
+    'frontendHttp',
+    'history',
+    'matching',
+    'worker',
+    'frontendMembership',
+    'historyMembership',
+    'matchingMembership',
+    'workerMembership',
+  ] as const;
+  const ports: Partial<ClusterPorts> = {};
+  for (const name of names) ports[name] = await pickLowPort(taken);
+  return {
+    version: 1,
+    namespace,
+    ports: ports as ClusterPorts,
+    postgres: { user: 'temporal', password: randomBytes(24).toString('base64url') },
+    pids: {},
+  };
+}
+
+/** Every port of the cluster that is bound by something right now (for a clear error at `up`). */
+export async function busyPorts(
+  ports: ClusterPorts,
+  skip: ReadonlyArray<keyof ClusterPorts>,
+): Promise<string[]> {
+  const busy: string[] = [];
+  for (const [name, value] of Object.entries(ports)) {
+    if (skip.includes(name as keyof ClusterPorts)) continue;
+    if (!(await isPortFree(value))) busy.push(`${name} ${value}`);
+  }
+  return busy;
+}

@@ -1,0 +1,66 @@
+/* eslint-disable @typescript-eslint/no-require-imports -- the cluster modules load on use, so --help stays fast */
+// `tideline cluster up|down|status`: a production-style Temporal (the pinned server on PostgreSQL)
+// run by tideline itself on 127.0.0.1. The work is in cli/cluster/; this entry parses arguments
+// and prints: the first stdout line is one JSON object, progress goes to stderr.
+import path from 'node:path';
+import { choiceOption, parseCommand, type CommandSpec } from '../args';
+import type { Command } from '../context';
+import { EXIT } from '../errors';
+import { printCommandHelp } from '../output/help';
+
+const loadCluster = () => require('../cluster/cluster') as typeof import('../cluster/cluster');
+
+const SPEC = {
+  name: 'cluster',
+  usage: 'up|down|status [--dir DIR]',
+  summary: 'run a production-style Temporal (the server on PostgreSQL) on this machine',
+  description: [
+    "`up` builds the pinned Temporal server and its schema tool from their Go modules (once, into .tools/bin), starts PostgreSQL (installing the OS package with apt-get when missing and running as root), applies or upgrades the schemas, starts the server (all four services in one process), creates the namespace and tideline's search attributes, and waits until the namespace is usable. It is idempotent: a second `up` starts only what is down.",
+    '`down` stops exactly what `up` started (the server, then PostgreSQL); the data stays in DIR for the next `up`. `status` prints what runs (exit 3 when something is down).',
+    'Everything binds to 127.0.0.1 on free ports chosen at the first `up` and kept in DIR/cluster.json (mode 0600, with the generated PostgreSQL password, which is never printed).',
+    'The first stdout line is one JSON object: {dir, address, namespace, running {postgres, server}, postgres {host, port, user, databases, dataDir}, pids {postgres, server}, logs}. There is no Web UI: run `temporal` or the Web UI against the address.',
+  ],
+  options: {
+    dir: { type: 'string' },
+  },
+  optionHelp: [
+    ['--dir DIR', 'the cluster directory (default <checkout>/.tools/cluster)'],
+    ['--namespace NS', 'the namespace `up` creates (default "default"; fixed at the first `up`)'],
+  ],
+  examples: [
+    'tideline cluster up',
+    'TEMPORAL_ADDRESS=$(tideline cluster status | jq -r .address) tideline worker',
+    'tideline cluster down',
+  ],
+  positionals: { min: 1, max: 1, names: 'up|down|status' },
+} satisfies CommandSpec;
+
+export const clusterCommand: Command = async (argv, ctx) => {
+  const parsed = parseCommand(SPEC, argv, ctx);
+  if (parsed.help) return printCommandHelp(SPEC, ctx);
+  const action = choiceOption('action', parsed.positionals[0], ['up', 'down', 'status'] as const, 'status');
+  const cluster = loadCluster();
+  const dir =
+    parsed.values.dir === undefined ? cluster.defaultClusterDir() : path.resolve(ctx.cwd, parsed.values.dir);
+  const print = (value: unknown): void => {
+    ctx.stdout.write(`${JSON.stringify(value)}\n`);
+  };
+  if (action === 'up') {
+    const info = await cluster.clusterUp({
+      dir,
+      env: ctx.env,
+      log: (line) => ctx.stderr.write(`${line}\n`),
+      ...(ctx.globals.namespace !== undefined ? { namespace: ctx.globals.namespace } : {}),
+    });
+    print(info);
+    ctx.stderr.write(`tideline: cluster up: Temporal at ${info.address}, namespace ${info.namespace}\n`);
+    return EXIT.OK;
+  }
+  if (action === 'down') {
+    print(await cluster.clusterDown(dir));
+    return EXIT.OK;
+  }
+  const info = cluster.clusterStatus(dir);
+  print(info);
+  return info.running.postgres && info.running.server ? EXIT.OK : EXIT.UNAVAILABLE;
+};

@@ -1,0 +1,34 @@
+// Types for scripts/setup-cluster.js (plain JS because it runs before TypeScript is built).
+
+export declare const SERVER_MODULE: string;
+export declare const SERVER_VERSION: string;
+
+export interface ClusterToolPaths {
+  toolsDir: string;
+  server: string;
+  sqlTool: string;
+  schemaDir: string;
+  stampFile: string;
+  lockDir: string;
+  scratchBin: string;
+}
+
+export interface BuiltClusterTools {
+  server: string;
+  sqlTool: string;
+  /** …/postgresql/v12, holding temporal/versioned and visibility/versioned. */
+  schemaDir: string;
+  version: string;
+}
+
+export declare function clusterToolPaths(root?: string): ClusterToolPaths;
+
+export declare function cachedClusterTools(root?: string): BuiltClusterTools | undefined;
+
+export declare function ensureClusterTools(options?: {
+  env?: NodeJS.ProcessEnv;
+  root?: string;
+  log?: (line: string) => void;
+}): Promise<(BuiltClusterTools & { source: 'cached' | 'built' }) | { unavailable: string }>;
+
+export declare function serverModuleDir(options?: { env?: NodeJS.ProcessEnv }): string | undefined;

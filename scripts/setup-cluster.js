@@ -1,0 +1,180 @@
+#!/usr/bin/env node
+// Builds the pinned Temporal server and its SQL schema tool (for `tideline cluster`, the native
+// PostgreSQL-backed cluster) into <repo>/.tools/bin/temporal-server and .tools/bin/temporal-sql-tool.
+// Plain CommonJS so it runs before TypeScript is built. `go install` builds into a scratch GOBIN
+// (the binaries are called `server` and `sql` there) and the results are renamed. A stamp remembers
+// the built binaries, so later runs only stat files. Shares setup-temporal's build lock helper.
+// Without Go it reports `unavailable` and exits 0; `tideline cluster up` then explains, and the
+// native-cluster test skips with the reason.
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn, spawnSync } = require('node:child_process');
+const { setInterval, clearInterval } = require('node:timers');
+const { SetupError, findGo, goVersionIsSufficient, readStamp, withBuildLock } = require('./setup-temporal');
+
+const SERVER_MODULE = 'go.temporal.io/server';
+const SERVER_VERSION = 'v1.29.1';
+const MIN_GO_MINOR = 24; // the server's go.mod needs a recent Go
+const REPO_ROOT = path.resolve(__dirname, '..');
+
+function clusterToolPaths(root = REPO_ROOT) {
+  const toolsDir = path.join(root, '.tools');
+  return {
+    toolsDir,
+    server: path.join(toolsDir, 'bin', 'temporal-server'),
+    sqlTool: path.join(toolsDir, 'bin', 'temporal-sql-tool'),
+    // The PostgreSQL schemas shipped in the server module, copied so runs need no Go.
+    schemaDir: path.join(toolsDir, 'temporal-server-schema', 'postgresql', 'v12'),
+    stampFile: path.join(toolsDir, 'temporal-server.json'),
+    lockDir: path.join(toolsDir, 'temporal-server-build.lock'),
+    scratchBin: path.join(toolsDir, `temporal-server-gobin.${process.pid}`),
+  };
+}
+
+function signature(file) {
+  try {
+    const stat = fs.statSync(file);
+    return { size: stat.size, mtimeMs: stat.mtimeMs };
+  } catch {
+    return undefined;
+  }
+}
+
+function sameSignature(a, b) {
+  return a !== undefined && b !== undefined && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}
+
+/** The cached binaries when they were built from the pinned version and are unchanged since. */
+function cachedClusterTools(root = REPO_ROOT) {
+  const paths = clusterToolPaths(root);
+  const stamp = readStamp(paths.stampFile);
+  if (!stamp || stamp.version !== SERVER_VERSION) return undefined;
+  if (!sameSignature(stamp.server, signature(paths.server))) return undefined;
+  if (!sameSignature(stamp.sqlTool, signature(paths.sqlTool))) return undefined;
+  if (!fs.existsSync(path.join(paths.schemaDir, 'temporal', 'versioned'))) return undefined;
+  return {
+    server: paths.server,
+    sqlTool: paths.sqlTool,
+    schemaDir: paths.schemaDir,
+    version: SERVER_VERSION,
+  };
+}
+
+function goInstall(go, target, gobin, env) {
+  return new Promise((resolve) => {
+    const child = spawn(go.path, ['install', target], {
+      env: { ...env, GOBIN: gobin },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
+    child.on('error', (error) => resolve({ status: -1, stderr: String(error) }));
+    child.on('exit', (code) => resolve({ status: code === null ? -1 : code, stderr }));
+  });
+}
+
+async function buildClusterTools(paths, go, env, log) {
+  const started = Date.now();
+  log(`tideline: building the Temporal server ${SERVER_VERSION} and its SQL tool with ${go.version}`);
+  log('tideline: this takes 3–6 minutes on a fresh machine (it is done once).');
+  const ticker = setInterval(() => {
+    log(`tideline: still building the Temporal server… ${Math.round((Date.now() - started) / 1000)} s`);
+  }, 30_000);
+  fs.rmSync(paths.scratchBin, { recursive: true, force: true });
+  fs.mkdirSync(paths.scratchBin, { recursive: true });
+  try {
+    for (const [pkg, name, dest] of [
+      ['cmd/server', 'server', paths.server],
+      ['cmd/tools/sql', 'sql', paths.sqlTool],
+    ]) {
+      const target = `${SERVER_MODULE}/${pkg}@${SERVER_VERSION}`;
+      const result = await goInstall(go, target, paths.scratchBin, env);
+      if (result.status !== 0) {
+        throw new SetupError(
+          'CLUSTER_BUILD_FAILED',
+          `go install ${target} failed (exit ${result.status}): ${result.stderr.trim()}`,
+        );
+      }
+      fs.mkdirSync(path.dirname(dest), { recursive: true });
+      fs.renameSync(path.join(paths.scratchBin, name), dest);
+    }
+    const moduleDir = serverModuleDir({ env, go });
+    if (!moduleDir)
+      throw new SetupError('CLUSTER_BUILD_FAILED', 'the server module is not in the Go module cache');
+    fs.rmSync(paths.schemaDir, { recursive: true, force: true });
+    fs.cpSync(path.join(moduleDir, 'schema', 'postgresql', 'v12'), paths.schemaDir, { recursive: true });
+    spawnSync('chmod', ['-R', 'u+w', paths.schemaDir]); // the module cache is read-only
+  } finally {
+    clearInterval(ticker);
+    fs.rmSync(paths.scratchBin, { recursive: true, force: true });
+  }
+  const stamp = {
+    version: SERVER_VERSION,
+    server: signature(paths.server),
+    sqlTool: signature(paths.sqlTool),
+  };
+  fs.writeFileSync(paths.stampFile, JSON.stringify(stamp));
+  log(`tideline: built the Temporal server in ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
+/**
+ * The pinned server and schema tool, built when missing.
+ * @returns {Promise<{ server: string, sqlTool: string, version: string, source: 'cached' | 'built' } | { unavailable: string }>}
+ */
+async function ensureClusterTools(options = {}) {
+  const env = options.env || process.env;
+  const log = options.log || ((line) => process.stderr.write(`${line}\n`));
+  const paths = clusterToolPaths(options.root);
+  const cached = cachedClusterTools(options.root);
+  if (cached) return { ...cached, source: 'cached' };
+  const found = findGo(env);
+  const go = found && goVersionIsSufficient(found.version, MIN_GO_MINOR) ? found : undefined;
+  if (!go) return { unavailable: `Go >= 1.${MIN_GO_MINOR} was not found (PATH or /usr/local/go/bin)` };
+  return withBuildLock(
+    paths,
+    log,
+    async () => {
+      const again = cachedClusterTools(options.root); // another process may have built them meanwhile
+      if (again) return { ...again, source: 'cached' };
+      await buildClusterTools(paths, go, env, log);
+      return { ...cachedClusterTools(options.root), source: 'built' };
+    },
+    'the Temporal server',
+  );
+}
+
+/** The module cache directory of the pinned server (its schema/ and config/ live there). */
+function serverModuleDir(options = {}) {
+  const env = options.env || process.env;
+  const go = options.go || findGo(env);
+  if (!go) return undefined;
+  const result = spawnSync(go.path, ['env', 'GOMODCACHE'], { encoding: 'utf8', env, timeout: 30_000 });
+  if (result.status !== 0) return undefined;
+  const dir = path.join(result.stdout.trim(), 'go.temporal.io', `server@${SERVER_VERSION}`);
+  return fs.existsSync(dir) ? dir : undefined;
+}
+
+module.exports = {
+  SERVER_MODULE,
+  SERVER_VERSION,
+  clusterToolPaths,
+  cachedClusterTools,
+  ensureClusterTools,
+  serverModuleDir,
+};
+
+if (require.main === module) {
+  ensureClusterTools().then(
+    (result) => {
+      if ('unavailable' in result)
+        console.error(`tideline: Temporal server not built: ${result.unavailable}`);
+      else if (process.argv.includes('--print')) console.log(result.server);
+    },
+    (error) => {
+      console.error(`tideline: ${error.code ?? 'ERROR'}: ${error.message}`);
+      process.exitCode = 1;
+    },
+  );
+}
