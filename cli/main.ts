@@ -113,6 +113,12 @@ export const COMMANDS: CommandEntry[] = [
     load: () => (require('./commands/schedule') as typeof import('./commands/schedule')).scheduleCommand,
   },
   {
+    name: 'setup',
+    summary: "register tideline's search attributes on the namespace (idempotent)",
+    interrupt: 'exit',
+    load: () => (require('./commands/setup') as typeof import('./commands/setup')).setupCommand,
+  },
+  {
     name: 'worker',
     summary: 'run a worker that executes runbooks',
     interrupt: 'command',
