@@ -20,7 +20,7 @@ export const UNPAUSE_SPEC = namedSpec(
   'unpause',
   'unpause a schedule',
   { note: { type: 'string' } },
-  [['--note TEXT', 'replaces the pause note']],
+  [['--note TEXT', 'replaces the note (without it, the pause note stays: it says why it was paused)']],
   ['tideline schedule unpause stop-dev-nightly'],
 );
 export const TRIGGER_SPEC = namedSpec(
@@ -90,7 +90,10 @@ export function schedulePause(argv: string[], ctx: CliContext): Promise<number> 
 
 export function scheduleUnpause(argv: string[], ctx: CliContext): Promise<number> {
   return onSchedule(UNPAUSE_SPEC, argv, ctx, async (handle, name, values) => {
-    const note = values.note ?? 'unpaused with tideline';
+    // Temporal sets the note on every unpause (and unpauses only with a non-empty one): repeat
+    // the pause note unless a new one is given, so the reason it was paused is not lost.
+    const kept = (await handle.describe()).state.note;
+    const note = values.note ?? (kept !== undefined && kept !== '' ? kept : 'unpaused with tideline');
     await handle.unpause(note);
     const description = await handle.describe();
     const next = description.info.nextActionTimes[0]?.toISOString() ?? null;

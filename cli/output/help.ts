@@ -4,13 +4,18 @@ import type { CommandSpec } from '../args';
 import { GLOBAL_OPTION_HELP } from '../args';
 import type { CliContext } from '../context';
 import { EXIT } from '../errors';
+import { wrap } from './style';
 
 export const EXIT_CODE_HELP: [string, string][] = [
   ['0', 'success (the run succeeded, the command did what was asked)'],
   ['1', 'the run failed, was cancelled or rejected; or nothing to approve'],
-  ['2', 'bad usage: unknown flag, missing argument, invalid runbook or input'],
-  ['3', 'cannot connect to Temporal (or the Cloud API)'],
+  [
+    '2',
+    "bad usage: unknown flag, missing argument, invalid runbook or input; a run's data this CLI cannot decrypt",
+  ],
+  ['3', 'cannot reach Temporal (or the Cloud API), or no worker answers'],
   ['4', 'not found: no such run or schedule'],
+  ['5', 'the run is held at a failed step: retry, skip or roll it back'],
 ];
 
 function table(rows: [string, string][], indent = '  '): string[] {
@@ -22,13 +27,34 @@ function table(rows: [string, string][], indent = '  '): string[] {
   );
 }
 
+/** Help reads well up to this width; longer description lines are wrapped to it. */
+const HELP_WIDTH = 100;
+
+/**
+ * A description as printed: specs give it either as lines already wrapped (they belong to one
+ * paragraph and follow each other) or as one long line per paragraph (wrapped here, with a blank
+ * line between paragraphs). An empty element is a paragraph break.
+ */
+export function descriptionLines(description: string[]): string[] {
+  const lines: string[] = [];
+  let previousWasParagraph = false;
+  for (const element of description) {
+    const paragraph = element.length > HELP_WIDTH;
+    if (element === '' || ((paragraph || previousWasParagraph) && lines.length > 0)) lines.push('');
+    if (element !== '') lines.push(...wrap(element, HELP_WIDTH));
+    previousWasParagraph = paragraph;
+  }
+  return lines;
+}
+
 export function renderCommandHelp(spec: CommandSpec): string {
   const lines = [
     `tideline ${spec.name} — ${spec.summary}`,
     '',
     `usage: tideline ${spec.name} ${spec.usage}`.trimEnd(),
   ];
-  for (const paragraph of spec.description ?? []) lines.push('', paragraph);
+  if (spec.description !== undefined && spec.description.length > 0)
+    lines.push('', ...descriptionLines(spec.description));
   if (spec.optionHelp.length > 0) lines.push('', 'options:', ...table(spec.optionHelp));
   lines.push('', 'global options:', ...table(GLOBAL_OPTION_HELP));
   if (spec.examples.length > 0)

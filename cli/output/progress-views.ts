@@ -38,7 +38,7 @@ export function runWaitsFor(snapshot: RunSnapshot): string {
 /** Undo steps appear only once a run compensates; the column fits the others so rows never shift. */
 function keyWidth(steps: StepRecord[]): number {
   const regular = steps.filter((step) => !step.key.includes('/undo.'));
-  return Math.min(32, Math.max(8, ...regular.map((s) => stepLabel(s).length + 2 * stepDepth(s.key))));
+  return Math.min(32, Math.max(12, ...regular.map((s) => stepLabel(s).length + 2 * stepDepth(s.key))));
 }
 
 /** The step list, redrawn in place (cursor up + clear) on every update. */
@@ -62,7 +62,8 @@ export class LiveProgressView implements ProgressView {
     const waits = runWaitsFor(snapshot);
     const spin = ended || still ? ' ' : style.cyan(SPINNER[this.tick++ % SPINNER.length] ?? '·');
     const lines = [
-      `${spin} ${style.bold(progress?.runbook ?? snapshot.workflowId)} · run ${snapshot.workflowId} · ${status}${elapsed}${waits ? ` · ${style.yellow(waits)}` : ''}`,
+      // What the run waits for comes before its id, so a narrow terminal cuts the id first.
+      `${spin} ${style.bold(progress?.runbook ?? snapshot.workflowId)} · ${status}${elapsed}${waits ? ` · ${style.yellow(waits)}` : ''} · run ${snapshot.workflowId}`,
     ];
     // Lines must not wrap, or the redraw would move the wrong number of lines up.
     const columns = this.ctx.stdout.columns;
@@ -134,7 +135,16 @@ export class LineProgressView implements ProgressView {
     const waits = runWaitsFor(snapshot);
     if (waits !== this.lastWait) {
       if (waits) log(now, waits);
-      else if (this.lastWait && !ended) log(now, `${this.lastWait.replace(/^waiting for /, '')} acquired`);
+      else if (this.lastWait && !ended) {
+        // The run's steps start once it holds its locks: the first start is when it got them.
+        const starts = (snapshot.progress?.steps ?? []).flatMap((s) =>
+          s.startedAt === undefined ? [] : [s.startedAt],
+        );
+        log(
+          starts.length > 0 ? Math.min(...starts) : now,
+          `${this.lastWait.replace(/^waiting for /, '')} acquired`,
+        );
+      }
       this.lastWait = waits;
     }
     for (const step of orderedSteps(snapshot.progress?.steps ?? [])) {

@@ -26,7 +26,7 @@ describe('tideline retry | skip | rollback on a held run', () => {
     expect(run.code).toBe(5);
     expect(run.stdout).toMatch(/is held at a failed step \(run cli-held-1\)/);
     expect(run.stdout).toMatch(/held at step gate: ASSERTION_FAILED: go is false/);
-    expect(run.stdout).toMatch(/retry: +tideline retry cli-held-1 --step gate/);
+    expect(run.stdout).toMatch(/retry: +node bin\/tideline\.js retry cli-held-1 --step gate/);
     expect(run.stdout).toMatch(/skip: +tideline skip cli-held-1 --step gate --output '\{\}'/);
     expect(run.stdout).toMatch(/rollback: tideline rollback cli-held-1/);
 

@@ -97,7 +97,7 @@ describe('tideline CLI against a dev stack', () => {
     expect(result.stdout).toMatch(/✗ cli-fail failed in [\d.]+m?s \(run cli-fail-[0-9a-f]{6}\)/);
     expect(result.stdout).toContain('step boom: RUNBOOK_FAILED_STEP: the disk is on fire');
     expect(result.stdout).toContain('compensated (undone): prepare');
-    expect(result.stdout).toMatch(/timeline: tideline history cli-fail-[0-9a-f]{6} --address/);
+    expect(result.stdout).toMatch(/timeline: node bin\/tideline\.js history cli-fail-[0-9a-f]{6} --address/);
 
     // The compensation step is listed under the step it undid, keyed after it.
     const id = /run (cli-fail-[0-9a-f]{6})/.exec(result.stdout)?.[1] ?? '';
@@ -130,7 +130,7 @@ describe('tideline CLI against a dev stack', () => {
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain('approval needed at step gate: Go ahead with production?');
     expect(shown.stdout).toContain(
-      `approve: tideline approve ${id} --step gate --address ${stack.server.address}`,
+      `approve: node bin/tideline.js approve ${id} --step gate --address ${stack.server.address}`,
     );
 
     const approved = await tideline('approve', id, '--comment', 'looks good', '--by', 'alice', '--json');
@@ -176,7 +176,7 @@ describe('tideline CLI against a dev stack', () => {
     const detached = await cli.done;
     expect(detached.code).toBe(0);
     expect(detached.stdout).toContain(
-      `detached; the run goes on. Reattach with: tideline status ${id} --address`,
+      `detached; the run goes on. Reattach with: node bin/tideline.js status ${id} --address`,
     );
 
     const still = await statusUntil(id, () => true);

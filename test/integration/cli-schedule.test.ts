@@ -208,6 +208,7 @@ describe('tideline schedule', () => {
     });
     expect(json(await tideline('schedule', 'describe', 'stop-dev', '--json'))).toMatchObject({
       paused: false,
+      note: 'release freeze', // unpause without --note keeps why it was paused
     });
 
     expect(json(await tideline('schedule', 'delete', 'stop-dev', '--json'))).toEqual({
