@@ -1,7 +1,7 @@
 // `npm run worker` (node dist/worker/main.js): reads the configuration, installs the runtime,
 // and runs the worker until SIGINT/SIGTERM. Prints "tideline worker ready" once polling starts.
 // Exit codes: 0 after a graceful stop, 2 for bad configuration (also: the namespace does not
-// exist), 1 for anything else.
+// exist or lacks tideline's search attributes), 1 for anything else.
 import { inspect } from 'node:util';
 import { describeWorkerConfig, loadWorkerConfig } from './config';
 import { describeTemporalSettings, loadTemporalSettings } from './connection';
@@ -55,7 +55,10 @@ export async function runWorkerProcess(
   try {
     worker = await createTidelineWorker(config, { keyRing: keys.keyRing, temporal, log });
   } catch (error) {
-    if (hasCode(error) && error.code === 'TIDELINE_NAMESPACE_NOT_FOUND') {
+    if (
+      hasCode(error) &&
+      (error.code === 'TIDELINE_NAMESPACE_NOT_FOUND' || error.code === 'TIDELINE_SEARCH_ATTRIBUTES_MISSING')
+    ) {
       log(`tideline worker: ${error.message}`);
       return 2;
     }

@@ -9,7 +9,7 @@ import { createDataConverter } from './codec';
 import type { WorkerConfig } from './config';
 import { connectWorker, type TemporalSettings } from './connection';
 import type { EncryptionKeyRing } from './encryption-keys';
-import { ensureNamespaceExists } from './namespace-check';
+import { ensureNamespaceExists, ensureSearchAttributes } from './namespace-check';
 import { resolveWorkflowSource, type WorkflowSource } from './workflow-source';
 
 export interface TidelineWorkerDeps {
@@ -81,7 +81,10 @@ export async function createTidelineWorker(
   }
   try {
     // Before anything slow or noisy (bundling, the SDK's own worker validation).
-    await ensureNamespaceExists(connection, namespace, deps.temporal?.connection.address ?? 'the server');
+    const address = deps.temporal?.connection.address ?? 'the server';
+    await ensureNamespaceExists(connection, namespace, address);
+    const warning = await ensureSearchAttributes(connection, namespace, address);
+    if (warning !== undefined) log(`tideline worker: ${warning}`);
   } catch (error) {
     await ownedConnection?.close();
     throw error;

@@ -31,7 +31,7 @@ import { narrowVariables, stepsNeeds } from '../dsl/expression-scope';
 import type { JsonValue } from '../dsl/expressions';
 import { locksHeldFor } from './foreach-locks';
 import type { Interpreter, Scope, StepResult } from './interpreter';
-import type { RunFailure, StepRecord } from './messages';
+import type { RunFailure, StepRecord, StepResource } from './messages';
 import { StepFailed, runCancelled } from './step-failure';
 
 /** Items per batch child; a foreach with at most this many items runs inline. */
@@ -139,11 +139,15 @@ export async function runForeachInBatches(
       steps: { ...scope.steps, ...(answer.iterations[position] ?? {}) },
       vars: { ...scope.vars, [step.as]: slice[position] ?? null },
     });
+    const named: StepResource[] = [];
     for (const record of answer.records) {
       const owner = bodySteps.get(record.id);
       if (owner === undefined) continue;
       Object.assign(interpreter.state.get(record.key) ?? interpreter.state.record(record.key, owner), record);
+      if (record.resources !== undefined) named.push(...record.resources);
     }
+    // The batch's steps named these services: the run's TidelineServices lists them too.
+    if (named.length > 0) interpreter.state.onResources(named);
     const scopes = new Map<number, Scope>();
     for (const undo of answer.undo) {
       const owner = bodySteps.get(undo.ownerId);

@@ -39,6 +39,8 @@ export class Holds {
   rollingBack = false;
   /** Steps an operator retried: a create among them adopts what an earlier attempt made. */
   private readonly retried = new Set<string>();
+  /** Called when a hold opens or ends (the run's visibility follows; run-visibility.ts). */
+  onChange: () => void = () => undefined;
 
   constructor(private readonly policy: HoldPolicy) {}
 
@@ -76,6 +78,7 @@ export class Holds {
       deadline: Date.now() + this.policy.timeoutMs,
     };
     this.waiters.set(stepKey, waiter);
+    this.onChange();
     try {
       const decided = await condition(
         () => waiter.decision !== undefined || this.rollingBack,
@@ -92,6 +95,7 @@ export class Holds {
       return { kind: 'rollback' };
     } finally {
       this.waiters.delete(stepKey);
+      this.onChange();
     }
   }
 

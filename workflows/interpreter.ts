@@ -10,6 +10,7 @@ import { PATCHES } from './patches';
 import type { RunState } from './run-state';
 import type { StepRecord } from './messages';
 import { RUN_CANCELLED, StepFailed, runCancelled, summariseFailure } from './step-failure';
+import { createdResource, touchedResources } from './step-resources';
 
 export interface StepResult {
   output: JsonValue;
@@ -77,6 +78,7 @@ export class Interpreter {
         return;
       }
       this.state.mark(record, 'running');
+      this.state.noteResources(record, touchedResources(step, celVariables(scope), this.state.secretValues));
       // A change with an undo is not abandoned half-way: whatever it did must be registered for
       // compensation, so a cancellation waits for its answer (retries included).
       finishesBeforeCancel = undoable && step.kind === 'call' && patched(PATCHES.undoableCallsFinish);
@@ -87,6 +89,8 @@ export class Interpreter {
         ? await CancellationScope.nonCancellable(() => this.runWithTimeout(step, scope, key))
         : await this.runWithTimeout(step, scope, key);
       scope.steps[step.id] = { output, status: 'done' };
+      const created = createdResource(step, output, this.state.secretValues);
+      if (created !== undefined) this.state.noteResources(record, [created]);
       this.state.mark(record, 'done');
       if (undoable) this.compensations.push({ ownerKey: key, steps: step.compensate, scope });
     } catch (error) {

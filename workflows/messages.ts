@@ -40,6 +40,20 @@ export interface StepRecord {
   waitingFor?: string;
   /** Set when the step is part of a compensation (undoing `compensates`). */
   compensates?: string;
+  /** The action of a call or wait step, e.g. `service.create`. */
+  action?: string;
+  /**
+   * The ids the step acted on or created (service, VPC, peering, replica set; never a secret), so
+   * a report can say "created service X … deleted by compensation".
+   */
+  resources?: StepResource[];
+}
+
+export interface StepResource {
+  type: 'service' | 'vpc' | 'peering' | 'replica-set';
+  id: string;
+  /** The step created it (a `create` call's answer), rather than naming it in its input. */
+  created?: true;
 }
 
 export interface PendingApproval {

@@ -9,8 +9,10 @@ import type {
   RunProgress,
   RunStatus,
   StepRecord,
+  StepResource,
   StepStatus,
 } from './messages';
+import { addResource } from './step-resources';
 import type { Holds } from './holds';
 
 interface ApprovalWaiter extends PendingApproval {
@@ -28,6 +30,12 @@ export class RunState {
   holds: Holds | undefined;
   /** Reports the run's locks into the progress (set by the workflow). */
   lockStatus: () => { waitingFor?: string | undefined; held: string[] } = () => ({ held: [] });
+  /** Called when an approval opens or closes (the run's visibility follows; run-visibility.ts). */
+  onChange: () => void = () => undefined;
+  /** Called with the resources a step acted on or created. */
+  onResources: (resources: readonly StepResource[]) => void = () => undefined;
+  /** Values of secret inputs: never kept as a resource id (step-resources.ts). */
+  secretValues: ReadonlySet<string> = new Set();
 
   constructor(
     readonly runbook: string,
@@ -38,6 +46,7 @@ export class RunState {
     const record: StepRecord = { key, id: step.id, kind: step.kind, status: 'pending' };
     if (step.name !== undefined) record.name = step.name;
     if (compensates !== undefined) record.compensates = compensates;
+    if (step.kind === 'call' || step.kind === 'wait') record.action = step.action;
     this.records.push(record);
     this.byKey.set(key, record);
     return record;
@@ -54,14 +63,32 @@ export class RunState {
     if (error !== undefined) record.error = error;
   }
 
+  /** Adds resources to a step's record and reports them. */
+  noteResources(record: StepRecord, resources: readonly StepResource[]): void {
+    if (resources.length === 0) return;
+    const list = (record.resources ??= []);
+    for (const resource of resources) addResource(list, { ...resource });
+    this.onResources(resources);
+  }
+
   openApproval(approval: PendingApproval): ApprovalWaiter {
     const waiter: ApprovalWaiter = { ...approval };
     this.approvals.set(approval.stepKey, waiter);
+    this.onChange();
     return waiter;
   }
 
   closeApproval(stepKey: string): void {
     this.approvals.delete(stepKey);
+    this.onChange();
+  }
+
+  /** The first approval still waiting for an answer. */
+  pendingApproval(): PendingApproval | undefined {
+    const pending = [...this.approvals.values()].find((a) => a.decision === undefined);
+    if (pending === undefined) return undefined;
+    const { decision: _decision, ...approval } = pending;
+    return approval;
   }
 
   /** The approval a decision is for; throws (rejecting the update) when there is none. */
@@ -92,11 +119,8 @@ export class RunState {
       startedAt: this.startedAt,
       steps: this.records.map((r) => ({ ...r })),
     };
-    const pending = [...this.approvals.values()].find((a) => a.decision === undefined);
-    if (pending !== undefined) {
-      const { decision: _decision, ...approval } = pending;
-      progress.pendingApproval = approval;
-    }
+    const pending = this.pendingApproval();
+    if (pending !== undefined) progress.pendingApproval = pending;
     const locks = this.lockStatus();
     if (locks.waitingFor !== undefined) progress.waitingForLock = locks.waitingFor;
     if (locks.held.length > 0) progress.locks = locks.held;

@@ -24,7 +24,9 @@ import {
 } from './messages';
 import { PATCHES } from './patches';
 import { RunState } from './run-state';
+import { RunVisibility } from './run-visibility';
 import { RunLocks, lockKeys } from './locks';
+import { runIdentity } from './run-identity';
 import { RUN_CANCELLED, StepFailed, runCancelled, summariseFailure } from './step-failure';
 import { runStepKind } from './step-kinds';
 
@@ -54,6 +56,8 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
     },
     { validator: (decision) => void state.approvalFor(decision) },
   );
+  // Before any other command: runs of earlier releases replay without search attribute upserts.
+  const visibility = new RunVisibility(patched(PATCHES.runVisibility));
 
   const bound = bindInputs(definition.inputs, input.inputs);
   if (!bound.ok) {
@@ -68,6 +72,15 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
     timeoutMs: definition.holdTimeoutMs ?? DEFAULT_HOLD_TIMEOUT_MS,
   });
   setHoldHandlers(state.holds, definition, input.inputs, scope);
+  const identity = runIdentity(definition, bound.values);
+  state.secretValues = identity.secretValues;
+  state.onChange = () => visibility.sync(state);
+  state.holds.onChange = state.onChange;
+  state.onResources = (resources) => {
+    for (const resource of resources) if (resource.type === 'service') visibility.addService(resource.id);
+    visibility.syncSoon(state);
+  };
+  visibility.start(state, identity.project, identity.services);
   const heldByParent = input.heldLocks ?? [];
   const locks = new RunLocks();
   state.lockStatus = () => ({ waitingFor: locks.waitingFor, held: [...heldByParent, ...locks.held] });
@@ -92,6 +105,7 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
       message: cancelled ? RUN_CANCELLED.message : failure.message,
     };
     state.status = 'compensating';
+    visibility.sync(state);
     // Compensation must run to the end even though the run itself is being cancelled.
     await CancellationScope.nonCancellable(async () => {
       await interpreter.compensate();
@@ -99,6 +113,7 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
     });
     state.status = cancelled ? 'cancelled' : 'failed';
     state.endedAt = Date.now();
+    visibility.sync(state);
     if (cancelled) throw isCancellation(error) ? error : runCancelled();
     const report: RunReport = { ...state.progress(), outputs: {}, secretOutputs };
     throw ApplicationFailure.create({
@@ -128,5 +143,6 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
   }
   state.status = 'succeeded';
   state.endedAt = Date.now();
+  visibility.sync(state);
   return { ...state.progress(), outputs, secretOutputs };
 }

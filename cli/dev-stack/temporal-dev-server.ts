@@ -4,6 +4,7 @@
 // helper (test/helpers/temporal-server.ts) launches its restartable, headless one through
 // `launchDevServer` too.
 import { Connection } from '@temporalio/client';
+import { TIDELINE_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { LOOPBACK } from './ports';
 import { spawnSupervised, type SupervisedProcess } from './supervised-process';
 
@@ -140,6 +141,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     uiCodecEndpoint: options.uiCodecEndpoint,
     dbFile: options.dbFile,
     namespaces: namespace === 'default' ? [] : [namespace],
+    // Runs upsert them, and the worker refuses a namespace without them (worker/namespace-check.ts).
+    searchAttributes: Object.fromEntries(TIDELINE_SEARCH_ATTRIBUTES.map(({ name, type }) => [name, type])),
     startTimeoutMs: options.startTimeoutMs,
   });
   return {

@@ -12,7 +12,19 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { findFreePort } from '../../cli/dev-stack/ports';
 import { launchDevServer } from '../../cli/dev-stack/temporal-dev-server';
 import { readTemporalPath } from '../../scripts/setup-temporal';
+import {
+  PROJECT_ATTRIBUTE,
+  RUNBOOK_ATTRIBUTE,
+  SERVICES_ATTRIBUTE,
+  STATE_ATTRIBUTE,
+  TIDELINE_SEARCH_ATTRIBUTES,
+} from '../../workflows/search-attributes';
 import { spawnGuarded, type GuardedProcess, type ProcessExit } from './guarded-process';
+
+/** tideline's search attributes as `--search-attribute` name → type. */
+export const TIDELINE_ATTRIBUTE_TYPES: Readonly<Record<string, string>> = Object.fromEntries(
+  TIDELINE_SEARCH_ATTRIBUTES.map(({ name, type }) => [name, type]),
+);
 
 export { findFreePort };
 
@@ -23,7 +35,11 @@ export interface TemporalServerOptions {
   port?: number;
   /** Namespaces to create besides `default`. */
   namespaces?: string[];
-  /** Search attributes to register, e.g. `{ TidelineRunbook: 'Keyword' }`. */
+  /**
+   * Search attributes to register, e.g. `{ TidelineRunbook: 'Keyword' }`. Default: tideline's
+   * (workflows/search-attributes.ts), so every run upserts them as in production; `{}` for a server
+   * without them.
+   */
   searchAttributes?: Record<string, string>;
   /** The `temporal` executable. Default: the one recorded by the setup script. */
   executable?: string;
@@ -64,7 +80,7 @@ export async function startTemporalServer(options: TemporalServerOptions = {}): 
         port,
         dbFile: options.dbFile,
         namespaces: options.namespaces,
-        searchAttributes: options.searchAttributes,
+        searchAttributes: options.searchAttributes ?? TIDELINE_ATTRIBUTE_TYPES,
         startTimeoutMs: options.startTimeoutMs ?? 60_000,
       },
       (command, args) =>
@@ -105,6 +121,7 @@ export function createLocalTestEnvironment(
     server: {
       executable: { type: 'existing-path', path: options.executable ?? readTemporalPath() },
       ip: '127.0.0.1',
+      searchAttributes: [RUNBOOK_ATTRIBUTE, PROJECT_ATTRIBUTE, SERVICES_ATTRIBUTE, STATE_ATTRIBUTE],
     },
   });
 }

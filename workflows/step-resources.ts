@@ -1,0 +1,76 @@
+// Which resources a call or wait step acted on, and which it created: the ids in its input (the
+// Cloud API's path parameters) and, for a create, the id in its answer. Kept on the step's record
+// (reports: "created service X … deleted by compensation") and fed to the run's TidelineServices
+// search attribute. Ids are not secrets; a value equal to a secret input is dropped all the same,
+// because a runbook could route a secret through an id field and records reach the progress query
+// and TidelineServices (which the payload codec does not encrypt). Workflow code: pure.
+import type { StepDefinition } from '../dsl/definition';
+import type { JsonValue } from '../dsl/expressions';
+import { resolveTemplates } from '../dsl/templates';
+import type { StepResource } from './messages';
+
+/** Input fields that name a resource, and what they name. */
+const ID_FIELDS: readonly (readonly [string, StepResource['type']])[] = [
+  ['service_id', 'service'],
+  ['vpc_id', 'vpc'],
+  ['peering_id', 'peering'],
+  ['replica_set_id', 'replica-set'],
+];
+
+/** What a create's answer holds the new resource's id in, by the action's resource. */
+const CREATED: Readonly<Record<string, readonly [string, StepResource['type']]>> = {
+  service: ['service_id', 'service'],
+  vpc: ['id', 'vpc'],
+  peering: ['id', 'peering'],
+  replicaSet: ['id', 'replica-set'],
+};
+
+/** Longest id kept: Cloud API ids are short; anything longer is not an id worth listing. */
+const MAX_ID_LENGTH = 64;
+
+function usable(value: unknown, secrets: ReadonlySet<string>): value is string {
+  return typeof value === 'string' && value !== '' && value.length <= MAX_ID_LENGTH && !secrets.has(value);
+}
+
+/** The resources named in a call's or wait's input (templates resolved; unresolvable ones skipped). */
+export function touchedResources(
+  step: StepDefinition,
+  vars: Record<string, unknown>,
+  secrets: ReadonlySet<string>,
+): StepResource[] {
+  if (step.kind !== 'call' && step.kind !== 'wait') return [];
+  const found: StepResource[] = [];
+  for (const [field, type] of ID_FIELDS) {
+    const raw = step.with[field];
+    if (raw === undefined) continue;
+    let value: JsonValue;
+    try {
+      value = resolveTemplates(raw, vars);
+    } catch {
+      continue; // the step itself reports the broken expression
+    }
+    if (usable(value, secrets)) found.push({ type, id: value });
+  }
+  return found;
+}
+
+/** The resource a create call made, from its answer. */
+export function createdResource(
+  step: StepDefinition,
+  output: JsonValue,
+  secrets: ReadonlySet<string>,
+): StepResource | undefined {
+  if (step.kind !== 'call' || step.actionKind !== 'create') return undefined;
+  if (output === null || typeof output !== 'object' || Array.isArray(output)) return undefined;
+  const target = CREATED[step.action.split('.')[0] ?? ''];
+  if (target === undefined) return undefined;
+  const id = output[target[0]];
+  return usable(id, secrets) ? { type: target[1], id, created: true } : undefined;
+}
+
+/** Adds a resource to a list unless it is there; a created one marks the listed one created. */
+export function addResource(list: StepResource[], resource: StepResource): void {
+  const known = list.find((r) => r.type === resource.type && r.id === resource.id);
+  if (known === undefined) list.push(resource);
+  else if (resource.created) known.created = true;
+}
