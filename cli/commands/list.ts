@@ -1,44 +1,82 @@
 // `tideline list`: recent runs from Temporal's visibility store (workflow type runbookWorkflow),
-// newest first, optionally only running or failed ones, or those of one runbook. The runbook name
-// comes from the memo `run` sets (decrypted with the shared keys), else from the run id.
-// `--held`: Temporal has no status for "held at a failed step", and search attributes would need
-// registering on every server, so it lists running runs and asks each for its progress (the
-// `progress` query, answered by a worker): works on any server, the dev server included.
+// newest first, filtered by tideline's search attributes (workflows/search-attributes.ts):
+// --runbook, --project, --service and --state are conditions of the visibility query, so they
+// work on any number of runs (the same query works in the Web UI and `temporal workflow list`).
+// `--held` lists running runs and asks each for its progress (the `progress` query, answered by a
+// worker): it also finds held runs started before runs kept a TidelineState.
+//
+// Newest first: Temporal lists running runs first and closed ones by close time, so the command
+// reads the running ones, then the closed ones until none left can have started later than the
+// runs it has (a run closes after it starts), and sorts by start time.
+import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { parseCommand, integerOption, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { CliError, EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { formatDuration, styleFor } from '../output/style';
 import { RUNBOOK_WORKFLOW_TYPE, queryProgress, runStatusOf } from '../run-observer';
-import { withTemporal } from '../temporal';
+import { withTemporal, type TemporalSession } from '../temporal';
+import {
+  PROJECT_ATTRIBUTE,
+  RUNBOOK_ATTRIBUTE,
+  SERVICES_ATTRIBUTE,
+  STATE_ATTRIBUTE,
+} from '../../workflows/search-attributes';
+
+/** TidelineState's values (workflows/run-visibility.ts). */
+export const RUN_STATES = [
+  'running',
+  'waiting-for-approval',
+  'held',
+  'compensating',
+  'succeeded',
+  'failed',
+  'cancelled',
+] as const;
+
+/** How many closed runs `list` reads at most to find the newest ones. */
+const MAX_SCANNED = 5_000;
 
 export const LIST_SPEC = {
   name: 'list',
-  usage: '[--running | --failed | --held] [--runbook NAME] [--limit N]',
-  summary: 'list runs (running, failed, by runbook)',
+  usage:
+    '[--running | --failed | --held] [--state STATE] [--runbook NAME] [--project ID] [--service ID] [--limit N]',
+  summary: 'list runs (running, failed, by runbook, project, service or state)',
   description: [
-    'Lists runbook runs, newest first. Runs started by a parent runbook (child runbooks) are left',
-    'out; they show up as steps of their parent. Visibility is eventually consistent: a run started',
-    'a moment ago may take a second to appear. --held lists runs held at a failed step (child',
-    'runbooks included): it asks each running run for its progress, so a worker must be polling.',
+    'Lists runbook runs, newest first (by start time). Runs started by a parent runbook (child',
+    'runbooks) are left out; they show up as steps of their parent. --runbook, --project, --service',
+    "and --state query the runs' search attributes (TidelineRunbook, TidelineProject,",
+    'TidelineServices, TidelineState), so runs started before tideline kept them (2026-12) are not',
+    'found by them. Visibility is eventually consistent: a run started a moment ago may take a',
+    'second to appear. --held lists runs held at a failed step (child runbooks included): it asks',
+    'each running run for its progress, so a worker must be polling.',
   ],
   options: {
     running: { type: 'boolean' },
     failed: { type: 'boolean' },
     held: { type: 'boolean' },
+    state: { type: 'string' },
     runbook: { type: 'string' },
+    project: { type: 'string' },
+    service: { type: 'string' },
     limit: { type: 'string', short: 'n' },
   },
   optionHelp: [
     ['--running', 'only runs that are still going'],
     ['--failed', 'only runs that failed'],
     ['--held', 'only runs held at a failed step, waiting for retry / skip / rollback'],
+    ['--state STATE', `only runs in this state: ${RUN_STATES.join(', ')}`],
     ['--runbook NAME', 'only runs of this runbook (its `name`)'],
+    ['--project ID', 'only runs in this project (their `project_id` input)'],
+    ['--service ID', 'only runs that named or created this service'],
     ['-n, --limit N', 'at most N runs (default 20)'],
   ],
   examples: [
     'tideline list',
     'tideline list --running',
+    'tideline list --state waiting-for-approval',
+    'tideline list --service d1k5vk7hf2',
+    'tideline list --project d1k5vk7hf2 --failed',
     'tideline list --held',
     'tideline list --failed --runbook provision-production-service --limit 5 --json',
   ],
@@ -50,6 +88,9 @@ export interface RunListEntry {
   runId: string;
   runbook: string | null;
   status: string;
+  /** TidelineState: what a running run waits for, or how it ended (null: an older run). */
+  state: string | null;
+  project: string | null;
   startTime: string;
   closeTime: string | null;
 }
@@ -64,6 +105,105 @@ function localTime(date: Date): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 }
 
+/** A value for a visibility query's string literal: no quotes, backslashes or control characters. */
+function literal(flag: string, value: string): string {
+  const control = [...value].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+  if (value === '' || value.length > 256 || control || /['"\\]/.test(value)) {
+    throw new CliError(
+      'CLI_USAGE',
+      `--${flag} must be 1–256 characters without quotes, backslashes or control characters`,
+    );
+  }
+  return `'${value}'`;
+}
+
+/** The visibility query's conditions for the command's filters (without the status). */
+export function listConditions(values: {
+  runbook?: string | undefined;
+  project?: string | undefined;
+  service?: string | undefined;
+  state?: string | undefined;
+}): string[] {
+  const clauses = [`WorkflowType = '${RUNBOOK_WORKFLOW_TYPE}'`];
+  if (values.runbook !== undefined)
+    clauses.push(`${RUNBOOK_ATTRIBUTE.name} = ${literal('runbook', values.runbook)}`);
+  if (values.project !== undefined)
+    clauses.push(`${PROJECT_ATTRIBUTE.name} = ${literal('project', values.project)}`);
+  // On a KeywordList, `=` means "holds this value".
+  if (values.service !== undefined)
+    clauses.push(`${SERVICES_ATTRIBUTE.name} = ${literal('service', values.service)}`);
+  if (values.state !== undefined) {
+    if (!(RUN_STATES as readonly string[]).includes(values.state)) {
+      throw new CliError(
+        'CLI_USAGE',
+        `unknown --state "${values.state}"`,
+        `one of: ${RUN_STATES.join(', ')}`,
+      );
+    }
+    clauses.push(`${STATE_ATTRIBUTE.name} = '${values.state}'`);
+  }
+  return clauses;
+}
+
+function entryOf(info: WorkflowExecutionInfo, held: boolean): RunListEntry {
+  const memoName = info.memo?.runbook;
+  const attributes = info.typedSearchAttributes;
+  const runbook =
+    attributes.get(RUNBOOK_ATTRIBUTE) ??
+    (typeof memoName === 'string' ? memoName : runbookFromId(info.workflowId));
+  return {
+    workflowId: info.workflowId,
+    runId: info.runId,
+    runbook,
+    status: held ? 'held' : runStatusOf(info.status.name),
+    state: held ? 'held' : (attributes.get(STATE_ATTRIBUTE) ?? null),
+    project: attributes.get(PROJECT_ATTRIBUTE) ?? null,
+    startTime: info.startTime.toISOString(),
+    closeTime: info.closeTime?.toISOString() ?? null,
+  };
+}
+
+/** The newest `limit` runs the query finds (running and closed), newest first. */
+async function newestRuns(
+  session: TemporalSession,
+  clauses: string[],
+  scope: { running: boolean; closed: string | undefined; held: boolean },
+  limit: number,
+): Promise<RunListEntry[]> {
+  const found: RunListEntry[] = [];
+  const accept = async (info: WorkflowExecutionInfo): Promise<boolean> => {
+    // A child runbook holds in its own run: --held shows it (it is what the operator acts on).
+    if (info.parentExecution && !scope.held) return false;
+    if (scope.held) {
+      const progress = await queryProgress(session, session.client.workflow.getHandle(info.workflowId));
+      if (progress?.status !== 'held') return false;
+    }
+    found.push(entryOf(info, scope.held));
+    return true;
+  };
+  if (scope.running) {
+    let running = 0;
+    const query = [...clauses, `ExecutionStatus = 'Running'`].join(' AND ');
+    // Running runs come newest first.
+    for await (const info of session.client.workflow.list({ query })) {
+      if ((await accept(info)) && ++running >= limit) break;
+    }
+  }
+  if (scope.closed !== undefined) {
+    let scanned = 0;
+    const query = [...clauses, scope.closed].join(' AND ');
+    // Closed runs come by close time, newest first: once `limit` runs started after this one
+    // closed, no run still to come (started before it closed) can be among the newest.
+    for await (const info of session.client.workflow.list({ query })) {
+      const closed = info.closeTime?.getTime() ?? 0;
+      if (found.filter((run) => Date.parse(run.startTime) > closed).length >= limit) break;
+      await accept(info);
+      if (++scanned >= MAX_SCANNED) break;
+    }
+  }
+  return found.sort((a, b) => Date.parse(b.startTime) - Date.parse(a.startTime)).slice(0, limit);
+}
+
 export const listCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(LIST_SPEC, argv, ctx);
   if (parsed.help) return printCommandHelp(LIST_SPEC, ctx);
@@ -71,34 +211,18 @@ export const listCommand: Command = async (argv, ctx) => {
   if ([values.running, values.failed, values.held].filter(Boolean).length > 1)
     throw new CliError('CLI_USAGE', '--running, --failed and --held exclude each other');
   const limit = integerOption('limit', values.limit, 1, 20);
-  const clauses = [`WorkflowType = '${RUNBOOK_WORKFLOW_TYPE}'`];
-  if (values.running || values.held) clauses.push(`ExecutionStatus = 'Running'`);
-  if (values.failed) clauses.push(`ExecutionStatus = 'Failed'`);
-
-  const runs = await withTemporal(ctx, async (session) => {
-    const found: RunListEntry[] = [];
-    for await (const info of session.client.workflow.list({ query: clauses.join(' AND ') })) {
-      // A child runbook holds in its own run: --held shows it (it is what the operator acts on).
-      if (info.parentExecution && !values.held) continue;
-      const memoName = info.memo?.runbook;
-      const runbook = typeof memoName === 'string' ? memoName : runbookFromId(info.workflowId);
-      if (values.runbook !== undefined && runbook !== values.runbook) continue;
-      if (values.held) {
-        const progress = await queryProgress(session, session.client.workflow.getHandle(info.workflowId));
-        if (progress?.status !== 'held') continue;
-      }
-      found.push({
-        workflowId: info.workflowId,
-        runId: info.runId,
-        runbook,
-        status: values.held ? 'held' : runStatusOf(info.status.name),
-        startTime: info.startTime.toISOString(),
-        closeTime: info.closeTime?.toISOString() ?? null,
-      });
-      if (found.length >= limit) break;
-    }
-    return found;
-  });
+  const clauses = listConditions(values);
+  const held = values.held === true;
+  const scope = {
+    running: values.failed !== true,
+    closed: values.failed
+      ? `ExecutionStatus = 'Failed'`
+      : values.running || held
+        ? undefined
+        : `ExecutionStatus != 'Running'`,
+    held,
+  };
+  const runs = await withTemporal(ctx, (session) => newestRuns(session, clauses, scope, limit));
 
   if (ctx.globals.json) {
     ctx.stdout.write(`${JSON.stringify({ runs })}\n`);
@@ -114,7 +238,7 @@ export const listCommand: Command = async (argv, ctx) => {
     return [
       run.workflowId,
       run.runbook ?? '–',
-      run.status,
+      run.status === 'running' && run.state !== null ? run.state : run.status,
       localTime(new Date(run.startTime)),
       formatDuration(end - Date.parse(run.startTime)),
     ];
@@ -126,9 +250,9 @@ export const listCommand: Command = async (argv, ctx) => {
   const colour = (status: string): ((text: string) => string) =>
     status === 'succeeded'
       ? style.green
-      : status === 'running'
+      : status === 'running' || status === 'compensating'
         ? style.cyan
-        : status === 'held'
+        : status === 'held' || status === 'waiting-for-approval'
           ? style.yellow
           : style.red;
   const line = (cells: string[], paint: (column: number, text: string) => string): string =>
