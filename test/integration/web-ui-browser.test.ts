@@ -1,0 +1,143 @@
+// Temporal's Web UI as a person sees it, in headless Chromium, against the real `tideline dev`
+// (Temporal dev server with its UI, the local cloud, a worker, the codec server handed to the UI
+// with --ui-codec-endpoint): a provisioning that fails after creating its service and rolls back
+// shows, on the run's page, the decrypted failure message and the step names (activity summaries),
+// although Temporal itself holds only ciphertext; the runs list filtered by the TidelineRunbook
+// search attribute lists it. Screenshots go to test-artifacts/browser/.
+// Without Chromium (scripts/setup-browser.js could not install it) the suite skips and says why.
+import { Connection } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import type { Page } from 'playwright-core';
+import { saveScreenshot, useBrowser } from '../helpers/browser';
+import type { StackInfo } from '../../cli/dev-stack/stack-info';
+import { RUNBOOK_ATTRIBUTE } from '../../workflows/search-attributes';
+import { runTideline, type CliResult } from '../helpers/cli-process';
+import { buildDist } from '../helpers/worker-process';
+import { startDevCli, type DevCli } from './cli-dev-helpers';
+
+jest.setTimeout(300_000);
+
+const browser = useBrowser('Web UI browser test');
+const describeWithBrowser = browser.available ? describe : describe.skip;
+
+// No VPC has this id: the attach fails with a 404 (not retried) once the service exists, so the
+// run compensates (deletes the service) and fails.
+const MISSING_VPC = '99999999';
+const FAILURE = `step attach failed: service.attachToVpc failed: HTTP 404 NOT_FOUND: vpc ${MISSING_VPC} not found`;
+// The Web UI's timeline labels an activity "<activity type> • <summary>"; the summary is the step's name.
+const STEP_LABELS = [
+  'service.create • Create the service',
+  'wait.until • Wait until the service is READY',
+  'service.attachToVpc • Attach to the VPC',
+  // The rollback: compensations have no name, so their summary is their step key.
+  'service.delete • create/undo.delete_service',
+];
+
+const text = (bytes: Uint8Array | null | undefined): string => new TextDecoder().decode(bytes ?? undefined);
+
+const FAILED_RUN = `web-ui-failed-${process.pid}`;
+const OTHER_RUN = `web-ui-other-${process.pid}`;
+
+/** `tideline run RUNBOOK … --json` against the dev stack's Temporal, in its local cloud's project. */
+async function tideline(info: StackInfo, args: string[]): Promise<CliResult> {
+  const project = info.cloud.projects[0]!;
+  const run = await runTideline(
+    ['run', ...args, '-i', `project_id=${project.id}`, '--address', info.temporal.address, '--json'],
+    { timeoutMs: 180_000 },
+  );
+  if (run.code === null)
+    throw new Error(`tideline run ${args.join(' ')} did not end in time:\n${run.stderr}`);
+  return run;
+}
+
+/** The run's history as Temporal stores it: read without the codec, so payloads stay as they are. */
+async function rawHistory(
+  address: string,
+  workflowId: string,
+): Promise<temporal.api.history.v1.IHistoryEvent[]> {
+  const connection = await Connection.connect({ address });
+  try {
+    const answer = await connection.workflowService.getWorkflowExecutionHistory({
+      namespace: 'default',
+      execution: { workflowId },
+    });
+    return answer.history?.events ?? [];
+  } finally {
+    await connection.close();
+  }
+}
+
+/** Waits until the page shows `wanted` (generous: the UI loads history and decodes it after the page). */
+async function shows(page: Page, wanted: string): Promise<void> {
+  await page.getByText(wanted).first().waitFor({ state: 'visible', timeout: 120_000 });
+}
+
+describeWithBrowser('the Web UI of `tideline dev`, in headless Chromium', () => {
+  let dev: DevCli | undefined;
+
+  beforeAll(async () => {
+    await buildDist();
+    dev = await startDevCli(['--time-scale', '0.05']);
+  }, 400_000);
+
+  afterAll(async () => {
+    dev?.cli.signal('SIGTERM');
+    await dev?.cli.done;
+  });
+
+  test('a failed, rolled-back provisioning: the decrypted failure and the step names on its page', async () => {
+    const { info } = dev!;
+    const run = await tideline(info, [
+      'runbooks/provision-production-service.yaml',
+      ...['-i', 'name=orders', '-i', `vpc_id=${MISSING_VPC}`, '--id', FAILED_RUN],
+    ]);
+    expect(run.code).toBe(1);
+    const result = JSON.parse(run.stdout) as { status: string; steps: { key: string; status: string }[] };
+    expect(result).toMatchObject({ status: 'failed', failure: { stepKey: 'attach' } });
+    expect(result.steps).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ key: 'create', status: 'compensated' }),
+        expect.objectContaining({ key: 'create/undo.delete_service', status: 'done' }),
+      ]),
+    );
+
+    // Temporal holds ciphertext only: whatever the page shows in plain text came through the codec server.
+    const events = await rawHistory(info.temporal.address, FAILED_RUN);
+    const failed = events.find((event) => event.workflowExecutionFailedEventAttributes);
+    expect(failed?.workflowExecutionFailedEventAttributes?.failure?.message).toBe('Encoded failure');
+    const summaries = events.flatMap((event) => event.userMetadata?.summary ?? []);
+    expect(summaries.length).toBeGreaterThanOrEqual(STEP_LABELS.length);
+    for (const summary of summaries) expect(text(summary.metadata?.encoding)).toBe('binary/encrypted');
+
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${info.temporal.webUiUrl}/namespaces/default/workflows/${FAILED_RUN}`);
+      await shows(page, FAILURE);
+      for (const label of STEP_LABELS) await shows(page, label);
+    } finally {
+      await saveScreenshot(page, 'web-ui-failed-run');
+    }
+  });
+
+  test('the runs list filtered by TidelineRunbook shows that run and not a run of another runbook', async () => {
+    const { info } = dev!;
+    const other = await tideline(info, ['runbooks/stop-dev-services.yaml', '--id', OTHER_RUN]);
+    expect(other.code).toBe(0);
+
+    const page = await browser.newPage();
+    try {
+      // Unfiltered, both runs are listed: the other run's absence below is the filter's doing.
+      await page.goto(`${info.temporal.webUiUrl}/namespaces/default/workflows`);
+      await shows(page, FAILED_RUN);
+      await shows(page, OTHER_RUN);
+      const query = `${RUNBOOK_ATTRIBUTE.name}="provision-production-service"`;
+      await page.goto(
+        `${info.temporal.webUiUrl}/namespaces/default/workflows?query=${encodeURIComponent(query)}`,
+      );
+      await shows(page, FAILED_RUN);
+      expect(await page.getByText(OTHER_RUN).count()).toBe(0);
+    } finally {
+      await saveScreenshot(page, 'web-ui-runs-by-runbook');
+    }
+  });
+});
