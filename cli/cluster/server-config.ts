@@ -95,6 +95,11 @@ const DYNAMIC_CONFIG = [
   '',
 ].join('\n');
 
+/** What the server's command line holds and no other process's does (checked before signalling it). */
+export function serverMarker(paths: ClusterPaths): string {
+  return `--root ${paths.dir} --config`;
+}
+
 /** Writes the config directory; returns the arguments that start the server on it. */
 export function writeServerConfig(paths: ClusterPaths, state: ClusterState): string[] {
   mkdirSync(paths.serverConfigDir, { recursive: true, mode: 0o700 });
@@ -111,7 +116,7 @@ export function writeServerConfig(paths: ClusterPaths, state: ClusterState): str
     '--root',
     paths.dir,
     '--config',
-    paths.serverConfigDir,
+    path.relative(paths.dir, paths.serverConfigDir), // relative to --root,
     '--env',
     CONFIG_ENV,
     '--allow-no-auth',

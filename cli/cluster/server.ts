@@ -3,7 +3,7 @@
 // output appended to <dir>/server/server.log. Ready once the frontend answers GetSystemInfo.
 import { Connection } from '@temporalio/client';
 import { CliError } from '../errors';
-import { PASSWORD_ENV, writeServerConfig } from './server-config';
+import { PASSWORD_ENV, serverMarker, writeServerConfig } from './server-config';
 import { isOurProcess, logTail, spawnDaemon, terminate, waitFor } from './processes';
 import { busyPorts, type ClusterPaths, type ClusterState } from './state';
 
@@ -13,7 +13,7 @@ export function frontendAddress(state: ClusterState): string {
 
 /** The server's pid while it runs (its command line names this cluster's config directory). */
 export function serverPid(paths: ClusterPaths, state: ClusterState): number | undefined {
-  return isOurProcess(state.pids.server, paths.serverConfigDir) ? state.pids.server : undefined;
+  return isOurProcess(state.pids.server, serverMarker(paths)) ? state.pids.server : undefined;
 }
 
 async function answers(address: string): Promise<boolean> {
@@ -39,7 +39,7 @@ export async function waitForFrontend(
   const address = frontendAddress(state);
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (!isOurProcess(pid, paths.serverConfigDir)) {
+    if (!isOurProcess(pid, serverMarker(paths))) {
       throw new CliError(
         'CLUSTER_START_FAILED',
         `the Temporal server exited while starting; the end of ${paths.serverLog}:\n${logTail(paths.serverLog)}`,
@@ -82,7 +82,7 @@ export async function startServer(
   try {
     await waitForFrontend(paths, state, pid);
   } catch (error) {
-    await terminate(pid, paths.serverConfigDir, 'SIGKILL');
+    await terminate(pid, serverMarker(paths), 'SIGKILL');
     throw error;
   }
   return pid;
@@ -96,6 +96,6 @@ export async function stopServer(
 ): Promise<boolean> {
   const pid = serverPid(paths, state);
   if (pid === undefined) return false;
-  await terminate(pid, paths.serverConfigDir, signal, 30_000);
-  return waitFor(() => !isOurProcess(pid, paths.serverConfigDir), 1_000);
+  await terminate(pid, serverMarker(paths), signal, 30_000);
+  return waitFor(() => !isOurProcess(pid, serverMarker(paths)), 1_000);
 }
