@@ -7,6 +7,52 @@ import { cliCommand } from './output/run-report';
 import { RUNBOOK_WORKFLOW_TYPE } from './run-observer';
 import { withTemporal } from './temporal';
 
+/** Temporal shows a run's summary on one line; longer ones are cut (the details have the rest). */
+const SUMMARY_MAX = 200;
+const DETAILS_MAX = 4_000;
+const VALUE_MAX = 60;
+
+function shown(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > VALUE_MAX ? `${text.slice(0, VALUE_MAX - 1)}…` : text;
+}
+
+/**
+ * The run's static summary and details in Temporal's Web UI: the runbook and the inputs it was
+ * given. Secret inputs appear by name only: these travel as payloads (encrypted by the codec here)
+ * but are meant to be read by anyone who can list runs.
+ */
+export function runMetadata(input: RunbookWorkflowInput): { staticSummary: string; staticDetails: string } {
+  const { definition } = input;
+  const given = Object.keys(definition.inputs).filter((name) => input.inputs[name] !== undefined);
+  const pairs = given.flatMap((name) => {
+    if (definition.inputs[name]?.secret === true) return [];
+    const value = shown(input.inputs[name]);
+    return value === undefined ? [] : [`${name}=${value}`];
+  });
+  let summary = definition.name;
+  for (const pair of pairs) {
+    const next = `${summary}${summary === definition.name ? ': ' : ' '}${pair}`;
+    if (next.length > SUMMARY_MAX) break;
+    summary = next;
+  }
+  const lines = [
+    `**${definition.name}**${definition.description ? ` — ${definition.description.trim()}` : ''}`,
+  ];
+  if (given.length > 0) lines.push('', 'inputs:');
+  for (const name of given) {
+    const secret = definition.inputs[name]?.secret === true;
+    lines.push(`- ${name}: ${secret ? '(secret)' : `\`${shown(input.inputs[name]) ?? ''}\``}`);
+  }
+  if (input.onFailure !== undefined) lines.push('', `on failure: ${input.onFailure}`);
+  const details = lines.join('\n');
+  return {
+    staticSummary: summary,
+    staticDetails: details.length > DETAILS_MAX ? `${details.slice(0, DETAILS_MAX - 1)}…` : details,
+  };
+}
+
 /** The shell's convention for a command ended by Ctrl-C. */
 const INTERRUPTED = 130;
 
@@ -37,6 +83,7 @@ export function startAndFollow(
         workflowId,
         args: [input],
         memo: { runbook: name },
+        ...runMetadata(input),
       });
     } catch (error) {
       if ((error as { name?: unknown }).name === 'WorkflowExecutionAlreadyStartedError') {
