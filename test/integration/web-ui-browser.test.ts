@@ -135,6 +135,7 @@ describeWithBrowser('the Web UI of `tideline dev`, in headless Chromium', () => 
         `${info.temporal.webUiUrl}/namespaces/default/workflows?query=${encodeURIComponent(query)}`,
       );
       await shows(page, FAILED_RUN);
+      await shows(page, RUNBOOK_ATTRIBUTE.name); // the filter, as the page shows it
       expect(await page.getByText(OTHER_RUN).count()).toBe(0);
     } finally {
       await saveScreenshot(page, 'web-ui-runs-by-runbook');
