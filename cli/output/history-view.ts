@@ -1,7 +1,7 @@
 // How `tideline history` reads: a table of the run's steps (state, start, duration, attempts of
 // its API call or wait, why it failed or what it undoes, which child run it started), then the
 // activities that belong to no step, and the run's failure; or the same as one JSON document.
-import type { StepStatus } from '../../workflows/messages';
+import type { StepResource, StepStatus } from '../../workflows/messages';
 import type { ActivityRun, OtherActivity, Timeline, TimelineStep } from '../history-timeline';
 import { stepDepth } from '../run-observer';
 import { stepJson } from './run-report';
@@ -28,7 +28,41 @@ function lastRetry(activity: ActivityRun | undefined): string | undefined {
     : undefined;
 }
 
-function stepNote(step: TimelineStep): string {
+const RESOURCE_NAMES: Record<StepResource['type'], string> = {
+  service: 'service',
+  vpc: 'VPC',
+  peering: 'peering',
+  'replica-set': 'replica set',
+};
+
+/** "created service X", "service Y": what the step made or acted on (ids only, never secrets). */
+function resourcesNote(step: TimelineStep): string | undefined {
+  const resources = step.resources ?? [];
+  if (resources.length === 0) return undefined;
+  return resources.map((r) => `${r.created ? 'created ' : ''}${RESOURCE_NAMES[r.type]} ${r.id}`).join(', ');
+}
+
+/**
+ * What became of what a compensated step created: "deleted by compensation (create/undo.delete)"
+ * when an undo step deleted it, else which undo steps failed or ran.
+ */
+function compensationNote(step: TimelineStep, undos: readonly TimelineStep[]): string | undefined {
+  const created = (step.resources ?? []).filter((r) => r.created);
+  // Without something created the undo steps listed under the step say it all.
+  if (undos.length === 0 || created.length === 0) return undefined;
+  const deleted = undos.find(
+    (undo) =>
+      undo.status === 'done' &&
+      undo.action?.endsWith('.delete') === true &&
+      created.some((c) => undo.resources?.some((r) => r.type === c.type && r.id === c.id)),
+  );
+  if (deleted !== undefined) return `deleted by compensation (${deleted.key})`;
+  const failed = undos.filter((undo) => undo.status === 'failed');
+  if (failed.length > 0) return `compensation failed at ${failed.map((u) => u.key).join(', ')}`;
+  return `undone by ${undos.map((u) => u.key).join(', ')}`;
+}
+
+function stepNote(step: TimelineStep, undos: readonly TimelineStep[] = []): string {
   const parts: string[] = [];
   const retry = lastRetry(step.activity);
   if (step.error) parts.push(`${step.error.type}: ${step.error.message}`);
@@ -41,6 +75,10 @@ function stepNote(step: TimelineStep): string {
   if (batches.length === 1 && first) parts.push(`batch run ${first.workflowId}`);
   if (batches.length > 1 && first && last)
     parts.push(`batch runs ${first.workflowId} … ${last.workflowId} (${batches.length})`);
+  const resources = resourcesNote(step);
+  if (resources !== undefined) parts.push(resources);
+  const compensation = compensationNote(step, undos);
+  if (compensation !== undefined) parts.push(compensation);
   return parts.join(' · ');
 }
 
@@ -83,6 +121,11 @@ export function renderHistory(view: RunHistoryView, style: Style, now: number): 
   if (steps.length === 0)
     out.push('  (no step records: no worker answered; start one with `tideline worker`)');
   else {
+    const undos = new Map<string, TimelineStep[]>();
+    for (const step of steps) {
+      if (step.compensates !== undefined)
+        undos.set(step.compensates, [...(undos.get(step.compensates) ?? []), step]);
+    }
     const rows = steps.map((step) => {
       const elapsed = stepElapsed(step, now);
       return [
@@ -92,7 +135,7 @@ export function renderHistory(view: RunHistoryView, style: Style, now: number): 
         step.startedAt !== undefined ? formatClock(step.startedAt) : '',
         step.status === 'running' ? 'running' : elapsed === undefined ? '' : formatDuration(elapsed),
         attemptsCell(step.attempts, step.activity !== undefined),
-        stepNote(step),
+        stepNote(step, undos.get(step.key)),
       ];
     });
     const header = ['STEP', 'KIND', 'STATUS', 'START', 'DURATION', 'ATTEMPTS', 'NOTE'];
@@ -152,6 +195,7 @@ export function historyJson(view: RunHistoryView): Record<string, unknown> {
     steps: view.timeline.steps.map((step) => ({
       ...stepJson(step),
       attempts: step.attempts ?? null,
+      resources: step.resources ?? [],
       activity: step.activity ? activityJson(step.activity) : null,
       child: step.child
         ? {

@@ -260,7 +260,12 @@ describe('tideline CLI against a dev stack', () => {
 
     const text = await tideline('history', 'cli-rollback');
     expect(text.stdout).toMatch(/^create +call +compensated +\d\d:\d\d:\d\d +3 +last retry after: .*503/m);
-    expect(text.stdout).toMatch(/^ {2}create\/undo\.delete_service +call +done +.* 1 +undoes create$/m);
+    expect(text.stdout).toMatch(
+      /^ {2}create\/undo\.delete_service +call +done +.* 1 +undoes create · service \S+$/m,
+    );
+    expect(text.stdout).toMatch(
+      /^create +call +compensated .* · created service \S+ · deleted by compensation \(create\/undo\.delete_service\)$/m,
+    );
     expect(text.stdout).toMatch(/^attach +call +failed +.* 1 +\S+: /m);
   }, 120_000);
 
@@ -323,8 +328,9 @@ describe('tideline CLI against a dev stack', () => {
     );
     const text = await tideline('history', 'cli-provision');
     expect(text.stdout).toMatch(/^STEP +KIND +STATUS +START +DURATION +ATTEMPTS +NOTE$/m);
-    expect(text.stdout).toMatch(/^create +call +done +\d\d:\d\d:\d\d +[\d.]+m?s +1$/m);
-    expect(text.stdout).toMatch(/^ready +wait +done +\d\d:\d\d:\d\d +[\d.]+m?s +1$/m);
+    // The note names the service the step created, or acted on (step records keep the ids).
+    expect(text.stdout).toMatch(/^create +call +done +\d\d:\d\d:\d\d +[\d.]+m?s +1 +created service \S+$/m);
+    expect(text.stdout).toMatch(/^ready +wait +done +\d\d:\d\d:\d\d +[\d.]+m?s +1 +service \S+$/m);
     expect(text.stdout).not.toContain('activities outside the steps');
 
     // Visibility is eventually consistent: poll until the runs of this file show up.
