@@ -16,7 +16,10 @@ export function invocationWords({ script, cwd, env }: Invocation): string[] {
   const base = path.basename(script);
   // Anything else (a test runner, a script that imports the CLI) is no command line to repeat.
   if (base !== 'tideline' && base !== 'tideline.js') return ['tideline'];
-  if (env.npm_command === 'exec') return ['npx', 'tideline'];
+  // npx runs the package's bin link; its npm_command is inherited by everything it starts, so
+  // the link is what tells npx apart from a checkout's `node bin/tideline.js` run under npx.
+  const viaNpx = env.npm_command === 'exec' && path.basename(path.dirname(script)) === '.bin';
+  if (viaNpx) return ['npx', 'tideline'];
   const shown = path.isAbsolute(script) ? shortPath(script, cwd) : script;
   if (base === 'tideline.js') return ['node', shown];
   const onPath = (env.PATH ?? '')

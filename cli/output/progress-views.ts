@@ -117,7 +117,7 @@ const AFTER_DONE = new Set(['compensating', 'compensated', 'compensation-failed'
 
 /** One line per change of a step (state, a wait's last seen status, a retry), for logs. */
 export class LineProgressView implements ProgressView {
-  private readonly seen = new Map<string, { signature: string; polls?: number; at: number }>();
+  private readonly seen = new Map<string, { signature: string; state: string; polls?: number; at: number }>();
   private lastApproval = '';
   private lastNote = '';
   private lastWait = '';
@@ -165,14 +165,16 @@ export class LineProgressView implements ProgressView {
         activity?.polls !== before.polls &&
         now - before.at >= WAIT_REFRESH_MS;
       if (before?.signature === signature && !refresh) continue;
-      this.seen.set(step.key, { signature, polls: activity?.polls, at: now });
+      this.seen.set(step.key, { signature, state, polls: activity?.polls, at: now });
+      // A step done between two looks (or before the first) and now being undone was done first.
+      const doneUnseen = before === undefined || (before.state !== 'done' && !AFTER_DONE.has(before.state));
       if (
-        before === undefined &&
+        doneUnseen &&
         AFTER_DONE.has(state) &&
         step.compensates === undefined &&
         step.startedAt !== undefined
       )
-        log(step.startedAt, `${step.key} done`);
+        log(Math.max(step.startedAt, before?.at ?? 0), `${step.key} done`);
       const elapsed = stepElapsed(step, now);
       const took = state !== 'running' && elapsed !== undefined ? ` in ${formatDuration(elapsed)}` : '';
       const detail = stepDetail(step, activity, child, now);

@@ -27,8 +27,8 @@ describe('tideline retry | skip | rollback on a held run', () => {
     expect(run.stdout).toMatch(/is held at a failed step \(run cli-held-1\)/);
     expect(run.stdout).toMatch(/held at step gate: ASSERTION_FAILED: go is false/);
     expect(run.stdout).toMatch(/retry: +node bin\/tideline\.js retry cli-held-1 --step gate/);
-    expect(run.stdout).toMatch(/skip: +tideline skip cli-held-1 --step gate --output '\{\}'/);
-    expect(run.stdout).toMatch(/rollback: tideline rollback cli-held-1/);
+    expect(run.stdout).toMatch(/skip: +node bin\/tideline\.js skip cli-held-1 --step gate --output '\{\}'/);
+    expect(run.stdout).toMatch(/rollback: node bin\/tideline\.js rollback cli-held-1/);
 
     const status = await tideline('status', 'cli-held-1', '--once');
     expect(status.code).toBe(5);

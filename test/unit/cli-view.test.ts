@@ -252,6 +252,18 @@ describe('a run that compensates and ends', () => {
   });
 });
 
+test('piped: a step done between two looks and then undone still logs its done line', async () => {
+  const lines = await pipedLines(
+    [snap([step('prepare', 'running', { startedAt: T0 })]), T0 + 500],
+    [snap([step('prepare', 'compensating', { startedAt: T0, endedAt: T0 + 1_000 })]), T0 + 2_000],
+  );
+  expect(lines.map((line) => line.slice(9))).toEqual([
+    'prepare running',
+    'prepare done',
+    'prepare compensating',
+  ]);
+});
+
 test('after Ctrl-C the frame left on screen has no spinner', async () => {
   const { ctx, text } = output(true, 120);
   const view = new LiveProgressView(ctx, PLAIN_STYLE);
@@ -278,6 +290,12 @@ describe('suggested commands repeat how the CLI was started', () => {
       ['npx', 'tideline'],
     ],
     ['/work/node_modules/jest/bin/jest.js', '/work', env, ['tideline']],
+    [
+      '/work/tideline/bin/tideline.js',
+      '/work/tideline',
+      { ...env, npm_command: 'exec' },
+      ['node', 'bin/tideline.js'],
+    ],
   ])('%s from %s', (script, cwd, environment, words) => {
     expect(invocationWords({ script, cwd, env: environment })).toEqual(words);
   });
