@@ -1,0 +1,108 @@
+// The CLI view through the real `tideline` process on a dev stack (issue 10 §3): a run queued on
+// another run's service lock says so in its piped log, in `status --once` (text and JSON) and in
+// its report's timing; a finished run's piped `status` keeps each step's own lines and says which
+// steps never ran; `--help` keeps a wrapped description together.
+import path from 'node:path';
+import { pollUntil } from '../../bench/lib/cancel-runs';
+import { progressQuery } from '../../workflows/messages';
+import { jsonOutput, runTideline, startCli, type CliResult } from '../helpers/cli-process';
+import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
+import { buildDist, REPO_ROOT, testKeyRing } from '../helpers/worker-process';
+
+const HOLD = path.join(REPO_ROOT, 'test', 'fixtures', 'locks', 'hold-service.yaml');
+const FAIL = path.join(REPO_ROOT, 'test', 'fixtures', 'cli', 'fail.yaml');
+const relative = (file: string): string => path.relative(REPO_ROOT, file);
+
+describe('the CLI view of a run', () => {
+  let stack: RunbookStack;
+  let flags: string[];
+  let serviceId: string;
+  const tideline = (...args: string[]): Promise<CliResult> => runTideline([...args, ...flags]);
+
+  beforeAll(async () => {
+    await buildDist();
+    stack = await startRunbookStack({ timeScale: 0.02 }, { keyRing: testKeyRing });
+    flags = ['--address', stack.server.address, '--task-queue', stack.taskQueue];
+    const created = await stack.api.service.create({ project_id: stack.projectId, name: 'locked' });
+    serviceId = created.service_id!;
+    await pollUntil(
+      'the service to be READY',
+      () => stack.api.service.get({ project_id: stack.projectId, service_id: serviceId }),
+      (service) => service.status === 'READY',
+      60_000,
+    );
+  }, 240_000);
+  afterAll(async () => stack?.close());
+
+  test('a run queued on a service lock says what it waits for, while it waits and in its report', async () => {
+    const lock = `service/${stack.projectId}/${serviceId}`;
+    const inputs = { project_id: stack.projectId, service_id: serviceId };
+    // The first run holds the service's lock until it is cancelled: the second waits for as long.
+    const holder = await stack.start(HOLD, { ...inputs, hold: '1h' }, 'cli-view-holder');
+    await pollUntil(
+      'the first run to hold the lock',
+      () => holder.query(progressQuery),
+      (p) => (p.locks ?? []).includes(lock),
+      60_000,
+    );
+
+    const id = 'cli-view-queued';
+    const queued = startCli(
+      [
+        'run',
+        relative(HOLD),
+        '-i',
+        `project_id=${stack.projectId}`,
+        '-i',
+        `service_id=${serviceId}`,
+        '-i',
+        'hold=1ms',
+        '--id',
+        id,
+        ...flags,
+      ],
+      { timeoutMs: 120_000 },
+    );
+    await queued.waitForStdout(new RegExp(`^\\d\\d:\\d\\d:\\d\\d waiting for lock ${lock}$`, 'm'));
+
+    const once = await tideline('status', id, '--once');
+    expect(once.code).toBe(0);
+    expect(once.stdout).toContain(`waiting for lock ${lock}`);
+    const json = jsonOutput<{ waitingForLock: string | null }>(
+      await tideline('status', id, '--once', '--json'),
+    );
+    expect(json.waitingForLock).toBe(lock);
+
+    await holder.cancel();
+    const result = await queued.done;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d lock ${lock} acquired$`, 'm'));
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `✓ hold-service succeeded in [\\d.]+m?s \\([\\d.]+m?s of it waiting for lock ${lock}\\) \\(run ${id}\\)`,
+      ),
+    );
+  }, 180_000);
+
+  test('piped status of a finished run: its steps as they went, and the ones it never reached', async () => {
+    const id = 'cli-view-failed';
+    const run = await tideline('run', relative(FAIL), '--id', id);
+    expect(run.code).toBe(1);
+    const status = await tideline('status', id);
+    expect(status.code).toBe(1);
+    const lines = status.stdout.split('\n');
+    const at = (pattern: RegExp): number => lines.findIndex((line) => pattern.test(line));
+    expect(at(/^\d\d:\d\d:\d\d prepare done$/)).toBeGreaterThanOrEqual(0);
+    expect(at(/^\d\d:\d\d:\d\d prepare done$/)).toBeLessThan(at(/^\d\d:\d\d:\d\d prepare compensated/));
+    expect(at(/^\d\d:\d\d:\d\d never not run$/)).toBeGreaterThan(0);
+    expect(status.stdout).not.toMatch(/ pending\b/);
+  }, 120_000);
+
+  test('--help prints a wrapped description as one paragraph', async () => {
+    const help = await runTideline(['status', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain(
+      'Shows the steps of run ID with their state and elapsed time, what a wait is waiting for, and a\npending approval',
+    );
+  }, 60_000);
+});
