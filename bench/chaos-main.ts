@@ -8,6 +8,9 @@
 //   node bench/build/bench/chaos-main.js --cancel-round [--cancels=60] [--cancel-seed=N]
 //       the cancel round alone (kept next to the saved disruption rounds in chaos.json);
 //       --cancel-case=I [--cancel-run-ms=P,F] makes one case of a round again (chaos-partial.*)
+//   node bench/build/bench/chaos-main.js --cluster [--runs=50] [--quick]
+//       the worker-kill / server-kill / PostgreSQL-stop rounds against the native cluster
+//       (bench/cluster-chaos.ts), saved next to the dev-server rounds
 //   node bench/build/bench/chaos-main.js --render    (tables again from chaos.json)
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -15,6 +18,7 @@ import path from 'node:path';
 import { CHAOS_FAULTS, runChaosRound, type RoundOptions, type RoundResult } from './chaos/campaign';
 import { runCancelRound, type CancelRoundOptions, type CancelRoundResult } from './chaos/cancel-round';
 import { renderChaosMarkdown } from './chaos/report';
+import { CLUSTER_WORKERS, mergeClusterRounds, runClusterRounds } from './cluster-chaos';
 import { loadAverage } from './lib/proc-usage';
 import { RESULTS_DIR } from './lib/repo';
 
@@ -25,6 +29,8 @@ export interface ChaosResults {
   rounds: RoundResult[];
   /** The cancel round (it carries its own date: it may be run alone, after the other rounds). */
   cancelRound?: CancelRoundResult;
+  /** When the native-cluster rounds (`--cluster`, bench/cluster-chaos.ts) ran, and the load then. */
+  cluster?: { generatedAt: string; workers: number; loadAverageStart: number[]; loadAverageEnd: number[] };
 }
 
 /** The cancel round's local cloud: quick lifecycles, so 50+ runs stay a few minutes of CPU. */
@@ -119,6 +125,26 @@ async function main(): Promise<void> {
     return;
   }
   const runs = Number(argv.find((a) => a.startsWith('--runs='))?.split('=')[1] ?? (quick ? 6 : 50));
+  if (argv.includes('--cluster')) {
+    // The same rounds against the native cluster, saved next to the dev-server rounds.
+    const fresh = await runClusterRounds(chaosRounds(runs, quick)[0]!);
+    const full = !quick && runs === 50;
+    const savedFile = path.join(RESULTS_DIR, 'chaos.json');
+    const saved = existsSync(savedFile)
+      ? (JSON.parse(readFileSync(savedFile, 'utf8')) as ChaosResults)
+      : undefined;
+    const machine = { cpus: cpus().length, loadAverageStart, loadAverageEnd: loadAverage() };
+    const cluster = { generatedAt: new Date().toISOString(), workers: CLUSTER_WORKERS, ...machine };
+    write(
+      full && saved
+        ? { ...saved, rounds: mergeClusterRounds(saved.rounds, fresh), cluster }
+        : { generatedAt: cluster.generatedAt, machine, faults: CHAOS_FAULTS, rounds: fresh, cluster },
+      full ? 'chaos' : 'chaos-partial',
+    );
+    if (!fresh.every((r) => r.duplicates === 0 && r.orphans === 0 && r.completedAsPlanned === r.runs))
+      process.exitCode = 1;
+    return;
+  }
   const rounds: RoundResult[] = [];
   for (const round of chaosRounds(runs, quick)) {
     process.stderr.write(`chaos: round ${round.disruption}, ${round.runs} runs\n`);

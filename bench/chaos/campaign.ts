@@ -9,13 +9,23 @@ import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { FaultRuleInput } from '../../simulator/fault-schema';
 import type { RunReport } from '../../workflows/messages';
-import { startDevServer } from '../lib/dev-server';
+import { startDevServer, type DevServer } from '../lib/dev-server';
 import { startBenchStack, type BenchStack, type Durations } from '../lib/stack';
 import { round, sleep, summarize, type Summary } from '../lib/stats';
 import { auditCloud, type Audit, type PlannedRun } from './audit';
 import { recoverySamples, runTimeline } from './recovery';
 
-export type Disruption = 'worker-kill' | 'server-restart';
+export type Disruption =
+  'worker-kill' | 'server-restart' | 'cluster-worker-kill' | 'cluster-server-kill' | 'cluster-postgres-stop';
+
+/** Another system under test (the native cluster, bench/cluster-chaos.ts): its server, its own workers and disruption. */
+export interface RoundTarget {
+  server: DevServer;
+  /** Starts the round's workers on the stack (which starts none itself). */
+  startWorkers(stack: BenchStack): Promise<void>;
+  disrupt(stack: BenchStack): Promise<void>;
+  close(): Promise<void>;
+}
 
 export interface RoundOptions {
   disruption: Disruption;
@@ -30,6 +40,8 @@ export interface RoundOptions {
   durations: Durations;
   seed: number;
   timeoutMs: number;
+  /** Default: a dev server (on a SQLite file for server-restart) and one worker. */
+  target?: () => Promise<RoundTarget>;
 }
 
 export const CHAOS_FAULTS: FaultRuleInput[] = [
@@ -110,11 +122,20 @@ async function outcome(handle: WorkflowHandle, deadline: number): Promise<RunRep
 
 export async function runChaosRound(options: RoundOptions): Promise<RoundResult> {
   const workDir = mkdtempSync(path.join(tmpdir(), 'tideline-chaos-'));
-  const server = await startDevServer(
-    options.disruption === 'server-restart' ? { dbFile: path.join(workDir, 'temporal.db') } : {},
-  );
-  const stack = await startBenchStack({ server, durations: options.durations, seed: options.seed });
+  const target = await options.target?.();
+  const server =
+    target?.server ??
+    (await startDevServer(
+      options.disruption === 'server-restart' ? { dbFile: path.join(workDir, 'temporal.db') } : {},
+    ));
+  const stack = await startBenchStack({
+    server,
+    durations: options.durations,
+    seed: options.seed,
+    noWorker: target !== undefined,
+  });
   try {
+    await target?.startWorkers(stack);
     const plan = planRuns(options.runs, options.doomed);
     stack.cloud.addFaults(CHAOS_FAULTS);
     const began = Date.now();
@@ -132,7 +153,9 @@ export async function runChaosRound(options: RoundOptions): Promise<RoundResult>
         await sleep(Math.max(0, when - Date.now()));
         const at = Date.now();
         disruptedAt.push(at);
-        if (options.disruption === 'worker-kill') {
+        if (target) {
+          await target.disrupt(stack);
+        } else if (options.disruption === 'worker-kill') {
           await stack.worker!.kill();
           await stack.startWorker();
         } else {
@@ -218,7 +241,7 @@ export async function runChaosRound(options: RoundOptions): Promise<RoundResult>
     };
   } finally {
     await stack.close();
-    await server.stop();
+    await (target ? target.close() : server.stop());
     rmSync(workDir, { recursive: true, force: true });
   }
 }

@@ -1,0 +1,105 @@
+// `npm run bench:chaos -- --cluster`: the chaos campaign (bench/chaos/campaign.ts, same runs, same
+// API faults) against the native cluster (`tideline cluster`: the pinned Temporal server on
+// PostgreSQL) with three worker processes, in three rounds: a worker SIGKILLed (and started again),
+// the server SIGKILLed (and brought back by `cluster up`), PostgreSQL stopped for 20 s (and started
+// again). The rounds are saved next to the dev-server rounds in bench/results/chaos.json.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import {
+  clusterDown,
+  clusterStatus,
+  clusterUp,
+  stopClusterPostgres,
+  stopClusterServer,
+} from '../cli/cluster/cluster';
+import type { GuardedProcess } from '../test/helpers/guarded-process';
+import type { Disruption, RoundOptions, RoundResult, RoundTarget } from './chaos/campaign';
+import { runChaosRound } from './chaos/campaign';
+import type { DevServer } from './lib/dev-server';
+import type { BenchStack } from './lib/stack';
+import { sleep } from './lib/stats';
+import { startWorker } from './lib/worker-process';
+
+export const CLUSTER_WORKERS = 3;
+export const POSTGRES_OUTAGE_MS = 20_000;
+const CLUSTER_DISRUPTIONS: Disruption[] = [
+  'cluster-worker-kill',
+  'cluster-server-kill',
+  'cluster-postgres-stop',
+];
+
+const log = (line: string): void => {
+  process.stderr.write(`${line}\n`);
+};
+
+/** A fresh cluster in a temporary directory, its workers, and the round's disruption. */
+export async function clusterTarget(
+  disruption: Disruption,
+  workerCount = CLUSTER_WORKERS,
+): Promise<RoundTarget> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tideline-cluster-chaos-'));
+  const info = await clusterUp({ dir, log });
+  const server: DevServer = {
+    address: info.address,
+    pid: () => clusterStatus(dir).pids.server ?? 0,
+    start: async () => {
+      await clusterUp({ dir, log });
+    },
+    stop: async () => {
+      await stopClusterServer(dir, 'SIGTERM');
+    },
+  };
+  const workers: GuardedProcess[] = [];
+  let next = 0;
+  const start = (stack: BenchStack): Promise<GuardedProcess> =>
+    startWorker({ temporalAddress: info.address, taskQueue: stack.taskQueue, cloud: stack.access });
+  return {
+    server,
+    async startWorkers(stack) {
+      workers.push(...(await Promise.all(Array.from({ length: workerCount }, () => start(stack)))));
+    },
+    async disrupt(stack) {
+      if (disruption === 'cluster-worker-kill') {
+        const index = next++ % workers.length;
+        await workers[index]!.kill();
+        workers[index] = await start(stack);
+      } else if (disruption === 'cluster-server-kill') {
+        await stopClusterServer(dir, 'SIGKILL');
+        await clusterUp({ dir, log });
+      } else {
+        await stopClusterPostgres(dir);
+        await sleep(POSTGRES_OUTAGE_MS);
+        await clusterUp({ dir, log });
+      }
+    },
+    async close() {
+      await Promise.all(workers.map((worker) => worker.stop()));
+      await clusterDown(dir);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The campaign's rounds (same runs, timing and faults), each against its own cluster. */
+export function clusterRounds(base: RoundOptions): RoundOptions[] {
+  return CLUSTER_DISRUPTIONS.map((disruption) => ({
+    ...base,
+    disruption,
+    target: () => clusterTarget(disruption),
+  }));
+}
+
+export async function runClusterRounds(base: RoundOptions): Promise<RoundResult[]> {
+  const results: RoundResult[] = [];
+  for (const round of clusterRounds(base)) {
+    log(`chaos: round ${round.disruption} (${CLUSTER_WORKERS} workers), ${round.runs} runs`);
+    results.push(await runChaosRound(round));
+  }
+  return results;
+}
+
+/** Saved rounds with the cluster's rounds replaced by `fresh` (the dev-server rounds are kept). */
+export function mergeClusterRounds(saved: RoundResult[], fresh: RoundResult[]): RoundResult[] {
+  return [...saved.filter((round) => !round.disruption.startsWith('cluster-')), ...fresh];
+}
