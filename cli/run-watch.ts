@@ -24,12 +24,14 @@ export function trackActivities(
   return { ...next, activities };
 }
 
-/**
- * How long a run that was seen waiting for `key` waited: its steps start once the run holds its
- * locks, so until its first step started (or it ended, when it never got the lock).
- */
-export function lockWaitOf(progress: RunProgress, key: string): { key: string; ms: number } | undefined {
+/** When the run got its service locks: its steps start once it holds them, so its first start. */
+export function lockedAt(progress: Pick<RunProgress, 'steps'>): number | undefined {
   const starts = progress.steps.flatMap((step) => (step.startedAt === undefined ? [] : [step.startedAt]));
-  const until = starts.length > 0 ? Math.min(...starts) : progress.endedAt;
+  return starts.length > 0 ? Math.min(...starts) : undefined;
+}
+
+/** How long a run that was seen waiting for `key` waited (until it ended, if it never got it). */
+export function lockWaitOf(progress: RunProgress, key: string): { key: string; ms: number } | undefined {
+  const until = lockedAt(progress) ?? progress.endedAt;
   return until === undefined ? undefined : { key, ms: Math.max(0, until - progress.startedAt) };
 }

@@ -5,6 +5,7 @@ import type { StepRecord } from '../../workflows/messages';
 import type { CliContext } from '../context';
 import type { RunSnapshot } from '../run-observer';
 import { orderedSteps, stepDepth } from '../run-observer';
+import { lockedAt } from '../run-watch';
 import { approvalLines } from './run-report';
 import { stepDetail, stepElapsed, stepError, stepLabel, stepRow, stepState } from './step-view';
 import { formatClock, formatDuration, truncate, wrap, type Style } from './style';
@@ -136,14 +137,8 @@ export class LineProgressView implements ProgressView {
     if (waits !== this.lastWait) {
       if (waits) log(now, waits);
       else if (this.lastWait && !ended) {
-        // The run's steps start once it holds its locks: the first start is when it got them.
-        const starts = (snapshot.progress?.steps ?? []).flatMap((s) =>
-          s.startedAt === undefined ? [] : [s.startedAt],
-        );
-        log(
-          starts.length > 0 ? Math.min(...starts) : now,
-          `${this.lastWait.replace(/^waiting for /, '')} acquired`,
-        );
+        const acquired = lockedAt({ steps: snapshot.progress?.steps ?? [] }) ?? now;
+        log(acquired, `${this.lastWait.replace(/^waiting for /, '')} acquired`);
       }
       this.lastWait = waits;
     }
