@@ -39,14 +39,15 @@ export function runWaitsFor(snapshot: RunSnapshot): string {
 /** Undo steps appear only once a run compensates; the column fits the others so rows never shift. */
 function keyWidth(steps: StepRecord[]): number {
   const regular = steps.filter((step) => !step.key.includes('/undo.'));
-  return Math.min(32, Math.max(12, ...regular.map((s) => stepLabel(s).length + 2 * stepDepth(s.key))));
+  return Math.min(32, Math.max(16, ...regular.map((s) => stepLabel(s).length + 2 * stepDepth(s.key))));
 }
 
 /** The step list, redrawn in place (cursor up + clear) on every update. */
 export class LiveProgressView implements ProgressView {
   private drawn = 0;
   private tick = 0;
-  private last: { snapshot: RunSnapshot; now: number } | undefined;
+  /** The last frame drawn, while it shows a spinner (stop() redraws it still). */
+  private spinning: { snapshot: RunSnapshot; now: number } | undefined;
 
   constructor(
     private readonly ctx: Pick<CliContext, 'stdout' | 'globals'>,
@@ -92,15 +93,15 @@ export class LiveProgressView implements ProgressView {
 
   update(snapshot: RunSnapshot, now: number): void {
     this.draw(this.frame(snapshot, now));
-    this.last = { snapshot, now };
+    this.spinning = runEnded(snapshot) ? undefined : { snapshot, now };
   }
 
   stop(): void {
     // Redrawn without the spinner: a frame left behind must not look as if it were still live.
-    if (this.last !== undefined && this.drawn > 0)
-      this.draw(this.frame(this.last.snapshot, this.last.now, true));
+    if (this.spinning !== undefined && this.drawn > 0)
+      this.draw(this.frame(this.spinning.snapshot, this.spinning.now, true));
     this.drawn = 0;
-    this.last = undefined;
+    this.spinning = undefined;
   }
 
   private draw(lines: string[]): void {

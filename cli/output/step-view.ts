@@ -144,7 +144,8 @@ export function stepRow(
   const elapsed = stepElapsed(step, now);
   const name = step.name ? style.dim(step.name) : '';
   const detail = stepActivity(step, activity, layout.childRun, now);
-  const tail = [name, detail].filter((part) => part !== '').join(style.dim(' · '));
+  // What a running step does now leads, so a row cut at the terminal's width keeps it.
+  const tail = [detail, name].filter((part) => part !== '').join(style.dim(' · '));
   const label = `${'  '.repeat(layout.indent)}${stepLabel(step)}`;
   const key = truncate(label, layout.keyWidth).padEnd(layout.keyWidth);
   const status = statusColour(state, style)(state.padEnd(19));

@@ -78,7 +78,7 @@ describe('live view (terminal)', () => {
     expect(firstLines[0]).toMatch(/^\S demo · running · 5\.0s · run demo-abc123$/);
     expect(firstLines[1]).toMatch(/^ {2}✓ create +done +1\.2s {2}Create it$/);
     expect(firstLines[2]).toBe(
-      "  ▸ ready         running                3.8s  last seen CONFIGURING · 3 polls · waiting for service.get: result.status == 'READY'",
+      "  ▸ ready             running                3.8s  last seen CONFIGURING · 3 polls · waiting for service.get: result.status == 'READY'",
     );
     expect(firstLines[3]).toMatch(/^ {2}· prod +pending$/);
     // Cursor back up over the 4 lines drawn, clear, draw again.

@@ -155,8 +155,17 @@ describe('a wait', () => {
     const row = lines[1] ?? '';
     expect([...row].length).toBeLessThanOrEqual(119);
     expect(row).toMatch(
-      /^ {2}▸ ready +running +8\.5s {2}last seen QUEUED · 14 polls · waiting for service\.get: result\.status =.*…$/,
+      /^ {2}▸ ready +running +8\.5s {2}last seen QUEUED · 14 polls · waiting for service\.get: result\.stat.*…$/,
     );
+  });
+
+  test('what it saw leads even before the step’s name', async () => {
+    const named = {
+      ...ready,
+      name: 'Wait until the service is READY, which takes a few minutes on a busy cloud',
+    };
+    const lines = await liveLines(120, [snap([named], {}, { ready: seen }), T0 + 9_500]);
+    expect(lines[1]).toMatch(/running +8\.5s {2}last seen QUEUED · 14 polls · /);
   });
 
   test('says how old its heartbeat is, since Temporal receives them throttled', async () => {
@@ -229,7 +238,7 @@ describe('a run that compensates and ends', () => {
     const lines = await liveLines(120, [ended, T0 + 63_000]);
     expect(lines[0]?.startsWith(' ')).toBe(true); // no spinner on an ended run
     expect(lines[1]).toMatch(/^ {2}↩ create +compensated/);
-    expect(lines[2]).toMatch(/^ {2}✓ {3}undo\.dele… {2}done/);
+    expect(lines[2]).toMatch(/^ {2}✓ {3}undo\.delete_t… {2}done/);
     expect(createBefore?.indexOf('done')).toBe(lines[2]?.indexOf('done'));
     const error = lines
       .slice(4, -1)
@@ -274,6 +283,18 @@ test('after Ctrl-C the frame left on screen has no spinner', async () => {
   expect(frames).toHaveLength(2);
   expect(frames[0]?.[0]).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
   expect(frames[1]?.startsWith('  provision-production-service')).toBe(true);
+});
+
+test('a frame of an ended run is left as it is: no second draw', async () => {
+  const { ctx, text } = output(true, 120);
+  const view = new LiveProgressView(ctx, PLAIN_STYLE);
+  view.update(
+    { ...snap([step('create', 'done', { startedAt: T0, endedAt: T0 + 1 })]), closed: true },
+    T0 + 2_000,
+  );
+  view.stop();
+  await flush();
+  expect(text().split('\u001b[J')).toHaveLength(1);
 });
 
 describe('suggested commands repeat how the CLI was started', () => {
