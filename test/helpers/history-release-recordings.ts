@@ -1,15 +1,54 @@
-// Recordings made by a later release, for the replay gate. The first release's histories
+// Recordings made by later releases, for the replay gate. The first release's histories
 // (history-recorder.ts) hold the branches runs took before any patch; once a release adds patches,
-// its runs take the new branches, and the release after it must replay those too. So each release
+// its runs take the new branches, and the releases after it must replay those too. So each release
 // records again, under `<name>.<release>`, the recordings whose paths its patches changed, plus
-// recordings of paths that only exist since it. Record them by name (never re-record an older
-// release's histories):
+// recordings of paths that only exist since it. Each release is one `Release` below (2026-11 in
+// this file, later ones in their own `history-release-<release>.ts`). Record them by name (never
+// re-record an older release's histories):
 //
-//   TIDELINE_RECORD_HISTORIES=provision-succeeded.2026-11,… npx jest test/integration/replay-histories.test.ts
+//   TIDELINE_RECORD_HISTORIES=provision-succeeded.2026-12,… npx jest test/integration/replay-histories.test.ts
 import path from 'node:path';
 import type { Recording, RecordingContext } from './history-recorder';
 import { progressQuery, retryUpdate } from '../../workflows/messages';
+import { RELEASE_2026_12 } from './history-release-2026-12';
 import { pollUntil, waitForStep } from './runbook-fixtures';
+
+export interface Release {
+  /** `YYYY-MM`: the suffix of its recordings' names. */
+  name: string;
+  /**
+   * Earlier recordings (first release's, or an earlier release's by full name) made again on this
+   * release, with what the history covers where it differs from the original (undefined: the same).
+   */
+  recordedAgain: Record<string, Recording['covers'] | undefined>;
+  /** Events a history recorded again on this release holds besides (e.g. its patch's marker). */
+  addedEvents(covers: Recording['covers']): string[];
+  /** Recordings of paths that only exist since this release (named `<path>.<release>`). */
+  newPaths: Recording[];
+}
+
+/** An earlier recording's name without its release suffix. */
+function baseName(name: string): string {
+  return name.replace(/\.\d{4}-\d{2}$/, '');
+}
+
+/** Earlier recordings' service ids, as this release's copies of them see them. */
+export function releaseView(release: string, services: Map<string, string>): Map<string, string> {
+  const view = new Map(services);
+  for (const [name, id] of services)
+    if (name.endsWith(`.${release}`)) view.set(name.slice(0, -release.length - 1), id);
+  return view;
+}
+
+function recordedAgain(release: Release, recording: Recording): Recording {
+  const covers = release.recordedAgain[recording.name] ?? recording.covers;
+  return {
+    name: `${baseName(recording.name)}.${release.name}`,
+    covers: { activities: covers.activities, events: [...covers.events, ...release.addedEvents(covers)] },
+    run: (context: RecordingContext) =>
+      recording.run({ ...context, services: releaseView(release.name, context.services) }),
+  };
+}
 
 const KINDS_DIR = path.resolve(__dirname, '..', 'fixtures', 'kinds');
 const HOLD_DIR = path.resolve(__dirname, '..', 'fixtures', 'hold');
@@ -17,7 +56,7 @@ const HOLD_DIR = path.resolve(__dirname, '..', 'fixtures', 'hold');
 /** Release 2026-11: step activity ids, calls that finish before a cancel, fail-fast parallel. */
 const RELEASE = '2026-11';
 /** The recordings made again, with what this release's history covers where it differs. */
-const RECORDED_AGAIN: Record<string, Recording['covers'] | undefined> = {
+const RECORDED_AGAIN_2026_11: Record<string, Recording['covers'] | undefined> = {
   'provision-succeeded': undefined,
   'provision-rolled-back': undefined,
   // The create is no longer abandoned: it finishes, then its undo deletes what it made.
@@ -32,30 +71,7 @@ const RECORDED_AGAIN: Record<string, Recording['covers'] | undefined> = {
   'every-kind': undefined,
 };
 
-/** Earlier recordings' service ids, as this release's copies of them see them. */
-function releaseView(services: Map<string, string>): Map<string, string> {
-  const view = new Map(services);
-  for (const [name, id] of services)
-    if (name.endsWith(`.${RELEASE}`)) view.set(name.slice(0, -RELEASE.length - 1), id);
-  return view;
-}
-
-function recordedAgain(recording: Recording): Recording {
-  const covers = RECORDED_AGAIN[recording.name] ?? recording.covers;
-  const takesPatches = Object.keys(covers.activities).length > 0;
-  return {
-    name: `${recording.name}.${RELEASE}`,
-    covers: {
-      activities: covers.activities,
-      // A run with activities takes (and records) at least the step-activity-ids patch.
-      events: [...covers.events, ...(takesPatches ? ['EVENT_TYPE_MARKER_RECORDED'] : [])],
-    },
-    run: (context: RecordingContext) =>
-      recording.run({ ...context, services: releaseView(context.services) }),
-  };
-}
-
-const NEW_PATHS: Recording[] = [
+const NEW_PATHS_2026_11: Recording[] = [
   {
     name: `fork-cancelled-in-stop.${RELEASE}`,
     // A change without an undo (the parent's stop) is in flight when the run is cancelled: it
@@ -68,7 +84,7 @@ const NEW_PATHS: Recording[] = [
       stack.cloud.cloud.addFaults({ action: 'service.stop', kind: 'latency', ms: 3_000, times: 1 });
       const handle = await stack.start('fork-and-promote.yaml', {
         project_id: stack.projectId,
-        service_id: releaseView(services).get('fork-and-promote-approved'),
+        service_id: releaseView(RELEASE, services).get('fork-and-promote-approved'),
       });
       await waitForStep(handle, 'parent_stop', 'running', 60_000);
       await handle.cancel();
@@ -121,7 +137,26 @@ const NEW_PATHS: Recording[] = [
   },
 ];
 
+const RELEASE_2026_11: Release = {
+  name: RELEASE,
+  recordedAgain: RECORDED_AGAIN_2026_11,
+  // A run with activities takes (and records) at least the step-activity-ids patch.
+  addedEvents: (covers) => (Object.keys(covers.activities).length > 0 ? ['EVENT_TYPE_MARKER_RECORDED'] : []),
+  newPaths: NEW_PATHS_2026_11,
+};
+
+/** Every later release, oldest first. */
+export const RELEASES: readonly Release[] = [RELEASE_2026_11, RELEASE_2026_12];
+
+/** The recordings of every later release, in order (later ones may use what earlier ones made). */
 export function releaseRecordings(firstRelease: readonly Recording[]): Recording[] {
-  const again = firstRelease.filter((r) => r.name in RECORDED_AGAIN).map(recordedAgain);
-  return [...again, ...NEW_PATHS];
+  const all = [...firstRelease];
+  for (const release of RELEASES) {
+    const unknown = Object.keys(release.recordedAgain).filter((name) => !all.some((r) => r.name === name));
+    if (unknown.length > 0)
+      throw new Error(`release ${release.name} records again unknown ${unknown.join(', ')}`);
+    const again = all.filter((r) => r.name in release.recordedAgain).map((r) => recordedAgain(release, r));
+    all.push(...again, ...release.newPaths);
+  }
+  return all.slice(firstRelease.length);
 }
