@@ -6,6 +6,7 @@
 import type { WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
 import type { JsonValue } from '../dsl/expressions';
 import type { RunProgress, RunReport, StepRecord } from '../workflows/messages';
+import { currentInvocation, shellQuote } from './output/cli-invocation';
 import type { TemporalSession } from './temporal';
 
 export const RUNBOOK_WORKFLOW_TYPE = 'runbookWorkflow';
@@ -113,7 +114,8 @@ export async function workerNote(session: TemporalSession, taskQueue: string): P
       taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
     });
     if ((answer.pollers ?? []).length === 0) {
-      return `no worker is polling task queue "${taskQueue}": start one with \`tideline worker --task-queue ${taskQueue}\``;
+      const start = [...currentInvocation(), 'worker', '--task-queue', taskQueue].map(shellQuote).join(' ');
+      return `no worker is polling task queue "${taskQueue}": start one with \`${start}\``;
     }
   } catch {
     // fall through to the generic note

@@ -3,6 +3,7 @@
 import type { ScheduleOverlapPolicy } from '@temporalio/client';
 import type { CommandSpec } from '../args';
 import { CliError } from '../errors';
+import { cliCommand } from '../output/run-report';
 import type { TemporalTarget } from '../temporal';
 
 /** What tideline records on a schedule (the memo travels encrypted, like every payload). */
@@ -75,6 +76,9 @@ function chain(error: unknown): unknown[] {
   return links;
 }
 
+/** Hints name the command as the CLI was started; the flags given are the user's to repeat. */
+const NO_FLAGS = { globals: { json: false } };
+
 /** Schedule-specific failures as CliErrors; undefined for anything else. */
 export function explainScheduleError(
   error: unknown,
@@ -87,14 +91,14 @@ export function explainScheduleError(
       return new CliError(
         'SCHEDULE_NOT_FOUND',
         `no schedule named "${name}" in namespace "${target.namespace}" at ${target.address}`,
-        '`tideline schedule list` shows the schedules',
+        `\`${cliCommand(NO_FLAGS, ['schedule', 'list'])}\` shows the schedules`,
       );
     }
     if (linkName === 'ScheduleAlreadyRunning') {
       return new CliError(
         'CLI_USAGE',
         `a schedule named "${name}" already exists`,
-        'choose another name, add --replace to replace it, or `tideline schedule delete` it first',
+        `choose another name, add --replace to replace it, or \`${cliCommand(NO_FLAGS, ['schedule', 'delete', name])}\` it first`,
       );
     }
     // gRPC INVALID_ARGUMENT: the server refused the spec (a cron expression it cannot parse, …).

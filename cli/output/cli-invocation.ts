@@ -34,6 +34,11 @@ function shortPath(file: string, cwd: string): string {
   return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
 }
 
+/** A word as a POSIX shell reads it back unchanged. */
+export function shellQuote(word: string): string {
+  return /^[\w@%+=:,./[\]-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
 let current: string[] | undefined;
 
 /** This process's invocation (computed once). */

@@ -6,13 +6,9 @@ import type { OperatorAction, PendingApproval, RunProgress, StepRecord } from '.
 import type { CliContext } from '../context';
 import type { RunOutcome, RunStatusName } from '../run-observer';
 import { orderedSteps } from '../run-observer';
-import { currentInvocation } from './cli-invocation';
+import { currentInvocation, shellQuote } from './cli-invocation';
 import { stepElapsed } from './step-view';
 import { SECRET_MASK, formatDuration, inlineValue, isoTime, type Style } from './style';
-
-function shellQuote(word: string): string {
-  return /^[\w@%+=:,./[\]-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * A tideline command line that reaches the same server as this one (flags given are repeated),
