@@ -3,20 +3,11 @@
 // PostgreSQL) with three worker processes, in three rounds: a worker SIGKILLed (and started again),
 // the server SIGKILLed (and brought back by `cluster up`), PostgreSQL stopped for 20 s (and started
 // again). The rounds are saved next to the dev-server rounds in bench/results/chaos.json.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import {
-  clusterDown,
-  clusterStatus,
-  clusterUp,
-  stopClusterPostgres,
-  stopClusterServer,
-} from '../cli/cluster/cluster';
+import { stopClusterPostgres, stopClusterServer } from '../cli/cluster/cluster';
 import type { GuardedProcess } from '../test/helpers/guarded-process';
 import type { Disruption, RoundOptions, RoundResult, RoundTarget } from './chaos/campaign';
 import { runChaosRound } from './chaos/campaign';
-import type { DevServer } from './lib/dev-server';
+import { benchLog, startBenchCluster } from './cluster-server';
 import type { BenchStack } from './lib/stack';
 import { sleep } from './lib/stats';
 import { startWorker } from './lib/worker-process';
@@ -29,33 +20,19 @@ const CLUSTER_DISRUPTIONS: Disruption[] = [
   'cluster-postgres-stop',
 ];
 
-const log = (line: string): void => {
-  process.stderr.write(`${line}\n`);
-};
-
 /** A fresh cluster in a temporary directory, its workers, and the round's disruption. */
 export async function clusterTarget(
   disruption: Disruption,
   workerCount = CLUSTER_WORKERS,
 ): Promise<RoundTarget> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'tideline-cluster-chaos-'));
-  const info = await clusterUp({ dir, log });
-  const server: DevServer = {
-    address: info.address,
-    pid: () => clusterStatus(dir).pids.server ?? 0,
-    start: async () => {
-      await clusterUp({ dir, log });
-    },
-    stop: async () => {
-      await stopClusterServer(dir, 'SIGTERM');
-    },
-  };
+  const cluster = await startBenchCluster('cluster-chaos');
+  const { dir, info } = cluster;
   const workers: GuardedProcess[] = [];
   let next = 0;
   const start = (stack: BenchStack): Promise<GuardedProcess> =>
     startWorker({ temporalAddress: info.address, taskQueue: stack.taskQueue, cloud: stack.access });
   return {
-    server,
+    server: cluster.server,
     async startWorkers(stack) {
       workers.push(...(await Promise.all(Array.from({ length: workerCount }, () => start(stack)))));
     },
@@ -66,17 +43,16 @@ export async function clusterTarget(
         workers[index] = await start(stack);
       } else if (disruption === 'cluster-server-kill') {
         await stopClusterServer(dir, 'SIGKILL');
-        await clusterUp({ dir, log });
+        await cluster.up();
       } else {
         await stopClusterPostgres(dir);
         await sleep(POSTGRES_OUTAGE_MS);
-        await clusterUp({ dir, log });
+        await cluster.up();
       }
     },
     async close() {
       await Promise.all(workers.map((worker) => worker.stop()));
-      await clusterDown(dir);
-      rmSync(dir, { recursive: true, force: true });
+      await cluster.close();
     },
   };
 }
@@ -93,7 +69,7 @@ export function clusterRounds(base: RoundOptions): RoundOptions[] {
 export async function runClusterRounds(base: RoundOptions): Promise<RoundResult[]> {
   const results: RoundResult[] = [];
   for (const round of clusterRounds(base)) {
-    log(`chaos: round ${round.disruption} (${CLUSTER_WORKERS} workers), ${round.runs} runs`);
+    benchLog(`chaos: round ${round.disruption} (${CLUSTER_WORKERS} workers), ${round.runs} runs`);
     results.push(await runChaosRound(round));
   }
   return results;

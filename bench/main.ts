@@ -5,6 +5,8 @@
 //                                  [--sizes=100,500,1000] [--reps=3] [--no-long] [--no-stock]
 //                                  [--fleet-sizes=10,100,1000] [--merge]
 //   node bench/build/bench/main.js --render     (tables and chart again from bench.json)
+//   node bench/build/bench/main.js --cluster [--workers 1,2,4] [--runs 1000]
+//                                  (scale-out on the native cluster: bench/cluster-scale.ts)
 //
 // --merge: a partial run replaces only the figures it measured in bench.json (and bench.md/svg),
 // keeping the others, e.g. `npm run bench -- --only=fleet --merge`.
@@ -12,6 +14,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import path from 'node:path';
 import { measureCliStartup } from './cli-startup';
+import { runClusterScale } from './cluster-scale';
 import { FLEET_SIZES, measureFleet } from './fleet';
 import { measureHistoryCost } from './history-cost';
 import { measureOverhead } from './overhead';
@@ -83,6 +86,8 @@ const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 async function main(): Promise<void> {
   if (process.argv.includes('--render')) return renderAgain();
+  // Scale-out on the native cluster (bench/cluster-scale.ts): `--cluster --workers 1,2,4 [--runs N]`.
+  if (process.argv.includes('--cluster')) return runClusterScale(process.argv.slice(2));
   const options = parseOptions(process.argv.slice(2));
   const began = Date.now();
   const loadStart = loadAverage();
