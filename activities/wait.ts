@@ -57,11 +57,25 @@ const LAG_SHARE = 0.1;
 
 /**
  * The pause before the next poll: at least `min`, at most `max`, otherwise 10 % of the time
- * waited so far, shortened by up to 20 % of jitter so many waits do not poll in step.
+ * waited so far. Above the floor it is jittered by ±10 % (its mean stays on the target), so waits
+ * that began together drift apart; at the floor it is exact, because any jitter there either adds
+ * calls (shorter pauses) or lag (longer ones) — the first poll's random phase already keeps waits
+ * at the floor out of step.
  */
 export function nextPollDelay(waitedMs: number, min: number, max: number, random: () => number): number {
   const base = Math.min(max, Math.max(min, waitedMs * LAG_SHARE));
-  return Math.round(base * (0.8 + 0.2 * random()));
+  if (base <= min) return min;
+  return Math.min(max, Math.round(base * (0.9 + 0.2 * random())));
+}
+
+/**
+ * The first poll comes at a random moment within the first interval instead of at once: a wait
+ * usually follows the change it waits for, whose effect is not there yet, so an immediate poll
+ * mostly costs a call; the random phase spreads waits that start together. The lag stays within
+ * one interval, as for every later poll.
+ */
+export function firstPollDelay(min: number, random: () => number): number {
+  return Math.round(min * random());
 }
 
 export function createWaitActivity(deps: ActivityDeps) {
@@ -84,6 +98,10 @@ export function createWaitActivity(deps: ActivityDeps) {
     const max = Math.max(min, request.maxIntervalMs ?? DEFAULT_MAX_POLL_INTERVAL_MS);
     const vars = request.vars ?? {};
 
+    // A wait resumed after a worker restart polls at once: its phase is long past.
+    if (resumed === undefined) {
+      await pauseFor(firstPollDelay(min, random), request.deadline - clock.now());
+    }
     for (;;) {
       const remaining = request.deadline - clock.now();
       if (remaining <= 0) throw timeoutFailure(request, progress, clock.now());
@@ -137,6 +155,11 @@ export function createWaitActivity(deps: ActivityDeps) {
       const pause = nextPollDelay(waited, min, max, random);
       const untilDeadline = request.deadline - clock.now();
       if (untilDeadline <= 0) throw timeoutFailure(request, progress, clock.now());
+      await pauseFor(pause, untilDeadline);
+    }
+
+    /** Sleeps in slices with a heartbeat after each, so a long pause keeps the wait alive. */
+    async function pauseFor(pause: number, untilDeadline: number): Promise<void> {
       for (let left = Math.min(pause, untilDeadline); left > 0; left -= slice) {
         await ctx.sleep(Math.min(left, slice));
         ctx.heartbeat(progress);

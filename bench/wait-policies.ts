@@ -8,6 +8,7 @@ import {
   createWaitActivity,
   DEFAULT_MAX_POLL_INTERVAL_MS,
   DEFAULT_POLL_INTERVAL_MS,
+  firstPollDelay,
   nextPollDelay,
   type WaitInput,
   type WaitResult,
@@ -95,6 +96,7 @@ export function modelWait(
   let calls = 0;
   for (;;) {
     if (calls === 0 && policy === 'fixed-15s-after-30s') now = 30_000;
+    if (calls === 0 && policy === 'tideline') now = firstPollDelay(DEFAULT_POLL_INTERVAL_MS, random);
     calls += 1;
     if (now >= readyAfterMs) return { calls, lagMs: now - readyAfterMs };
     if (policy === 'fixed-1s') now += 1_000;

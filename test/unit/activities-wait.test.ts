@@ -2,7 +2,13 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
 import { CloudApiError } from '../../cloud/errors';
 import type { ActivityDeps, CloudCaller } from '../../activities/deps';
-import { createWaitActivity, nextPollDelay, type WaitInput, type WaitResult } from '../../activities/wait';
+import {
+  createWaitActivity,
+  firstPollDelay,
+  nextPollDelay,
+  type WaitInput,
+  type WaitResult,
+} from '../../activities/wait';
 import { rejectionOf } from '../helpers/rejection';
 
 /** A scripted caller: each call takes the next answer (a value, an error, or 'hang'). */
@@ -143,21 +149,36 @@ test('a long pause between polls is slept in slices with a heartbeat after each'
     createWaitActivity({ ...deps(caller), heartbeatSliceMs: 50 }),
     base({ intervalMs: 300, maxIntervalMs: 300 }),
   );
-  // One heartbeat before each of the 2 polls, and at least 5 during the 240–300 ms pause.
-  expect(beats.length).toBeGreaterThanOrEqual(7);
-  expect(beats[0]).toEqual({ polls: 1 });
+  // The first poll's phase (300 ms here) and the 300 ms pause are slept in 50 ms slices with a
+  // heartbeat after each; one more heartbeat before each of the 2 polls.
+  expect(beats.length).toBeGreaterThanOrEqual(12);
+  expect(beats[0]).toEqual({ polls: 0 });
+  expect(beats).toContainEqual({ polls: 1 });
 });
 
 describe('poll interval', () => {
   test('starts at the minimum, grows with 10 % of the time waited, and is capped', () => {
-    const top = () => 1;
-    expect(nextPollDelay(0, 1_000, 15_000, top)).toBe(1_000);
-    expect(nextPollDelay(50_000, 1_000, 15_000, top)).toBe(5_000);
-    expect(nextPollDelay(600_000, 1_000, 15_000, top)).toBe(15_000);
+    const mid = () => 0.5;
+    expect(nextPollDelay(0, 1_000, 15_000, mid)).toBe(1_000);
+    expect(nextPollDelay(50_000, 1_000, 15_000, mid)).toBe(5_000);
+    expect(nextPollDelay(600_000, 1_000, 15_000, mid)).toBe(15_000);
   });
 
-  test('jitter only shortens the pause, by at most 20 %', () => {
-    expect(nextPollDelay(50_000, 1_000, 15_000, () => 0)).toBe(4_000);
-    expect(nextPollDelay(50_000, 1_000, 15_000, () => 0.5)).toBe(4_500);
+  test('jitter keeps the mean on the target above the floor, within ±10 % and the cap', () => {
+    expect(nextPollDelay(50_000, 1_000, 15_000, () => 0)).toBe(4_500);
+    expect(nextPollDelay(50_000, 1_000, 15_000, () => 0.5)).toBe(5_000);
+    expect(nextPollDelay(50_000, 1_000, 15_000, () => 1)).toBe(5_500);
+    expect(nextPollDelay(600_000, 1_000, 15_000, () => 1)).toBe(15_000);
+  });
+
+  test('at the floor the pause is exact: jitter there would add calls or lag', () => {
+    expect(nextPollDelay(3_000, 1_000, 15_000, () => 0)).toBe(1_000);
+    expect(nextPollDelay(9_999, 1_000, 15_000, () => 1)).toBe(1_000);
+  });
+
+  test('the first poll comes at a random moment within the first interval', () => {
+    expect(firstPollDelay(1_000, () => 0)).toBe(0);
+    expect(firstPollDelay(1_000, () => 0.25)).toBe(250);
+    expect(firstPollDelay(1_000, () => 1)).toBe(1_000);
   });
 });
