@@ -3,9 +3,9 @@
 // run by tideline itself on 127.0.0.1. The work is in cli/cluster/; this entry parses arguments
 // and prints: the first stdout line is one JSON object, progress goes to stderr.
 import path from 'node:path';
-import { choiceOption, parseCommand, type CommandSpec } from '../args';
+import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
-import { EXIT } from '../errors';
+import { CliError, EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
 
 const loadCluster = () => require('../cluster/cluster') as typeof import('../cluster/cluster');
@@ -17,16 +17,14 @@ const SPEC = {
   description: [
     "`up` builds the pinned Temporal server and its schema tool from their Go modules (once, into .tools/bin), starts PostgreSQL (installing the OS package with apt-get when missing and running as root), applies or upgrades the schemas, starts the server (all four services in one process), creates the namespace and tideline's search attributes, and waits until the namespace is usable. It is idempotent: a second `up` starts only what is down.",
     '`down` stops exactly what `up` started (the server, then PostgreSQL); the data stays in DIR for the next `up`. `status` prints what runs (exit 3 when something is down).',
+    'With --namespace NS, the first `up` creates NS instead of "default" (a cluster keeps its namespace).',
     'Everything binds to 127.0.0.1 on free ports chosen at the first `up` and kept in DIR/cluster.json (mode 0600, with the generated PostgreSQL password, which is never printed).',
     'The first stdout line is one JSON object: {dir, address, namespace, running {postgres, server}, postgres {host, port, user, databases, dataDir}, pids {postgres, server}, logs}. There is no Web UI: run `temporal` or the Web UI against the address.',
   ],
   options: {
     dir: { type: 'string' },
   },
-  optionHelp: [
-    ['--dir DIR', 'the cluster directory (default <checkout>/.tools/cluster)'],
-    ['--namespace NS', 'the namespace `up` creates (default "default"; fixed at the first `up`)'],
-  ],
+  optionHelp: [['--dir DIR', 'the cluster directory (default <checkout>/.tools/cluster)']],
   examples: [
     'tideline cluster up',
     'TEMPORAL_ADDRESS=$(tideline cluster status | jq -r .address) tideline worker',
@@ -38,7 +36,14 @@ const SPEC = {
 export const clusterCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(SPEC, argv, ctx);
   if (parsed.help) return printCommandHelp(SPEC, ctx);
-  const action = choiceOption('action', parsed.positionals[0], ['up', 'down', 'status'] as const, 'status');
+  const action = parsed.positionals[0];
+  if (action !== 'up' && action !== 'down' && action !== 'status') {
+    throw new CliError(
+      'CLI_USAGE',
+      `unknown cluster action ${JSON.stringify(action)}`,
+      'use `tideline cluster up`, `down` or `status`',
+    );
+  }
   const cluster = loadCluster();
   const dir =
     parsed.values.dir === undefined ? cluster.defaultClusterDir() : path.resolve(ctx.cwd, parsed.values.dir);
