@@ -121,6 +121,9 @@ export async function initPostgres(paths: ClusterPaths, state: ClusterState, bin
       throw new CliError(
         'POSTGRES_UNAVAILABLE',
         `initdb failed (exit ${result.status}): ${result.output.slice(-1500)}`,
+        owner
+          ? 'PostgreSQL runs as the `postgres` user, which must be able to enter the cluster directory (every parent directory needs o+x); choose another --dir'
+          : undefined,
       );
     }
   } finally {
