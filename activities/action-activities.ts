@@ -1,8 +1,9 @@
 // One activity per Cloud API action, built from the operation catalogue. The activity type name is
 // the action name (`service.create`), so the interpreter dispatches on the runbook's `call:`.
 import { Context } from '@temporalio/activity';
+import { CancelledFailure } from '@temporalio/common';
 import type { ActionName } from '../cloud/operations';
-import { ACTION_NAMES } from '../cloud/operations';
+import { ACTION_NAMES, operations } from '../cloud/operations';
 import type { ActivityDeps } from './deps';
 import { callAction } from './call-action';
 import { ADOPTION_FINDERS, describeExisting, isCreateAction } from './create-or-adopt';
@@ -32,8 +33,15 @@ export interface AdoptedMarker {
 function createActionActivity(deps: ActivityDeps, action: ActionName): ActionActivity {
   return async ({ input, adoptExisting, retried }) => {
     const ctx = Context.current();
-    const again = ctx.info.attempt > 1 || retried === true;
-    const options = { signal: ctx.cancellationSignal };
+    // A local activity cannot tell its first execution from one re-run after a worker died before
+    // its result reached the history (the re-run starts again at attempt 1), so a local change
+    // always checks whether it already took effect. Creates never run locally (workflows/
+    // activity-policies.ts): a first attempt must be able to tell a name taken by someone else.
+    const again = ctx.info.attempt > 1 || retried === true || ctx.info.isLocal;
+    // A local change in flight when its run is cancelled finishes its request (a normal activity
+    // never hears of the cancel: calls do not heartbeat), so compensation starts after it landed.
+    const settles = ctx.info.isLocal && operations[action].kind !== 'read';
+    const options = settles ? {} : { signal: ctx.cancellationSignal };
     try {
       if (isCreateAction(action)) {
         const existing = await ADOPTION_FINDERS[action](deps, input, options);
@@ -54,9 +62,12 @@ function createActionActivity(deps: ActivityDeps, action: ActionName): ActionAct
         ctx.log.info('the change took effect on an earlier attempt', { action, attempt: ctx.info.attempt });
         return { ...applied, alreadyApplied: true };
       }
+      // Cancelled before the change was sent: nothing to settle, so nothing is sent.
+      if (settles && ctx.cancellationSignal.aborted) throw new CancelledFailure('call cancelled');
       const result = await callAction(deps, action, input, options);
       return result ?? {};
     } catch (error) {
+      if (error instanceof CancelledFailure) throw error;
       throw toActivityFailure(error);
     }
   };

@@ -1,6 +1,6 @@
 // Timeouts and retry policies per action class, in one table. The interpreter workflow uses it to
 // proxy activities; it is plain data so it is safe inside the workflow sandbox.
-import type { ActivityOptions, RetryPolicy } from '@temporalio/common';
+import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@temporalio/common';
 import type { OperationKind } from '../cloud/operations';
 
 export type ActionClass = OperationKind | 'wait';
@@ -50,4 +50,36 @@ export const ACTIVITY_POLICIES: Readonly<Record<ActionClass, ActivityOptions>> =
 /** Options for a wait activity whose overall deadline is `timeoutMs` from now. */
 export function waitActivityOptions(timeoutMs: number): ActivityOptions {
   return { ...ACTIVITY_POLICIES.wait, startToCloseTimeout: timeoutMs + 60_000 };
+}
+
+/**
+ * Call classes that run as local activities (PATCHES.localCalls): one Cloud API request, run in
+ * the workflow task that reaches the step, recorded as one marker event, instead of an activity
+ * task round trip through the server (schedule, start, complete, and a workflow task to go on).
+ * A local activity that was running when its worker died runs again from attempt 1, so a local
+ * change always checks first whether it already took effect (activities/action-activities.ts).
+ * Creates stay normal activities: create-or-adopt must tell a first attempt (a name taken by
+ * someone else fails the step) from a retry (what an earlier attempt made is adopted), and only
+ * the server's attempt count survives a worker crash.
+ */
+export const LOCAL_CALL_CLASSES: ReadonlySet<ActionClass> = new Set<ActionClass>([
+  'read',
+  'mutate',
+  'delete',
+]);
+
+/**
+ * Backoffs up to this long are slept in the worker; longer ones become a durable timer, so a
+ * retried call does not keep a workflow task open for a minute (the SDK default).
+ */
+const LOCAL_RETRY_THRESHOLD = '10s';
+
+/** Local-activity options for a call class: the same timeouts and retries as `ACTIVITY_POLICIES`. */
+export function localCallOptions(actionClass: ActionClass): LocalActivityOptions {
+  const { startToCloseTimeout, retry: policyRetry } = ACTIVITY_POLICIES[actionClass];
+  return {
+    ...(startToCloseTimeout !== undefined ? { startToCloseTimeout } : {}),
+    ...(policyRetry !== undefined ? { retry: policyRetry } : {}),
+    localRetryThreshold: LOCAL_RETRY_THRESHOLD,
+  };
 }

@@ -63,6 +63,12 @@ export const PATCHES = {
    * whenever its state or the services it names change.
    */
   runVisibility: 'tideline-2026-12-run-visibility',
+  /**
+   * 2026-12: call steps that read, change or delete (not creates) run as local activities in the
+   * workflow task that reaches them, one marker event each, instead of an activity task round
+   * trip (workflows/activity-policies.ts, LOCAL_CALL_CLASSES).
+   */
+  localCalls: 'tideline-2026-12-local-calls',
 } as const;
 
 export type PatchId = (typeof PATCHES)[keyof typeof PATCHES];

@@ -8,9 +8,11 @@ import {
   isCancellation,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   sleep,
   workflowInfo,
   type ActivityOptions,
+  type LocalActivityOptions,
 } from '@temporalio/workflow';
 import type { TidelineActivities } from '../activities';
 import type { StepDefinition } from '../dsl/definition';
@@ -18,7 +20,12 @@ import type { JsonValue } from '../dsl/expressions';
 import { evaluateCondition, evaluateExpression } from '../dsl/expressions';
 import { expressionNeeds, narrowVariables } from '../dsl/expression-scope';
 import { resolveCount, resolveDurationMs, resolveTemplateString, resolveTemplates } from '../dsl/templates';
-import { ACTIVITY_POLICIES, waitActivityOptions } from './activity-policies';
+import {
+  ACTIVITY_POLICIES,
+  LOCAL_CALL_CLASSES,
+  localCallOptions,
+  waitActivityOptions,
+} from './activity-policies';
 import { FOREACH_BATCH_SIZE, runForeachInBatches } from './foreach-batch';
 import { runIterations } from './foreach-lanes';
 import { locksHeldFor } from './foreach-locks';
@@ -31,7 +38,34 @@ import { StepFailed } from './step-failure';
 const WAIT_ACTIVITY = 'wait.until';
 const RUNBOOK_WORKFLOW_TYPE = 'runbookWorkflow';
 
-function callOptions(step: Extract<StepDefinition, { kind: 'call' }>): ActivityOptions {
+type CallStep = Extract<StepDefinition, { kind: 'call' }>;
+
+/** A step's own `retry` over its class's policy. */
+function stepRetry(step: CallStep, policy: ActivityOptions['retry']): ActivityOptions['retry'] {
+  if (!step.retry) return policy;
+  return {
+    ...policy,
+    maximumAttempts: step.retry.attempts,
+    initialInterval: step.retry.initialIntervalMs,
+    backoffCoefficient: step.retry.backoff,
+    maximumInterval: step.retry.maxIntervalMs,
+  };
+}
+
+/**
+ * A call as a local activity (PATCHES.localCalls). A read is abandoned on cancellation; a change
+ * is waited for (the SDK's default for local activities), like `changesSettleBeforeCancel`.
+ */
+function localOptions(step: CallStep, key: string, vars: Record<string, unknown>): LocalActivityOptions {
+  const options: LocalActivityOptions = { ...localCallOptions(step.actionKind), summary: step.name ?? key };
+  const retry = stepRetry(step, options.retry);
+  if (retry !== undefined) options.retry = retry;
+  if (step.actionKind === 'read') options.cancellationType = ActivityCancellationType.TRY_CANCEL;
+  if (step.timeoutMs !== undefined) options.scheduleToCloseTimeout = resolveDurationMs(step.timeoutMs, vars);
+  return options;
+}
+
+function callOptions(step: CallStep): ActivityOptions {
   const policy = ACTIVITY_POLICIES[step.actionKind];
   const options: ActivityOptions = { ...policy };
   // A change in flight when the run is cancelled lands before compensation starts (no retry
@@ -39,15 +73,7 @@ function callOptions(step: Extract<StepDefinition, { kind: 'call' }>): ActivityO
   if (step.actionKind !== 'read' && patched(PATCHES.changesSettleBeforeCancel)) {
     options.cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
   }
-  if (step.retry) {
-    options.retry = {
-      ...policy.retry,
-      maximumAttempts: step.retry.attempts,
-      initialInterval: step.retry.initialIntervalMs,
-      backoffCoefficient: step.retry.backoff,
-      maximumInterval: step.retry.maxIntervalMs,
-    };
-  }
+  if (step.retry) options.retry = stepRetry(step, policy.retry);
   return options;
 }
 
@@ -76,6 +102,12 @@ export async function runStepKind(
   const vars = celVariables(scope);
   switch (step.kind) {
     case 'call': {
+      if (LOCAL_CALL_CLASSES.has(step.actionKind) && patched(PATCHES.localCalls)) {
+        const local = proxyLocalActivities<TidelineActivities>(localOptions(step, key, vars))[step.action];
+        const input = asInput(resolveTemplates(step.with, vars), key);
+        const retried = interpreter.state.holds?.wasRetried(key) === true;
+        return (await local({ input, adoptExisting: step.adopt, ...(retried && { retried }) })) as JsonValue;
+      }
       const options = { ...callOptions(step), ...stepIdentity(step, key) };
       if (step.timeoutMs !== undefined)
         options.scheduleToCloseTimeout = resolveDurationMs(step.timeoutMs, vars);

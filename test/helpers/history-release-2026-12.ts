@@ -5,6 +5,7 @@
 // changes add their recordings here too. Record them (never an older release's):
 //
 //   TIDELINE_RECORD_HISTORIES=provision-succeeded.2026-12,… npx jest test/integration/replay-histories.test.ts
+import { approvalUpdate, progressQuery } from '../../workflows/messages';
 import type { Recording } from './history-recorder';
 import type { Release } from './history-release-recordings';
 import { pollUntil } from './runbook-fixtures';
@@ -50,6 +51,64 @@ const NEW_PATHS: Recording[] = [
         { project_id: stack.projectId, name_prefix: 'vbatch-', concurrency: 20 },
         workflowId,
       );
+    },
+  },
+  // Patch `localCalls`: calls that read, change or delete run as local activities (a marker each,
+  // no activity task); creates and waits stay activities.
+  {
+    name: 'provision-local-calls.2026-12',
+    // attach, pooler and prod as markers; the create and the three waits as activities.
+    covers: {
+      activities: { 'service.create': 1, 'wait.until': 3 },
+      events: ['EVENT_TYPE_MARKER_RECORDED', 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED'],
+    },
+    run: ({ stack, vpcId }) =>
+      stack.start('provision-production-service.yaml', {
+        project_id: stack.projectId,
+        name: 'local-orders',
+        vpc_id: vpcId,
+      }),
+  },
+  {
+    name: 'provision-local-rolled-back.2026-12',
+    // The local attach fails (no such VPC); the undo's delete runs locally too, then its wait.
+    covers: {
+      activities: { 'service.create': 1, 'wait.until': 2 },
+      events: ['EVENT_TYPE_MARKER_RECORDED', 'EVENT_TYPE_WORKFLOW_EXECUTION_FAILED'],
+    },
+    run: ({ stack }) =>
+      stack.start('provision-production-service.yaml', {
+        project_id: stack.projectId,
+        name: 'local-doomed',
+        vpc_id: '999999',
+      }),
+  },
+  {
+    name: 'fork-local-calls.2026-12',
+    // fork-and-promote after an approval: the parent's stop and start, the attach and detach as
+    // markers, the fork as an activity. Forks the service of provision-local-calls.2026-12.
+    covers: {
+      activities: { 'service.fork': 1 },
+      events: [
+        'EVENT_TYPE_MARKER_RECORDED',
+        'EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED',
+        'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED',
+      ],
+    },
+    run: async ({ stack, services }) => {
+      const handle = await stack.start('fork-and-promote.yaml', {
+        project_id: stack.projectId,
+        service_id: services.get('provision-local-calls.2026-12'),
+        require_approval: true,
+      });
+      await pollUntil(
+        'the approval',
+        () => handle.query(progressQuery),
+        (progress) => progress.pendingApproval !== undefined && progress.pendingApproval !== null,
+        60_000,
+      );
+      await handle.executeUpdate(approvalUpdate, { args: [{ approved: true, by: 'recorder' }] });
+      return handle;
     },
   },
 ];
