@@ -6,7 +6,7 @@
 // Config file (YAML or JSON):
 //   taskQueue: tideline                      # optional
 //   temporal: { address: host:7233, namespace: default }   # optional; TEMPORAL_* env wins
-//   tuning: { maxConcurrentActivityTaskExecutions: 2000, maxCachedWorkflows: 2000 }  # optional
+//   tuning: { maxCachedWorkflows: 2000 }     # optional; over DEFAULT_WORKER_TUNING (config-schema.ts)
 //   metricsAddress: 127.0.0.1:9464           # optional Prometheus endpoint
 //   cloud:
 //     baseUrl: https://api.example.com/public/api/v1
@@ -29,6 +29,7 @@ import type { Secret } from '../cloud/redact';
 import {
   applyEnvironment,
   DEFAULT_TASK_QUEUE,
+  DEFAULT_WORKER_TUNING,
   isRecord,
   issueText,
   WorkerConfigSchema,
@@ -156,7 +157,7 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
     metricsAddress: data.metricsAddress,
     cloud: { baseUrl, allowInsecureLoopback, timeoutMs: data.cloud.timeoutMs, defaultProjectId, projects },
     temporal: { address: data.temporal?.address, namespace: data.temporal?.namespace },
-    tuning: data.tuning ?? {},
+    tuning: { ...DEFAULT_WORKER_TUNING, ...data.tuning },
     configFile,
   };
   return withSafeDisplay(config);
