@@ -44,7 +44,8 @@ export const LIST_SPEC = {
   summary: 'list runs (running, failed, by runbook, project, service or state)',
   description: [
     'Lists runbook runs, newest first (by start time). Runs started by a parent runbook (child',
-    'runbooks) are left out; they show up as steps of their parent. --runbook, --project, --service',
+    'runbooks) are left out (they show up as steps of their parent), except with --held, --state',
+    'and --service, where the child is what waits or names the service. --runbook, --project, --service',
     "and --state query the runs' search attributes (TidelineRunbook, TidelineProject,",
     'TidelineServices, TidelineState), so runs started before tideline kept them (2026-12) are not',
     'found by them. Visibility is eventually consistent: a run started a moment ago may take a',
@@ -167,13 +168,14 @@ function entryOf(info: WorkflowExecutionInfo, held: boolean): RunListEntry {
 async function newestRuns(
   session: TemporalSession,
   clauses: string[],
-  scope: { running: boolean; closed: string | undefined; held: boolean },
+  scope: { running: boolean; closed: string | undefined; held: boolean; children: boolean },
   limit: number,
 ): Promise<RunListEntry[]> {
   const found: RunListEntry[] = [];
   const accept = async (info: WorkflowExecutionInfo): Promise<boolean> => {
-    // A child runbook holds in its own run: --held shows it (it is what the operator acts on).
-    if (info.parentExecution && !scope.held) return false;
+    // A child runbook holds, waits or names a service in its own run: --held, --state and
+    // --service show it (it is what the operator acts on, or looks for).
+    if (info.parentExecution && !scope.children) return false;
     if (scope.held) {
       const progress = await queryProgress(session, session.client.workflow.getHandle(info.workflowId));
       if (progress?.status !== 'held') return false;
@@ -221,6 +223,7 @@ export const listCommand: Command = async (argv, ctx) => {
         ? undefined
         : `ExecutionStatus != 'Running'`,
     held,
+    children: held || values.state !== undefined || values.service !== undefined,
   };
   const runs = await withTemporal(ctx, (session) => newestRuns(session, clauses, scope, limit));
 
