@@ -3,7 +3,7 @@
 //
 //   node bench/build/bench/main.js [--quick] [--only=overhead,throughput,waits,history,cli,fleet]
 //                                  [--sizes=100,500,1000] [--reps=3] [--no-long] [--no-stock]
-//                                  [--fleet-sizes=10,100,1000] [--merge]
+//                                  [--fleet-sizes=10,100,1000] [--merge] [--eager-activities]
 //   node bench/build/bench/main.js --render     (tables and chart again from bench.json)
 //   node bench/build/bench/main.js --cluster [--workers 1,2,4] [--runs 1000]
 //                                  (scale-out on the native cluster: bench/cluster-scale.ts)
@@ -57,7 +57,9 @@ function parseOptions(argv: string[]): Options {
   const only = flag('only')?.split(',') as Figure[] | undefined;
   for (const figure of only ?? []) if (!FIGURES.includes(figure)) throw new Error(`unknown figure ${figure}`);
   const full =
-    !quick && only === undefined && !argv.some((arg) => /^--(sizes|fleet-sizes|reps|no-|merge)/.test(arg));
+    !quick &&
+    only === undefined &&
+    !argv.some((arg) => /^--(sizes|fleet-sizes|reps|no-|merge|eager)/.test(arg));
   return {
     full,
     figures: new Set(only ?? FIGURES),
@@ -105,7 +107,12 @@ async function main(): Promise<void> {
     log('5. CLI start-up');
     results.cli = measureCliStartup(options.repetitions >= 3 ? 15 : 5);
   }
-  const server = await startDevServer();
+  // --eager-activities: the server hands an activity scheduled by a workflow task straight to the
+  // worker that completed it (off in Temporal's defaults), to measure what that saves.
+  const serverOptions = process.argv.includes('--eager-activities')
+    ? { dynamicConfig: { 'system.enableActivityEagerExecution': true } }
+    : {};
+  const server = await startDevServer(serverOptions);
   try {
     if (options.figures.has('overhead')) {
       for (const [label, durations] of [
@@ -173,7 +180,7 @@ async function main(): Promise<void> {
     for (const throughputCase of cases) {
       log(`2. throughput, ${throughputCase.runs} runs, ${throughputCase.label}`);
       // A fresh dev server per case: earlier runs' histories do not weigh on later ones.
-      const caseServer = await startDevServer();
+      const caseServer = await startDevServer(serverOptions);
       try {
         results.throughput.push(await measureThroughput(caseServer, throughputCase));
       } finally {

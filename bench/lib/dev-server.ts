@@ -52,7 +52,13 @@ async function waitUntilServing(address: string, alive: () => boolean, timeoutMs
   throw new Error(`Temporal dev server at ${address} not ready in ${timeoutMs} ms: ${String(lastError)}`);
 }
 
-export async function startDevServer(options: { dbFile?: string } = {}): Promise<DevServer> {
+export interface DevServerOptions {
+  dbFile?: string;
+  /** Server settings (`--dynamic-config-value key=value`), e.g. eager activity dispatch. */
+  dynamicConfig?: Record<string, string | number | boolean>;
+}
+
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const executable = temporalExecutable();
   const port = await freePort();
   const address = `127.0.0.1:${port}`;
@@ -61,6 +67,8 @@ export async function startDevServer(options: { dbFile?: string } = {}): Promise
   // Workers refuse a namespace without tideline's search attributes (worker/namespace-check.ts).
   for (const { name, type } of TIDELINE_SEARCH_ATTRIBUTES) args.push('--search-attribute', `${name}=${type}`);
   if (options.dbFile) args.push('--db-filename', options.dbFile);
+  for (const [key, value] of Object.entries(options.dynamicConfig ?? {}))
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   let current: GuardedProcess | undefined;
 
   const server: DevServer = {
