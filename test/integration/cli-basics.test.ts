@@ -35,7 +35,8 @@ describe('help and usage', () => {
     ]) {
       expect(result.stdout).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
     }
-    expect(result.stdout).toMatch(/^ {2}3 +cannot connect to Temporal/m);
+    expect(result.stdout).toMatch(/^ {2}3 +cannot reach Temporal/m);
+    expect(result.stdout).toMatch(/^ {2}5 +the run is held at a failed step/m);
     expect(result.stderr).toBe('');
   });
 
