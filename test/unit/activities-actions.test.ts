@@ -1,5 +1,5 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { CloudApiError, type CloudApiErrorCode } from '../../cloud/errors';
 import { ACTION_NAMES } from '../../cloud/operations';
 import type { CloudCaller } from '../../activities/deps';
@@ -255,5 +255,28 @@ describe('error mapping', () => {
     );
     expect(failure.type).toBe('CLOUD_API_BAD_REQUEST');
     expect(failure.message).toBe('service is paused');
+  });
+});
+
+describe('calls run as local activities', () => {
+  const stopInput = { input: { project_id: 'p1', service_id: 's1' } };
+
+  test('a local change checks first even on attempt 1: it may be a re-run after a worker died', async () => {
+    const cloud = fakeCloud({ 'service.get': { service_id: 's1', status: 'PAUSED' } });
+    const result = await new MockActivityEnvironment({ attempt: 1, isLocal: true }).run(
+      activitiesFor(cloud)['service.stop'],
+      stopInput,
+    );
+    expect(result).toMatchObject({ status: 'PAUSED', alreadyApplied: true });
+    expect(cloud.seen.map((c) => c.action)).toEqual(['service.get']);
+  });
+
+  test('a local change cancelled before it was sent sends nothing', async () => {
+    const cloud = fakeCloud({ 'service.get': { status: 'READY' }, 'service.stop': { status: 'PAUSING' } });
+    const env = new MockActivityEnvironment({ attempt: 1, isLocal: true });
+    const running = env.run(activitiesFor(cloud)['service.stop'], stopInput);
+    env.cancel();
+    await expect(running).rejects.toBeInstanceOf(CancelledFailure);
+    expect(cloud.seen.map((c) => c.action)).not.toContain('service.stop');
   });
 });
