@@ -1,18 +1,14 @@
 // Issue 10 §3, "the CLI view tells the whole truth": what a run waits for (a service lock), what a
 // wait last saw (before the condition, which is what a narrow terminal cuts), rows that do not
 // shift when a run compensates, errors read whole, `not run` for steps a finished run never
-// reached, no spinner left behind, piped logs stamped with the time of each change, commands
-// suggested as the CLI was started, and help text without blank lines inside a paragraph.
+// reached, no spinner left behind, and piped logs stamped with the time of each change.
 import { PassThrough } from 'node:stream';
 import type { CliContext } from '../../cli/context';
-import { invocationWords } from '../../cli/output/cli-invocation';
-import { descriptionLines, renderCommandHelp } from '../../cli/output/help';
 import { LineProgressView, LiveProgressView } from '../../cli/output/progress-views';
 import { renderOutcome, runJson } from '../../cli/output/run-report';
-import { formatClock, PLAIN_STYLE, wrap } from '../../cli/output/style';
+import { formatClock, PLAIN_STYLE } from '../../cli/output/style';
 import type { ActivityState, RunOutcome, RunSnapshot } from '../../cli/run-observer';
 import { lockWaitOf, trackActivities } from '../../cli/run-watch';
-import { STATUS_SPEC } from '../../cli/commands/status';
 import type { RunProgress, StepRecord } from '../../workflows/messages';
 
 const T0 = Date.UTC(2024, 5, 1, 12, 0, 0);
@@ -295,49 +291,4 @@ test('a frame of an ended run is left as it is: no second draw', async () => {
   view.stop();
   await flush();
   expect(text().split('\u001b[J')).toHaveLength(1);
-});
-
-describe('suggested commands repeat how the CLI was started', () => {
-  const env = { PATH: '/usr/local/bin:/usr/bin' };
-  test.each([
-    ['/work/tideline/bin/tideline.js', '/work/tideline', env, ['node', 'bin/tideline.js']],
-    ['/work/tideline/bin/tideline.js', '/tmp', env, ['node', '/work/tideline/bin/tideline.js']],
-    ['/usr/local/bin/tideline', '/tmp', env, ['tideline']],
-    ['/opt/tl/bin/tideline', '/tmp', env, ['/opt/tl/bin/tideline']],
-    [
-      '/work/tideline/node_modules/.bin/tideline',
-      '/work/tideline',
-      { ...env, npm_command: 'exec' },
-      ['npx', 'tideline'],
-    ],
-    ['/work/node_modules/jest/bin/jest.js', '/work', env, ['tideline']],
-    [
-      '/work/tideline/bin/tideline.js',
-      '/work/tideline',
-      { ...env, npm_command: 'exec' },
-      ['node', 'bin/tideline.js'],
-    ],
-  ])('%s from %s', (script, cwd, environment, words) => {
-    expect(invocationWords({ script, cwd, env: environment })).toEqual(words);
-  });
-});
-
-describe('help', () => {
-  test('a description wrapped over several lines prints without blank lines between them', () => {
-    const text = renderCommandHelp(STATUS_SPEC);
-    const description = STATUS_SPEC.description.join('\n');
-    expect(text).toContain(`\n\n${description}\n\n`);
-  });
-
-  test('one long line per paragraph is wrapped, paragraphs apart', () => {
-    const long = 'word '.repeat(40).trim();
-    const lines = descriptionLines([long, 'short one', long]);
-    expect(lines.every((line) => line.length <= 100)).toBe(true);
-    expect(lines.filter((line) => line === '')).toHaveLength(2);
-    expect(descriptionLines(['a', 'b', '', 'c'])).toEqual(['a', 'b', '', 'c']);
-  });
-
-  test('wrap breaks at spaces and indents what follows', () => {
-    expect(wrap('    alpha beta gamma delta', 16, '    ')).toEqual(['    alpha beta', '    gamma delta']);
-  });
 });
