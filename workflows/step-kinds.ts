@@ -40,6 +40,27 @@ const RUNBOOK_WORKFLOW_TYPE = 'runbookWorkflow';
 
 type CallStep = Extract<StepDefinition, { kind: 'call' }>;
 
+/**
+ * Asks, before a run's first local call, for every patch a run may first ask for later (they are
+ * all taken by runs of this release). A local activity can span several workflow tasks (one held
+ * open by a slow API heartbeats the task); when a patch was first asked for in the task that
+ * resolved it, replay meets the patch's marker before the code asks again and fails the run as
+ * nondeterministic (seen with a cancel during a held call, then a query). A patch added later
+ * must be listed here too, or be asked for before any call.
+ */
+function notePatchesBeforeLocalCall(): void {
+  for (const id of [
+    PATCHES.undoableCallsFinish,
+    PATCHES.parallelFailFast,
+    PATCHES.stepActivityIds,
+    PATCHES.cancellationKept,
+    PATCHES.changesSettleBeforeCancel,
+    PATCHES.foreachBatches,
+    PATCHES.foreachLocks,
+  ])
+    patched(id);
+}
+
 /** A step's own `retry` over its class's policy. */
 function stepRetry(step: CallStep, policy: ActivityOptions['retry']): ActivityOptions['retry'] {
   if (!step.retry) return policy;
@@ -103,6 +124,7 @@ export async function runStepKind(
   switch (step.kind) {
     case 'call': {
       if (LOCAL_CALL_CLASSES.has(step.actionKind) && patched(PATCHES.localCalls)) {
+        notePatchesBeforeLocalCall();
         const local = proxyLocalActivities<TidelineActivities>(localOptions(step, key, vars))[step.action];
         const input = asInput(resolveTemplates(step.with, vars), key);
         const retried = interpreter.state.holds?.wasRetried(key) === true;

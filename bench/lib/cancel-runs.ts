@@ -23,7 +23,11 @@ export interface CancelPoint {
 export interface CancelTarget {
   api: CloudClient;
   projectId: string;
-  faults: { addFaults(rules: FaultRuleInput | FaultRuleInput[]): unknown; clearFaults(): void };
+  faults: {
+    addFaults(rules: FaultRuleInput | FaultRuleInput[]): Array<{ id: string }>;
+    listFaults(): Array<{ id: string; fired: number }>;
+    clearFaults(): void;
+  };
 }
 
 /** How long the local cloud holds each request of the held action by default (real time). */
@@ -190,6 +194,39 @@ export interface CancelOptions {
   delayMs?: number;
 }
 
+/**
+ * Polls until the point is reached or the run can no longer reach it. A call that runs as a local
+ * activity keeps its workflow task open, and the run answers queries only when that task ends, so
+ * a held call shows first on the local cloud: once the held action's fault has fired, the run is
+ * at the point ('held'). (The held action may also be read by an earlier change's check; the
+ * cancel then lands during that call, which is in flight too.)
+ */
+async function reachPoint(
+  target: CancelTarget,
+  handle: WorkflowHandle,
+  point: CancelPoint,
+  held: string[],
+): Promise<RunProgress | 'held'> {
+  const fired = () => target.faults.listFaults().some((rule) => held.includes(rule.id) && rule.fired > 0);
+  const deadline = Date.now() + 60_000;
+  let query: Promise<RunProgress> | undefined;
+  for (;;) {
+    if (fired()) return 'held';
+    query ??= handle.query(progressQuery);
+    query.catch(() => undefined);
+    const progress = await Promise.race([query, sleep(POLL_MS * 4).then(() => undefined)]);
+    if (progress !== undefined) {
+      query = undefined;
+      const skipped = progress.steps.find((s) => s.key === point.step)?.status === 'skipped';
+      if (reached(progress, point) || progress.status !== 'running' || skipped) return progress;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for step ${point.step} ${point.when}`);
+    await sleep(POLL_MS);
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 /** Starts the run, cancels it at the point, and gives its final report. */
 export async function runAndCancel(
   target: CancelTarget,
@@ -197,27 +234,22 @@ export async function runAndCancel(
   point: CancelPoint,
   options: CancelOptions = {},
 ): Promise<CancelOutcome> {
-  if (point.hold !== undefined) {
-    target.faults.addFaults({
-      action: point.hold as never,
-      kind: 'latency',
-      ms: options.holdMs ?? DEFAULT_HOLD_MS,
-      probability: 1,
-    });
-  }
+  const held =
+    point.hold === undefined
+      ? []
+      : target.faults
+          .addFaults({
+            action: point.hold as never,
+            kind: 'latency',
+            ms: options.holdMs ?? DEFAULT_HOLD_MS,
+            probability: 1,
+          })
+          .map((rule) => rule.id);
   const handle = await start();
   let cancelledAtPoint = false;
   try {
-    const progress = await pollUntil(
-      `step ${point.step} ${point.when}`,
-      () => handle.query(progressQuery),
-      (p) =>
-        reached(p, point) ||
-        p.status !== 'running' ||
-        p.steps.find((s) => s.key === point.step)?.status === 'skipped',
-      60_000,
-    );
-    if (reached(progress, point) && progress.status === 'running') {
+    const progress = await reachPoint(target, handle, point, held);
+    if (progress === 'held' || (reached(progress, point) && progress.status === 'running')) {
       if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
       try {
         await handle.cancel();
