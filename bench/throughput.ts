@@ -56,7 +56,7 @@ interface Closed {
   closeMs: number;
 }
 
-async function closedRuns(stack: BenchStack): Promise<Closed[]> {
+export async function closedRuns(stack: BenchStack): Promise<Closed[]> {
   const closed: Closed[] = [];
   for await (const execution of stack.client.workflow.list({ query: `TaskQueue = '${stack.taskQueue}'` })) {
     if (execution.closeTime === undefined) continue;
@@ -69,7 +69,7 @@ async function closedRuns(stack: BenchStack): Promise<Closed[]> {
   return closed;
 }
 
-async function runningCount(stack: BenchStack): Promise<number> {
+export async function runningCount(stack: BenchStack): Promise<number> {
   const { count } = await stack.client.workflow.count(
     `TaskQueue = '${stack.taskQueue}' AND ExecutionStatus = 'Running'`,
   );

@@ -47,7 +47,7 @@ export function renderServerConfig(state: ClusterState, dynamicConfigFile: strin
     'persistence:',
     '  defaultStore: postgres-default',
     '  visibilityStore: postgres-visibility',
-    '  numHistoryShards: 4',
+    `  numHistoryShards: ${state.numHistoryShards}`,
     '  datastores:',
     '    postgres-default:',
     ...datastore(state, DATABASES.temporal, 20),

@@ -16,6 +16,12 @@ const membershipPort = z.number().int().min(1024).max(32767);
 export const CLUSTER_STATE_SCHEMA = z.object({
   version: z.literal(1),
   namespace: z.string().min(1),
+  /**
+   * Fixed when the databases are created. Each shard writes to PostgreSQL one request at a time
+   * (history.shardIOConcurrency = 1), so shards bound the write concurrency. Files from before
+   * the field have 4.
+   */
+  numHistoryShards: z.number().int().min(1).max(16_384).default(4),
   ports: z.object({
     postgres: port,
     frontend: port,
@@ -94,6 +100,9 @@ export function writeClusterState(paths: ClusterPaths, state: ClusterState): voi
   renameSync(tmp, paths.stateFile);
 }
 
+/** History shards of a new cluster (the server's development config has 4). */
+export const NEW_CLUSTER_SHARDS = 16;
+
 /** Free loopback ports below 32768 (the kernel hands out ephemeral ports above, so none is fixed). */
 const LOW = 20_000;
 const HIGH = 32_767;
@@ -127,6 +136,7 @@ export async function newClusterState(namespace: string): Promise<ClusterState> 
   return {
     version: 1,
     namespace,
+    numHistoryShards: NEW_CLUSTER_SHARDS,
     ports: ports as ClusterPorts,
     postgres: { user: 'temporal', password: randomBytes(24).toString('base64url') },
     pids: {},
