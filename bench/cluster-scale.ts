@@ -77,8 +77,8 @@ export async function measureClusterScale(workerCount: number, runs: number): Pr
     const names = Array.from({ length: runs }, (_, i) => `scale-${String(i).padStart(4, '0')}`);
     await mapLimit(names, 50, (name) => stack.startProvisioning(name));
     const submitMs = Date.now() - startedAt;
-    // Completion from visibility (as figure 2), not 1,000 result long-polls competing with the
-    // workers' polls for the frontend's per-namespace long-poll limit.
+    // Completion from visibility, as figure 2 measures it (not 1,000 result long-polls held open
+    // on the frontend, which would be load of their own).
     while ((await runningCount(stack)) > 0) await sleep(500);
     const closed = await closedRuns(stack);
     const completionMs = Math.max(...closed.map((run) => run.closeMs)) - startedAt;
