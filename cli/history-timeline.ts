@@ -22,11 +22,18 @@
 // merges into its own, but whose activities live in the batch's history. So the timeline joins
 // several histories: the run's and its batches' (the same step keys name the same steps there);
 // a child runbook started inside a batch is `<batch id>/<step key>`.
+//
+// Calls run as local activities (patch localCalls, tideline 2026-12) are markers, not activity
+// events, and carry the SDK's sequence number as id: cli/local-activity-markers.ts reads them, and
+// they join their step by summary (the step's name, or its key when it has none) and action. A
+// summary that several call steps of that action share (foreach iterations, a name used twice)
+// names no single step, so such a marker is listed apart, as above.
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily like every SDK module */
 import type { temporal } from '@temporalio/proto';
 import type { LoadedDataConverter } from '@temporalio/common';
 import type { RunbookDefinition } from '../dsl/definition';
 import type { RunbookWorkflowInput, StepRecord } from '../workflows/messages';
+import { localCandidates, LocalActivityReader, localMarkerData, localReason } from './local-activity-markers';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 type Failure = temporal.api.failure.v1.IFailure;
@@ -46,6 +53,8 @@ export interface ActivityRun {
   failure?: string;
   /** Why the attempt before the last one failed (the server keeps only the latest). */
   retriedAfter?: string;
+  /** Set for a local activity: its sequence number (also its activity id) and its summary. */
+  local?: { seq: number; summary?: string };
 }
 
 export interface ChildRun {
@@ -122,8 +131,16 @@ export async function historyRuns(
 ): Promise<RunHistory> {
   const activities = new Map<string, ActivityRun>();
   const children = new Map<string, ChildRun>();
+  const locals = new LocalActivityReader(converter, (failure) => failureText(failure, converter));
   for (const event of events) {
     const at = millis(event.eventTime);
+    const marker = localMarkerData(event);
+    if (marker) {
+      const run = await locals.add(event, marker, at);
+      // Keyed apart from event ids, which the other activities use.
+      if (run) activities.set(`local:${marker.seq}`, run);
+      continue;
+    }
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled) {
       activities.set(idOf(event.eventId), {
@@ -203,11 +220,23 @@ export async function runDefinition(
 }
 
 /** Why an activity whose id is no step key is not under a step. */
-function otherReason(run: ActivityRun): string {
+function otherReason(run: ActivityRun, steps: readonly StepRecord[]): string {
+  if (run.local) return localReason(run, steps);
   if (run.type.startsWith(LOCK_ACTIVITY_PREFIX)) return 'service locking, not a step';
   return /^\d+$/.test(run.activityId)
     ? 'numbered activity id: scheduled before activities carried their step key (tideline 2026-11)'
     : 'activity id is not a step of this run';
+}
+
+/** The step an activity belongs to: the one its id names, or for a local one its only candidate. */
+function stepOf(
+  run: ActivityRun,
+  steps: readonly StepRecord[],
+  byKey: ReadonlyMap<string, TimelineStep>,
+): TimelineStep | undefined {
+  if (!run.local) return byKey.get(run.activityId);
+  const [only, ...more] = localCandidates(run, steps);
+  return only === undefined || more.length > 0 ? undefined : byKey.get(only.key);
 }
 
 /** A child workflow id below `parentId`: the step key it names, and its item range if a batch. */
@@ -243,13 +272,14 @@ export function buildTimeline(steps: StepRecord[], sources: HistorySource[]): Ti
   const otherActivities: OtherActivity[] = [];
   for (const source of sources) {
     for (const run of source.runs.activities) {
-      const step = byKey.get(run.activityId);
+      const step = stepOf(run, steps, byKey);
       if (step === undefined || (step.kind !== 'call' && step.kind !== 'wait')) {
-        otherActivities.push({ ...run, reason: otherReason(run) });
+        otherActivities.push({ ...run, reason: otherReason(run, steps) });
         continue;
       }
       step.attempts = (step.attempts ?? 0) + run.attempts;
-      step.activity = run;
+      // A local activity's id is a sequence number: under its step it is known by the step key.
+      step.activity = run.local ? { ...run, activityId: step.key } : run;
     }
     for (const child of source.runs.children) {
       const named = childKey(source.workflowId, child.workflowId);

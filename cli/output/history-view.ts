@@ -82,6 +82,18 @@ function stepNote(step: TimelineStep, undos: readonly TimelineStep[] = []): stri
   return parts.join(' · ');
 }
 
+/** A run's states once it has ended (not running, held or compensating). */
+const ENDED = new Set(['succeeded', 'failed', 'cancelled', 'terminated', 'timed-out']);
+
+/**
+ * A step's state as shown: one that is still `pending` when the run has ended was never reached
+ * (`not run` in text, `not-run` in JSON), which a reader must not take for "about to run".
+ */
+export function shownStatus(step: TimelineStep, runStatus: string, json: boolean): string {
+  if (step.status !== 'pending' || !ENDED.has(runStatus)) return step.status;
+  return json ? 'not-run' : 'not run';
+}
+
 function attemptsCell(attempts: number | undefined, scheduled: boolean): string {
   if (attempts !== undefined && attempts > 0) return String(attempts);
   return scheduled ? '…' : ''; // scheduled, no attempt started yet
@@ -131,7 +143,7 @@ export function renderHistory(view: RunHistoryView, style: Style, now: number): 
       return [
         `${'  '.repeat(stepDepth(step.key))}${step.key}`,
         step.kind,
-        step.status,
+        shownStatus(step, view.status, false),
         step.startedAt !== undefined ? formatClock(step.startedAt) : '',
         step.status === 'running' ? 'running' : elapsed === undefined ? '' : formatDuration(elapsed),
         attemptsCell(step.attempts, step.activity !== undefined),
@@ -179,6 +191,8 @@ function activityJson(run: ActivityRun): Record<string, unknown> {
     outcome: run.outcome,
     lastFailure: run.failure ?? null,
     retriedAfter: run.retriedAfter ?? null,
+    // A local activity (patch localCalls): its attempts retried inside the worker left no failure.
+    local: run.local !== undefined,
   };
 }
 
@@ -194,6 +208,7 @@ export function historyJson(view: RunHistoryView): Record<string, unknown> {
     historyEvents: view.events,
     steps: view.timeline.steps.map((step) => ({
       ...stepJson(step),
+      status: shownStatus(step, view.status, true),
       attempts: step.attempts ?? null,
       resources: step.resources ?? [],
       activity: step.activity ? activityJson(step.activity) : null,

@@ -248,10 +248,10 @@ describe('tideline CLI against a dev stack', () => {
       ['create/undo.service_gone', 'done', 'create/undo.service_gone', 'wait.until'],
       ['ready', 'done', 'ready', 'wait.until'],
       ['attach', 'failed', 'attach', 'service.attachToVpc'],
-      ['attached', 'pending', null, null],
-      ['pooler', 'pending', null, null],
-      ['pooler_ready', 'pending', null, null],
-      ['prod', 'pending', null, null],
+      ['attached', 'not-run', null, null],
+      ['pooler', 'not-run', null, null],
+      ['pooler_ready', 'not-run', null, null],
+      ['prod', 'not-run', null, null],
     ]);
     const create = timeline.steps[0];
     expect(create?.attempts).toBe(3);
@@ -267,6 +267,8 @@ describe('tideline CLI against a dev stack', () => {
       /^create +call +compensated .* · created service \S+ · deleted by compensation \(create\/undo\.delete_service\)$/m,
     );
     expect(text.stdout).toMatch(/^attach +call +failed +.* 1 +\S+: /m);
+    // Steps the finished run never reached say so, not "pending".
+    expect(text.stdout).toMatch(/^attached +wait +not run *$/m);
   }, 120_000);
 
   test('provision-production-service end to end, then list and history', async () => {
