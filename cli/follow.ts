@@ -9,7 +9,7 @@ import { heldLines } from './output/held-view';
 import { cliCommand, renderOutcome, runJson } from './output/run-report';
 import { styleFor, type Style } from './output/style';
 import { observeRun, readOutcome, type RunOutcome, type RunSnapshot } from './run-observer';
-import { lockWaitOf, trackActivities } from './run-watch';
+import { lockWaitOf, recordedLockWait, trackActivities } from './run-watch';
 import { explainTemporalError, type TemporalSession } from './temporal';
 
 export interface FollowOptions {
@@ -114,8 +114,15 @@ export async function followRun(
   }
 
   const outcome = await readOutcome(session, handle, snapshot);
-  if (lockSeen !== undefined && outcome.progress) {
-    const lockWait = lockWaitOf(outcome.progress, lockSeen);
+  if (outcome.progress) {
+    // What the run recorded, when it did (also for a run that ended before this command looked);
+    // else what this command saw while watching.
+    const lockWait =
+      outcome.progress.lockWaits !== undefined
+        ? recordedLockWait(outcome.progress)
+        : lockSeen !== undefined
+          ? lockWaitOf(outcome.progress, lockSeen)
+          : undefined;
     if (lockWait !== undefined) outcome.lockWait = lockWait;
   }
   if (view) {

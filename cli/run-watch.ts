@@ -30,6 +30,30 @@ export function lockedAt(progress: Pick<RunProgress, 'steps'>): number | undefin
   return starts.length > 0 ? Math.min(...starts) : undefined;
 }
 
+/**
+ * Below this, a recorded lock wait is the request's own round trip (an activity, then the lock
+ * workflow's grant signal), not queuing behind another run, and goes unsaid.
+ */
+export const LOCK_QUEUED_MS = 1_000;
+
+/**
+ * How long the run waited for its service locks, from what it recorded (`lockWaits`, runs since
+ * this field exists): the sum of its waits, named after the longest one; a wait it never got the
+ * lock for lasts until the run ended. Undefined when it did not queue (see LOCK_QUEUED_MS).
+ */
+export function recordedLockWait(progress: RunProgress): { key: string; ms: number } | undefined {
+  let total = 0;
+  let longest: { key: string; ms: number } | undefined;
+  for (const wait of progress.lockWaits ?? []) {
+    const until = wait.acquiredAt ?? progress.endedAt;
+    if (until === undefined) continue;
+    const ms = Math.max(0, until - wait.requestedAt);
+    total += ms;
+    if (longest === undefined || ms > longest.ms) longest = { key: wait.key, ms };
+  }
+  return longest === undefined || total < LOCK_QUEUED_MS ? undefined : { key: longest.key, ms: total };
+}
+
 /** How long a run that was seen waiting for `key` waited (until it ended, if it never got it). */
 export function lockWaitOf(progress: RunProgress, key: string): { key: string; ms: number } | undefined {
   const until = lockedAt(progress) ?? progress.endedAt;

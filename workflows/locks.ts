@@ -15,6 +15,7 @@ import type { JsonValue } from '../dsl/expressions';
 import { resolveTemplates } from '../dsl/templates';
 import { ACTIVITY_POLICIES } from './activity-policies';
 import { lockGrantedSignal, lockPingSignal, lockWorkflowId, releaseLockSignal } from './lock-messages';
+import type { LockWait } from './messages';
 
 const LOCKED_GROUPS = ['service.', 'replicaSet.'];
 
@@ -83,6 +84,17 @@ export function lockGrants(): Set<string> {
   return grantedKeys;
 }
 
+/**
+ * When this run requested and got its run-wide locks (workflow clock: reading it issues no
+ * command, so replay is unaffected). Module state, per workflow execution like `grantedKeys`; the
+ * progress reads it (run-state.ts) without the workflow having to pass it along.
+ */
+let lockWaitLog: LockWait[] | undefined;
+
+export function lockWaits(): readonly LockWait[] {
+  return lockWaitLog ?? [];
+}
+
 export class RunLocks {
   private readonly granted = lockGrants();
   private readonly requested: string[] = [];
@@ -99,8 +111,11 @@ export class RunLocks {
     for (const key of keys) {
       this.waitingFor = key;
       this.requested.push(key);
+      const wait: LockWait = { key, requestedAt: Date.now() };
+      (lockWaitLog ??= []).push(wait);
       await request({ key, requesterId });
       await condition(() => this.granted.has(key));
+      wait.acquiredAt = Date.now();
     }
     this.waitingFor = undefined;
   }

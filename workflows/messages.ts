@@ -78,11 +78,23 @@ export interface RunProgress {
   waitingForLock?: string;
   /** The service locks the run holds. */
   locks?: string[];
+  /**
+   * When the run asked for each of its run-wide service locks and got it (workflow time), so the
+   * report of a finished run can say how long it queued behind another run.
+   */
+  lockWaits?: LockWait[];
   failure?: RunFailure;
   /** Failed steps that hold the run (`onFailure: hold`), waiting for retry, skip or rollback. */
   held?: HeldStep[];
   /** What operators did to held steps (and hold timeouts), oldest first. */
   actions?: OperatorAction[];
+}
+
+export interface LockWait {
+  key: string;
+  requestedAt: number;
+  /** Absent while queued, and when the run ended (cancelled) before it got the lock. */
+  acquiredAt?: number;
 }
 
 export interface HeldStep {

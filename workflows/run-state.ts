@@ -12,6 +12,7 @@ import type {
   StepResource,
   StepStatus,
 } from './messages';
+import { lockWaits } from './locks';
 import { addResource } from './step-resources';
 import type { Holds } from './holds';
 
@@ -124,6 +125,8 @@ export class RunState {
     const locks = this.lockStatus();
     if (locks.waitingFor !== undefined) progress.waitingForLock = locks.waitingFor;
     if (locks.held.length > 0) progress.locks = locks.held;
+    const waits = lockWaits();
+    if (waits.length > 0) progress.lockWaits = waits.map((wait) => ({ ...wait }));
     if (this.failure !== undefined) progress.failure = this.failure;
     if (this.endedAt !== undefined) progress.endedAt = this.endedAt;
     if (this.holds?.open === true) progress.held = this.holds.list();

@@ -1,9 +1,10 @@
 // How `tideline history` reads: a table of the run's steps (state, start, duration, attempts of
 // its API call or wait, why it failed or what it undoes, which child run it started), then the
 // activities that belong to no step, and the run's failure; or the same as one JSON document.
-import type { StepResource, StepStatus } from '../../workflows/messages';
+import type { StepStatus } from '../../workflows/messages';
 import type { ActivityRun, OtherActivity, Timeline, TimelineStep } from '../history-timeline';
 import { stepDepth } from '../run-observer';
+import { compensationNote, resourcesNote } from './resource-notes';
 import { stepJson } from './run-report';
 import { statusColour, stepElapsed } from './step-view';
 import { formatClock, formatDuration, isoTime, type Style } from './style';
@@ -26,40 +27,6 @@ function lastRetry(activity: ActivityRun | undefined): string | undefined {
   return activity?.retriedAfter !== undefined && activity.attempts > 1
     ? `last retry after: ${activity.retriedAfter}`
     : undefined;
-}
-
-const RESOURCE_NAMES: Record<StepResource['type'], string> = {
-  service: 'service',
-  vpc: 'VPC',
-  peering: 'peering',
-  'replica-set': 'replica set',
-};
-
-/** "created service X", "service Y": what the step made or acted on (ids only, never secrets). */
-function resourcesNote(step: TimelineStep): string | undefined {
-  const resources = step.resources ?? [];
-  if (resources.length === 0) return undefined;
-  return resources.map((r) => `${r.created ? 'created ' : ''}${RESOURCE_NAMES[r.type]} ${r.id}`).join(', ');
-}
-
-/**
- * What became of what a compensated step created: "deleted by compensation (create/undo.delete)"
- * when an undo step deleted it, else which undo steps failed or ran.
- */
-function compensationNote(step: TimelineStep, undos: readonly TimelineStep[]): string | undefined {
-  const created = (step.resources ?? []).filter((r) => r.created);
-  // Without something created the undo steps listed under the step say it all.
-  if (undos.length === 0 || created.length === 0) return undefined;
-  const deleted = undos.find(
-    (undo) =>
-      undo.status === 'done' &&
-      undo.action?.endsWith('.delete') === true &&
-      created.some((c) => undo.resources?.some((r) => r.type === c.type && r.id === c.id)),
-  );
-  if (deleted !== undefined) return `deleted by compensation (${deleted.key})`;
-  const failed = undos.filter((undo) => undo.status === 'failed');
-  if (failed.length > 0) return `compensation failed at ${failed.map((u) => u.key).join(', ')}`;
-  return `undone by ${undos.map((u) => u.key).join(', ')}`;
 }
 
 function stepNote(step: TimelineStep, undos: readonly TimelineStep[] = []): string {

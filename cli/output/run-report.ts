@@ -7,6 +7,7 @@ import type { CliContext } from '../context';
 import type { RunOutcome, RunStatusName } from '../run-observer';
 import { orderedSteps } from '../run-observer';
 import { currentInvocation, shellQuote } from './cli-invocation';
+import { compensatedResourceLines, createdNote } from './resource-notes';
 import { stepElapsed } from './step-view';
 import { SECRET_MASK, formatDuration, inlineValue, isoTime, type Style } from './style';
 
@@ -110,10 +111,14 @@ export function renderOutcome(
   const undone = steps.filter((s) => s.status === 'compensated').map((s) => s.key);
   const notUndone = steps.filter((s) => s.status === 'compensation-failed');
   if (undone.length > 0) lines.push(`  compensated (undone): ${undone.join(', ')}`);
+  // What the undone steps had created, and whether compensation removed it (the step records say).
+  for (const line of compensatedResourceLines(steps)) lines.push(`    ${line}`);
   for (const step of notUndone) {
+    const created = createdNote(step);
+    const what = created === undefined ? '' : ` (${created})`;
     lines.push(
       style.red(
-        `  compensation failed for ${step.key}: ${step.error?.message ?? 'unknown reason'} — check for leftovers`,
+        `  compensation failed for ${step.key}${what}: ${step.error?.message ?? 'unknown reason'} — check for leftovers`,
       ),
     );
   }
@@ -184,6 +189,11 @@ export function runJson(
     failure: outcome.failure ?? null,
     pendingApproval: progress?.pendingApproval ?? null,
     waitingForLock: progress?.waitingForLock ?? null,
+    lockWaits: (progress?.lockWaits ?? []).map((wait) => ({
+      key: wait.key,
+      requestedAt: isoTime(wait.requestedAt) ?? null,
+      acquiredAt: isoTime(wait.acquiredAt) ?? null,
+    })),
     held: progress?.held ?? [],
     operatorActions: progress?.actions ?? [],
     ...extra,
