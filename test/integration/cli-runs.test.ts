@@ -226,6 +226,13 @@ describe('tideline CLI against a dev stack', () => {
     }
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('compensated (undone): create');
+    // What the undone step created and what became of it, in the report and in a later status.
+    const created =
+      /^ {4}create: created service \S+ · deleted by compensation \(create\/undo\.delete_service\)$/m;
+    expect(result.stdout).toMatch(created);
+    const status = await tideline('status', 'cli-rollback');
+    expect(status.code).toBe(1);
+    expect(status.stdout).toMatch(created);
 
     const history = await tideline('history', 'cli-rollback', '--json');
     expect(history.code).toBe(0);
