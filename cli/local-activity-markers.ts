@@ -62,7 +62,11 @@ export function localMarkerData(event: HistoryEvent): LocalMarkerData | undefine
   }
 }
 
-async function summaryOf(event: HistoryEvent, converter: LoadedDataConverter): Promise<string | undefined> {
+/** The summary the workflow gave the local activity (step name, else key), decrypted. */
+export async function summaryOf(
+  event: HistoryEvent,
+  converter: LoadedDataConverter,
+): Promise<string | undefined> {
   const { decodeOptionalSinglePayload } =
     require('@temporalio/common/lib/internal-non-workflow') as typeof import('@temporalio/common/lib/internal-non-workflow');
   try {
@@ -133,7 +137,10 @@ export class LocalActivityReader {
 }
 
 /** The call steps a local activity's summary (step name, else key) and type can belong to. */
-export function localCandidates(run: ActivityRun, steps: readonly StepRecord[]): StepRecord[] {
+export function localCandidates(
+  run: Pick<ActivityRun, 'type' | 'local'>,
+  steps: readonly StepRecord[],
+): StepRecord[] {
   const summary = run.local?.summary;
   if (summary === undefined) return [];
   return steps.filter(

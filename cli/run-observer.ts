@@ -1,11 +1,12 @@
 // Reads a run from Temporal: its execution status, the interpreter's progress (the `progress`
 // query), what each running call or wait is doing right now (pending activities: attempt, last
-// error, a wait's last seen status from its heartbeat), and once it has ended, its outcome
+// error, a wait's last seen status from its heartbeat; a local call's backoff marker), and once it has ended, its outcome
 // (the RunReport carried in the result or in the RUNBOOK_FAILED failure).
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily: commands that never talk to Temporal stay fast */
 import type { WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
 import type { JsonValue } from '../dsl/expressions';
 import type { RunProgress, RunReport, StepRecord } from '../workflows/messages';
+import { localCallStates } from './local-call-progress';
 import { currentInvocation, shellQuote } from './output/cli-invocation';
 import type { TemporalSession } from './temporal';
 
@@ -215,7 +216,8 @@ export async function observeRun(session: TemporalSession, handle: WorkflowHandl
     return snapshot;
   }
   snapshot.progress = progress;
-  snapshot.activities = await activityStates(session, description, progress);
+  const local = await localCallStates(session, description, progress);
+  snapshot.activities = { ...local, ...(await activityStates(session, description, progress)) };
   snapshot.childRuns = childRuns(description, progress);
   return snapshot;
 }

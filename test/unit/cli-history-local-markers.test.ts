@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
 import { buildTimeline, historyRuns } from '../../cli/history-timeline';
 import { localMarkerData } from '../../cli/local-activity-markers';
+import { backoffStates } from '../../cli/local-call-progress';
 import { historyJson, renderHistory } from '../../cli/output/history-view';
 import { PLAIN_STYLE } from '../../cli/output/style';
 import type { StepRecord } from '../../workflows/messages';
@@ -183,5 +184,48 @@ describe('local activity markers', () => {
       add(0, { markerRecordedEventAttributes: { markerName: 'core_patch', details: {} } });
     });
     expect(patch && localMarkerData(patch)).toBeUndefined();
+  });
+});
+
+describe('a running local call: attempt and last failure from its backoff marker', () => {
+  const running = [
+    named(step('resize', 'call', 'running', 0), 'Resize', 'service.resize'),
+    named(step('tag', 'call', 'running', 0), undefined, 'service.setEnvironment'),
+  ];
+
+  test('the newest marker of a call with a backoff gives the next attempt and the failure', async () => {
+    const newestFirst = historyOf((add) => {
+      add(
+        400,
+        marker(1, 'service.resize', 'Resize', [0, 390], {
+          attempt: 5,
+          failed: 'HTTP 503',
+          backoffMs: 16_000,
+        }),
+      );
+      add(
+        500,
+        marker(2, 'service.setEnvironment', 'tag', [0, 490], {
+          attempt: 2,
+          failed: 'HTTP 409',
+          backoffMs: 12_000,
+        }),
+      );
+      // tag's newest marker (history order: later) ended its attempts without a backoff.
+      add(
+        30_000,
+        marker(3, 'service.setEnvironment', 'tag', [0, 29_000], { attempt: 3, failed: 'HTTP 409' }),
+      );
+    }).reverse();
+    expect(await backoffStates(newestFirst, running, converter)).toEqual({
+      resize: { attempt: 6, lastFailure: 'HTTP 503' },
+    });
+  });
+
+  test('a call retried inside the worker leaves nothing to show until it ends', async () => {
+    const newestFirst = historyOf((add) => {
+      add(400, marker(1, 'service.resize', 'Resize', [0, 390], { attempt: 3 }));
+    }).reverse();
+    expect(await backoffStates(newestFirst, running, converter)).toEqual({});
   });
 });
