@@ -1,0 +1,88 @@
+// The real `tideline` binary on a dev stack: a call run as a local activity (patch localCalls)
+// that backs off longer than the local retry threshold (a 429 with Retry-After 12 s: a timer)
+// shows `attempt 2 (last: …)` while it waits, read from the marker its failed attempt left; and
+// `tideline history` puts the local activity under its step with both attempts and that failure.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { jsonOutput, runTideline, startCli, type CliResult } from '../helpers/cli-process';
+import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
+import { buildDist, testKeyRing } from '../helpers/worker-process';
+
+const LOOK = `apiVersion: tideline/v1
+name: cli-look
+description: One read call. For the CLI test of a local call's progress.
+inputs:
+  project_id: { type: string }
+  service_id: { type: string }
+steps:
+  - id: look
+    name: Look at the service
+    call: service.get
+    with:
+      project_id: '\${{ inputs.project_id }}'
+      service_id: '\${{ inputs.service_id }}'
+`;
+
+describe('a local call backing off, through the CLI', () => {
+  let stack: RunbookStack;
+  let flags: string[];
+  let dir: string;
+  const tideline = (...args: string[]): Promise<CliResult> => runTideline([...args, ...flags]);
+
+  beforeAll(async () => {
+    await buildDist();
+    stack = await startRunbookStack({ timeScale: 0.05 }, { keyRing: testKeyRing });
+    flags = ['--address', stack.server.address, '--task-queue', stack.taskQueue];
+    dir = mkdtempSync(path.join(tmpdir(), 'tideline-look-'));
+  }, 240_000);
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await stack?.close();
+  });
+
+  test('run shows the attempt and the failure before it; history keeps both', async () => {
+    const file = path.join(dir, 'look.yaml');
+    writeFileSync(file, LOOK);
+    const created = await stack.api.service.create({ project_id: stack.projectId, name: 'looked-at' });
+    stack.cloud.cloud.addFaults([
+      { kind: 'rateLimit', action: 'service.get', retryAfterSeconds: 12, times: 1 },
+    ]);
+    const id = 'cli-look';
+    const run = startCli(
+      [
+        'run',
+        file,
+        '-i',
+        `project_id=${stack.projectId}`,
+        '-i',
+        `service_id=${created.service_id!}`,
+        '--id',
+        id,
+        ...flags,
+      ],
+      { timeoutMs: 120_000 },
+    );
+    const result = await run.done;
+    stack.cloud.cloud.clearFaults();
+    expect(result.code).toBe(0);
+    // Logged once the marker is in the history; the 12 s timer leaves the CLI time to see it.
+    expect(result.stdout).toMatch(
+      /^\d\d:\d\d:\d\d look running \(Look at the service\) · attempt 2 \(last: .*429/m,
+    );
+
+    const history = jsonOutput<{
+      steps: {
+        key: string;
+        attempts: number | null;
+        activity: { activityId: string; retriedAfter: string | null; local: boolean } | null;
+      }[];
+      otherActivities: unknown[];
+    }>(await tideline('history', id, '--json'));
+    const look = history.steps.find((step) => step.key === 'look');
+    expect(look?.attempts).toBe(2);
+    expect(look?.activity).toMatchObject({ activityId: 'look', local: true });
+    expect(look?.activity?.retriedAfter).toMatch(/429/);
+    expect(history.otherActivities).toEqual([]);
+  }, 180_000);
+});
