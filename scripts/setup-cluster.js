@@ -33,17 +33,15 @@ function clusterToolPaths(root = REPO_ROOT) {
   };
 }
 
-function signature(file) {
-  try {
-    const stat = fs.statSync(file);
-    return { size: stat.size, mtimeMs: stat.mtimeMs };
-  } catch {
-    return undefined;
-  }
+/** Size and mtime of a built binary (what the stamp remembers). */
+function statOf(file) {
+  const stat = fs.statSync(file, { throwIfNoEntry: false });
+  return stat && { size: stat.size, mtimeMs: stat.mtimeMs };
 }
 
-function sameSignature(a, b) {
-  return a !== undefined && b !== undefined && a.size === b.size && a.mtimeMs === b.mtimeMs;
+function matchesStamp(stamped, file) {
+  const now = statOf(file);
+  return Boolean(stamped && now && stamped.size === now.size && stamped.mtimeMs === now.mtimeMs);
 }
 
 /** The cached binaries when they were built from the pinned version and are unchanged since. */
@@ -51,8 +49,8 @@ function cachedClusterTools(root = REPO_ROOT) {
   const paths = clusterToolPaths(root);
   const stamp = readStamp(paths.stampFile);
   if (!stamp || stamp.version !== SERVER_VERSION) return undefined;
-  if (!sameSignature(stamp.server, signature(paths.server))) return undefined;
-  if (!sameSignature(stamp.sqlTool, signature(paths.sqlTool))) return undefined;
+  if (!matchesStamp(stamp.server, paths.server) || !matchesStamp(stamp.sqlTool, paths.sqlTool))
+    return undefined;
   if (!fs.existsSync(path.join(paths.schemaDir, 'temporal', 'versioned'))) return undefined;
   return {
     server: paths.server,
@@ -112,8 +110,8 @@ async function buildClusterTools(paths, go, env, log) {
   }
   const stamp = {
     version: SERVER_VERSION,
-    server: signature(paths.server),
-    sqlTool: signature(paths.sqlTool),
+    server: statOf(paths.server),
+    sqlTool: statOf(paths.sqlTool),
   };
   fs.writeFileSync(paths.stampFile, JSON.stringify(stamp));
   log(`tideline: built the Temporal server in ${Math.round((Date.now() - started) / 1000)} s`);
