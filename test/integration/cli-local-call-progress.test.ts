@@ -2,6 +2,7 @@
 // that backs off longer than the local retry threshold (a 429 with Retry-After 12 s: a timer)
 // shows `attempt 2 (last: …)` while it waits, read from the marker its failed attempt left; and
 // `tideline history` puts the local activity under its step with both attempts and that failure.
+// Also: a finished run's report (`status --json`) carries when it asked for and got its service lock.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,6 +24,11 @@ steps:
       project_id: '\${{ inputs.project_id }}'
       service_id: '\${{ inputs.service_id }}'
 `;
+
+/** A change of a service named by the inputs: the run takes that service's lock first. */
+const TAG = LOOK.replace('name: cli-look', 'name: cli-tag')
+  .replace('call: service.get', 'call: service.setEnvironment')
+  .replace(/(service_id: .*\n)$/, '$1      environment: DEV\n');
 
 describe('a local call backing off, through the CLI', () => {
   let stack: RunbookStack;
@@ -85,4 +91,34 @@ describe('a local call backing off, through the CLI', () => {
     expect(look?.activity?.retriedAfter).toMatch(/429/);
     expect(history.otherActivities).toEqual([]);
   }, 180_000);
+
+  test('a finished run reports when it asked for and got its service lock (workflow time)', async () => {
+    const file = path.join(dir, 'tag.yaml');
+    writeFileSync(file, TAG);
+    const created = await stack.api.service.create({ project_id: stack.projectId, name: 'tagged' });
+    const id = 'cli-tag';
+    const run = await tideline(
+      'run',
+      file,
+      '-i',
+      `project_id=${stack.projectId}`,
+      '-i',
+      `service_id=${created.service_id!}`,
+      '--id',
+      id,
+    );
+    expect(run.code).toBe(0);
+    const status = jsonOutput<{
+      lockWaits: { key: string; requestedAt: string; acquiredAt: string | null }[];
+    }>(await tideline('status', id, '--once', '--json'));
+    expect(status.lockWaits).toEqual([
+      {
+        key: `service/${stack.projectId}/${created.service_id!}`,
+        requestedAt: expect.any(String),
+        acquiredAt: expect.any(String),
+      },
+    ]);
+    const [wait] = status.lockWaits;
+    expect(Date.parse(wait!.acquiredAt!)).toBeGreaterThanOrEqual(Date.parse(wait!.requestedAt));
+  }, 120_000);
 });
