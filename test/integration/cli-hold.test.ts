@@ -3,23 +3,15 @@
 // input), `skip` and `rollback` act on it, refuse wrong actions with exit 1 (2 for bad usage),
 // and what operators did shows in the report.
 import path from 'node:path';
-import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
-import { jsonOutput, runTideline, type CliResult } from '../helpers/cli-process';
-import { buildDist, REPO_ROOT, testKeyRing } from '../helpers/worker-process';
+import { jsonOutput } from '../helpers/cli-process';
+import { REPO_ROOT } from '../helpers/worker-process';
+import { useCliStack } from '../helpers/cli-stack';
 
 const FIXTURE = path.relative(REPO_ROOT, path.join(REPO_ROOT, 'test', 'fixtures', 'hold', 'cli-hold.yaml'));
 
 describe('tideline retry | skip | rollback on a held run', () => {
-  let stack: RunbookStack;
-  let flags: string[];
-  const tideline = (...args: string[]): Promise<CliResult> => runTideline([...args, ...flags]);
-
-  beforeAll(async () => {
-    await buildDist();
-    stack = await startRunbookStack({ timeScale: 0.05 }, { keyRing: testKeyRing });
-    flags = ['--address', stack.server.address, '--task-queue', stack.taskQueue];
-  }, 240_000);
-  afterAll(async () => stack?.close());
+  const cli = useCliStack();
+  const { tideline } = cli;
 
   test('run holds with exit 5; status shows the commands; retry with a changed input completes', async () => {
     const run = await tideline('run', FIXTURE, '--on-failure', 'hold', '--id', 'cli-held-1');

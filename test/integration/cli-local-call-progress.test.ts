@@ -6,9 +6,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { jsonOutput, runTideline, startCli, type CliResult } from '../helpers/cli-process';
-import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
-import { buildDist, testKeyRing } from '../helpers/worker-process';
+import { jsonOutput, startCli } from '../helpers/cli-process';
+import { useCliStack } from '../helpers/cli-stack';
 
 const LOOK = `apiVersion: tideline/v1
 name: cli-look
@@ -31,27 +30,23 @@ const TAG = LOOK.replace('name: cli-look', 'name: cli-tag')
   .replace(/(service_id: .*\n)$/, '$1      environment: DEV\n');
 
 describe('a local call backing off, through the CLI', () => {
-  let stack: RunbookStack;
-  let flags: string[];
+  const cli = useCliStack();
   let dir: string;
-  const tideline = (...args: string[]): Promise<CliResult> => runTideline([...args, ...flags]);
+  const { tideline } = cli;
 
-  beforeAll(async () => {
-    await buildDist();
-    stack = await startRunbookStack({ timeScale: 0.05 }, { keyRing: testKeyRing });
-    flags = ['--address', stack.server.address, '--task-queue', stack.taskQueue];
+  beforeAll(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'tideline-look-'));
-  }, 240_000);
-  afterAll(async () => {
-    rmSync(dir, { recursive: true, force: true });
-    await stack?.close();
   });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test('run shows the attempt and the failure before it; history keeps both', async () => {
     const file = path.join(dir, 'look.yaml');
     writeFileSync(file, LOOK);
-    const created = await stack.api.service.create({ project_id: stack.projectId, name: 'looked-at' });
-    stack.cloud.cloud.addFaults([
+    const created = await cli.stack.api.service.create({
+      project_id: cli.stack.projectId,
+      name: 'looked-at',
+    });
+    cli.stack.cloud.cloud.addFaults([
       { kind: 'rateLimit', action: 'service.get', retryAfterSeconds: 12, times: 1 },
     ]);
     const id = 'cli-look';
@@ -60,17 +55,17 @@ describe('a local call backing off, through the CLI', () => {
         'run',
         file,
         '-i',
-        `project_id=${stack.projectId}`,
+        `project_id=${cli.stack.projectId}`,
         '-i',
         `service_id=${created.service_id!}`,
         '--id',
         id,
-        ...flags,
+        ...cli.flags,
       ],
       { timeoutMs: 120_000 },
     );
     const result = await run.done;
-    stack.cloud.cloud.clearFaults();
+    cli.stack.cloud.cloud.clearFaults();
     expect(result.code).toBe(0);
     // Logged once the marker is in the history; the 12 s timer leaves the CLI time to see it.
     expect(result.stdout).toMatch(
@@ -95,13 +90,13 @@ describe('a local call backing off, through the CLI', () => {
   test('a finished run reports when it asked for and got its service lock (workflow time)', async () => {
     const file = path.join(dir, 'tag.yaml');
     writeFileSync(file, TAG);
-    const created = await stack.api.service.create({ project_id: stack.projectId, name: 'tagged' });
+    const created = await cli.stack.api.service.create({ project_id: cli.stack.projectId, name: 'tagged' });
     const id = 'cli-tag';
     const run = await tideline(
       'run',
       file,
       '-i',
-      `project_id=${stack.projectId}`,
+      `project_id=${cli.stack.projectId}`,
       '-i',
       `service_id=${created.service_id!}`,
       '--id',
@@ -113,7 +108,7 @@ describe('a local call backing off, through the CLI', () => {
     }>(await tideline('status', id, '--once', '--json'));
     expect(status.lockWaits).toEqual([
       {
-        key: `service/${stack.projectId}/${created.service_id!}`,
+        key: `service/${cli.stack.projectId}/${created.service_id!}`,
         requestedAt: expect.any(String),
         acquiredAt: expect.any(String),
       },

@@ -3,9 +3,9 @@
 // and history, in plain (non-TTY) and --json output, with their exit codes.
 import path from 'node:path';
 import { createVpc } from '../helpers/runbook-fixtures';
-import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 import { jsonOutput, runTideline, startCli, type CliResult } from '../helpers/cli-process';
-import { buildDist, REPO_ROOT, testKeyRing } from '../helpers/worker-process';
+import { REPO_ROOT } from '../helpers/worker-process';
+import { provisionRunArgs, useCliStack } from '../helpers/cli-stack';
 
 const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures', 'cli');
 const fixture = (name: string): string => path.relative(REPO_ROOT, path.join(FIXTURES, name));
@@ -21,9 +21,8 @@ interface RunJson {
 }
 
 describe('tideline CLI against a dev stack', () => {
-  let stack: RunbookStack;
-  let flags: string[];
-  const tideline = (...args: string[]): Promise<CliResult> => runTideline([...args, ...flags]);
+  const cli = useCliStack();
+  const { tideline } = cli;
 
   /** Polls `status ID --once --json` until `done` holds. */
   async function statusUntil(id: string, done: (run: RunJson) => boolean): Promise<RunJson> {
@@ -36,16 +35,9 @@ describe('tideline CLI against a dev stack', () => {
     throw new Error(`run ${id} never reached the expected state`);
   }
 
-  beforeAll(async () => {
-    await buildDist();
-    stack = await startRunbookStack({ timeScale: 0.05 }, { keyRing: testKeyRing });
-    flags = ['--address', stack.server.address, '--task-queue', stack.taskQueue];
-  }, 240_000);
-  afterAll(async () => stack?.close());
-
   test('run: plain progress lines, outputs with the secret masked, exit 0', async () => {
     // The secret input comes from the environment, as the CLI recommends (no warning then).
-    const result = await runTideline(['run', fixture('quick.yaml'), '-i', 'greeting=hi', ...flags], {
+    const result = await runTideline(['run', fixture('quick.yaml'), '-i', 'greeting=hi', ...cli.flags], {
       env: { TIDELINE_INPUT_TOKEN: 's3cr3t-value' },
     });
     expect(result.code).toBe(0);
@@ -130,7 +122,7 @@ describe('tideline CLI against a dev stack', () => {
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain('approval needed at step gate: Go ahead with production?');
     expect(shown.stdout).toContain(
-      `approve: node bin/tideline.js approve ${id} --step gate --address ${stack.server.address}`,
+      `approve: node bin/tideline.js approve ${id} --step gate --address ${cli.stack.server.address}`,
     );
 
     const approved = await tideline('approve', id, '--comment', 'looks good', '--by', 'alice', '--json');
@@ -169,11 +161,11 @@ describe('tideline CLI against a dev stack', () => {
   }, 90_000);
 
   test('Ctrl-C detaches and the run goes on; approve without a pending approval fails; cancel compensates', async () => {
-    const cli = startCli(['run', fixture('pause.yaml'), ...flags]);
-    await cli.waitForStdout(/pause running/);
-    const id = /started cli-pause as run (cli-pause-[0-9a-f]{6})/.exec(cli.stdout())?.[1] ?? '';
-    cli.signal('SIGINT');
-    const detached = await cli.done;
+    const run = startCli(['run', fixture('pause.yaml'), ...cli.flags]);
+    await run.waitForStdout(/pause running/);
+    const id = /started cli-pause as run (cli-pause-[0-9a-f]{6})/.exec(run.stdout())?.[1] ?? '';
+    run.signal('SIGINT');
+    const detached = await run.done;
     expect(detached.code).toBe(0);
     expect(detached.stdout).toContain(
       `detached; the run goes on. Reattach with: node bin/tideline.js status ${id} --address`,
@@ -206,23 +198,16 @@ describe('tideline CLI against a dev stack', () => {
   }, 30_000);
 
   test('history of a rolled-back provisioning: the retried create and the undo activities under their steps', async () => {
-    stack.cloud.cloud.addFaults([{ action: 'service.create', kind: 'error', status: 503, times: 2 }]);
+    cli.stack.cloud.cloud.addFaults([{ action: 'service.create', kind: 'error', status: 503, times: 2 }]);
     let result: CliResult;
     try {
       result = await tideline(
-        'run',
-        'runbooks/provision-production-service.yaml',
-        '-i',
-        `project_id=${stack.projectId}`,
-        '-i',
-        'name=cli-rollback',
-        '-i',
-        'vpc_id=99999999', // no such VPC: the attach fails and the run rolls back
+        ...provisionRunArgs({ projectId: cli.stack.projectId, name: 'cli-rollback', vpcId: '99999999' }), // no such VPC: the attach fails and the run rolls back
         '--id',
         'cli-rollback',
       );
     } finally {
-      stack.cloud.cloud.clearFaults();
+      cli.stack.cloud.cloud.clearFaults();
     }
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('compensated (undone): create');
@@ -279,16 +264,9 @@ describe('tideline CLI against a dev stack', () => {
   }, 120_000);
 
   test('provision-production-service end to end, then list and history', async () => {
-    const vpcId = await createVpc(stack, { name: 'cli', cidr: '10.1.0.0/16' });
+    const vpcId = await createVpc(cli.stack, { name: 'cli', cidr: '10.1.0.0/16' });
     const result = await tideline(
-      'run',
-      'runbooks/provision-production-service.yaml',
-      '-i',
-      `project_id=${stack.projectId}`,
-      '-i',
-      'name=cli-orders',
-      '-i',
-      `vpc_id=${vpcId}`,
+      ...provisionRunArgs({ projectId: cli.stack.projectId, name: 'cli-orders', vpcId }),
       '--id',
       'cli-provision',
     );
@@ -296,7 +274,7 @@ describe('tideline CLI against a dev stack', () => {
     // Final lines only: whether a poll catches `ready` running depends on the machine's load.
     expect(result.stdout).toMatch(/^\d\d:\d\d:\d\d ready done in [\d.]+m?s$/m);
     expect(result.stdout).toMatch(/✓ provision-production-service succeeded/);
-    const services = await stack.api.service.list({ project_id: stack.projectId });
+    const services = await cli.stack.api.service.list({ project_id: cli.stack.projectId });
     const service = services.find((s) => s.name === 'cli-orders');
     expect(service?.metadata?.environment).toBe('PROD');
     expect(result.stdout).toMatch(new RegExp(`^ {2}service_id +${service?.service_id ?? '-'}$`, 'm'));

@@ -8,18 +8,17 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Connection } from '@temporalio/client';
 import { createVpc, pollUntil } from '../helpers/runbook-fixtures';
-import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
-import { jsonOutput, runTideline, type CliResult } from '../helpers/cli-process';
+import { jsonOutput, runTideline } from '../helpers/cli-process';
 import { expectSecretsNotStored, readStoredHistory } from '../helpers/stored-history';
 import { startTemporalServer, type TemporalServer } from '../helpers/temporal-server';
 import {
   buildDist,
   REPO_ROOT,
   startWorkerProcess,
-  testKeyRing,
   WORKER_ENTRY,
   workerEnvironment,
 } from '../helpers/worker-process';
+import { provisionRunArgs, useCliStack } from '../helpers/cli-stack';
 
 const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures');
 const VISIBLE_MS = 60_000;
@@ -35,21 +34,13 @@ interface Listed {
 }
 
 describe('tideline list, run and history with search attributes', () => {
-  let stack: RunbookStack;
-  let flags: string[];
-  const tideline = (...args: string[]): Promise<CliResult> => runTideline([...args, ...flags]);
+  const cli = useCliStack();
+  const { tideline } = cli;
   const listed = async (...args: string[]): Promise<Listed['runs']> =>
     jsonOutput<Listed>(await tideline('list', '--json', ...args)).runs;
 
-  beforeAll(async () => {
-    await buildDist();
-    stack = await startRunbookStack({ timeScale: 0.05 }, { keyRing: testKeyRing });
-    flags = ['--address', stack.server.address, '--task-queue', stack.taskQueue];
-  }, 240_000);
-  afterAll(async () => stack?.close());
-
   test('list --service, --project and --state find runs; newest first', async () => {
-    const vpcId = await createVpc(stack, { name: 'vis', cidr: '10.7.0.0/16' });
+    const vpcId = await createVpc(cli.stack, { name: 'vis', cidr: '10.7.0.0/16' });
     // Started first and closed last (rejected below): newest first by start time lists it after
     // the runs started later, where Temporal's own order (by close time) puts it first.
     const waiting = await tideline(
@@ -61,27 +52,13 @@ describe('tideline list, run and history with search attributes', () => {
     );
     expect(waiting.code).toBe(0);
     const rolledBack = await tideline(
-      'run',
-      'runbooks/provision-production-service.yaml',
-      '-i',
-      `project_id=${stack.projectId}`,
-      '-i',
-      'name=vis-doomed',
-      '-i',
-      'vpc_id=999999',
+      ...provisionRunArgs({ projectId: cli.stack.projectId, name: 'vis-doomed', vpcId: '999999' }),
       '--id',
       'vis-rolled-back',
     );
     expect(rolledBack.code).toBe(1);
     const provisioned = await tideline(
-      'run',
-      'runbooks/provision-production-service.yaml',
-      '-i',
-      `project_id=${stack.projectId}`,
-      '-i',
-      'name=vis-orders',
-      '-i',
-      `vpc_id=${vpcId}`,
+      ...provisionRunArgs({ projectId: cli.stack.projectId, name: 'vis-orders', vpcId }),
       '--id',
       'vis-provisioned',
       '--json',
@@ -110,7 +87,7 @@ describe('tideline list, run and history with search attributes', () => {
 
     const failed = await pollUntil(
       'list --project --state failed',
-      () => listed('--project', stack.projectId, '--state', 'failed'),
+      () => listed('--project', cli.stack.projectId, '--state', 'failed'),
       (runs) => runs.some((r) => r.workflowId === 'vis-rolled-back'),
       VISIBLE_MS,
     );
@@ -153,20 +130,21 @@ describe('tideline list, run and history with search attributes', () => {
         'greeting=hi',
         '--id',
         'vis-summary',
-        ...flags,
+        ...cli.flags,
       ],
       { env: { TIDELINE_INPUT_TOKEN: 'summary-secret-value' } },
     );
     expect(result.code).toBe(0);
-    const description = await stack.client.workflow.getHandle('vis-summary').describe();
+    const description = await cli.stack.client.workflow.getHandle('vis-summary').describe();
     expect(await description.staticSummary()).toBe('cli-quick: greeting=hi');
     const details = await description.staticDetails();
     expect(details).toContain('- token: (secret)');
     expect(details).not.toContain('summary-secret-value');
     // Nowhere readable at rest: history, search attributes, summary and details as stored.
-    expectSecretsNotStored(await readStoredHistory(stack.client.connection as Connection, 'vis-summary'), [
-      'summary-secret-value',
-    ]);
+    expectSecretsNotStored(
+      await readStoredHistory(cli.stack.client.connection as Connection, 'vis-summary'),
+      ['summary-secret-value'],
+    );
   }, 60_000);
 });
 
