@@ -34,6 +34,18 @@ describe('a local call backing off, through the CLI', () => {
   let dir: string;
   const { tideline } = cli;
 
+  /** `run FILE` on one service of the stack's project, as run ID. */
+  const runOnService = (file: string, serviceId: string, id: string): string[] => [
+    'run',
+    file,
+    '-i',
+    `project_id=${cli.stack.projectId}`,
+    '-i',
+    `service_id=${serviceId}`,
+    '--id',
+    id,
+  ];
+
   beforeAll(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'tideline-look-'));
   });
@@ -50,20 +62,9 @@ describe('a local call backing off, through the CLI', () => {
       { kind: 'rateLimit', action: 'service.get', retryAfterSeconds: 12, times: 1 },
     ]);
     const id = 'cli-look';
-    const run = startCli(
-      [
-        'run',
-        file,
-        '-i',
-        `project_id=${cli.stack.projectId}`,
-        '-i',
-        `service_id=${created.service_id!}`,
-        '--id',
-        id,
-        ...cli.flags,
-      ],
-      { timeoutMs: 120_000 },
-    );
+    const run = startCli([...runOnService(file, created.service_id!, id), ...cli.flags], {
+      timeoutMs: 120_000,
+    });
     const result = await run.done;
     cli.stack.cloud.cloud.clearFaults();
     expect(result.code).toBe(0);
@@ -92,16 +93,7 @@ describe('a local call backing off, through the CLI', () => {
     writeFileSync(file, TAG);
     const created = await cli.stack.api.service.create({ project_id: cli.stack.projectId, name: 'tagged' });
     const id = 'cli-tag';
-    const run = await tideline(
-      'run',
-      file,
-      '-i',
-      `project_id=${cli.stack.projectId}`,
-      '-i',
-      `service_id=${created.service_id!}`,
-      '--id',
-      id,
-    );
+    const run = await tideline(...runOnService(file, created.service_id!, id));
     expect(run.code).toBe(0);
     const status = jsonOutput<{
       lockWaits: { key: string; requestedAt: string; acquiredAt: string | null }[];

@@ -24,6 +24,15 @@ const json = (value: unknown): { metadata: { encoding: Buffer }; data: Buffer } 
   data: Buffer.from(JSON.stringify(value)),
 });
 
+/** A resize whose second attempt failed with HTTP 503 and left a 30 s backoff (a timer) behind. */
+function resizeFailedBeforeBackoff(): Record<string, unknown> {
+  return marker(1, 'service.resize', 'Resize', [0, 390], {
+    attempt: 2,
+    failed: 'HTTP 503',
+    backoffMs: 30_000,
+  });
+}
+
 /** A marker as core writes it; times in ms from T0 (core's seconds/nanos). */
 function marker(
   seq: number,
@@ -96,14 +105,7 @@ describe('local activity markers', () => {
 
   test('schedules after a backoff timer are one run: attempts go on, the failure before is kept', async () => {
     const events = historyOf((add) => {
-      add(
-        400,
-        marker(1, 'service.resize', 'Resize', [0, 390], {
-          attempt: 2,
-          failed: 'HTTP 503',
-          backoffMs: 30_000,
-        }),
-      );
+      add(400, resizeFailedBeforeBackoff());
       add(30_400, { timerFiredEventAttributes: { timerId: '1' } });
       add(30_600, marker(2, 'service.resize', 'Resize', [0, 30_550], { attempt: 3 }));
       add(31_000, marker(3, 'service.get', 'Read', [30_700, 30_900], { cancelled: true }));
@@ -126,14 +128,7 @@ describe('local activity markers', () => {
 
   test('a run that ended during the backoff: the local call failed with its last failure', async () => {
     const events = historyOf((add) => {
-      add(
-        400,
-        marker(1, 'service.resize', 'Resize', [0, 390], {
-          attempt: 2,
-          failed: 'HTTP 503',
-          backoffMs: 30_000,
-        }),
-      );
+      add(400, resizeFailedBeforeBackoff());
     });
     const [run] = (await historyRuns(events, converter)).activities;
     expect(run).toMatchObject({ outcome: 'failed', attempts: 2, failure: 'HTTP 503' });
