@@ -29,10 +29,13 @@ const STEP_NAMES = ['Create the service', 'Wait until the service is READY', 'At
 const STEP_LABELS = [
   `service.create • ${STEP_NAMES[0]}`,
   `wait.until • ${STEP_NAMES[1]}`,
-  `service.attachToVpc • ${STEP_NAMES[2]}`,
-  // The rollback: compensations have no name, so their summary is their step key (stored in plain
-  // text too, as the activity id).
-  'service.delete • create/undo.delete_service',
+  // Calls that change or delete run as local activities (patch localCalls): the UI's timeline
+  // labels their markers with the action only (the step name is in the marker's summary).
+  'service.attachToVpc',
+  'service.delete',
+  // The rollback's wait: compensations have no name, so its summary is its step key (stored in
+  // plain text too, as the activity id).
+  'wait.until • create/undo.service_gone',
 ];
 
 const FAILED_RUN = `web-ui-failed-${process.pid}`;
