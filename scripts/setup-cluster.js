@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
 const { setInterval, clearInterval } = require('node:timers');
-const { SetupError, findGo, goVersionIsSufficient, readStamp, withBuildLock } = require('./setup-temporal');
+const { SetupError, ensureGoTool, findGo, readStamp } = require('./setup-temporal');
 
 const SERVER_MODULE = 'go.temporal.io/server';
 const SERVER_VERSION = 'v1.29.1';
@@ -123,24 +123,20 @@ async function buildClusterTools(paths, go, env, log) {
  */
 async function ensureClusterTools(options = {}) {
   const env = options.env || process.env;
-  const log = options.log || ((line) => process.stderr.write(`${line}\n`));
   const paths = clusterToolPaths(options.root);
-  const cached = cachedClusterTools(options.root);
-  if (cached) return { ...cached, source: 'cached' };
-  const found = findGo(env);
-  const go = found && goVersionIsSufficient(found.version, MIN_GO_MINOR) ? found : undefined;
-  if (!go) return { unavailable: `Go >= 1.${MIN_GO_MINOR} was not found (PATH or /usr/local/go/bin)` };
-  return withBuildLock(
-    paths,
+  const log = options.log || ((line) => process.stderr.write(`${line}\n`));
+  return ensureGoTool({
+    env,
     log,
-    async () => {
-      const again = cachedClusterTools(options.root); // another process may have built them meanwhile
-      if (again) return { ...again, source: 'cached' };
+    paths,
+    minGoMinor: MIN_GO_MINOR,
+    what: 'the Temporal server',
+    cached: () => cachedClusterTools(options.root),
+    build: async (go) => {
       await buildClusterTools(paths, go, env, log);
-      return { ...cachedClusterTools(options.root), source: 'built' };
+      return cachedClusterTools(options.root);
     },
-    'the Temporal server',
-  );
+  });
 }
 
 /** The module cache directory of the pinned server (its schema/ and config/ live there). */

@@ -209,6 +209,29 @@ async function withBuildLock(paths, log, action, what = 'the Temporal CLI') {
 }
 
 /**
+ * A tool built from a Go module (tiger-cli, the Temporal server): what `cached()` finds, else —
+ * with a Go of at least 1.`minGoMinor` — `build(go)` once under the build lock, looking again
+ * inside it (another process may have built it meanwhile). Without Go: `{ unavailable }`.
+ */
+async function ensureGoTool({ env, log, paths, minGoMinor, what, cached, build }) {
+  const hit = cached();
+  if (hit) return { ...hit, source: 'cached' };
+  const found = findGo(env);
+  const go = found && goVersionIsSufficient(found.version, minGoMinor) ? found : undefined;
+  if (!go) return { unavailable: `Go >= 1.${minGoMinor} was not found (PATH or /usr/local/go/bin)` };
+  return withBuildLock(
+    paths,
+    log,
+    async () => {
+      const again = cached();
+      if (again) return { ...again, source: 'cached' };
+      return { ...(await build(go)), source: 'built' };
+    },
+    what,
+  );
+}
+
+/**
  * Builds the pinned CLI with `go install` into `gobin`. Progress goes to `log` (stderr by default).
  * @returns {Promise<string>} the built binary's absolute path.
  */
@@ -342,6 +365,7 @@ module.exports = {
   goVersionIsSufficient,
   readStamp,
   withBuildLock,
+  ensureGoTool,
   resolveTemporalBinary,
   buildTemporal,
   ensureTemporalBinary,

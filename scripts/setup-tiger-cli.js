@@ -11,7 +11,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { SetupError, findGo, goVersionIsSufficient, readStamp, withBuildLock } = require('./setup-temporal');
+const { SetupError, ensureGoTool, readStamp } = require('./setup-temporal');
 
 const TIGER_CLI_MODULE = 'github.com/timescale/tiger-cli';
 const TIGER_CLI_VERSION = 'v0.21.2';
@@ -115,23 +115,21 @@ async function buildTigerCli(paths, go, env, log) {
  */
 async function ensureTigerCli(options = {}) {
   const env = options.env || process.env;
-  const log = options.log || ((line) => process.stderr.write(`${line}\n`));
   const paths = tigerPaths(options.root);
-  const cached = cachedTigerCli(options.root);
-  if (cached) return { path: cached, source: 'cached' };
-  const found = findGo(env);
-  const go = found && goVersionIsSufficient(found.version, MIN_GO_MINOR) ? found : undefined;
-  if (!go) return { unavailable: `Go >= 1.${MIN_GO_MINOR} was not found (PATH or /usr/local/go/bin)` };
-  return withBuildLock(
-    paths,
+  const log = options.log || ((line) => process.stderr.write(`${line}\n`));
+  const cached = () => {
+    const binary = cachedTigerCli(options.root);
+    return binary ? { path: binary } : undefined;
+  };
+  return ensureGoTool({
+    env,
     log,
-    async () => {
-      const again = cachedTigerCli(options.root); // another process may have built it meanwhile
-      if (again) return { path: again, source: 'cached' };
-      return { path: await buildTigerCli(paths, go, env, log), source: 'built' };
-    },
-    'tiger-cli',
-  );
+    paths,
+    minGoMinor: MIN_GO_MINOR,
+    what: 'tiger-cli',
+    cached,
+    build: async (go) => ({ path: await buildTigerCli(paths, go, env, log) }),
+  });
 }
 
 module.exports = { TIGER_CLI_MODULE, TIGER_CLI_VERSION, tigerPaths, cachedTigerCli, ensureTigerCli };
