@@ -1,7 +1,8 @@
 // Retry safety for changes: a mutate or delete can take effect and still answer 5xx or time out.
 // Its retry would then fail on the API's own rules (stop a PAUSED service → 400, attach twice →
 // 409). So a retried attempt first reads the resource and, when the change already holds, reports
-// success without sending it again. First attempts always send: the API's answer stands.
+// success without sending it again. First attempts of normal activities always send (the API's
+// answer stands); a local change checks on every attempt (activities/action-activities.ts).
 import type { ActionName } from '../cloud/operations';
 import { isCloudApiError } from '../cloud/errors';
 import type { Service } from '../cloud/models';
@@ -44,6 +45,11 @@ function replicaSetCheck(holds: (set: Record<string, unknown> | undefined, input
 }
 
 const spec = (service: Service) => service.resources?.[0]?.spec;
+/**
+ * A layout (size, HA) holds only on a service that settled: one a change left UNSTABLE is put right
+ * by sending its layout again, which is what a rollback to the recorded layout does.
+ */
+const settled = (service: Service) => service.status !== 'UNSTABLE';
 const poolerOn = (service: Service) => service.connection_pooler?.endpoint?.host !== undefined;
 
 export const ALREADY_APPLIED: Partial<Record<ActionName, Check>> = {
@@ -55,10 +61,14 @@ export const ALREADY_APPLIED: Partial<Record<ActionName, Check>> = {
   'service.disablePooler': serviceCheck((s) => s.status === 'READY' && !poolerOn(s)),
   'service.setEnvironment': serviceCheck((s, i) => s.metadata?.environment === i.environment),
   'service.resize': serviceCheck(
-    (s, i) => String(spec(s)?.cpu_millis) === i.cpu_millis && String(spec(s)?.memory_gbs) === i.memory_gbs,
+    (s, i) =>
+      settled(s) &&
+      String(spec(s)?.cpu_millis) === i.cpu_millis &&
+      String(spec(s)?.memory_gbs) === i.memory_gbs,
   ),
   'service.setHA': serviceCheck(
     (s, i) =>
+      settled(s) &&
       (i.replica_count === undefined || s.ha_replicas?.replica_count === i.replica_count) &&
       (i.sync_replica_count === undefined || s.ha_replicas?.sync_replica_count === i.sync_replica_count),
   ),

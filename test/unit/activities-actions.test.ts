@@ -271,6 +271,21 @@ describe('calls run as local activities', () => {
     expect(cloud.seen.map((c) => c.action)).toEqual(['service.get']);
   });
 
+  test('a resize back to the size an UNSTABLE service reports is sent: the layout is put right again', async () => {
+    const resize = { input: { project_id: 'p1', service_id: 's1', cpu_millis: '2000', memory_gbs: '8' } };
+    const layout = { resources: [{ spec: { cpu_millis: 2000, memory_gbs: 8 } }] };
+    const cloud = fakeCloud({
+      'service.get': { status: 'UNSTABLE', ...layout },
+      'service.resize': { status: 'CONFIGURING', ...layout },
+    });
+    const result = await new MockActivityEnvironment({ attempt: 1, isLocal: true }).run(
+      activitiesFor(cloud)['service.resize'],
+      resize,
+    );
+    expect(result).toMatchObject({ status: 'CONFIGURING' });
+    expect(cloud.seen.map((c) => c.action)).toEqual(['service.get', 'service.resize']);
+  });
+
   test('a local change cancelled before it was sent sends nothing', async () => {
     const cloud = fakeCloud({ 'service.get': { status: 'READY' }, 'service.stop': { status: 'PAUSING' } });
     const env = new MockActivityEnvironment({ attempt: 1, isLocal: true });
