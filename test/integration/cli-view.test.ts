@@ -68,10 +68,20 @@ describe('the CLI view of a run', () => {
     const once = await tideline('status', id, '--once');
     expect(once.code).toBe(0);
     expect(once.stdout).toContain(`waiting for lock ${lock}`);
-    const json = jsonOutput<{ waitingForLock: string | null }>(
+    const json = jsonOutput<{ waitingForLock: string | null; lockWaits: { requestedAt: string }[] }>(
       await tideline('status', id, '--once', '--json'),
     );
     expect(json.waitingForLock).toBe(lock);
+    // The report names lock waits of a second or more (shorter ones are the request's round trip):
+    // let this one pass that, measured from when the run asked for the lock.
+    const requestedAt = Date.parse(json.lockWaits[0]?.requestedAt ?? '');
+    expect(requestedAt).not.toBeNaN();
+    await pollUntil(
+      'the queued run to have waited over a second',
+      async () => Date.now(),
+      (now) => now - requestedAt > 1_500,
+      30_000,
+    );
 
     await holder.cancel();
     const result = await queued.done;
