@@ -13,7 +13,8 @@ import { WorkerError } from './errors';
 /** gRPC status NOT_FOUND (the SDK's ServiceError carries the numeric gRPC code). */
 const GRPC_NOT_FOUND = 5;
 
-function grpcCode(error: unknown): number | undefined {
+/** The numeric gRPC status of an SDK ServiceError (or a gRPC error), if it has one. */
+export function grpcCode(error: unknown): number | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'number' ? code : undefined;
 }

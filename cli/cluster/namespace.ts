@@ -4,33 +4,21 @@
 // succeeds in the namespace, which is when workers and `tideline run` can use it.
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
-import { temporal } from '@temporalio/proto';
 import { TIDELINE_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { grpcCode, registerSearchAttributes } from '../../worker/namespace-check';
 import { CliError } from '../errors';
 
-const { IndexedValueType } = temporal.api.enums.v1;
 const RETENTION = '7 days';
-
-const INDEXED_TYPES: Record<string, temporal.api.enums.v1.IndexedValueType> = {
-  Keyword: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-  KeywordList: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
-  Text: IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
-  Int: IndexedValueType.INDEXED_VALUE_TYPE_INT,
-  Double: IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
-  Bool: IndexedValueType.INDEXED_VALUE_TYPE_BOOL,
-  Datetime: IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
-};
-
-function isNotFound(error: unknown): boolean {
-  return (error as { code?: number }).code === 5; // gRPC NOT_FOUND
-}
+/** gRPC status codes the SDK's ServiceError carries. */
+const GRPC_NOT_FOUND = 5;
+const GRPC_ALREADY_EXISTS = 6;
 
 async function ensureRegistered(connection: Connection, namespace: string): Promise<void> {
   try {
     await connection.workflowService.describeNamespace({ namespace });
     return;
   } catch (error) {
-    if (!isNotFound(error)) throw error;
+    if (grpcCode(error) !== GRPC_NOT_FOUND) throw error;
   }
   try {
     await connection.workflowService.registerNamespace({
@@ -39,22 +27,8 @@ async function ensureRegistered(connection: Connection, namespace: string): Prom
       workflowExecutionRetentionPeriod: msToTs(RETENTION),
     });
   } catch (error) {
-    if ((error as { code?: number }).code !== 6) throw error; // ALREADY_EXISTS: a concurrent `up`
+    if (grpcCode(error) !== GRPC_ALREADY_EXISTS) throw error; // a concurrent `up` registered it
   }
-}
-
-async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<void> {
-  const listed = await connection.operatorService.listSearchAttributes({ namespace });
-  const existing = new Set(Object.keys(listed.customAttributes ?? {}));
-  const missing = TIDELINE_SEARCH_ATTRIBUTES.filter((attribute) => !existing.has(attribute.name));
-  if (missing.length === 0) return;
-  const searchAttributes: Record<string, temporal.api.enums.v1.IndexedValueType> = {};
-  for (const attribute of missing) {
-    const type = INDEXED_TYPES[attribute.type];
-    if (type === undefined) throw new Error(`unknown search attribute type ${attribute.type}`);
-    searchAttributes[attribute.name] = type;
-  }
-  await connection.operatorService.addSearchAttributes({ namespace, searchAttributes });
 }
 
 /** True once a visibility query by a tideline search attribute works in the namespace. */
@@ -85,7 +59,7 @@ export async function ensureNamespace(
     for (;;) {
       try {
         await ensureRegistered(connection, namespace);
-        await ensureSearchAttributes(connection, namespace);
+        await registerSearchAttributes(connection, namespace);
         if (await usable(connection, namespace)) return;
       } catch (error) {
         lastError = error; // the namespace cache has not caught up yet

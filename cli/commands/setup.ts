@@ -33,11 +33,6 @@ export const SETUP_SPEC = {
   positionals: { min: 0, max: 0, names: '' },
 } satisfies CommandSpec;
 
-function grpcCode(error: unknown): number | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'number' ? code : undefined;
-}
-
 /** gRPC PERMISSION_DENIED and UNIMPLEMENTED: a managed service (Temporal Cloud) or a locked-down one. */
 const REFUSED = new Set([7, 12]);
 
@@ -45,7 +40,7 @@ export const setupCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(SETUP_SPEC, argv, ctx);
   if (parsed.help) return printCommandHelp(SETUP_SPEC, ctx);
   const check = parsed.values.check === true;
-  const { missingSearchAttributes, registerSearchAttributes, searchAttributeCreateCommand } =
+  const { grpcCode, missingSearchAttributes, registerSearchAttributes, searchAttributeCreateCommand } =
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily like the SDK
     require('../../worker/namespace-check') as typeof import('../../worker/namespace-check');
   return withTemporal(ctx, async (session) => {
