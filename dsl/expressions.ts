@@ -132,6 +132,38 @@ export function toCel(value: unknown): unknown {
   return value;
 }
 
+/** The names an expression's syntax tree mentions as identifiers (free or macro-bound). */
+const mentionedNames = new WeakMap<ParseResult, readonly string[]>();
+
+function namesIn(parsed: ParseResult): readonly string[] {
+  const known = mentionedNames.get(parsed);
+  if (known) return known;
+  const names = new Set<string>();
+  const stack: unknown[] = [parsed.ast];
+  for (let value = stack.pop(); value !== undefined; value = stack.pop()) {
+    if (Array.isArray(value)) stack.push(...(value as unknown[]));
+    else if (isNode(value)) {
+      if (value.op === 'id' && typeof value.args === 'string') names.add(value.args);
+      else if (value.op !== 'value') stack.push(value.args);
+    }
+  }
+  const list = [...names];
+  mentionedNames.set(parsed, list);
+  return list;
+}
+
+/**
+ * Only the variables an expression mentions are converted for CEL: a scope holds every earlier
+ * step's output (whole API answers), and converting all of it for each template of each step
+ * cost more than evaluating them.
+ */
+function celVariables(parsed: ParseResult, variables: Record<string, unknown>): Record<string, unknown> {
+  const picked: Record<string, unknown> = {};
+  for (const name of namesIn(parsed))
+    if (Object.prototype.hasOwnProperty.call(variables, name)) picked[name] = toCel(variables[name]);
+  return picked;
+}
+
 /** Converts a CEL result back to JSON data (ints become numbers, maps become objects). */
 export function fromCel(value: unknown): JsonValue {
   if (typeof value === 'bigint') return Number(value);
@@ -203,7 +235,8 @@ export function checkExpression(expression: string): ExpressionCheck {
 export function evaluateExpression(expression: string, variables: Record<string, unknown>): JsonValue {
   let result: unknown;
   try {
-    result = parseCached(expression)(toCel(variables) as Record<string, unknown>);
+    const parsed = parseCached(expression);
+    result = parsed(celVariables(parsed, variables));
   } catch (error) {
     if (error instanceof ExpressionLimitError) throw error;
     throw new ExpressionError(`\`${expression}\`: ${firstLine(errorMessage(error))}`, expression);

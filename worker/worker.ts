@@ -10,7 +10,7 @@ import type { WorkerConfig } from './config';
 import { connectWorker, type TemporalSettings } from './connection';
 import type { EncryptionKeyRing } from './encryption-keys';
 import { ensureNamespaceExists, ensureSearchAttributes } from './namespace-check';
-import { resolveWorkflowSource, type WorkflowSource } from './workflow-source';
+import { resolveWorkflowSource, WORKFLOW_PRELOAD_MODULES, type WorkflowSource } from './workflow-source';
 
 export interface TidelineWorkerDeps {
   /** Keys for the payload codec; every client of the namespace must use the same keys. */
@@ -112,6 +112,10 @@ export async function createTidelineWorker(
     shutdownGraceTime: SHUTDOWN_GRACE_TIME,
     ...tuningOptions(config.tuning),
     ...workflows,
+    // Bundled at start: with the same shared modules as the prebuilt bundle (worker/bundle.ts).
+    ...('workflowsPath' in workflows
+      ? { bundlerOptions: { preloadModules: [...WORKFLOW_PRELOAD_MODULES] } }
+      : {}),
     ...(deps.identity ? { identity: deps.identity } : {}),
   };
   let worker: Worker;
