@@ -4,7 +4,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, type BundleOptions } from '@temporalio/worker';
 import { FAILURE_CONVERTER_PATH } from './codec';
-import { DEFAULT_WORKFLOW_BUNDLE, defaultWorkflowsPath, WORKFLOW_PRELOAD_MODULES } from './workflow-source';
+import { DEFAULT_WORKFLOW_BUNDLE, defaultWorkflowsPath, workflowPreloadModules } from './workflow-source';
 
 export async function bundleWorkflows(
   options: {
@@ -19,7 +19,7 @@ export async function bundleWorkflows(
     // The sandbox converts workflow failures itself, so it needs the encrypting converter too.
     failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: new DefaultLogger('WARN'),
-    preloadModules: [...WORKFLOW_PRELOAD_MODULES],
+    preloadModules: workflowPreloadModules(),
     ...(options.webpackConfigHook ? { webpackConfigHook: options.webpackConfigHook } : {}),
   });
   mkdirSync(path.dirname(outFile), { recursive: true });

@@ -10,7 +10,7 @@ import type { WorkerConfig } from './config';
 import { connectWorker, type TemporalSettings } from './connection';
 import type { EncryptionKeyRing } from './encryption-keys';
 import { ensureNamespaceExists, ensureSearchAttributes } from './namespace-check';
-import { resolveWorkflowSource, WORKFLOW_PRELOAD_MODULES, type WorkflowSource } from './workflow-source';
+import { resolveWorkflowSource, workflowPreloadModules, type WorkflowSource } from './workflow-source';
 
 export interface TidelineWorkerDeps {
   /** Keys for the payload codec; every client of the namespace must use the same keys. */
@@ -113,9 +113,7 @@ export async function createTidelineWorker(
     ...tuningOptions(config.tuning),
     ...workflows,
     // Bundled at start: with the same shared modules as the prebuilt bundle (worker/bundle.ts).
-    ...('workflowsPath' in workflows
-      ? { bundlerOptions: { preloadModules: [...WORKFLOW_PRELOAD_MODULES] } }
-      : {}),
+    ...('workflowsPath' in workflows ? { bundlerOptions: { preloadModules: workflowPreloadModules() } } : {}),
     ...(deps.identity ? { identity: deps.identity } : {}),
   };
   let worker: Worker;

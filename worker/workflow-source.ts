@@ -20,17 +20,20 @@ export function defaultWorkflowsPath(): string {
  * source text or by the run's own objects) and touch no workflow API at load time, which is what
  * sharing requires. Loaded once per worker instead of once per run, they take ~0.6 MB less memory
  * per cached run and no CPU to start a run (`npm run bench`, README "Performance"). The SDK freezes
- * what they export, so these modules must never mutate their exports.
+ * what they export, so these modules must never mutate their exports. Resolved when a bundle is
+ * made (a process running a prebuilt bundle may not ship the sources).
  */
-export const WORKFLOW_PRELOAD_MODULES: readonly string[] = [
-  'definition',
-  'durations',
-  'expression-scope',
-  'expressions',
-  'inputs',
-  'output-reads',
-  'templates',
-].map((name) => require.resolve(`../dsl/${name}`));
+export function workflowPreloadModules(): string[] {
+  return [
+    'definition',
+    'durations',
+    'expression-scope',
+    'expressions',
+    'inputs',
+    'output-reads',
+    'templates',
+  ].map((name) => require.resolve(`../dsl/${name}`));
+}
 
 function newestJsMtime(dir: string, skip: string): number {
   let newest = 0;

@@ -76,9 +76,48 @@ export function treeUsage(root: number): ProcSample {
   return { cpuSeconds, rssBytes };
 }
 
+/** A thread's role, from its name and whether it is the process's main thread. */
+function threadRole(pid: number, tid: number, name: string): string {
+  if (tid === pid) return name === 'node' ? 'JS main thread' : 'other processes';
+  if (name === 'node') return 'JS worker threads (workflows)';
+  if (name.startsWith('tokio')) return 'SDK core (tokio)';
+  if (name.startsWith('V8') || name.startsWith('libuv')) return 'V8 GC and libuv pool';
+  return 'other threads';
+}
+
+/** CPU seconds of every live thread of the tree, by `pid:tid`, with its role. */
+function threadSamples(root: number): Map<string, { role: string; cpuSeconds: number }> {
+  const samples = new Map<string, { role: string; cpuSeconds: number }>();
+  for (const pid of processTree(root)) {
+    let tasks: string[];
+    try {
+      tasks = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    for (const task of tasks) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const cpuSeconds = (Number(fields[11]) + Number(fields[12])) / clockTicks();
+        samples.set(`${pid}:${task}`, { role: threadRole(pid, Number(task), name), cpuSeconds });
+      } catch {
+        // the thread ended meanwhile
+      }
+    }
+  }
+  return samples;
+}
+
 export interface UsageReport {
   /** CPU seconds used between start() and stop(). */
   cpuSeconds: number;
+  /**
+   * The same CPU seconds by thread role (JS main thread, workflow threads, SDK core, V8/libuv);
+   * "threads that ended" is what short-lived threads used (e.g. one per vm call with a timeout).
+   */
+  cpuByThread?: Record<string, number>;
   /** CPU seconds per wall second (1.0 = one core busy). */
   cpuCores: number;
   peakRssMiB: number;
@@ -91,9 +130,15 @@ export function startUsageSampler(rootPid: number, intervalMs = 500) {
   const first = treeUsage(rootPid);
   let peakRss = first.rssBytes;
   let last = first;
+  const firstThreads = threadSamples(rootPid);
+  const lastThreads = new Map(firstThreads);
+  const sampleThreads = () => {
+    for (const [key, sample] of threadSamples(rootPid)) lastThreads.set(key, sample);
+  };
   const timer = setInterval(() => {
     last = treeUsage(rootPid);
     peakRss = Math.max(peakRss, last.rssBytes);
+    sampleThreads();
   }, intervalMs);
   timer.unref();
   return {
@@ -101,12 +146,25 @@ export function startUsageSampler(rootPid: number, intervalMs = 500) {
       clearInterval(timer);
       const end = treeUsage(rootPid);
       if (end.rssBytes > 0) last = end;
+      sampleThreads();
       peakRss = Math.max(peakRss, last.rssBytes);
       const cpuSeconds = last.cpuSeconds - first.cpuSeconds;
       const wallSeconds = (Date.now() - startedAt) / 1000;
       const mib = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+      const byRole: Record<string, number> = {};
+      let accounted = 0;
+      for (const [key, sample] of lastThreads) {
+        const used = sample.cpuSeconds - (firstThreads.get(key)?.cpuSeconds ?? 0);
+        byRole[sample.role] = (byRole[sample.role] ?? 0) + used;
+        accounted += used;
+      }
+      byRole['threads that ended'] = Math.max(0, cpuSeconds - accounted);
+      const cpuByThread = Object.fromEntries(
+        Object.entries(byRole).map(([role, seconds]) => [role, Math.round(seconds * 100) / 100]),
+      );
       return {
         cpuSeconds: Math.round(cpuSeconds * 100) / 100,
+        cpuByThread,
         cpuCores: Math.round((cpuSeconds / Math.max(wallSeconds, 0.001)) * 100) / 100,
         peakRssMiB: mib(peakRss),
         endRssMiB: mib(last.rssBytes),

@@ -56,6 +56,21 @@ export function throughputTable(results: BenchResults): string {
   );
 }
 
+/** Where the worker's CPU per run goes, by thread (older results have no breakdown). */
+export function workerThreadTable(results: BenchResults): string {
+  const runs = results.throughput.filter((t) => t.workerUsage.cpuByThread !== undefined);
+  const roles = [...new Set(runs.flatMap((t) => Object.keys(t.workerUsage.cpuByThread ?? {})))];
+  if (runs.length === 0) return '';
+  return table(
+    ['runs', 'worker, lifecycle', ...roles],
+    runs.map((t) => [
+      t.runs,
+      t.label,
+      ...roles.map((role) => `${Math.round(((t.workerUsage.cpuByThread?.[role] ?? 0) * 1000) / t.runs)} ms`),
+    ]),
+  );
+}
+
 export function waitTable(results: BenchResults): string {
   const rows: Array<Array<string | number>> = [];
   for (const wait of results.waits) {
@@ -139,6 +154,8 @@ export function renderMarkdown(results: BenchResults): string {
   if (results.overhead.length)
     sections.push('**1. Orchestration overhead** (median of the repetitions)\n\n' + overheadTable(results));
   if (results.throughput.length) sections.push('**2. Throughput**\n\n' + throughputTable(results));
+  const threads = workerThreadTable(results);
+  if (threads) sections.push('**2b. Worker CPU per run, by thread**\n\n' + threads);
   if (results.waits.length) sections.push('**3. API economy and detection lag**\n\n' + waitTable(results));
   if (results.history.length)
     sections.push('**4. History cost** (one provisioning run)\n\n' + historyTable(results));

@@ -1,7 +1,7 @@
-// The runbook-language modules every workflow run shares (WORKFLOW_PRELOAD_MODULES): the SDK
+// The runbook-language modules every workflow run shares (workflowPreloadModules()): the SDK
 // loads them once per worker and deep-freezes what they export, so they must keep working with
 // frozen exports and must not carry one run's data into another.
-import { WORKFLOW_PRELOAD_MODULES } from '../../worker/workflow-source';
+import { workflowPreloadModules } from '../../worker/workflow-source';
 
 /** What the SDK's reusable V8 context does to a shared module's exports. */
 function deepFreeze(value: unknown, seen = new WeakSet<object>()): void {
@@ -29,7 +29,7 @@ function loadFrozen(): { templates: Templates; inputs: Inputs; expressions: Expr
   // Fresh copies, loaded synchronously inside the isolated registry: only require() does that.
   /* eslint-disable @typescript-eslint/no-require-imports */
   jest.isolateModules(() => {
-    for (const file of WORKFLOW_PRELOAD_MODULES) deepFreeze(require(file));
+    for (const file of workflowPreloadModules()) deepFreeze(require(file));
     loaded = {
       templates: require('../../dsl/templates') as Templates,
       inputs: require('../../dsl/inputs') as Inputs,
@@ -43,9 +43,9 @@ function loadFrozen(): { templates: Templates; inputs: Inputs; expressions: Expr
 
 describe('modules shared by every workflow run', () => {
   it('are the runbook language the interpreter imports, resolved to files', () => {
-    expect(WORKFLOW_PRELOAD_MODULES.length).toBeGreaterThan(0);
-    for (const file of WORKFLOW_PRELOAD_MODULES) expect(file).toMatch(/[\\/]dsl[\\/][a-z-]+\.(ts|js)$/);
-    expect(WORKFLOW_PRELOAD_MODULES.some((file) => /[\\/]expressions\.(ts|js)$/.test(file))).toBe(true);
+    expect(workflowPreloadModules().length).toBeGreaterThan(0);
+    for (const file of workflowPreloadModules()) expect(file).toMatch(/[\\/]dsl[\\/][a-z-]+\.(ts|js)$/);
+    expect(workflowPreloadModules().some((file) => /[\\/]expressions\.(ts|js)$/.test(file))).toBe(true);
   });
 
   it('bind, resolve and evaluate with their exports frozen, and keep runs apart', () => {
