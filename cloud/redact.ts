@@ -12,6 +12,14 @@ const SECRET_FIELD = /password|secret/i;
  * secret that contains another is replaced whole.
  */
 export function redact(text: string, secrets: Iterable<string | undefined>): string {
+  return createRedactor(secrets)(text);
+}
+
+/**
+ * `redact` with the secrets' forms worked out once, for a caller that scrubs many strings with the
+ * same secrets (the worker's logger scrubs every field of every line it prints).
+ */
+export function createRedactor(secrets: Iterable<string | undefined>): (text: string) => string {
   const forms = new Set<string>();
   for (const secret of secrets) {
     if (secret === undefined || secret.length === 0) continue;
@@ -19,11 +27,12 @@ export function redact(text: string, secrets: Iterable<string | undefined>): str
     forms.add(JSON.stringify(secret).slice(1, -1));
     forms.add(encodeURIComponent(secret));
   }
-  let result = text;
-  for (const form of [...forms].sort((a, b) => b.length - a.length)) {
-    if (form.length > 0) result = result.split(form).join(REDACTED);
-  }
-  return result;
+  const ordered = [...forms].filter((form) => form.length > 0).sort((a, b) => b.length - a.length);
+  return (text) => {
+    let result = text;
+    for (const form of ordered) result = result.split(form).join(REDACTED);
+    return result;
+  };
 }
 
 /**

@@ -2,54 +2,91 @@
 // (Cloud API secret keys, the Temporal API key) wherever they appear, and the values of
 // secret-named fields (`password`, `initial_password`, `secretKey`…) in log metadata. Secrets the
 // worker cannot know are kept out of messages at their source (the client redacts them).
+// Lines below the output's level are dropped here, before any scrubbing: the SDK logs at TRACE for
+// every workflow activation and activity, and scrubbing lines nobody prints cost real CPU.
 import type { LogLevel, LogMetadata, Logger } from '@temporalio/common';
-import { redact, REDACTED } from '../cloud/redact';
+import { createRedactor, REDACTED } from '../cloud/redact';
 
 const SECRET_FIELD = /password|secret|api_?key|token/i;
 
-function scrub(value: unknown, secrets: readonly string[], depth: number): unknown {
-  if (typeof value === 'string') return redact(value, secrets);
+const SEVERITY: Readonly<Record<LogLevel, number>> = { TRACE: 0, DEBUG: 1, INFO: 2, WARN: 3, ERROR: 4 };
+
+type Redactor = (text: string) => string;
+
+function scrub(value: unknown, redact: Redactor, depth: number): unknown {
+  if (typeof value === 'string') return redact(value);
   if (depth > 6 || value === null || typeof value !== 'object') return value;
   if (value instanceof Error) {
     const copy: Record<string, unknown> = {
       name: value.name,
-      message: redact(value.message, secrets),
-      stack: value.stack === undefined ? undefined : redact(value.stack, secrets),
+      message: redact(value.message),
+      stack: value.stack === undefined ? undefined : redact(value.stack),
     };
     for (const key of ['code', 'type', 'nonRetryable'] as const) {
       if (key in value) copy[key] = (value as unknown as Record<string, unknown>)[key];
     }
-    if (value.cause !== undefined) copy.cause = scrub(value.cause, secrets, depth + 1);
+    if (value.cause !== undefined) copy.cause = scrub(value.cause, redact, depth + 1);
     return copy;
   }
-  if (Array.isArray(value)) return value.map((item) => scrub(item, secrets, depth + 1));
+  if (Array.isArray(value)) return value.map((item) => scrub(item, redact, depth + 1));
   const result: Record<string | symbol, unknown> = {};
   // Symbol keys carry SDK bookkeeping (e.g. the original timestamp of a workflow log): keep them.
   for (const symbol of Object.getOwnPropertySymbols(value))
     result[symbol] = (value as Record<symbol, unknown>)[symbol];
   for (const [key, field] of Object.entries(value)) {
     result[key] =
-      typeof field === 'string' && SECRET_FIELD.test(key) ? REDACTED : scrub(field, secrets, depth + 1);
+      typeof field === 'string' && SECRET_FIELD.test(key) ? REDACTED : scrub(field, redact, depth + 1);
   }
   return result;
 }
 
-export function createRedactingLogger(inner: Logger, knownSecrets: Iterable<string | undefined>): Logger {
+/** The level a logger prints from, if it says (DefaultLogger has a `level`); else undefined. */
+function levelOf(logger: Logger): LogLevel | undefined {
+  const level = (logger as { level?: unknown }).level;
+  return typeof level === 'string' && Object.hasOwn(SEVERITY, level) ? (level as LogLevel) : undefined;
+}
+
+export interface RedactingLoggerOptions {
+  /**
+   * Lines below this level are dropped without being scrubbed or passed on. Default: the inner
+   * logger's own `level` (as DefaultLogger has), else TRACE — every line is scrubbed and passed on.
+   */
+  level?: LogLevel | undefined;
+}
+
+/** A logger that scrubs secrets from what it passes on; `level` is the lowest level it passes on. */
+export type RedactingLogger = Logger & { readonly level: LogLevel };
+
+export function createRedactingLogger(
+  inner: Logger,
+  knownSecrets: Iterable<string | undefined>,
+  options: RedactingLoggerOptions = {},
+): RedactingLogger {
   const secrets = [...knownSecrets].filter(
     (secret): secret is string => typeof secret === 'string' && secret !== '',
   );
-  const log = (level: LogLevel, message: string, meta?: LogMetadata): unknown =>
-    inner.log(
-      level,
-      redact(message, secrets),
-      meta === undefined ? undefined : (scrub(meta, secrets, 0) as LogMetadata),
+  const redact = createRedactor(secrets);
+  const level = options.level ?? levelOf(inner) ?? 'TRACE';
+  const threshold = SEVERITY[level];
+  const log = (lineLevel: LogLevel, message: string, meta?: LogMetadata): unknown => {
+    // A level this table does not know is passed on (scrubbed), as the inner logger may know it.
+    const severity: number | undefined = SEVERITY[lineLevel];
+    if (severity !== undefined && severity < threshold) return undefined;
+    return inner.log(
+      lineLevel,
+      redact(message),
+      meta === undefined ? undefined : (scrub(meta, redact, 0) as LogMetadata),
     );
+  };
+  const at = (lineLevel: LogLevel): ((message: string, meta?: LogMetadata) => unknown) =>
+    SEVERITY[lineLevel] < threshold ? () => undefined : (message, meta) => log(lineLevel, message, meta);
   return {
+    level,
     log,
-    trace: (message, meta) => log('TRACE', message, meta),
-    debug: (message, meta) => log('DEBUG', message, meta),
-    info: (message, meta) => log('INFO', message, meta),
-    warn: (message, meta) => log('WARN', message, meta),
-    error: (message, meta) => log('ERROR', message, meta),
+    trace: at('TRACE'),
+    debug: at('DEBUG'),
+    info: at('INFO'),
+    warn: at('WARN'),
+    error: at('ERROR'),
   };
 }

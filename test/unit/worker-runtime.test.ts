@@ -4,7 +4,8 @@ import path from 'node:path';
 import { inspect } from 'node:util';
 import type { LogLevel, LogMetadata, Logger } from '@temporalio/common';
 import { ApplicationFailure } from '@temporalio/common';
-import { createRedactingLogger } from '../../worker/redacting-logger';
+import { DefaultLogger, type LogEntry } from '@temporalio/worker';
+import { createRedactingLogger, type RedactingLogger } from '../../worker/redacting-logger';
 import { runtimeOptions } from '../../worker/runtime';
 import { resolveWorkflowSource } from '../../worker/workflow-source';
 
@@ -46,6 +47,70 @@ describe('redacting logger', () => {
   });
 });
 
+/** Metadata that counts how often its fields are read: scrubbing reads every one. */
+function watchedMeta(): { meta: LogMetadata; reads: () => number } {
+  let reads = 0;
+  const meta: LogMetadata = {};
+  Object.defineProperty(meta, 'workflowId', {
+    enumerable: true,
+    get: () => {
+      reads++;
+      return 'wf-SK-123456';
+    },
+  });
+  return { meta, reads: () => reads };
+}
+
+describe('redacting logger levels', () => {
+  test('lines below the inner logger’s level are neither scrubbed nor passed on', () => {
+    const entries: LogEntry[] = [];
+    const inner = new DefaultLogger('INFO', (entry) => entries.push(entry));
+    const redacting = createRedactingLogger(inner, ['SK-123456']);
+    expect(redacting.level).toBe('INFO');
+    const watched = watchedMeta();
+    redacting.trace('activation SK-123456', watched.meta);
+    redacting.debug('activation SK-123456', watched.meta);
+    redacting.log('TRACE', 'activation SK-123456', watched.meta);
+    expect(watched.reads()).toBe(0);
+    expect(entries).toHaveLength(0);
+
+    redacting.info('started SK-123456', watched.meta);
+    redacting.log('ERROR', 'failed SK-123456', watched.meta);
+    expect(watched.reads()).toBe(2);
+    expect(entries.map((e) => [e.level, e.message, e.meta])).toEqual([
+      ['INFO', 'started [REDACTED]', { workflowId: 'wf-[REDACTED]' }],
+      ['ERROR', 'failed [REDACTED]', { workflowId: 'wf-[REDACTED]' }],
+    ]);
+  });
+
+  test('every printed level is scrubbed, down to TRACE when the output prints TRACE', () => {
+    const entries: LogEntry[] = [];
+    const redacting = createRedactingLogger(new DefaultLogger('TRACE', (entry) => entries.push(entry)), [
+      'SK-123456',
+    ]);
+    const levels = ['trace', 'debug', 'info', 'warn', 'error'] as const;
+    for (const level of levels)
+      redacting[level](`${level} SK-123456`, { password: 'hunter2', url: 'SK-123456' });
+    expect(entries).toHaveLength(5);
+    for (const entry of entries) {
+      expect(inspect(entry)).not.toMatch(/SK-123456|hunter2/);
+      expect(entry.meta).toEqual({ password: '[REDACTED]', url: '[REDACTED]' });
+    }
+  });
+
+  test('an explicit level wins; a logger that states none gets every line, scrubbed', () => {
+    const { logger, lines } = recordingLogger();
+    const quiet = createRedactingLogger(logger, ['SK-123456'], { level: 'WARN' });
+    quiet.info('dropped');
+    quiet.warn('kept SK-123456');
+    expect(lines).toEqual(['WARN kept [REDACTED] undefined']);
+    const all = createRedactingLogger(logger, ['SK-123456']);
+    expect(all.level).toBe('TRACE');
+    all.trace('trace SK-123456');
+    expect(lines[1]).toBe('TRACE trace [REDACTED] undefined');
+  });
+});
+
 describe('runtime options', () => {
   test('shutdown on SIGINT and SIGTERM; Prometheus only when an address is given', () => {
     const plain = runtimeOptions({});
@@ -53,6 +118,10 @@ describe('runtime options', () => {
     expect(plain.telemetryOptions).toBeUndefined();
     const withMetrics = runtimeOptions({ metricsAddress: '127.0.0.1:9464' });
     expect(withMetrics.telemetryOptions?.metrics).toEqual({ prometheus: { bindAddress: '127.0.0.1:9464' } });
+  });
+
+  test('the worker’s logger drops TRACE and DEBUG before scrubbing them, as its output prints INFO up', () => {
+    expect((runtimeOptions({}).logger as RedactingLogger).level).toBe('INFO');
   });
 });
 
