@@ -1,17 +1,21 @@
 // Calls one Cloud API action for an activity: validates the input against the operation's schemas,
 // picks the project's client, and turns any error into a Temporal failure.
 import type { ActionInput, ActionName, ActionOutput } from '../cloud/operations';
-import { validateActionInput } from '../cloud/action-input';
+import { validateActionInput, type SplitInput } from '../cloud/action-input';
 import type { ActivityDeps, CallOptions } from './deps';
 import { activityFailure } from './failures';
 
-/** Throws ACTIVITY_INPUT_INVALID when the input breaks the action's request schema. */
-export function assertValidInput(action: ActionName, input: Record<string, unknown>): void {
+/**
+ * Throws ACTIVITY_INPUT_INVALID when the input breaks the action's request schema; otherwise gives
+ * the checked input split for HTTP, which the client then sends without checking it again.
+ */
+export function assertValidInput(action: ActionName, input: Record<string, unknown>): SplitInput {
   const checked = validateActionInput(action, input);
   if (!checked.ok) {
     const problems = checked.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`).join('; ');
     throw activityFailure('ACTIVITY_INPUT_INVALID', `invalid input for ${action}: ${problems}`);
   }
+  return checked.value;
 }
 
 /** Calls the action with the client of the input's project. Errors are left as CloudApiErrors. */
@@ -21,8 +25,8 @@ export async function callAction<A extends ActionName>(
   input: Record<string, unknown>,
   options: CallOptions,
 ): Promise<ActionOutput<A>> {
-  assertValidInput(action, input);
+  const checkedInput = assertValidInput(action, input);
   const projectId = typeof input.project_id === 'string' ? input.project_id : undefined;
   const client = deps.clients.forProject(projectId);
-  return client.call(action, input as ActionInput<A>, options);
+  return client.call(action, input as ActionInput<A>, { ...options, checkedInput });
 }

@@ -5,7 +5,7 @@ import { inspect } from 'node:util';
 import { parseBaseUrl } from './base-url';
 import { CloudApiError } from './errors';
 import { HttpTransport } from './http';
-import { splitActionInput, validateActionInput, type SplitInput } from './action-input';
+import { isCheckedInput, splitActionInput, validateActionInput, type SplitInput } from './action-input';
 import {
   ACTION_NAMES,
   operations,
@@ -41,6 +41,13 @@ export interface CallOptions {
   signal?: AbortSignal | undefined;
   /** Overrides the client's deadline for this call. */
   timeoutMs?: number | undefined;
+  /**
+   * What validateActionInput returned for this action and this input, when the caller has just
+   * checked it (the activities do): the client sends it instead of validating the input a second
+   * time. Only a split validateActionInput made for this very action and input object is taken;
+   * anything else is ignored and the input is validated as usual.
+   */
+  checkedInput?: SplitInput | undefined;
 }
 
 /** Anything that can perform Cloud API actions: the client, or a test double of it. */
@@ -144,7 +151,11 @@ export class CloudClientBase implements CloudCaller {
     const flat = (input ?? {}) as Record<string, unknown>;
     const secrets = [...this.#secrets, ...collectSecretValues(flat)];
     const timeoutMs = checkTimeout(options.timeoutMs ?? this.timeoutMs, `timeoutMs of ${action}`);
-    const split = this.#split(action, flat, secrets);
+    const checked = options.checkedInput;
+    const split =
+      checked !== undefined && isCheckedInput(checked, action, flat)
+        ? checked
+        : this.#split(action, flat, secrets);
     const answer = await this.#transport.send(
       {
         method: def.method,
