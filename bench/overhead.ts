@@ -3,18 +3,34 @@
 // 100 ms (the lower bound). Each repetition runs the two side by side, on a warm worker.
 import type { RunReport } from '../workflows/messages';
 import { provisionByScript } from './lib/provision-script';
-import { startBenchStack, type Durations } from './lib/stack';
+import type { RunbookDefinition } from '../dsl/definition';
+import { provisioningDefinition, startBenchStack, type Durations } from './lib/stack';
 import type { DevServer } from './lib/dev-server';
 import { median, round } from './lib/stats';
 
 export interface OverheadCase {
   label: string;
   durations: Durations;
+  /**
+   * The runbook's waits poll with this first interval (as `interval:` on each wait step would set
+   * it) instead of the default 1 s: what an author who wants faster detection pays in API calls.
+   */
+  waitIntervalMs?: number;
+}
+
+/** provision-production-service with every wait's first poll interval set to `intervalMs`. */
+function withWaitInterval(intervalMs: number): RunbookDefinition {
+  const definition = provisioningDefinition();
+  return {
+    ...definition,
+    steps: definition.steps.map((step) => (step.kind === 'wait' ? { ...step, intervalMs } : step)),
+  };
 }
 
 export interface OverheadResult {
   label: string;
   durations: Durations;
+  waitIntervalMs?: number;
   repetitions: number;
   /** Median wall time of the 100 ms polling script, ms. */
   scriptMs: number;
@@ -40,9 +56,11 @@ export async function measureOverhead(
   repetitions: number,
 ): Promise<OverheadResult> {
   const stack = await startBenchStack({ server, durations: overheadCase.durations });
+  const definition =
+    overheadCase.waitIntervalMs === undefined ? undefined : withWaitInterval(overheadCase.waitIntervalMs);
   try {
     // A first run warms the worker (workflow context, connections) and is not counted.
-    await (await stack.startProvisioning('warm-up')).result();
+    await (await stack.startProvisioning('warm-up', undefined, definition)).result();
     const scriptSamples: number[] = [];
     const runbookSamples: number[] = [];
     let scriptCalls = 0;
@@ -57,7 +75,12 @@ export async function measureOverhead(
             vpcId: stack.vpcId,
           }),
         ),
-        timed(async () => (await (await stack.startProvisioning(`runbook-${rep}`)).result()) as RunReport),
+        timed(
+          async () =>
+            (await (
+              await stack.startProvisioning(`runbook-${rep}`, undefined, definition)
+            ).result()) as RunReport,
+        ),
       ]);
       if (script.value <= 0 || runbook.value.status !== 'succeeded')
         throw new Error('a provisioning did not succeed');
@@ -71,6 +94,7 @@ export async function measureOverhead(
     return {
       label: overheadCase.label,
       durations: overheadCase.durations,
+      ...(overheadCase.waitIntervalMs === undefined ? {} : { waitIntervalMs: overheadCase.waitIntervalMs }),
       repetitions,
       scriptMs: round(scriptMs, 0),
       runbookMs: round(runbookMs, 0),

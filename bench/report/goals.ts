@@ -5,7 +5,8 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 
 export function judgeGoals(results: Omit<BenchResults, 'goals'>): GoalCheck[] {
   const goals: GoalCheck[] = [];
-  for (const overhead of results.overhead) {
+  // Rows with a runbook-chosen poll interval show a trade-off; the goal is the default's.
+  for (const overhead of results.overhead.filter((o) => o.waitIntervalMs === undefined)) {
     goals.push({
       figure: `1. overhead (${overhead.label})`,
       goal: 'runbook ≤ 1.10 × 100 ms polling script',
@@ -15,11 +16,20 @@ export function judgeGoals(results: Omit<BenchResults, 'goals'>): GoalCheck[] {
   }
   // The stock-worker rows are there to show what the settings change, not claims.
   for (const run of results.throughput.filter((t) => t.runs >= 1000 && t.worker === 'tuned')) {
+    // The issue's goals: 30 s lifecycles are about CPU per run, 5 min ones about memory.
+    const long = run.lowerBoundMs > 120_000;
+    const cpu = run.cpuMsPerRun.worker + run.cpuMsPerRun.server;
     goals.push({
       figure: `2. throughput (${run.runs} runs, ${run.label})`,
-      goal: '≤ 1.5 × lower bound, worker RSS ≤ 1 GiB',
-      measured: `${run.ratio.toFixed(2)}× (${seconds(run.completionMs)} vs ${seconds(run.lowerBoundMs)}), RSS ${Math.round(run.workerUsage.peakRssMiB)} MiB`,
-      met: run.ratio <= 1.5 && run.workerUsage.peakRssMiB <= 1024 && run.succeeded === run.runs,
+      goal: long
+        ? '≤ 1.15 × lower bound, worker RSS ≤ 1 GiB'
+        : '≤ 1.5 × lower bound, worker + server CPU ≤ 80 ms per run',
+      measured: long
+        ? `${run.ratio.toFixed(2)}× (${seconds(run.completionMs)} vs ${seconds(run.lowerBoundMs)}), RSS ${Math.round(run.workerUsage.peakRssMiB)} MiB`
+        : `${run.ratio.toFixed(2)}× (${seconds(run.completionMs)} vs ${seconds(run.lowerBoundMs)}), ${run.cpuMsPerRun.worker} + ${run.cpuMsPerRun.server} = ${cpu} ms CPU per run`,
+      met:
+        run.succeeded === run.runs &&
+        (long ? run.ratio <= 1.15 && run.workerUsage.peakRssMiB <= 1024 : run.ratio <= 1.5 && cpu <= 80),
     });
   }
   for (const wait of results.waits) {
