@@ -8,6 +8,7 @@ import { stepsById } from './foreach-batch';
 import { runIterations } from './foreach-lanes';
 import { Interpreter, type Scope, type StepResult } from './interpreter';
 import { progressQuery, type RunFailure } from './messages';
+import { startRelease } from './release-gate';
 import { RunState } from './run-state';
 import { StepFailed, summariseFailure } from './step-failure';
 import { runStepKind } from './step-kinds';
@@ -20,6 +21,8 @@ function added(iteration: Scope, base: Scope): Record<string, StepResult> {
 }
 
 export async function foreachBatchWorkflow(input: ForeachBatchInput): Promise<ForeachBatchResult> {
+  // First, before any patch or command (workflows/release-gate.ts).
+  startRelease();
   const { step, key } = input;
   const state = new RunState(input.runbook, Date.now());
   setHandler(progressQuery, () => state.progress());

@@ -1,6 +1,5 @@
 // The iterations of a foreach, `limit` at a time: used inline by the run that owns the foreach,
 // and by each batch child workflow for its slice of the items (foreach-batch.ts).
-import { patched } from '@temporalio/workflow';
 import type { ForeachStepDefinition } from '../dsl/definition';
 import { narrowVariables, stepsNeeds } from '../dsl/expression-scope';
 import type { JsonValue } from '../dsl/expressions';
@@ -8,6 +7,7 @@ import { iterationLockKeys, holdLocksFor, locksHeldFor, withIterationLocks } fro
 import { celVariables, type Interpreter, type Scope } from './interpreter';
 import { isLockedCall } from './locks';
 import { PATCHES } from './patches';
+import { hasPatch } from './release-gate';
 
 export interface IterationsOptions {
   step: ForeachStepDefinition;
@@ -75,7 +75,7 @@ export async function runIterations(options: IterationsOptions): Promise<Iterati
             ])
           : [];
         // Runs recorded before per-iteration locks run their iterations unlocked.
-        if (keys.length > 0 && patched(PATCHES.foreachLocks)) {
+        if (keys.length > 0 && hasPatch(PATCHES.foreachLocks)) {
           holdLocksFor(iteration, [...outer, ...keys]);
           await withIterationLocks(keys, run);
         } else {

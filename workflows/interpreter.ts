@@ -1,12 +1,13 @@
 // Runs the steps of a normalised runbook: common fields (if, continueOnError, compensate) here,
 // each step kind in step-kinds.ts. Deterministic workflow code: all I/O goes through activities.
-import { CancellationScope, isCancellation, patched, sleep } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
 import type { StepDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { evaluateCondition } from '../dsl/expressions';
 import { formatDuration } from '../dsl/durations';
 import { resolveDurationMs } from '../dsl/templates';
 import { PATCHES } from './patches';
+import { hasPatch } from './release-gate';
 import type { RunState } from './run-state';
 import type { StepRecord } from './messages';
 import { RUN_CANCELLED, StepFailed, runCancelled, summariseFailure } from './step-failure';
@@ -81,7 +82,7 @@ export class Interpreter {
       this.state.noteResources(record, touchedResources(step, celVariables(scope), this.state.secretValues));
       // A change with an undo is not abandoned half-way: whatever it did must be registered for
       // compensation, so a cancellation waits for its answer (retries included).
-      finishesBeforeCancel = undoable && step.kind === 'call' && patched(PATCHES.undoableCallsFinish);
+      finishesBeforeCancel = undoable && step.kind === 'call' && hasPatch(PATCHES.undoableCallsFinish);
       if (finishesBeforeCancel && CancellationScope.current().consideredCancelled) {
         throw runCancelled(); // not started: nothing to finish
       }
@@ -125,7 +126,7 @@ export class Interpreter {
     // without an undo that was let finish (changesSettleBeforeCancel) must not swallow it either.
     if (
       CancellationScope.current().consideredCancelled &&
-      (finishesBeforeCancel || patched(PATCHES.changesSettleBeforeCancel))
+      (finishesBeforeCancel || hasPatch(PATCHES.changesSettleBeforeCancel))
     ) {
       throw runCancelled();
     }

@@ -14,7 +14,6 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   log,
-  patched,
   proxyActivities,
   setHandler,
   workflowInfo,
@@ -29,6 +28,7 @@ import {
   type LockRequest,
 } from './lock-messages';
 import { PATCHES } from './patches';
+import { hasPatch, startRelease } from './release-gate';
 
 /** Before lockWatchesHolder: how often a held lock pinged its holder. */
 const HOLDER_CHECK_MS = 5 * 60_000;
@@ -81,6 +81,8 @@ async function watchUntilReleased(key: string, holder: string, released: () => b
 }
 
 export async function resourceLockWorkflow(key: string, waiting: string[] = []): Promise<void> {
+  // Before any command (workflows/release-gate.ts).
+  startRelease();
   const queue = [...waiting];
   let released = false;
   setHandler(acquireLockSignal, (request: LockRequest) => {
@@ -105,7 +107,7 @@ export async function resourceLockWorkflow(key: string, waiting: string[] = []):
       queue.shift();
       continue;
     }
-    if (patched(PATCHES.lockWatchesHolder)) {
+    if (hasPatch(PATCHES.lockWatchesHolder)) {
       const end = await watchUntilReleased(key, holder, () => released);
       // The holder keeps the lock in the next run: it is first in the queue handed over.
       if (end === 'rollover') await continueAsNew<typeof resourceLockWorkflow>(key, queue);

@@ -2,14 +2,30 @@
 // approval can wait for days), and Temporal replays its history on whatever worker is deployed
 // next. So every change to workflow code that alters the commands a run emits — which activities,
 // timers, child workflows, signals, search-attribute upserts or markers, their order, or an
-// activity's id — is guarded by `patched(<id>)` with an id from this list:
+// activity's id — is guarded by a patch with an id from this list, asked for with `hasPatch`
+// (`patched`, behind the release gate below):
 //
-//   if (patched(PATCHES.someChange)) { …new behaviour… } else { …old behaviour… }
+//   if (hasPatch(PATCHES.someChange)) { …new behaviour… } else { …old behaviour… }
 //
 // A run that reached that point on an older release replays the old branch; a run that gets there
 // on this release takes (and records) the new one. The replay gate (test/integration/
 // replay-histories.test.ts) replays recorded histories of every step kind, made by older releases,
 // against the code in the tree; it fails when a change was left unguarded.
+//
+// Release gates. Each `patched(id)` a new run takes costs it two history events (a `core_patch`
+// marker and an upsert of TemporalChangeVersion, which Temporal core adds itself and the server
+// also writes to its visibility store). So a release's changes are patched individually, and the
+// next release adds a gate that implies them for runs started on it: the gate's id is listed after
+// them and means "this run was started on that release or later: every patch listed before the
+// gate holds, and none of them is asked for (so none is recorded)". Code asks
+// `hasPatch(PATCHES.x)` (workflows/release-gate.ts), never `patched`: each workflow function calls
+// `startRelease()` first, which asks for the gate once, before any other patch or command. A run
+// started before the gate replays its first workflow task without the gate's marker, so the gate
+// does not hold for it, and it asks for each patch exactly as before; a new run records the gate
+// once and nothing else. Patches added after the newest gate are listed after it and asked for
+// individually (`hasPatch` implies only the ids listed before the gate); the release after them
+// adds the next gate after them, and `startRelease` then asks the newer gate first and the older
+// one only when the newer does not hold.
 //
 // Retiring a patch (README, "Upgrading tideline"): once no run started before the release that
 // added it can still be open, replace `patched` by `deprecatePatch` for one release, then delete
@@ -69,6 +85,12 @@ export const PATCHES = {
    * trip (workflows/activity-policies.ts, LOCAL_CALL_CLASSES).
    */
   localCalls: 'tideline-2026-12-local-calls',
+  /**
+   * 2027-01, the release gate (workflows/release-gate.ts): the run was started on release 2027-01
+   * or later, so every patch above holds and none of them is asked for. Asked for once, first in
+   * every workflow run; a run records this one patch instead of up to nine.
+   */
+  release2027_01: 'tideline-2027-01-release',
 } as const;
 
 export type PatchId = (typeof PATCHES)[keyof typeof PATCHES];

@@ -1,13 +1,6 @@
 // The one workflow type that runs any validated runbook. It receives the normalised definition,
 // so a run is pinned to the definition it started with, and compensates on failure or cancel.
-import {
-  ApplicationFailure,
-  CancellationScope,
-  isCancellation,
-  log,
-  patched,
-  setHandler,
-} from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, log, setHandler } from '@temporalio/workflow';
 import { DEFAULT_HOLD_TIMEOUT_MS, DEFINITION_FORMAT_VERSION } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { bindInputs } from '../dsl/inputs';
@@ -23,6 +16,7 @@ import {
   type RunbookWorkflowInput,
 } from './messages';
 import { PATCHES } from './patches';
+import { hasPatch, startRelease } from './release-gate';
 import { RunState } from './run-state';
 import { RunVisibility } from './run-visibility';
 import { RunLocks, lockKeys } from './locks';
@@ -31,6 +25,8 @@ import { RUN_CANCELLED, StepFailed, runCancelled, summariseFailure } from './ste
 import { runStepKind } from './step-kinds';
 
 export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunReport> {
+  // First, before any other patch or command (workflows/release-gate.ts).
+  startRelease();
   const { definition } = input;
   const format = definition.formatVersion ?? 1;
   if (format > DEFINITION_FORMAT_VERSION) {
@@ -57,7 +53,7 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
     { validator: (decision) => void state.approvalFor(decision) },
   );
   // Before any other command: runs of earlier releases replay without search attribute upserts.
-  const visibility = new RunVisibility(patched(PATCHES.runVisibility));
+  const visibility = new RunVisibility(hasPatch(PATCHES.runVisibility));
 
   const bound = bindInputs(definition.inputs, input.inputs);
   if (!bound.ok) {
@@ -97,7 +93,7 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
     // A step may fail on its own while a cancellation is pending; the run still ends cancelled.
     const cancelled =
       isCancellation(error) ||
-      (CancellationScope.current().consideredCancelled && patched(PATCHES.cancellationKept));
+      (CancellationScope.current().consideredCancelled && hasPatch(PATCHES.cancellationKept));
     const failure = summariseFailure(error);
     state.failure = {
       stepKey: error instanceof StepFailed ? error.stepKey : '',
@@ -135,7 +131,7 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
       outputs[name] = null;
     }
   }
-  if (patched(PATCHES.cancellationKept)) {
+  if (hasPatch(PATCHES.cancellationKept)) {
     // The work is done: a cancellation arriving now must not leave the locks held.
     await CancellationScope.nonCancellable(() => locks.release());
   } else {

@@ -6,7 +6,6 @@ import {
   condition,
   executeChild,
   isCancellation,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   sleep,
@@ -33,6 +32,7 @@ import type { Interpreter, Scope } from './interpreter';
 import { celVariables } from './interpreter';
 import type { ApprovalOutcome, RunReport } from './messages';
 import { PATCHES } from './patches';
+import { hasPatch } from './release-gate';
 import { StepFailed } from './step-failure';
 
 const WAIT_ACTIVITY = 'wait.until';
@@ -46,7 +46,8 @@ type CallStep = Extract<StepDefinition, { kind: 'call' }>;
  * open by a slow API heartbeats the task); when a patch was first asked for in the task that
  * resolved it, replay meets the patch's marker before the code asks again and fails the run as
  * nondeterministic (seen with a cancel during a held call, then a query). A patch added later
- * must be listed here too, or be asked for before any call.
+ * must be listed here too, or be asked for before any call. A run behind the release gate asks
+ * for none of those the gate implies (it has them, and records none).
  */
 function notePatchesBeforeLocalCall(): void {
   for (const id of [
@@ -58,7 +59,7 @@ function notePatchesBeforeLocalCall(): void {
     PATCHES.foreachBatches,
     PATCHES.foreachLocks,
   ])
-    patched(id);
+    hasPatch(id);
 }
 
 /** A step's own `retry` over its class's policy. */
@@ -91,7 +92,7 @@ function callOptions(step: CallStep): ActivityOptions {
   const options: ActivityOptions = { ...policy };
   // A change in flight when the run is cancelled lands before compensation starts (no retry
   // follows): otherwise it could land after the compensation and undo its work.
-  if (step.actionKind !== 'read' && patched(PATCHES.changesSettleBeforeCancel)) {
+  if (step.actionKind !== 'read' && hasPatch(PATCHES.changesSettleBeforeCancel)) {
     options.cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
   }
   if (step.retry) options.retry = stepRetry(step, policy.retry);
@@ -103,7 +104,7 @@ function callOptions(step: CallStep): ActivityOptions {
  * and its name as summary, so Temporal's UI and CLI show which step an activity belongs to.
  */
 function stepIdentity(step: StepDefinition, key: string): { activityId?: string; summary?: string } {
-  if (!patched(PATCHES.stepActivityIds)) return {};
+  if (!hasPatch(PATCHES.stepActivityIds)) return {};
   return { activityId: key, summary: step.name ?? key };
 }
 
@@ -123,7 +124,7 @@ export async function runStepKind(
   const vars = celVariables(scope);
   switch (step.kind) {
     case 'call': {
-      if (LOCAL_CALL_CLASSES.has(step.actionKind) && patched(PATCHES.localCalls)) {
+      if (LOCAL_CALL_CLASSES.has(step.actionKind) && hasPatch(PATCHES.localCalls)) {
         notePatchesBeforeLocalCall();
         const local = proxyLocalActivities<TidelineActivities>(localOptions(step, key, vars))[step.action];
         const input = asInput(resolveTemplates(step.with, vars), key);
@@ -227,7 +228,7 @@ async function runBranches(
 ): Promise<void> {
   const run = (branch: (typeof step.branches)[number]) =>
     interpreter.runSteps(branch.steps, scope, `${key}.${branch.id}.`);
-  if (!patched(PATCHES.parallelFailFast)) {
+  if (!hasPatch(PATCHES.parallelFailFast)) {
     const settled = await Promise.allSettled(step.branches.map(run));
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
@@ -301,7 +302,7 @@ async function runForeach(
     throw new StepFailed(key, 'STEP_INPUT_INVALID', `\`${step.items}\` must give a list`);
   const limit = Math.max(1, resolveCount(step.concurrency, vars));
   // Fleet-sized loops run in child workflows, batch by batch (foreach-batch.ts).
-  if (items.length > FOREACH_BATCH_SIZE && patched(PATCHES.foreachBatches)) {
+  if (items.length > FOREACH_BATCH_SIZE && hasPatch(PATCHES.foreachBatches)) {
     return runForeachInBatches(step, items, limit, scope, key, interpreter);
   }
   const outcome = await runIterations({ step, items, offset: 0, limit, scope, key, interpreter });

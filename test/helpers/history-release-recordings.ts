@@ -3,7 +3,8 @@
 // its runs take the new branches, and the releases after it must replay those too. So each release
 // records again, under `<name>.<release>`, the recordings whose paths its patches changed, plus
 // recordings of paths that only exist since it. Each release is one `Release` below (2026-11 in
-// this file, later ones in their own `history-release-<release>.ts`). Record them by name (never
+// this file, later ones in their own `history-release-<release>.ts`; 2027-01 adds the release
+// gate, workflows/release-gate.ts). Record them by name (never
 // re-record an older release's histories):
 //
 //   TIDELINE_RECORD_HISTORIES=provision-succeeded.2026-12,… npx jest test/integration/replay-histories.test.ts
@@ -11,6 +12,7 @@ import path from 'node:path';
 import type { Recording, RecordingContext } from './history-recorder';
 import { progressQuery, retryUpdate } from '../../workflows/messages';
 import { RELEASE_2026_12 } from './history-release-2026-12';
+import { RELEASE_2027_01 } from './history-release-2027-01';
 import { pollUntil, waitForStep } from './runbook-fixtures';
 
 export interface Release {
@@ -32,11 +34,19 @@ function baseName(name: string): string {
   return name.replace(/\.\d{4}-\d{2}$/, '');
 }
 
-/** Earlier recordings' service ids, as this release's copies of them see them. */
+/**
+ * Earlier recordings' service ids, as this release's copies of them see them: `<name>.<release>`'s
+ * id also under `<name>` and under `<name>.<earlier release>` (a copy of a later release's
+ * recording asks for its own release's names).
+ */
 export function releaseView(release: string, services: Map<string, string>): Map<string, string> {
   const view = new Map(services);
-  for (const [name, id] of services)
-    if (name.endsWith(`.${release}`)) view.set(name.slice(0, -release.length - 1), id);
+  for (const [name, id] of services) {
+    if (!name.endsWith(`.${release}`)) continue;
+    const base = name.slice(0, -release.length - 1);
+    view.set(base, id);
+    for (const earlier of RELEASES) if (earlier.name < release) view.set(`${base}.${earlier.name}`, id);
+  }
   return view;
 }
 
@@ -146,7 +156,7 @@ const RELEASE_2026_11: Release = {
 };
 
 /** Every later release, oldest first. */
-export const RELEASES: readonly Release[] = [RELEASE_2026_11, RELEASE_2026_12];
+export const RELEASES: readonly Release[] = [RELEASE_2026_11, RELEASE_2026_12, RELEASE_2027_01];
 
 /** The recordings of every later release, in order (later ones may use what earlier ones made). */
 export function releaseRecordings(firstRelease: readonly Recording[]): Recording[] {
