@@ -2,7 +2,7 @@
 // SIGKILLed and started again by the test): a Temporal dev server, the local cloud, a client with
 // the test encryption keys, a typed client of the cloud, the compiled dist/ the worker runs from,
 // and the environment that points a worker process at all of it.
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
 import type { CloudClient } from '../../cloud/client';
 import { createDataConverter } from '../../worker/codec';
 import {
@@ -12,6 +12,7 @@ import {
   type TestCloud,
   type TestCloudOptions,
 } from './local-cloud';
+import { connectClosable } from './client-connection';
 import { startTemporalServer, type TemporalServer } from './temporal-server';
 import { buildDist, testKeyRing } from './worker-process';
 
@@ -38,7 +39,8 @@ export async function startProcessWorkerStack(options: {
     startTestCloud(options.cloud),
     buildDist(),
   ]);
-  const connection = await Connection.connect({ address: server.address });
+  const closable = await connectClosable(server.address);
+  const { connection } = closable;
   const client = new Client({ connection, dataConverter: createDataConverter(testKeyRing) });
   const api = cloudApiClient(cloud);
   return {
@@ -53,7 +55,7 @@ export async function startProcessWorkerStack(options: {
       ...cloudWorkerEnv(cloud),
     }),
     async close() {
-      await connection.close();
+      await closable.close();
       await api.close();
       await cloud.close();
       await server.stop();

@@ -2,7 +2,7 @@
 // running the real interpreter and activities, and a client with the same encryption keys.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { Client, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { CloudClient } from '../../cloud/client';
 import { loadRunbookFile } from '../../dsl/loader';
@@ -19,6 +19,7 @@ import {
   type TestCloud,
   type TestCloudOptions,
 } from './local-cloud';
+import { connectClosable } from './client-connection';
 import { startTemporalServer, type TemporalServer, type TemporalServerOptions } from './temporal-server';
 
 export const RUNBOOKS_DIR = path.resolve(__dirname, '..', '..', 'runbooks');
@@ -69,7 +70,8 @@ export async function startRunbookStack(
     return { worker: started, running: started.run() };
   };
   let { worker, running } = await startWorker({ workflowsPath: require.resolve('../../workflows') });
-  const connection = await Connection.connect({ address: server.address });
+  const closable = await connectClosable(server.address);
+  const { connection } = closable;
   const client = new Client({ connection, dataConverter: createDataConverter(keyRing) });
   const api = cloudApiClient(cloud);
   return {
@@ -100,7 +102,7 @@ export async function startRunbookStack(
       worker.shutdown();
       await running.catch(() => undefined);
       await workerConnection.close();
-      await connection.close();
+      await closable.close();
       await api.close();
       await cloud.close();
       await server.stop();

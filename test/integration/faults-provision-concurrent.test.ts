@@ -6,6 +6,12 @@ import { createVpc } from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 
 const RUNS = 10;
+/**
+ * Generous: a local change makes two calls per attempt (it checks first whether it already took
+ * effect), so at 20 % faults about a third of its attempts fail, and the few runs that fail five
+ * in a row back off 32 s and then 64 s (the mutate policy) before they finish.
+ */
+const TIMEOUT_MS = 240_000;
 const APPLY_THEN_FAIL = 4;
 /** Fixes the fault draws (and ids) of the local cloud, so a failure can be studied again. */
 const SEED = 20_240_517;
@@ -20,41 +26,49 @@ beforeAll(async () => {
 
 afterAll(async () => stack?.close());
 
-test(`${RUNS} concurrent provisionings under 20 % 5xx and apply-then-fail creates: exactly ${RUNS} PROD services`, async () => {
-  const [errors, applyThenFail] = stack.cloud.cloud.addFaults([
-    { action: '*', kind: 'error', status: 503, probability: 0.2 },
-    // `error` rules are drawn first: a create reaching this rule was not failed before applying.
-    { action: 'service.create', kind: 'applyThenFail', times: APPLY_THEN_FAIL },
-  ]);
-  const names = Array.from({ length: RUNS }, (_, i) => `svc-${String(i).padStart(2, '0')}`);
-  const handles = await Promise.all(
-    names.map((name) =>
-      stack.start('provision-production-service.yaml', { project_id: stack.projectId, name, vpc_id: vpcId }),
-    ),
-  );
-  const reports = (await Promise.all(handles.map((handle) => handle.result()))) as RunReport[];
-  const fired = new Map(stack.cloud.cloud.listFaults().map((rule) => [rule.id, rule.fired]));
-  stack.cloud.cloud.clearFaults();
+test(
+  `${RUNS} concurrent provisionings under 20 % 5xx and apply-then-fail creates: exactly ${RUNS} PROD services`,
+  async () => {
+    const [errors, applyThenFail] = stack.cloud.cloud.addFaults([
+      { action: '*', kind: 'error', status: 503, probability: 0.2 },
+      // `error` rules are drawn first: a create reaching this rule was not failed before applying.
+      { action: 'service.create', kind: 'applyThenFail', times: APPLY_THEN_FAIL },
+    ]);
+    const names = Array.from({ length: RUNS }, (_, i) => `svc-${String(i).padStart(2, '0')}`);
+    const handles = await Promise.all(
+      names.map((name) =>
+        stack.start('provision-production-service.yaml', {
+          project_id: stack.projectId,
+          name,
+          vpc_id: vpcId,
+        }),
+      ),
+    );
+    const reports = (await Promise.all(handles.map((handle) => handle.result()))) as RunReport[];
+    const fired = new Map(stack.cloud.cloud.listFaults().map((rule) => [rule.id, rule.fired]));
+    stack.cloud.cloud.clearFaults();
 
-  expect(reports.map((report) => report.status)).toEqual(names.map(() => 'succeeded'));
-  // The faults really happened: the apply-then-fail rule is spent, and many calls failed.
-  expect(fired.get(applyThenFail!.id)).toBe(APPLY_THEN_FAIL);
-  expect(fired.get(errors!.id)).toBeGreaterThanOrEqual(RUNS);
+    expect(reports.map((report) => report.status)).toEqual(names.map(() => 'succeeded'));
+    // The faults really happened: the apply-then-fail rule is spent, and many calls failed.
+    expect(fired.get(applyThenFail!.id)).toBe(APPLY_THEN_FAIL);
+    expect(fired.get(errors!.id)).toBeGreaterThanOrEqual(RUNS);
 
-  const services = await stack.api.service.list({ project_id: stack.projectId });
-  expect(services.map((s) => s.name).sort()).toEqual(names);
-  for (const service of services) {
-    expect({
-      name: service.name,
-      status: service.status,
-      environment: service.metadata?.environment,
-      vpc: service.vpcEndpoint?.vpc_id,
-      pooler: Boolean(service.connection_pooler?.endpoint?.host),
-    }).toEqual({ name: service.name, status: 'READY', environment: 'PROD', vpc: vpcId, pooler: true });
-  }
-  // Each run reports the service named as it asked (an adopted create must not take another's).
-  const idsByName = new Map(services.map((s) => [s.name, s.service_id]));
-  expect(reports.map((report) => report.outputs.service_id)).toEqual(
-    names.map((name) => idsByName.get(name)),
-  );
-}, 90_000);
+    const services = await stack.api.service.list({ project_id: stack.projectId });
+    expect(services.map((s) => s.name).sort()).toEqual(names);
+    for (const service of services) {
+      expect({
+        name: service.name,
+        status: service.status,
+        environment: service.metadata?.environment,
+        vpc: service.vpcEndpoint?.vpc_id,
+        pooler: Boolean(service.connection_pooler?.endpoint?.host),
+      }).toEqual({ name: service.name, status: 'READY', environment: 'PROD', vpc: vpcId, pooler: true });
+    }
+    // Each run reports the service named as it asked (an adopted create must not take another's).
+    const idsByName = new Map(services.map((s) => [s.name, s.service_id]));
+    expect(reports.map((report) => report.outputs.service_id)).toEqual(
+      names.map((name) => idsByName.get(name)),
+    );
+  },
+  TIMEOUT_MS,
+);
