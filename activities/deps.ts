@@ -22,6 +22,8 @@ export interface ActivityDeps {
   pollRequestTimeoutMs?: number;
   /** Longest pause between two heartbeats of a wait (default 5 s; tests shorten it). */
   heartbeatSliceMs?: number;
+  /** How far into its attempt a wait first heartbeats (default 12 s; tests shorten it). */
+  firstHeartbeatAfterMs?: number;
   /** Source of randomness for poll jitter (tests pin it). */
   random?: () => number;
 }

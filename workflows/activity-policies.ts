@@ -36,7 +36,7 @@ const retry = (initial: string, max: string, attempts?: number): RetryPolicy => 
  * | mutate | 60 s           | –         | 2 s → 60 s, 12 attempts (409 = busy) |
  * | create | 2 min          | –         | 2 s → 60 s, 10 attempts, then adopt  |
  * | delete | 60 s           | –         | 2 s → 60 s, 12 attempts              |
- * | wait   | deadline + 1 m | 15 s      | 1 s → 30 s, unlimited until deadline |
+ * | wait   | deadline + 1 m | 30 s      | 1 s → 30 s, unlimited until deadline |
  * 429 answers override the interval with the server's Retry-After (nextRetryDelay).
  */
 export const ACTIVITY_POLICIES: Readonly<Record<ActionClass, ActivityOptions>> = {
@@ -44,7 +44,9 @@ export const ACTIVITY_POLICIES: Readonly<Record<ActionClass, ActivityOptions>> =
   mutate: { startToCloseTimeout: '60s', retry: retry('2s', '60s', 12) },
   create: { startToCloseTimeout: '2m', retry: retry('2s', '60s', 10) },
   delete: { startToCloseTimeout: '60s', retry: retry('2s', '60s', 12) },
-  wait: { startToCloseTimeout: '31m', heartbeatTimeout: '15s', retry: retry('1s', '30s') },
+  // 30 s: the SDK sends a wait's heartbeats every 24 s (80 %), each a write on the server; a
+  // wait on a worker that died is taken over after 30 s (activities/wait.ts, first heartbeat).
+  wait: { startToCloseTimeout: '31m', heartbeatTimeout: '30s', retry: retry('1s', '30s') },
 };
 
 /** Options for a wait activity whose overall deadline is `timeoutMs` from now. */

@@ -146,7 +146,7 @@ test('a long pause between polls is slept in slices with a heartbeat after each'
   const beats: unknown[] = [];
   env.on('heartbeat', (details: object) => beats.push({ ...details }));
   await env.run(
-    createWaitActivity({ ...deps(caller), heartbeatSliceMs: 50 }),
+    createWaitActivity({ ...deps(caller), heartbeatSliceMs: 50, firstHeartbeatAfterMs: 0 }),
     base({ intervalMs: 300, maxIntervalMs: 300 }),
   );
   // The first poll's phase (300 ms here) and the 300 ms pause are slept in 50 ms slices with a
@@ -154,6 +154,55 @@ test('a long pause between polls is slept in slices with a heartbeat after each'
   expect(beats.length).toBeGreaterThanOrEqual(12);
   expect(beats[0]).toEqual({ polls: 0 });
   expect(beats).toContainEqual({ polls: 1 });
+});
+
+describe('first heartbeat', () => {
+  /** A clock the test moves: each poll of the scripted API takes `pollMs`. */
+  function movingClock(pollMs: number): { clock: { now(): number }; caller: CloudCaller } {
+    let now = 0;
+    const answers = [{ status: 'QUEUED' }, { status: 'QUEUED' }, { status: 'QUEUED' }, { status: 'READY' }];
+    let calls = 0;
+    return {
+      clock: { now: () => now },
+      caller: {
+        async call() {
+          now += pollMs;
+          const answer = answers[Math.min(calls, answers.length - 1)];
+          calls += 1;
+          return answer as never;
+        },
+      },
+    };
+  }
+
+  async function heartbeatsOf(pollMs: number, heartbeatTimeoutMs?: number): Promise<unknown[]> {
+    const { clock, caller } = movingClock(pollMs);
+    const env = new MockActivityEnvironment(heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeoutMs });
+    const beats: unknown[] = [];
+    env.on('heartbeat', (details: object) => beats.push({ ...details }));
+    await env.run(
+      createWaitActivity({ ...deps(caller), clock, heartbeatSliceMs: 5, firstHeartbeatAfterMs: 12_000 }),
+      base({ intervalMs: 1, maxIntervalMs: 1, startedAt: 0, deadline: 600_000 }),
+    );
+    return beats;
+  }
+
+  test('a wait that ends before its first heartbeat is due sends none: each is a write on the server', async () => {
+    // 4 polls, 2 s apart on the clock: done at 8 s.
+    expect(await heartbeatsOf(2_000)).toEqual([]);
+  });
+
+  test('a wait that lasts longer heartbeats from then on, with its progress', async () => {
+    // 4 polls, 5 s apart: the poll at 15 s is the first past 12 s.
+    const beats = await heartbeatsOf(5_000);
+    expect(beats.length).toBeGreaterThan(0);
+    expect(beats[0]).toMatchObject({ polls: 3 });
+  });
+
+  test('a wait scheduled with a short heartbeat timeout heartbeats from the start', async () => {
+    const beats = await heartbeatsOf(2_000, 2_000);
+    expect(beats[0]).toEqual({ polls: 0 });
+  });
 });
 
 describe('poll interval', () => {
