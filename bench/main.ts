@@ -5,6 +5,7 @@
 //                                  [--sizes=100,500,1000] [--reps=3] [--no-long] [--no-stock]
 //                                  [--fleet-sizes=10,100,1000] [--merge] [--eager-activities]
 //   node bench/build/bench/main.js --render     (tables and chart again from bench.json)
+//   node bench/build/bench/main.js --merge-partial (bench-partial.json's figures into bench.json)
 //   node bench/build/bench/main.js --cluster [--workers 1,2,4] [--runs 1000]
 //                                  (scale-out on the native cluster: bench/cluster-scale.ts)
 //
@@ -88,6 +89,7 @@ const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 async function main(): Promise<void> {
   if (process.argv.includes('--render')) return renderAgain();
+  if (process.argv.includes('--merge-partial')) return mergePartial();
   // Scale-out on the native cluster (bench/cluster-scale.ts): `--cluster --workers 1,2,4 [--runs N]`.
   if (process.argv.includes('--cluster')) return runClusterScale(process.argv.slice(2));
   const options = parseOptions(process.argv.slice(2));
@@ -230,6 +232,22 @@ function writeResults(complete: Omit<BenchResults, 'goals'>, stem: string): void
   writeFileSync(path.join(RESULTS_DIR, `${stem}.md`), markdown);
   writeFileSync(path.join(RESULTS_DIR, `${stem}.svg`), renderChart(final));
   process.stdout.write(`${markdown}\nwritten: bench/results/${stem}.json, ${stem}.md, ${stem}.svg\n`);
+}
+
+/**
+ * `--merge-partial`: the figures a partial run wrote to bench-partial.json replace those in
+ * bench.json, measuring nothing (as `--merge` would have, had the partial run been given it).
+ */
+function mergePartial(): void {
+  const { goals: _goals, ...partial } = JSON.parse(
+    readFileSync(path.join(RESULTS_DIR, 'bench-partial.json'), 'utf8'),
+  ) as BenchResults;
+  const measured = new Set<Figure>(
+    FIGURES.filter((figure) =>
+      figure === 'cli' ? partial.cli !== null : (partial[figure]?.length ?? 0) > 0,
+    ),
+  );
+  writeResults(mergeIntoSaved(partial, measured), 'bench');
 }
 
 /** `--render`: the tables, goals and chart again from bench/results/bench.json, measuring nothing. */
