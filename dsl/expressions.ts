@@ -36,16 +36,23 @@ export const celEnvironment = new Environment({
   homogeneousAggregateLiterals: false,
 }).registerFunction(`string.${RE2_MATCHES}(string): bool`, re2Matches);
 
-/** Renames `matches` calls to the RE2 function; parsing gives a fresh tree, so this is local. */
-export function useRe2Matches(ast: ASTNode): ASTNode {
+/** Calls `visit` on every node of a syntax tree (literal values and identifiers are leaves). */
+function forEachNode(ast: ASTNode, visit: (node: ASTNode) => void): void {
   const stack: unknown[] = [ast];
   for (let value = stack.pop(); value !== undefined; value = stack.pop()) {
     if (Array.isArray(value)) stack.push(...(value as unknown[]));
     else if (isNode(value)) {
-      if (value.op === 'rcall' && value.args[0] === 'matches') (value.args as unknown[])[0] = RE2_MATCHES;
+      visit(value);
       if (value.op !== 'value' && value.op !== 'id') stack.push(value.args);
     }
   }
+}
+
+/** Renames `matches` calls to the RE2 function; parsing gives a fresh tree, so this is local. */
+export function useRe2Matches(ast: ASTNode): ASTNode {
+  forEachNode(ast, (node) => {
+    if (node.op === 'rcall' && node.args[0] === 'matches') (node.args as unknown[])[0] = RE2_MATCHES;
+  });
   return ast;
 }
 
@@ -139,14 +146,9 @@ function namesIn(parsed: ParseResult): readonly string[] {
   const known = mentionedNames.get(parsed);
   if (known) return known;
   const names = new Set<string>();
-  const stack: unknown[] = [parsed.ast];
-  for (let value = stack.pop(); value !== undefined; value = stack.pop()) {
-    if (Array.isArray(value)) stack.push(...(value as unknown[]));
-    else if (isNode(value)) {
-      if (value.op === 'id' && typeof value.args === 'string') names.add(value.args);
-      else if (value.op !== 'value') stack.push(value.args);
-    }
-  }
+  forEachNode(parsed.ast, (node) => {
+    if (node.op === 'id' && typeof node.args === 'string') names.add(node.args);
+  });
   const list = [...names];
   mentionedNames.set(parsed, list);
   return list;
