@@ -2,6 +2,7 @@
 // test says how to answer and then inspects what the client actually sent. Not the local cloud.
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { createCloudClient, type CloudClient, type CloudClientOptions } from '../../cloud/client';
 
 export interface SeenRequest {
   method: string;
@@ -40,6 +41,23 @@ export function sendJson(
   const text = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(text);
+}
+
+/**
+ * A Cloud API client of `server` (plain HTTP to loopback allowed, keys `a`/`s`); `options` add to
+ * or override its settings.
+ */
+export function scriptedClient(
+  server: ScriptedServer,
+  options: Partial<CloudClientOptions> = {},
+): CloudClient {
+  return createCloudClient({
+    baseUrl: server.baseUrl,
+    accessKey: 'a',
+    secretKey: 's',
+    allowInsecureLoopback: true,
+    ...options,
+  });
 }
 
 export async function startScriptedServer(): Promise<ScriptedServer> {

@@ -4,9 +4,9 @@
 import type * as ZodModule from 'zod';
 import * as actionInput from '../../cloud/action-input';
 import { callAction } from '../../activities/call-action';
-import { createCloudClient, type CloudClient } from '../../cloud/client';
+import type { CloudClient } from '../../cloud/client';
 import { CloudApiError } from '../../cloud/errors';
-import { startScriptedServer, type ScriptedServer } from '../helpers/cloud-scripted-server';
+import { startScriptedServer, type ScriptedServer, scriptedClient } from '../helpers/cloud-scripted-server';
 
 describe('schemas of action inputs', () => {
   afterEach(() => {
@@ -57,12 +57,7 @@ describe('one validation per activity call', () => {
 
   beforeEach(async () => {
     server = await startScriptedServer();
-    client = createCloudClient({
-      baseUrl: server.baseUrl,
-      accessKey: 'access-1',
-      secretKey: 'secret-1',
-      allowInsecureLoopback: true,
-    });
+    client = scriptedClient(server, { accessKey: 'access-1', secretKey: 'secret-1' });
   });
 
   afterEach(async () => {

@@ -1,12 +1,13 @@
 // Every action of the catalogue exists on the client, as `call` and as a grouped method, and hits
 // the catalogue's method and path.
-import { createCloudClient, type CloudClient } from '../../cloud/client';
+import type { CloudClient } from '../../cloud/client';
 import { ACTION_NAMES, operations, type ActionName, type OperationDef } from '../../cloud/operations';
 import {
   BASE_PATH,
   sendJson,
   startScriptedServer,
   type ScriptedServer,
+  scriptedClient,
 } from '../helpers/cloud-scripted-server';
 
 let server: ScriptedServer;
@@ -14,14 +15,8 @@ let client: CloudClient;
 
 beforeAll(async () => {
   server = await startScriptedServer();
-  client = createCloudClient({
-    baseUrl: server.baseUrl,
-    accessKey: 'a',
-    secretKey: 's',
-    allowInsecureLoopback: true,
-    // Only path parameters are sent here; body rules are covered elsewhere.
-    validateRequests: false,
-  });
+  // Only path parameters are sent here; body rules are covered elsewhere.
+  client = scriptedClient(server, { validateRequests: false });
 });
 
 afterAll(async () => {

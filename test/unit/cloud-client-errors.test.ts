@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createCloudClient, type CloudClient } from '../../cloud/client';
 import { CloudApiError, type CloudApiErrorCode } from '../../cloud/errors';
-import { startScriptedServer, type ScriptedServer } from '../helpers/cloud-scripted-server';
+import { startScriptedServer, type ScriptedServer, scriptedClient } from '../helpers/cloud-scripted-server';
 import { rejectionOf } from '../helpers/rejection';
 
 const SERVICE = { project_id: 'p1', service_id: 's1' };
@@ -13,13 +13,7 @@ let client: CloudClient;
 
 beforeEach(async () => {
   server = await startScriptedServer();
-  client = createCloudClient({
-    baseUrl: server.baseUrl,
-    accessKey: 'ak',
-    secretKey: 'sk-not-printed',
-    allowInsecureLoopback: true,
-    timeoutMs: 2_000,
-  });
+  client = scriptedClient(server, { accessKey: 'ak', secretKey: 'sk-not-printed', timeoutMs: 2_000 });
 });
 
 afterEach(async () => {
@@ -199,13 +193,7 @@ describe('transport failures', () => {
 
   it('uses the client-wide deadline by default', async () => {
     await client.close();
-    client = createCloudClient({
-      baseUrl: server.baseUrl,
-      accessKey: 'ak',
-      secretKey: 'sk',
-      allowInsecureLoopback: true,
-      timeoutMs: 250,
-    });
+    client = scriptedClient(server, { accessKey: 'ak', secretKey: 'sk', timeoutMs: 250 });
     server.handle(() => undefined);
     const started = Date.now();
     await expect(client.project.list({})).rejects.toMatchObject({ code: 'CLOUD_API_TIMEOUT' });

@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { createCloudClient, type CloudClient } from '../../cloud/client';
 import { CloudApiError } from '../../cloud/errors';
 import { isLoopbackHost } from '../../cloud/base-url';
-import { BASE_PATH, startScriptedServer, type ScriptedServer } from '../helpers/cloud-scripted-server';
+import {
+  BASE_PATH,
+  startScriptedServer,
+  type ScriptedServer,
+  scriptedClient,
+} from '../helpers/cloud-scripted-server';
 
 const packageVersion = (
   JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string }
@@ -15,11 +20,10 @@ let client: CloudClient;
 
 beforeEach(async () => {
   server = await startScriptedServer();
-  client = createCloudClient({
+  client = scriptedClient(server, {
     baseUrl: `${server.baseUrl}/`,
     accessKey: 'access-1',
     secretKey: 's3cr3t:with:colons',
-    allowInsecureLoopback: true,
   });
 });
 
@@ -125,13 +129,7 @@ describe('requests on the wire', () => {
     expect((error as Error).message).toContain('cpu_millis');
     expect(server.requests).toHaveLength(0);
 
-    const lax = createCloudClient({
-      baseUrl: server.baseUrl,
-      accessKey: 'a',
-      secretKey: 's',
-      allowInsecureLoopback: true,
-      validateRequests: false,
-    });
+    const lax = scriptedClient(server, { validateRequests: false });
     server.reply(400, { code: 'INVALID_REQUEST', message: 'size not allowed' });
     await expect(
       lax.service.resize({ project_id: 'p1', service_id: 's1', cpu_millis: '3000', memory_gbs: '4' }),

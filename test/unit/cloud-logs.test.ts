@@ -1,7 +1,12 @@
 // Following log pages through `lastCursor`, against a scripted server holding 7 entries.
-import { createCloudClient, type CloudClient } from '../../cloud/client';
+import type { CloudClient } from '../../cloud/client';
 import { collectLogEntries, iterateLogPages } from '../../cloud/logs';
-import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/cloud-scripted-server';
+import {
+  sendJson,
+  startScriptedServer,
+  type ScriptedServer,
+  scriptedClient,
+} from '../helpers/cloud-scripted-server';
 
 const ENTRIES = Array.from({ length: 7 }, (_, i) => ({
   message: `line ${7 - i}`,
@@ -30,12 +35,7 @@ function servePages(options: { structured: boolean } = { structured: true }): vo
 
 beforeEach(async () => {
   server = await startScriptedServer();
-  client = createCloudClient({
-    baseUrl: server.baseUrl,
-    accessKey: 'a',
-    secretKey: 's',
-    allowInsecureLoopback: true,
-  });
+  client = scriptedClient(server);
 });
 
 afterEach(async () => {

@@ -1,9 +1,14 @@
 // Secrets (the secret key, passwords) never show in messages, printed objects or JSON.
 import { inspect } from 'node:util';
-import { createCloudClient, redactOptions, type CloudClient } from '../../cloud/client';
+import { redactOptions, type CloudClient } from '../../cloud/client';
 import { CloudApiError } from '../../cloud/errors';
 import { collectSecretValues, redact, REDACTED, Secret } from '../../cloud/redact';
-import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/cloud-scripted-server';
+import {
+  sendJson,
+  startScriptedServer,
+  type ScriptedServer,
+  scriptedClient,
+} from '../helpers/cloud-scripted-server';
 import { rejectionOf } from '../helpers/rejection';
 
 const SECRET_KEY = 'sk_live_Zq9"wX/7+k';
@@ -52,12 +57,7 @@ describe('the client and its errors', () => {
 
   beforeEach(async () => {
     server = await startScriptedServer();
-    client = createCloudClient({
-      baseUrl: server.baseUrl,
-      accessKey: 'ak-public',
-      secretKey: new Secret(SECRET_KEY),
-      allowInsecureLoopback: true,
-    });
+    client = scriptedClient(server, { accessKey: 'ak-public', secretKey: new Secret(SECRET_KEY) });
   });
 
   afterEach(async () => {
