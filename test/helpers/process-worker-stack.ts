@@ -13,7 +13,7 @@ import {
   type TestCloudOptions,
 } from './local-cloud';
 import { connectClosable } from './client-connection';
-import { startTemporalServer, type TemporalServer } from './temporal-server';
+import { startTemporalServer, type TemporalServer, type TemporalServerOptions } from './temporal-server';
 import { buildDist, testKeyRing } from './worker-process';
 
 export interface ProcessWorkerStack {
@@ -33,9 +33,11 @@ export interface ProcessWorkerStack {
 export async function startProcessWorkerStack(options: {
   taskQueue: string;
   cloud: TestCloudOptions;
+  /** Options of the Temporal dev server, e.g. `dbFile` to stop and restart it during a run. */
+  temporal?: TemporalServerOptions;
 }): Promise<ProcessWorkerStack> {
   const [server, cloud] = await Promise.all([
-    startTemporalServer(),
+    startTemporalServer(options.temporal),
     startTestCloud(options.cloud),
     buildDist(),
   ]);
