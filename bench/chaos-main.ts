@@ -5,6 +5,7 @@
 // cloud after each; then prints tables and writes bench/results/chaos.json / .md.
 //
 //   node bench/build/bench/chaos-main.js [--runs=50] [--quick] [--cancels=60]
+//       the dev-server rounds and the cancel round; a full run keeps the saved cluster rounds
 //   node bench/build/bench/chaos-main.js --cancel-round [--cancels=60] [--cancel-seed=N]
 //       the cancel round alone (kept next to the saved disruption rounds in chaos.json);
 //       --cancel-case=I [--cancel-run-ms=P,F] makes one case of a round again (chaos-partial.*)
@@ -18,7 +19,13 @@ import path from 'node:path';
 import { CHAOS_FAULTS, runChaosRound, type RoundOptions, type RoundResult } from './chaos/campaign';
 import { runCancelRound, type CancelRoundOptions, type CancelRoundResult } from './chaos/cancel-round';
 import { renderChaosMarkdown } from './chaos/report';
-import { CLUSTER_WORKERS, mergeClusterRounds, runClusterRounds } from './cluster-chaos';
+import {
+  CLUSTER_WORKERS,
+  isClusterRound,
+  keepSavedClusterRounds,
+  mergeClusterRounds,
+  runClusterRounds,
+} from './cluster-chaos';
 import { loadAverage } from './lib/proc-usage';
 import { RESULTS_DIR } from './lib/repo';
 
@@ -152,14 +159,21 @@ async function main(): Promise<void> {
   }
   process.stderr.write(`chaos: round cancel-at-random-moments, ${cancelOptions.cancels} cancels\n`);
   const cancelRound = await runCancelRound(cancelOptions);
+  const full = !quick && runs === 50 && fullCancelRound;
+  // A full campaign replaces the dev-server rounds; the native-cluster rounds (`--cluster`, run
+  // apart) saved in chaos.json stay next to them, with their own date.
+  const savedFile = path.join(RESULTS_DIR, 'chaos.json');
+  const saved =
+    full && existsSync(savedFile) ? (JSON.parse(readFileSync(savedFile, 'utf8')) as ChaosResults) : undefined;
   const results: ChaosResults = {
     generatedAt: new Date().toISOString(),
     machine: { cpus: cpus().length, loadAverageStart, loadAverageEnd: loadAverage() },
     faults: CHAOS_FAULTS,
-    rounds,
+    rounds: saved ? keepSavedClusterRounds(saved.rounds, rounds) : rounds,
     cancelRound,
+    ...(saved?.cluster !== undefined && saved.rounds.some(isClusterRound) ? { cluster: saved.cluster } : {}),
   };
-  write(results, quick || runs !== 50 || !fullCancelRound ? 'chaos-partial' : 'chaos');
+  write(results, full ? 'chaos' : 'chaos-partial');
   const clean =
     rounds.every((r) => r.duplicates === 0 && r.orphans === 0 && r.completedAsPlanned === r.runs) &&
     cancelRound.orphans === 0 &&

@@ -75,7 +75,16 @@ export async function runClusterRounds(base: RoundOptions): Promise<RoundResult[
   return results;
 }
 
+export function isClusterRound(round: RoundResult): boolean {
+  return round.disruption.startsWith('cluster-');
+}
+
 /** Saved rounds with the cluster's rounds replaced by `fresh` (the dev-server rounds are kept). */
 export function mergeClusterRounds(saved: RoundResult[], fresh: RoundResult[]): RoundResult[] {
-  return [...saved.filter((round) => !round.disruption.startsWith('cluster-')), ...fresh];
+  return [...saved.filter((round) => !isClusterRound(round)), ...fresh];
+}
+
+/** Fresh dev-server rounds, followed by the cluster rounds saved last time (they are not rerun). */
+export function keepSavedClusterRounds(saved: RoundResult[], fresh: RoundResult[]): RoundResult[] {
+  return [...fresh.filter((round) => !isClusterRound(round)), ...saved.filter(isClusterRound)];
 }

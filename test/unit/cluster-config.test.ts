@@ -1,0 +1,121 @@
+// The native cluster's pure parts (`tideline cluster`, cli/cluster/): the state file's schema and
+// mode, the server config it renders, and how bench:chaos keeps the cluster rounds next to the
+// dev-server rounds. The processes themselves are exercised by test/integration/native-cluster.
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { keepSavedClusterRounds, mergeClusterRounds } from '../../bench/cluster-chaos';
+import type { Disruption, RoundResult } from '../../bench/chaos/campaign';
+import { PASSWORD_ENV, renderServerConfig, writeServerConfig } from '../../cli/cluster/server-config';
+import {
+  CLUSTER_STATE_SCHEMA,
+  NEW_CLUSTER_SHARDS,
+  clusterPaths,
+  newClusterState,
+  readClusterState,
+  writeClusterState,
+} from '../../cli/cluster/state';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'tideline-cluster-unit-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('cluster state', () => {
+  test('a new cluster picks distinct loopback ports, membership ports fit a smallint', async () => {
+    const state = await newClusterState('default');
+    const ports = Object.values(state.ports);
+    expect(new Set(ports).size).toBe(ports.length);
+    for (const port of ports) expect(port).toBeLessThanOrEqual(32_767);
+    expect(state.numHistoryShards).toBe(NEW_CLUSTER_SHARDS);
+    expect(state.postgres.password.length).toBeGreaterThanOrEqual(16);
+  });
+
+  test('a membership port above 32767 is rejected (the schema stores it in a smallint)', async () => {
+    const state = await newClusterState('default');
+    const bad = { ...state, ports: { ...state.ports, historyMembership: 40_000 } };
+    expect(CLUSTER_STATE_SCHEMA.safeParse(bad).success).toBe(false);
+    const ok = { ...state, ports: { ...state.ports, frontend: 40_000 } };
+    expect(CLUSTER_STATE_SCHEMA.safeParse(ok).success).toBe(true);
+  });
+
+  test('the state file is written 0600 and read back; a damaged one is an error, not replaced', async () => {
+    const paths = clusterPaths(dir);
+    const state = await newClusterState('ops');
+    writeClusterState(paths, state);
+    expect(statSync(paths.stateFile).mode & 0o777).toBe(0o600);
+    expect(readClusterState(paths)).toEqual(state);
+
+    writeFileSync(paths.stateFile, '{"version": 1, "namespace": ""}');
+    expect(() => readClusterState(paths)).toThrow(/not a tideline cluster state file/);
+    writeFileSync(paths.stateFile, 'not json');
+    expect(() => readClusterState(paths)).toThrow(/not valid JSON/);
+    expect(readFileSync(paths.stateFile, 'utf8')).toBe('not json');
+  });
+});
+
+describe('server config', () => {
+  test('PostgreSQL on loopback, the password only as a template reference, every service on 127.0.0.1', async () => {
+    const state = await newClusterState('default');
+    const config = renderServerConfig(state, '/x/dynamic-config.yaml');
+    expect(config.startsWith('# enable-template\n')).toBe(true);
+    expect(config).not.toContain(state.postgres.password);
+    expect(config).toContain(`password: "{{ env "${PASSWORD_ENV}" }}"`);
+    expect(config).toContain(`connectAddr: "127.0.0.1:${state.ports.postgres}"`);
+    expect(config).toContain(`numHistoryShards: ${state.numHistoryShards}`);
+    for (const service of ['frontend', 'history', 'matching', 'worker']) {
+      expect(config).toMatch(new RegExp(`\\n  ${service}:\\n    rpc:\\n`));
+    }
+    expect(config.match(/bindOnIP: "127\.0\.0\.1"/g)).toHaveLength(4);
+    expect(config).toContain(`membershipPort: ${state.ports.historyMembership}`);
+  });
+
+  test('the written files are private and hold no password', async () => {
+    const paths = clusterPaths(dir);
+    const state = await newClusterState('default');
+    const args = writeServerConfig(paths, state);
+    expect(args).toEqual(expect.arrayContaining(['--root', paths.dir, '--env', 'tideline', 'start']));
+    for (const file of ['tideline.yaml', 'dynamic-config.yaml']) {
+      const full = path.join(paths.serverConfigDir, file);
+      expect(statSync(full).mode & 0o777).toBe(0o600);
+      expect(readFileSync(full, 'utf8')).not.toContain(state.postgres.password);
+    }
+    expect(args.join(' ')).not.toContain(state.postgres.password);
+  });
+});
+
+describe('chaos results: cluster rounds next to the dev-server rounds', () => {
+  const roundOf = (disruption: Disruption, tag: string): RoundResult =>
+    ({ disruption, runs: 50, tag }) as unknown as RoundResult;
+  const names = (rounds: RoundResult[]): string[] =>
+    rounds.map((r) => `${r.disruption}:${(r as unknown as { tag: string }).tag}`);
+  const saved = [
+    roundOf('worker-kill', 'old'),
+    roundOf('server-restart', 'old'),
+    roundOf('cluster-worker-kill', 'old'),
+    roundOf('cluster-server-kill', 'old'),
+    roundOf('cluster-postgres-stop', 'old'),
+  ];
+
+  test('a full dev-server campaign replaces its rounds and keeps the saved cluster rounds', () => {
+    const fresh = [roundOf('worker-kill', 'new'), roundOf('server-restart', 'new')];
+    expect(names(keepSavedClusterRounds(saved, fresh))).toEqual([
+      'worker-kill:new',
+      'server-restart:new',
+      'cluster-worker-kill:old',
+      'cluster-server-kill:old',
+      'cluster-postgres-stop:old',
+    ]);
+  });
+
+  test('a --cluster campaign replaces the cluster rounds and keeps the dev-server rounds', () => {
+    const fresh = [roundOf('cluster-worker-kill', 'new'), roundOf('cluster-postgres-stop', 'new')];
+    expect(names(mergeClusterRounds(saved, fresh))).toEqual([
+      'worker-kill:old',
+      'server-restart:old',
+      'cluster-worker-kill:new',
+      'cluster-postgres-stop:new',
+    ]);
+  });
+});
