@@ -111,6 +111,7 @@ export const historyCommand: Command = async (argv, ctx) => {
       failure: outcome?.failure ?? progress?.failure ?? null,
       timeline: buildTimeline(steps, await historySources(session, workflowId, events, steps)),
       events: events.length,
+      actions: progress?.actions ?? [],
     };
     return view;
   });

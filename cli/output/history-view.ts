@@ -1,11 +1,12 @@
 // How `tideline history` reads: a table of the run's steps (state, start, duration, attempts of
 // its API call or wait, why it failed or what it undoes, which child run it started), then the
-// activities that belong to no step, and the run's failure; or the same as one JSON document.
-import type { StepStatus } from '../../workflows/messages';
+// activities that belong to no step, what operators did on a held run, and the run's failure; or
+// the same as one JSON document.
+import type { OperatorAction, StepStatus } from '../../workflows/messages';
 import type { ActivityRun, OtherActivity, Timeline, TimelineStep } from '../history-timeline';
 import { stepDepth } from '../run-observer';
 import { compensationNote, resourcesNote } from './resource-notes';
-import { stepJson } from './run-report';
+import { actionLine, stepJson } from './run-report';
 import { statusColour, stepElapsed } from './step-view';
 import { formatClock, formatDuration, isoTime, type Style } from './style';
 
@@ -20,6 +21,8 @@ export interface RunHistoryView {
   timeline: Timeline;
   /** How many events the run's history holds. */
   events: number;
+  /** What operators did on the run while it was held (retry, skip, rollback) and hold timeouts. */
+  actions?: OperatorAction[];
 }
 
 /** Why the step's activity had to be retried (the failure before its last attempt). */
@@ -140,6 +143,11 @@ export function renderHistory(view: RunHistoryView, style: Style, now: number): 
     ]);
     out.push(...table(['ACTIVITY', 'TYPE', 'OUTCOME', 'START', 'DURATION', 'ATTEMPTS', 'NOTE'], rows, style));
   }
+  const actions = view.actions ?? [];
+  if (actions.length > 0) {
+    out.push('', style.bold('operator actions on the held run:'));
+    for (const action of actions) out.push(`  ${actionLine(action)}`);
+  }
   if (view.failure && view.status !== 'succeeded') {
     const where = view.failure.stepKey ? ` at ${view.failure.stepKey}` : '';
     const verb = view.status === 'cancelled' ? 'cancelled' : 'failed';
@@ -195,5 +203,6 @@ export function historyJson(view: RunHistoryView): Record<string, unknown> {
       ...activityJson(run),
       reason: run.reason,
     })),
+    actions: (view.actions ?? []).map((action) => ({ ...action, at: isoTime(action.at) ?? null })),
   };
 }

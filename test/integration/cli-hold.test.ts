@@ -1,7 +1,7 @@
 // The real `tideline` binary on a held run (issue 14): `run --on-failure hold` stops following a
 // held run with exit 5 and the three commands; `status` shows them; `retry` (with a changed
 // input), `skip` and `rollback` act on it, refuse wrong actions with exit 1 (2 for bad usage),
-// and what operators did shows in the report.
+// and what operators did shows in the report and in `history`.
 import path from 'node:path';
 import { jsonOutput } from '../helpers/cli-process';
 import { REPO_ROOT } from '../helpers/worker-process';
@@ -55,6 +55,24 @@ describe('tideline retry | skip | rollback on a held run', () => {
     const done = await tideline('status', 'cli-held-1');
     expect(done.code).toBe(0);
     expect(done.stdout).toMatch(/operator: .*retry gate by erin \(inputs changed: go\): flag flipped/);
+    // history lists what operators did too, as text and as JSON.
+    const history = await tideline('history', 'cli-held-1');
+    expect(history.code).toBe(0);
+    expect(history.stdout).toMatch(
+      /operator actions on the held run:\n.*retry gate by erin \(inputs changed: go\): flag flipped/,
+    );
+    const historyJson = jsonOutput<{
+      actions: { action: string; stepKey: string; by: string; reason: string }[];
+    }>(await tideline('history', 'cli-held-1', '--json'));
+    expect(historyJson.actions).toEqual([
+      expect.objectContaining({
+        action: 'retry',
+        stepKey: 'gate',
+        by: 'erin',
+        reason: 'flag flipped',
+        inputs: ['go'],
+      }),
+    ]);
 
     const ended = await tideline('rollback', 'cli-held-1');
     expect(ended.code).toBe(1);
