@@ -163,8 +163,11 @@ function unionProblems(
   path: ProblemPath,
   root: unknown,
 ): RunbookProblem[] {
-  if (isStepPath(path)) return stepUnionProblems(issue, path, root);
   const value = valueAt(root, path);
+  // A `compensate` list: explain its steps (the list option), not the single-step option.
+  if (path[path.length - 1] === 'compensate' && Array.isArray(value))
+    return schemaProblems(issue.errors[1] ?? [], root, path);
+  if (isStepPath(path)) return stepUnionProblems(issue, path, root);
   if (value === undefined) return [problem('schema', path, `missing required field \`${fieldLabel(path)}\``)];
   const typeMismatch = (option: Issue[]) =>
     option.some((inner) => inner.code === 'invalid_type' && inner.path.length === 0);

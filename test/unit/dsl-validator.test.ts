@@ -165,6 +165,42 @@ describe('validator rules', () => {
     expect(unclosed.every((p) => p.rule === 'yaml' && p.line !== undefined)).toBe(true);
   });
 
+  it('names the mistake inside a compensate list, as for a single compensate step, parallel and foreach', () => {
+    const step = (id: string, lines: string[]) => [
+      `  - id: ${id}`,
+      '    call: service.create',
+      '    with: { project_id: p, name: x }',
+      ...lines,
+    ];
+    const text = [
+      'apiVersion: tideline/v1',
+      'name: undo-lists',
+      'description: Mistakes inside compensations.',
+      'steps:',
+      ...step('single', [
+        '    compensate: { id: u0, call: service.delet, with: { project_id: p, service_id: s } }',
+      ]),
+      ...step('listed', [
+        '    compensate:',
+        '      - id: u1',
+        '        call: service.delet',
+        '        with: { project_id: p, service_id: s }',
+        '      - { id: u2, sleep: 1 }',
+        '      - { id: u3, sleeep: 1s }',
+      ]),
+      ...step('empty', ['    compensate: []']),
+      '',
+    ].join('\n');
+    const problems = checkRunbookText(text, 'undo.yaml').problems;
+    expect(problems.map((p) => `${p.line}:${p.column} ${p.rule}: ${p.message} | ${p.hint ?? ''}`)).toEqual([
+      '8:33 unknown-action: unknown action `service.delet` | did you mean `service.delete`?',
+      '14:15 unknown-action: unknown action `service.delet` | did you mean `service.delete`?',
+      '16:26 duration: `sleep` must be a duration with a unit, such as 30s, 5m, 1h30m, 500ms or 2d | ',
+      '17:9 schema: the step has no kind; give exactly one of: call, wait, sleep, approve, assert, parallel, foreach, runbook, fail | did you mean `sleep`?',
+      '21:17 schema: `compensate` must not be empty | ',
+    ]);
+  });
+
   it('checks templated with-fields for existence only, literal ones fully', () => {
     const text = [
       'apiVersion: tideline/v1',
