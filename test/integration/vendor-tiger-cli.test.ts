@@ -1,6 +1,6 @@
 // The vendor's own CLI (tiger-cli, pinned in scripts/setup-tiger-cli.js) against the local cloud:
-// auth login/status, service list/create/get/fork/stop/start/delete and db connection-string, each
-// answer compared with what the local cloud's typed client reads. The binary is built once (through
+// auth login/status, service list/create/get/fork/stop/start/resize/update-password/logs/delete and
+// db connection-string, each answer compared with what the local cloud's typed client reads. The binary is built once (through
 // the Go module proxy) and cached under .tools/; without Go the cases are skipped with a note.
 import { useTigerSuite } from '../helpers/tiger-suite';
 import type { Service } from '../../cloud/models';
@@ -133,5 +133,65 @@ describe('tiger-cli against the local cloud', () => {
     settle();
     const missing = await t.run('service', 'get', forkId);
     expect(missing.code).not.toBe(0);
+  });
+
+  it('resizes, updates the password (not of a read replica set) and reads the logs as the API has them', async () => {
+    const t = suite.tiger;
+    if (!t) return;
+    const { tc, client, project, settle } = suite;
+    t.writeCredentials();
+    const created = await client.service.create({ ...project, name: 'tiger-ops' });
+    const id = created.service_id!;
+    settle();
+
+    // resize: the CLI sends the numeric pair; the API moves the service to CONFIGURING, then READY.
+    const resize = await t.run('service', 'resize', id, '--cpu', '2000', '--memory', '8', '--no-wait');
+    expect([resize.code, resize.stderr]).toEqual([0, expect.stringContaining('Resize request accepted')]);
+    expect((await client.service.get({ ...project, service_id: id })).status).toBe('CONFIGURING');
+    settle();
+    const resized = await client.service.get({ ...project, service_id: id });
+    expect(resized.resources?.[0]?.spec).toMatchObject({ cpu_millis: 2000, memory_gbs: 8 });
+    expect(apiFields(await t.json('service', 'get', id), resized)).toEqual(vendorView(resized));
+
+    // update-password: one accepted call. A read replica set's id is refused by the CLI itself,
+    // before any update, because the API answers it as a standby service (forked_from.is_standby).
+    const updates = () => tc.cloud.stats().byAction['service.updatePassword']?.byStatus ?? {};
+    const password = await t.run('service', 'update-password', id, '--new-password', 'Fresh-Secret-42');
+    expect([password.code, password.stderr]).toEqual([0, expect.stringContaining('updated successfully')]);
+    expect(updates()).toEqual({ '204': 1 });
+    const set = await client.replicaSet.create({
+      ...project,
+      service_id: id,
+      name: 'ops-readers',
+      nodes: 1,
+      cpu_millis: 1000,
+      memory_gbs: 4,
+    });
+    settle();
+    const refused = await t.run('service', 'update-password', set.id!, '--new-password', 'Other-Secret-42');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(
+      `"${set.id}" is a read replica; update the password on its primary service "${id}"`,
+    );
+    expect(updates()).toEqual({ '204': 1 });
+
+    // logs: the newest --tail entries of the API's pages, oldest first.
+    const logs = await t.json<Array<{ timestamp: string; message: string; severity: string }>>(
+      'service',
+      'logs',
+      id,
+      '--tail',
+      '5',
+    );
+    const page = await client.service.logs({ ...project, service_id: id });
+    const newest = (page.entries ?? []).slice(0, 5).reverse();
+    expect(newest.length).toBeGreaterThan(0);
+    expect(logs.map((entry) => ({ ...entry, timestamp: Date.parse(entry.timestamp) }))).toEqual(
+      newest.map((entry) => ({
+        timestamp: Date.parse(entry.timestamp),
+        message: entry.message,
+        severity: entry.severity,
+      })),
+    );
   });
 });
