@@ -115,7 +115,7 @@ async function act(
   if (description.status.name !== 'RUNNING') {
     printCliError(ctx, {
       code: 'RUN_NOT_HELD',
-      message: `run ${workflowId} has already ended (${runStatusOf(description.status.name)}); there is nothing to ${verb}`,
+      message: `run ${workflowId} has already ended (${runStatusOf(description.status.name)}); there is nothing to ${verb === 'rollback' ? 'roll back' : verb}`,
       hint: `see how it ended: ${cliCommand(ctx, ['status', workflowId, '--once'])}`,
       details: [],
     });

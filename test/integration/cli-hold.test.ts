@@ -1,13 +1,15 @@
 // The real `tideline` binary on a held run (issue 14): `run --on-failure hold` stops following a
 // held run with exit 5 and the three commands; `status` shows them; `retry` (with a changed
 // input), `skip` and `rollback` act on it, refuse wrong actions with exit 1 (2 for bad usage),
-// and what operators did shows in the report and in `history`.
+// and what operators did shows in the report and in `history`; `rerun` keeps secret inputs.
 import path from 'node:path';
-import { jsonOutput } from '../helpers/cli-process';
+import { jsonOutput, runTideline } from '../helpers/cli-process';
 import { REPO_ROOT } from '../helpers/worker-process';
 import { useCliStack } from '../helpers/cli-stack';
 
-const FIXTURE = path.relative(REPO_ROOT, path.join(REPO_ROOT, 'test', 'fixtures', 'hold', 'cli-hold.yaml'));
+const fixture = (name: string) =>
+  path.relative(REPO_ROOT, path.join(REPO_ROOT, 'test', 'fixtures', 'hold', `${name}.yaml`));
+const FIXTURE = fixture('cli-hold');
 
 describe('tideline retry | skip | rollback on a held run', () => {
   const cli = useCliStack();
@@ -76,7 +78,7 @@ describe('tideline retry | skip | rollback on a held run', () => {
 
     const ended = await tideline('rollback', 'cli-held-1');
     expect(ended.code).toBe(1);
-    expect(ended.stderr).toMatch(/has already ended \(succeeded\); there is nothing to rollback/);
+    expect(ended.stderr).toMatch(/has already ended \(succeeded\); there is nothing to roll back/);
   }, 90_000);
 
   test('list --held finds a held run; rollback compensates and fails it; rerun starts it anew; skip goes on', async () => {
@@ -116,4 +118,48 @@ describe('tideline retry | skip | rollback on a held run', () => {
     expect(skip.code).toBe(0);
     expect((await tideline('status', 'cli-held-3')).code).toBe(0);
   }, 90_000);
+
+  test('rerun keeps a secret input it is not given again, and prints it nowhere', async () => {
+    const secret = 'rerun-kept-4711';
+    const first = await runTideline(['run', fixture('rerun-secret'), '--id', 'cli-secret-1', ...cli.flags], {
+      env: { TIDELINE_INPUT_TOKEN: secret },
+    });
+    expect(first.code).toBe(1);
+    expect(first.stdout).toMatch(/go is false/);
+    // Only go changes: the token comes from the ended run's stored (encrypted) input.
+    const rerun = await tideline('rerun', 'cli-secret-1', '-i', 'go=true', '--id', 'cli-secret-2');
+    expect(rerun.code).toBe(0);
+    expect(rerun.stdout).toMatch(/✓ rerun-secret succeeded .*\(run cli-secret-2\)/);
+    const seen = [first, rerun, await tideline('status', 'cli-secret-2', '--once', '--json')];
+    seen.push(await tideline('history', 'cli-secret-2', '--json'));
+    for (const result of seen) expect(result.stdout + result.stderr).not.toContain(secret);
+    // A wrong token given again is used instead, and the gate fails.
+    const wrong = await runTideline(
+      ['rerun', 'cli-secret-1', '-i', 'go=true', '--id', 'cli-secret-3', ...cli.flags],
+      { env: { TIDELINE_INPUT_TOKEN: 'not-the-token' } },
+    );
+    expect(wrong.code).toBe(1);
+  }, 60_000);
+
+  test('skip refuses an output without a field a later step reads (exit 1); with it the run goes on', async () => {
+    expect((await tideline('run', fixture('cli-skip'), '--id', 'cli-skip-1')).code).toBe(5);
+    const lacking = await tideline('skip', 'cli-skip-1', '--step', 'gate', '--output', '{"id":"x"}');
+    expect(lacking.code).toBe(1);
+    expect(lacking.stderr).toMatch(/lacks `ticket`, which a later step reads as steps\.gate\.output\.ticket/);
+    const skipped = await tideline(
+      'skip',
+      'cli-skip-1',
+      '--step',
+      'gate',
+      '--output',
+      '{"ticket":"OPS-12"}',
+      '-m',
+      'opened by hand',
+    );
+    expect(skipped.code).toBe(0);
+    const done = jsonOutput<{ status: string; outputs: Record<string, unknown> }>(
+      await tideline('status', 'cli-skip-1', '--json'),
+    );
+    expect(done).toMatchObject({ status: 'succeeded', outputs: { ticket: 'OPS-12' } });
+  }, 60_000);
 });
