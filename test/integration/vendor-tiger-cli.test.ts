@@ -3,6 +3,7 @@
 // db connection-string, each answer compared with what the local cloud's typed client reads. The binary is built once (through
 // the Go module proxy) and cached under .tools/; without Go the cases are skipped with a note.
 import { useTigerSuite } from '../helpers/tiger-suite';
+import { collectLogEntries } from '../../cloud/logs';
 import type { Service } from '../../cloud/models';
 
 const suite = useTigerSuite({ label: 'tiger-cli', seed: 12 });
@@ -175,20 +176,25 @@ describe('tiger-cli against the local cloud', () => {
     );
     expect(updates()).toEqual({ '204': 1 });
 
-    // logs: the newest --tail entries of the API's pages, oldest first.
+    // logs: the newest --tail entries of the API's pages, oldest first. With more than a page
+    // (500) of entries, the CLI follows lastCursor (sending cursor and its own until) as the API
+    // pages them. The manual clock is in 2025, so the CLI's `until` (its wall clock) covers them.
+    suite.tc.advance(700 * 1000); // one generated entry per second of a service's age
+    const logCalls = () => tc.cloud.stats().byAction['service.logs']?.total ?? 0;
+    const before = logCalls();
     const logs = await t.json<Array<{ timestamp: string; message: string; severity: string }>>(
       'service',
       'logs',
       id,
       '--tail',
-      '5',
+      '600',
     );
-    const page = await client.service.logs({ ...project, service_id: id });
-    const newest = (page.entries ?? []).slice(0, 5).reverse();
-    expect(newest.length).toBeGreaterThan(0);
+    expect(logCalls() - before).toBe(2); // two pages
+    const newest = await collectLogEntries(client, { ...project, service_id: id }, { max: 600 });
+    expect(newest).toHaveLength(600);
     expect(logs.map((entry) => ({ ...entry, timestamp: Date.parse(entry.timestamp) }))).toEqual(
-      newest.map((entry) => ({
-        timestamp: Date.parse(entry.timestamp),
+      newest.reverse().map((entry) => ({
+        timestamp: Date.parse(entry.timestamp!),
         message: entry.message,
         severity: entry.severity,
       })),
