@@ -1,5 +1,5 @@
 // Contract: what the vendor's own client (tiger-cli v0.21.2) shows of the real API beyond spec.md:
-// `environment_tag` on create, `GET /auth/info`, "shared" sizes on create and fork (shown as null
+// `environment_tag` on create and fork, `GET /auth/info`, "shared" sizes on create and fork (shown as null
 // sizes), and a read replica set's id answering under /services/{id} as a standby service.
 // (The typed client checks each success status; these cases need no /__sim/ request counts.)
 import { call } from '../helpers/local-cloud';
@@ -54,6 +54,24 @@ describe('service.fork', () => {
     });
     expect(fork.resources?.[0]?.spec).toEqual({ cpu_millis: null, memory_gbs: null, volume_type: '' });
     expect(fork.forked_from).toEqual({ is_standby: false, project_id: fx.projectId, service_id: parent });
+  });
+
+  it("applies environment_tag to the fork (DEV when absent, not the parent's)", async () => {
+    const parent = await fx.readyService('prod-parent');
+    await fx.client.call('service.setEnvironment', { ...project, service_id: parent, environment: 'PROD' });
+    expect((await fx.getService(parent)).metadata).toEqual({ environment: 'PROD' });
+    const input = { ...project, service_id: parent, fork_strategy: 'NOW' as const };
+    const prod = await fx.client.call('service.fork', { ...input, name: 'f-prod', environment_tag: 'PROD' });
+    expect(prod.metadata).toEqual({ environment: 'PROD' });
+    const plain = await fx.client.call('service.fork', { ...input, name: 'f-plain' });
+    expect(plain.metadata).toEqual({ environment: 'DEV' });
+    const path = `/projects/${fx.projectId}/services/${parent}/forkService`;
+    const bad = await call(fx.tc, 'POST', path, { body: { fork_strategy: 'NOW', environment_tag: 'QA' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: expect.stringContaining('environment_tag'),
+    });
   });
 
   it('still rejects half a size and unknown pairs', async () => {
