@@ -25,7 +25,7 @@ export const benchLog = (line: string): void => {
 
 export async function startBenchCluster(label: string): Promise<BenchCluster> {
   const dir = mkdtempSync(path.join(tmpdir(), `tideline-${label}-`));
-  const up = async (): Promise<ClusterInfo> => clusterUp({ dir, log: benchLog });
+  const up = async (): Promise<ClusterInfo> => clusterUp({ dir, log: benchLog, webUi: false }); // as measured: no Web UI
   let info: ClusterInfo;
   try {
     info = await up();

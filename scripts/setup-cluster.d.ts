@@ -32,3 +32,19 @@ export declare function ensureClusterTools(options?: {
 }): Promise<(BuiltClusterTools & { source: 'cached' | 'built' }) | { unavailable: string }>;
 
 export declare function serverModuleDir(options?: { env?: NodeJS.ProcessEnv }): string | undefined;
+
+export declare const UI_VERSION: string;
+
+export interface BuiltClusterUi {
+  /** The Temporal Web UI server (ui-server, assets embedded). */
+  uiServer: string;
+  version: string;
+}
+
+export declare function cachedClusterUi(root?: string): BuiltClusterUi | undefined;
+
+export declare function ensureClusterUi(options?: {
+  env?: NodeJS.ProcessEnv;
+  root?: string;
+  log?: (line: string) => void;
+}): Promise<(BuiltClusterUi & { source: 'cached' | 'built' }) | { unavailable: string }>;

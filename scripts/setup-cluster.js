@@ -5,7 +5,8 @@
 // (the binaries are called `server` and `sql` there) and the results are renamed. A stamp remembers
 // the built binaries, so later runs only stat files. Shares setup-temporal's build lock helper.
 // Without Go it reports `unavailable` and exits 0; `tideline cluster up` then explains, and the
-// native-cluster test skips with the reason.
+// native-cluster test skips with the reason. The Temporal Web UI server (ui-server, optional: the
+// cluster runs without it) is built the same way into .tools/bin/temporal-ui-server.
 'use strict';
 
 const fs = require('node:fs');
@@ -18,6 +19,8 @@ const SERVER_MODULE = 'go.temporal.io/server';
 const SERVER_VERSION = 'v1.29.1';
 const MIN_GO_MINOR = 24; // the server's go.mod needs a recent Go
 const REPO_ROOT = path.resolve(__dirname, '..');
+const UI_MODULE = 'github.com/temporalio/ui-server/v2';
+const UI_VERSION = 'v2.42.1'; // its assets are embedded: one binary serves the Web UI
 
 function clusterToolPaths(root = REPO_ROOT) {
   const toolsDir = path.join(root, '.tools');
@@ -117,6 +120,74 @@ async function buildClusterTools(paths, go, env, log) {
   log(`tideline: built the Temporal server in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
+function clusterUiPaths(root = REPO_ROOT) {
+  const toolsDir = path.join(root, '.tools');
+  return {
+    toolsDir,
+    uiServer: path.join(toolsDir, 'bin', 'temporal-ui-server'),
+    stampFile: path.join(toolsDir, 'temporal-ui-server.json'),
+    lockDir: path.join(toolsDir, 'temporal-ui-server-build.lock'),
+    scratchBin: path.join(toolsDir, `temporal-ui-server-gobin.${process.pid}`),
+  };
+}
+
+/** The built Web UI server when it was built from the pinned version and is unchanged since. */
+function cachedClusterUi(root = REPO_ROOT) {
+  const paths = clusterUiPaths(root);
+  const stamp = readStamp(paths.stampFile);
+  if (!stamp || stamp.version !== UI_VERSION || !matchesStamp(stamp.uiServer, paths.uiServer))
+    return undefined;
+  return { uiServer: paths.uiServer, version: UI_VERSION };
+}
+
+async function buildClusterUi(paths, go, env, log) {
+  const started = Date.now();
+  log(`tideline: building the Temporal Web UI server ${UI_VERSION} with ${go.version} (once)`);
+  fs.rmSync(paths.scratchBin, { recursive: true, force: true });
+  fs.mkdirSync(paths.scratchBin, { recursive: true });
+  try {
+    const target = `${UI_MODULE}/cmd/server@${UI_VERSION}`;
+    const result = await goInstall(go, target, paths.scratchBin, env);
+    if (result.status !== 0) {
+      throw new SetupError(
+        'CLUSTER_BUILD_FAILED',
+        `go install ${target} failed (exit ${result.status}): ${result.stderr.trim()}`,
+      );
+    }
+    fs.mkdirSync(path.dirname(paths.uiServer), { recursive: true });
+    fs.renameSync(path.join(paths.scratchBin, 'server'), paths.uiServer);
+  } finally {
+    fs.rmSync(paths.scratchBin, { recursive: true, force: true });
+  }
+  fs.writeFileSync(
+    paths.stampFile,
+    JSON.stringify({ version: UI_VERSION, uiServer: statOf(paths.uiServer) }),
+  );
+  log(`tideline: built the Web UI server in ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
+/**
+ * The pinned Web UI server, built when missing (its own lock and stamp: the server is not rebuilt).
+ * @returns {Promise<{ uiServer: string, version: string, source: 'cached' | 'built' } | { unavailable: string }>}
+ */
+async function ensureClusterUi(options = {}) {
+  const env = options.env || process.env;
+  const paths = clusterUiPaths(options.root);
+  const log = options.log || ((line) => process.stderr.write(`${line}\n`));
+  return ensureGoTool({
+    env,
+    log,
+    paths,
+    minGoMinor: MIN_GO_MINOR,
+    what: 'the Temporal Web UI server',
+    cached: () => cachedClusterUi(options.root),
+    build: async (go) => {
+      await buildClusterUi(paths, go, env, log);
+      return cachedClusterUi(options.root);
+    },
+  });
+}
+
 /**
  * The pinned server and schema tool, built when missing.
  * @returns {Promise<{ server: string, sqlTool: string, version: string, source: 'cached' | 'built' } | { unavailable: string }>}
@@ -153,22 +224,29 @@ function serverModuleDir(options = {}) {
 module.exports = {
   SERVER_MODULE,
   SERVER_VERSION,
+  UI_VERSION,
   clusterToolPaths,
   cachedClusterTools,
   ensureClusterTools,
+  cachedClusterUi,
+  ensureClusterUi,
   serverModuleDir,
 };
 
 if (require.main === module) {
-  ensureClusterTools().then(
-    (result) => {
-      if ('unavailable' in result)
+  ensureClusterTools()
+    .then(async (result) => {
+      if ('unavailable' in result) {
         console.error(`tideline: Temporal server not built: ${result.unavailable}`);
-      else if (process.argv.includes('--print')) console.log(result.server);
-    },
-    (error) => {
+        return;
+      }
+      if (process.argv.includes('--print')) console.log(result.server);
+      // The Web UI is optional: a failed build is reported, and the cluster runs without it.
+      const ui = await ensureClusterUi().catch((error) => ({ unavailable: error.message }));
+      if ('unavailable' in ui) console.error(`tideline: Temporal Web UI server not built: ${ui.unavailable}`);
+    })
+    .catch((error) => {
       console.error(`tideline: ${error.code ?? 'ERROR'}: ${error.message}`);
       process.exitCode = 1;
-    },
-  );
+    });
 }

@@ -1,5 +1,6 @@
 // `tideline cluster up|down|status` as a library (the CLI command, the chaos campaign and the tests
-// use it): PostgreSQL, the schemas, the Temporal server and the namespace, each step skipped when
+// use it): PostgreSQL, the schemas, the Temporal server, the namespace and the Web UI (optional),
+// each step skipped when
 // already done, so `up` is idempotent and also brings back whatever of the cluster is down (after a
 // crash of the server or a stop of PostgreSQL). Data lives in the cluster directory and survives
 // `down`/`up`; the state file keeps the ports and the pids of what `up` started.
@@ -19,8 +20,10 @@ import {
   writeClusterState,
   type ClusterPaths,
   type ClusterState,
+  withUiPort,
 } from './state';
 import { ensureClusterTools } from './tools';
+import { ensureUiServer, startUi, stopUi, uiPid, webUiUrl } from './web-ui';
 
 export const DEFAULT_NAMESPACE = 'default';
 
@@ -33,10 +36,13 @@ export interface ClusterInfo {
   dir: string;
   address: string;
   namespace: string;
-  running: { postgres: boolean; server: boolean };
+  /** The Temporal Web UI, while it runs. */
+  webUiUrl?: string;
+  /** `ui` only for a cluster that has a Web UI. */
+  running: { postgres: boolean; server: boolean; ui?: boolean };
   postgres: { host: string; port: number; user: string; databases: string[]; dataDir: string };
-  pids: { postgres?: number; server?: number };
-  logs: { postgres: string; server: string };
+  pids: { postgres?: number; server?: number; ui?: number };
+  logs: { postgres: string; server: string; ui?: string };
 }
 
 export interface ClusterUpOptions {
@@ -44,16 +50,26 @@ export interface ClusterUpOptions {
   namespace?: string;
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
+  /** Start the Web UI too (default true; the benchmarks leave it out). */
+  webUi?: boolean;
 }
 
 export function clusterInfo(paths: ClusterPaths, state: ClusterState): ClusterInfo {
   const pgPid = postgresPid(paths);
   const srvPid = serverPid(paths, state);
+  const webPid = uiPid(paths, state);
+  const hasUi = state.pids.ui !== undefined;
+  const url = webUiUrl(state);
   return {
     dir: paths.dir,
     address: frontendAddress(state),
     namespace: state.namespace,
-    running: { postgres: pgPid !== undefined, server: srvPid !== undefined },
+    ...(webPid !== undefined && url !== undefined ? { webUiUrl: url } : {}),
+    running: {
+      postgres: pgPid !== undefined,
+      server: srvPid !== undefined,
+      ...(hasUi ? { ui: webPid !== undefined } : {}),
+    },
     postgres: {
       host: '127.0.0.1',
       port: state.ports.postgres,
@@ -64,8 +80,9 @@ export function clusterInfo(paths: ClusterPaths, state: ClusterState): ClusterIn
     pids: {
       ...(pgPid !== undefined ? { postgres: pgPid } : {}),
       ...(srvPid !== undefined ? { server: srvPid } : {}),
+      ...(webPid !== undefined ? { ui: webPid } : {}),
     },
-    logs: { postgres: paths.pgLog, server: paths.serverLog },
+    logs: { postgres: paths.pgLog, server: paths.serverLog, ...(hasUi ? { ui: paths.uiLog } : {}) },
   };
 }
 
@@ -99,6 +116,14 @@ export async function clusterUp(options: ClusterUpOptions): Promise<ClusterInfo>
   state = { ...state, pids: { ...state.pids, server: srvPid } };
   writeClusterState(paths, state);
   await ensureNamespace(frontendAddress(state), state.namespace);
+  const uiBinary = options.webUi === false ? undefined : await ensureUiServer(env, log);
+  if (uiBinary !== undefined) {
+    state = await withUiPort(state);
+    writeClusterState(paths, state);
+    const webPid = await startUi(paths, state, uiBinary);
+    state = { ...state, pids: { ...state.pids, ui: webPid } };
+    writeClusterState(paths, state);
+  }
   return clusterInfo(paths, state);
 }
 
@@ -120,10 +145,11 @@ export function clusterStatus(dir: string): ClusterInfo {
   return clusterInfo(paths, state);
 }
 
-/** Stops the server, then PostgreSQL (what `up` started, by pid); the data stays. */
+/** Stops the Web UI, the server, then PostgreSQL (what `up` started, by pid); the data stays. */
 export async function clusterDown(dir: string): Promise<{ dir: string; stopped: string[] }> {
   const { paths, state } = requireState(dir);
   const stopped: string[] = [];
+  if (await stopUi(paths, state)) stopped.push('ui');
   if (await stopServer(paths, state)) stopped.push('server');
   if (await stopPostgres(paths, undefined)) stopped.push('postgres');
   writeClusterState(paths, { ...state, pids: {} });

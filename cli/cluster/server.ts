@@ -65,7 +65,7 @@ export async function startServer(
     await waitForFrontend(paths, state, running);
     return running;
   }
-  const busy = await busyPorts(state.ports, ['postgres']);
+  const busy = await busyPorts(state.ports, ['postgres', 'ui']);
   if (busy.length > 0) {
     throw new CliError(
       'CLUSTER_START_FAILED',

@@ -33,6 +33,8 @@ export const CLUSTER_STATE_SCHEMA = z.object({
     historyMembership: membershipPort,
     matchingMembership: membershipPort,
     workerMembership: membershipPort,
+    /** The Web UI (optional: files from before it lack it, and `up` adds one). */
+    ui: port.optional(),
   }),
   postgres: z.object({
     user: z.string().min(1),
@@ -42,6 +44,7 @@ export const CLUSTER_STATE_SCHEMA = z.object({
   pids: z.object({
     postgres: z.number().int().positive().optional(),
     server: z.number().int().positive().optional(),
+    ui: z.number().int().positive().optional(),
   }),
 });
 export type ClusterState = z.infer<typeof CLUSTER_STATE_SCHEMA>;
@@ -54,6 +57,8 @@ export interface ClusterPaths {
   pgLog: string;
   serverConfigDir: string;
   serverLog: string;
+  uiDir: string;
+  uiLog: string;
 }
 
 export function clusterPaths(dir: string): ClusterPaths {
@@ -65,6 +70,8 @@ export function clusterPaths(dir: string): ClusterPaths {
     pgLog: path.join(root, 'postgres', 'postgres.log'),
     serverConfigDir: path.join(root, 'server', 'config'),
     serverLog: path.join(root, 'server', 'server.log'),
+    uiDir: path.join(root, 'ui'),
+    uiLog: path.join(root, 'ui', 'ui.log'),
   };
 }
 
@@ -130,6 +137,7 @@ export async function newClusterState(namespace: string): Promise<ClusterState> 
     'historyMembership',
     'matchingMembership',
     'workerMembership',
+    'ui',
   ] as const;
   const ports: Partial<ClusterPorts> = {};
   for (const name of names) ports[name] = await pickLowPort(taken);
@@ -143,6 +151,13 @@ export async function newClusterState(namespace: string): Promise<ClusterState> 
   };
 }
 
+/** The state with a Web UI port (a cluster made before the Web UI has none). */
+export async function withUiPort(state: ClusterState): Promise<ClusterState> {
+  if (state.ports.ui !== undefined) return state;
+  const taken = new Set<number>(Object.values(state.ports).filter((p): p is number => p !== undefined));
+  return { ...state, ports: { ...state.ports, ui: await pickLowPort(taken) } };
+}
+
 /** Every port of the cluster that is bound by something right now (for a clear error at `up`). */
 export async function busyPorts(
   ports: ClusterPorts,
@@ -150,7 +165,7 @@ export async function busyPorts(
 ): Promise<string[]> {
   const busy: string[] = [];
   for (const [name, value] of Object.entries(ports)) {
-    if (skip.includes(name as keyof ClusterPorts)) continue;
+    if (value === undefined || skip.includes(name as keyof ClusterPorts)) continue;
     if (!(await isPortFree(value))) busy.push(`${name} ${value}`);
   }
   return busy;

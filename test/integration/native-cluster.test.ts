@@ -2,8 +2,9 @@
 // temporary directory, run through the real CLI: two worker processes, ten provisioning runs, one
 // worker SIGKILLed while runs are in flight; every run succeeds with exactly one service in the
 // local cloud. `up` again is a no-op on the same ports; `down` leaves no process behind, and a
-// later `up` finds the runs again (the data lives in the directory). Skipped with a printed reason
-// when the server cannot be built (no Go) or PostgreSQL is missing and cannot be installed.
+// later `up` finds the runs again (the data lives in the directory). The cluster's Web UI serves its
+// page and lists the runs from PostgreSQL through the frontend. Skipped with a printed reason when
+// the server cannot be built (no Go) or PostgreSQL is missing and cannot be installed.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,7 @@ import { provisioningDefinition } from '../../bench/lib/stack';
 import type { CloudClient } from '../../cloud/client';
 import { clusterDown, type ClusterInfo } from '../../cli/cluster/cluster';
 import { isOurProcess } from '../../cli/cluster/processes';
+import { cachedClusterUi } from '../../scripts/setup-cluster';
 import { createDataConverter } from '../../worker/codec';
 import type { RunbookWorkflowInput, RunReport } from '../../workflows/messages';
 import { runTideline } from '../helpers/cli-process';
@@ -75,8 +77,18 @@ test('cluster up → two workers, one SIGKILLed mid-run → 10 runs succeed, one
     return;
   }
   const info = await cluster('up');
-  expect(info.running).toEqual({ postgres: true, server: true });
+  // `up` builds the Web UI server when missing; without it (a failed build) the cluster runs alone.
+  const webUi = cachedClusterUi() !== undefined;
+  if (!webUi)
+    console.warn('native cluster test: the Web UI server could not be built; its checks are skipped');
+  expect(info.running).toEqual({ postgres: true, server: true, ...(webUi ? { ui: true } : {}) });
   expect(info.address).toMatch(/^127\.0\.0\.1:\d+$/);
+  if (webUi) {
+    expect(info.webUiUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const page = await fetch(info.webUiUrl!);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/<html/i);
+  }
   expect(JSON.stringify(info)).not.toMatch(/password/i);
   // Idempotent: a second `up` changes nothing.
   expect(await cluster('up')).toEqual(info);
@@ -130,6 +142,25 @@ test('cluster up → two workers, one SIGKILLed mid-run → 10 runs succeed, one
   const names = services.map((service) => service.name).sort();
   expect(names).toEqual(Array.from({ length: RUNS }, (_, i) => `native-${i}`).sort());
   expect(services.every((service) => service.status === 'READY')).toBe(true);
+  if (webUi) {
+    // The Web UI's API lists the finished runs (visibility in PostgreSQL, through the frontend).
+    const query = encodeURIComponent(`TaskQueue = "${taskQueue}" AND ExecutionStatus = "Completed"`);
+    const listed = await pollUntil(
+      'the Web UI to list the runs',
+      async () => {
+        const response = await fetch(
+          `${info.webUiUrl}/api/v1/namespaces/${info.namespace}/workflows?query=${query}`,
+        );
+        const body = (await response.json()) as {
+          executions?: Array<{ execution?: { workflowId?: string } }>;
+        };
+        return (body.executions ?? []).map((e) => e.execution?.workflowId ?? '').sort();
+      },
+      (ids) => ids.length >= RUNS,
+      60_000,
+    );
+    expect(listed).toEqual(handles.map((handle) => handle.workflowId).sort());
+  }
 
   // Down stops exactly what up started; a later up finds the runs again.
   await workers[1]!.stop();
@@ -139,6 +170,7 @@ test('cluster up → two workers, one SIGKILLed mid-run → 10 runs succeed, one
   expect(down.code).toBe(0);
   expect(alive(info.pids.server)).toBe(false);
   expect(alive(info.pids.postgres)).toBe(false);
+  expect(alive(info.pids.ui)).toBe(false);
   const status = await runTideline(['cluster', 'status', '--dir', dir]);
   expect(status.code).toBe(3);
 
@@ -154,4 +186,5 @@ test('cluster up → two workers, one SIGKILLed mid-run → 10 runs succeed, one
   expect(final.code).toBe(0);
   expect(alive(again.pids.server)).toBe(false);
   expect(alive(again.pids.postgres)).toBe(false);
+  expect(alive(again.pids.ui)).toBe(false);
 }, 900_000);

@@ -13,8 +13,11 @@ import {
   clusterPaths,
   newClusterState,
   readClusterState,
+  withUiPort,
   writeClusterState,
 } from '../../cli/cluster/state';
+import { renderUiConfig, uiMarker, webUiUrl } from '../../cli/cluster/web-ui';
+import { serverMarker } from '../../cli/cluster/server-config';
 
 let dir: string;
 beforeEach(() => {
@@ -82,6 +85,38 @@ describe('server config', () => {
       expect(readFileSync(full, 'utf8')).not.toContain(state.postgres.password);
     }
     expect(args.join(' ')).not.toContain(state.postgres.password);
+  });
+});
+
+describe('web UI', () => {
+  test('a state file from before the Web UI is read, and `up` gives it a distinct port', async () => {
+    const paths = clusterPaths(dir);
+    const { ui: _ui, ...oldPorts } = (await newClusterState('default')).ports;
+    const old = { ...(await newClusterState('default')), ports: oldPorts };
+    writeClusterState(paths, old);
+    const read = readClusterState(paths)!;
+    expect(read.ports.ui).toBeUndefined();
+    expect(webUiUrl(read)).toBeUndefined();
+    const withUi = await withUiPort(read);
+    expect(Object.values(withUi.ports).filter((p) => p === withUi.ports.ui)).toHaveLength(1);
+    expect(webUiUrl(withUi)).toBe(`http://127.0.0.1:${withUi.ports.ui}`);
+    expect(await withUiPort(withUi)).toEqual(withUi);
+  });
+
+  test('the UI serves 127.0.0.1 only, talks to the frontend, opens the namespace; markers tell UI and server apart', async () => {
+    const state = await newClusterState('ops');
+    const config = renderUiConfig(state);
+    expect(config).toContain(`temporalGrpcAddress: "127.0.0.1:${state.ports.frontend}"`);
+    expect(config).toContain('host: "127.0.0.1"');
+    expect(config).toContain(`port: ${state.ports.ui}`);
+    expect(config).toContain('defaultNamespace: "ops"');
+    expect(config).not.toContain(state.postgres.password);
+    const paths = clusterPaths(dir);
+    const uiCommandLine = `/bin/ui-server --root ${paths.uiDir} --config config --env tideline start`;
+    const serverCommandLine = `/bin/server --root ${paths.dir} --config server/config --env tideline start`;
+    expect(uiCommandLine).toContain(uiMarker(paths));
+    expect(uiCommandLine).not.toContain(serverMarker(paths));
+    expect(serverCommandLine).not.toContain(uiMarker(paths));
   });
 });
 
