@@ -29,10 +29,13 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
   startRelease();
   const { definition } = input;
   const format = definition.formatVersion ?? 1;
-  if (format > DEFINITION_FORMAT_VERSION) {
+  if (!Number.isInteger(format) || format < 1 || format > DEFINITION_FORMAT_VERSION) {
     throw ApplicationFailure.create({
       type: 'RUNBOOK_FORMAT_UNSUPPORTED',
-      message: `the definition has format version ${format}; this worker reads up to ${DEFINITION_FORMAT_VERSION}: upgrade the workers before the CLI (or the schedules) that start these runs`,
+      message:
+        typeof format === 'number' && format > DEFINITION_FORMAT_VERSION
+          ? `the definition has format version ${format}; this worker reads up to ${DEFINITION_FORMAT_VERSION}: upgrade the workers before the CLI (or the schedules) that start these runs`
+          : `the definition has format version ${JSON.stringify(format)}, which no release of tideline wrote; this worker reads 1 to ${DEFINITION_FORMAT_VERSION}`,
       nonRetryable: true,
     });
   }

@@ -107,4 +107,13 @@ describe('definition format', () => {
       },
     });
   }, 60_000);
+
+  test('a definition format no release wrote is refused too', async () => {
+    await expect(start(0)).rejects.toMatchObject({
+      cause: {
+        type: 'RUNBOOK_FORMAT_UNSUPPORTED',
+        message: expect.stringMatching(/format version 0, which no release/),
+      },
+    });
+  }, 60_000);
 });
