@@ -1,13 +1,47 @@
 // The operator's actions on a held run, as workflow updates whose validators refuse a wrong
-// action before it is recorded: retry (optionally with changed inputs, bound like at start),
-// skip (with a stand-in output that has every field later steps read), rollback.
+// action before it is recorded: retry (optionally with changed inputs, bound like at start, or
+// changed values of fields the step's `with` sets), skip (with a stand-in output that has every
+// field later steps read), rollback.
 import { setHandler } from '@temporalio/workflow';
-import type { RunbookDefinition } from '../dsl/definition';
+import type { RunbookDefinition, StepDefinition } from '../dsl/definition';
 import { bindInputs } from '../dsl/inputs';
 import { missingOutputField, outputReads } from '../dsl/output-reads';
 import type { Holds } from './holds';
 import type { Scope } from './interpreter';
 import { retryUpdate, rollbackUpdate, skipUpdate, type RetryRequest } from './messages';
+
+/** The step with this id (ids are unique in a runbook), looking inside parallels and foreaches. */
+function stepById(steps: readonly StepDefinition[], id: string): StepDefinition | undefined {
+  for (const step of steps) {
+    if (step.id === id) return step;
+    const inner =
+      step.kind === 'foreach'
+        ? step.steps
+        : step.kind === 'parallel'
+          ? step.branches.flatMap((branch) => branch.steps)
+          : [];
+    const found = stepById(inner, id);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** Refuses `with` changes the held step cannot take: only fields its `with` already sets. */
+function checkWithChanges(definition: RunbookDefinition, stepId: string, changes: unknown): void {
+  if (changes === null || typeof changes !== 'object' || Array.isArray(changes))
+    throw new Error('with must be a JSON object of field values');
+  const names = Object.keys(changes);
+  if (names.length === 0) return;
+  const step = stepById(definition.steps, stepId);
+  if (step === undefined || (step.kind !== 'call' && step.kind !== 'wait' && step.kind !== 'runbook'))
+    throw new Error(`step ${stepId} has no \`with\` to change (only call, wait and runbook steps do)`);
+  const sets = Object.keys(step.with);
+  const unknown = names.find((name) => !sets.includes(name));
+  if (unknown !== undefined)
+    throw new Error(
+      `step ${stepId}'s \`with\` has no field \`${unknown}\`; it sets: ${sets.join(', ') || 'nothing'}`,
+    );
+}
 
 export function setHoldHandlers(
   holds: Holds,
@@ -36,8 +70,9 @@ export function setHoldHandlers(
     },
     {
       validator: (request) => {
-        holds.find(request);
+        const held = holds.find(request);
         if (request.inputs !== undefined) rebind(request);
+        if (request.with !== undefined) checkWithChanges(definition, held.stepId, request.with);
       },
     },
   );

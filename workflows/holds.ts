@@ -39,6 +39,8 @@ export class Holds {
   rollingBack = false;
   /** Steps an operator retried: a create among them adopts what an earlier attempt made. */
   private readonly retried = new Set<string>();
+  /** `with` fields an operator changed on a retry, by step key (kept for later retries too). */
+  private readonly changedWith = new Map<string, Record<string, JsonValue>>();
   /** Called when a hold opens or ends (the run's visibility follows; run-visibility.ts). */
   onChange: () => void = () => undefined;
 
@@ -53,6 +55,11 @@ export class Holds {
   /** Whether an operator retried this step (its create, if any, may have taken effect). */
   wasRetried(stepKey: string): boolean {
     return this.retried.has(stepKey);
+  }
+
+  /** The `with` values an operator gave this step on a retry, if any. */
+  withChanges(stepKey: string): Record<string, JsonValue> | undefined {
+    return this.changedWith.get(stepKey);
   }
 
   get open(): boolean {
@@ -136,6 +143,12 @@ export class Holds {
     const entry = this.record('retry', waiter.stepKey, request);
     const names = Object.keys(request.inputs ?? {});
     if (names.length > 0) entry.inputs = names;
+    const fields = Object.keys(request.with ?? {});
+    if (fields.length > 0) {
+      const before = this.changedWith.get(waiter.stepKey) ?? {};
+      this.changedWith.set(waiter.stepKey, { ...before, ...request.with });
+      entry.with = fields;
+    }
     return entry;
   }
 

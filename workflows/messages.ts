@@ -114,6 +114,8 @@ export interface OperatorAction {
   at: number;
   /** retry: the names of the inputs changed (never their values). */
   inputs?: string[];
+  /** retry: the names of the step's `with` fields changed (never their values). */
+  with?: string[];
 }
 
 export interface HoldActionBase {
@@ -126,6 +128,11 @@ export interface HoldActionBase {
 export interface RetryRequest extends HoldActionBase {
   /** Input values to change before the step runs again (bound like at start). */
   inputs?: Record<string, unknown>;
+  /**
+   * Values of fields the held step's `with` sets, used instead of them from this retry on
+   * (call, wait and runbook steps).
+   */
+  with?: Record<string, JsonValue>;
 }
 
 export interface SkipRequest extends HoldActionBase {

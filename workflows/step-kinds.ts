@@ -115,6 +115,21 @@ function asInput(value: JsonValue, key: string): Record<string, unknown> {
   return value;
 }
 
+/**
+ * A step's `with`, resolved; fields an operator changed on a retry of a held step (`retry --with`)
+ * replace what the templates give. Runs that never hold get exactly the resolved `with`.
+ */
+function stepInput(
+  templates: Record<string, JsonValue>,
+  vars: Record<string, unknown>,
+  key: string,
+  interpreter: Interpreter,
+): Record<string, unknown> {
+  const input = asInput(resolveTemplates(templates, vars), key);
+  const changed = interpreter.state.holds?.withChanges(key);
+  return changed === undefined ? input : { ...input, ...changed };
+}
+
 export async function runStepKind(
   step: StepDefinition,
   scope: Scope,
@@ -127,7 +142,7 @@ export async function runStepKind(
       if (LOCAL_CALL_CLASSES.has(step.actionKind) && hasPatch(PATCHES.localCalls)) {
         notePatchesBeforeLocalCall();
         const local = proxyLocalActivities<TidelineActivities>(localOptions(step, key, vars))[step.action];
-        const input = asInput(resolveTemplates(step.with, vars), key);
+        const input = stepInput(step.with, vars, key, interpreter);
         const retried = interpreter.state.holds?.wasRetried(key) === true;
         return (await local({ input, adoptExisting: step.adopt, ...(retried && { retried }) })) as JsonValue;
       }
@@ -135,7 +150,7 @@ export async function runStepKind(
       if (step.timeoutMs !== undefined)
         options.scheduleToCloseTimeout = resolveDurationMs(step.timeoutMs, vars);
       const activity = proxyActivities<TidelineActivities>(options)[step.action];
-      const input = asInput(resolveTemplates(step.with, vars), key);
+      const input = stepInput(step.with, vars, key, interpreter);
       // Retried by an operator after a hold: what failed may have taken effect (adopt, or check).
       const retried = interpreter.state.holds?.wasRetried(key) === true;
       return (await activity({ input, adoptExisting: step.adopt, ...(retried && { retried }) })) as JsonValue;
@@ -152,7 +167,7 @@ export async function runStepKind(
       })[WAIT_ACTIVITY];
       const waited = await activity({
         action: step.action,
-        input: asInput(resolveTemplates(step.with, vars), key),
+        input: stepInput(step.with, vars, key, interpreter),
         ...(step.until !== undefined ? { until: step.until } : {}),
         ...(step.failIf !== undefined ? { failIf: step.failIf } : {}),
         // Only what the conditions read: the input is stored in the history, once per wait.
@@ -194,7 +209,7 @@ export async function runStepKind(
     case 'foreach':
       return runForeach(step, scope, key, interpreter);
     case 'runbook': {
-      const inputs = asInput(resolveTemplates(step.with, vars), key);
+      const inputs = stepInput(step.with, vars, key, interpreter);
       const { summary } = stepIdentity(step, key);
       const report = await executeChild<(input: unknown) => Promise<RunReport>>(RUNBOOK_WORKFLOW_TYPE, {
         args: [

@@ -1,7 +1,7 @@
 // `tideline retry|skip|rollback ID`: act on a run held at a failed step (`onFailure: hold`)
 // through the interpreter's updates, whose validators refuse a wrong action (nothing held, a step
-// that is not held, invalid inputs, a skip output lacking a field a later step reads) before it
-// is recorded. Exit 0 when the action was taken, 1 when it was refused or the run has ended.
+// that is not held, invalid inputs, a `with` field the step does not set, a skip output lacking a
+// field a later step reads) before it is recorded. Exit 0 when the action was taken, 1 when it was refused or the run has ended.
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily like every SDK module */
 import type { JsonValue } from '../../dsl/expressions';
 import type { OperatorAction } from '../../workflows/messages';
@@ -26,15 +26,18 @@ const COMMON_HELP: [string, string][] = [
 
 export const RETRY_SPEC = {
   name: 'retry',
-  usage: 'ID [--step KEY] [-i key=value]… [--by NAME] [-m TEXT]',
+  usage: "ID [--step KEY] [-i key=value]… [--with '{…}'] [--by NAME] [-m TEXT]",
   summary: 'run the failed step of a held run again',
   description: [
     'Runs the held step again (a create that had taken effect is adopted, not duplicated). -i changes',
-    'input values first; they are checked like at start. Exit 1 when nothing (or not that step) is held.',
+    'input values first; they are checked like at start. --with gives values for fields the step’s',
+    '`with` sets (a JSON object), used instead from this retry on. Exit 1 when nothing (or not that',
+    'step) is held, or a field is one the step does not set.',
   ],
   options: {
     step: { type: 'string' },
     input: { type: 'string', short: 'i', multiple: true },
+    with: { type: 'string' },
     by: { type: 'string' },
     reason: { type: 'string', short: 'm' },
   },
@@ -44,9 +47,13 @@ export const RETRY_SPEC = {
       '-i, --input key=value',
       'an input value to change before the retry (repeatable; key=@FILE reads a file)',
     ],
+    ['--with JSON', 'values of the step\'s `with` fields to use instead, e.g. \'{"cpu_millis":"2000"}\''],
     ...COMMON_HELP,
   ],
-  examples: ['tideline retry provision-production-service-3f9a1c --step pooler -m "pooler quota raised"'],
+  examples: [
+    'tideline retry provision-production-service-3f9a1c --step pooler -m "pooler quota raised"',
+    `tideline retry provision-production-service-3f9a1c --step create --with '{"region_code":"eu-west-1"}'`,
+  ],
   positionals: { min: 1, max: 1, names: 'the run ID' },
 } satisfies CommandSpec;
 
@@ -95,6 +102,18 @@ function parseOutput(text: string | undefined): JsonValue {
   } catch {
     throw new CliError('CLI_USAGE', '--output must be JSON', `e.g. --output '{"service_id":"abc"}'`);
   }
+}
+
+function parseWith(text: string): Record<string, JsonValue> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new CliError('CLI_USAGE', '--with must be a JSON object', `e.g. --with '{"cpu_millis":"2000"}'`);
+  return value as Record<string, JsonValue>;
 }
 
 async function act(
@@ -161,6 +180,7 @@ function holdCommand(verb: Verb, spec: typeof RETRY_SPEC | typeof SKIP_SPEC | ty
       const pairs = parseInputPairs((values.input as string[] | undefined) ?? [], ctx);
       const inputs = Object.fromEntries(pairs.map((pair) => [pair.name, pair.value]));
       if (Object.keys(inputs).length > 0) request.inputs = inputs;
+      if (values.with !== undefined) request.with = parseWith(values.with as string);
     }
     if (verb === 'skip') {
       if (values.step === undefined)

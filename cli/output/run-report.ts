@@ -30,10 +30,11 @@ export function actionLine(action: OperatorAction): string {
   const by = action.by !== null ? ` by ${action.by}` : '';
   const why = action.reason !== null ? `: ${action.reason}` : '';
   const inputs = action.inputs !== undefined ? ` (inputs changed: ${action.inputs.join(', ')})` : '';
+  const fields = action.with !== undefined ? ` (with changed: ${action.with.join(', ')})` : '';
   const what =
     action.action === 'hold-timeout'
       ? `hold of ${action.stepKey} timed out; rolling back`
-      : `${action.action} ${action.stepKey}${by}${inputs}${why}`;
+      : `${action.action} ${action.stepKey}${by}${inputs}${fields}${why}`;
   return `${isoTime(action.at) ?? ''} ${what}`;
 }
 

@@ -38,6 +38,12 @@ describe('tideline retry | skip | rollback on a held run', () => {
     const badInput = await tideline('retry', 'cli-held-1', '-i', 'go=maybe');
     expect(badInput.code).toBe(1);
     expect(badInput.stderr).toMatch(/invalid inputs: input `go`/);
+    const noWith = await tideline('retry', 'cli-held-1', '--with', '{"x":1}');
+    expect(noWith.code).toBe(1);
+    expect(noWith.stderr).toMatch(/step gate has no `with` to change/);
+    const withList = await tideline('retry', 'cli-held-1', '--with', '[1]');
+    expect(withList.code).toBe(2);
+    expect(withList.stderr).toMatch(/--with must be a JSON object/);
     const notJson = await tideline('skip', 'cli-held-1', '--step', 'gate', '--output', '{nope');
     expect(notJson.code).toBe(2);
     expect(notJson.stderr).toMatch(/--output must be JSON/);

@@ -1,7 +1,8 @@
 // onFailure: hold (issue 14) through the real interpreter on a dev server and the local cloud: a
 // failed step holds the run with nothing compensated; an operator retries it (a create that took
-// effect is adopted, never duplicated), skips it with a stand-in output, or rolls back; the hold
-// timeout rolls back on its own; wrong actions are refused before they are recorded.
+// effect is adopted, never duplicated; inputs or `with` values may change), skips it with a
+// stand-in output, or rolls back; the hold timeout rolls back on its own; wrong actions are
+// refused before they are recorded.
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
@@ -130,6 +131,30 @@ describe('onFailure: hold', () => {
     expect(report.steps.find((s) => s.key === 'pooler')?.status).toBe('done');
     // The retry saw the pooler on and did not send the change again.
     expect(stack.cloud.cloud.stats().byAction['service.enablePooler']?.total ?? 0).toBe(sent);
+  }, 60_000);
+
+  test('retry with changed `with` values runs the step with them; a field the step does not set is refused', async () => {
+    stack.cloud.cloud.addFaults([{ action: 'service.create', kind: 'error', status: 503 }]);
+    const handle = await start('provision-hold', { project_id: stack.projectId, name: 'held-with' });
+    expect((await held(handle)).held?.[0]?.stepKey).toBe('create');
+    expect(
+      await refusal(handle.executeUpdate(retryUpdate, { args: [{ step: 'create', with: { region: 'x' } }] })),
+    ).toMatch(/step create's `with` has no field `region`; it sets: project_id, name, cpu_millis/);
+    expect(await refusal(handle.executeUpdate(retryUpdate, { args: [{ with: ['x'] as never }] }))).toMatch(
+      /with must be a JSON object/,
+    );
+    stack.cloud.cloud.clearFaults();
+    const action = await handle.executeUpdate(retryUpdate, {
+      args: [{ step: 'create', with: { name: 'held-with-renamed' }, by: 'gina' }],
+    });
+    expect(action).toMatchObject({ action: 'retry', stepKey: 'create', by: 'gina', with: ['name'] });
+    const report: RunReport = await handle.result();
+    expect(report.status).toBe('succeeded');
+    // The input still says held-with; the retried create used the name the operator gave.
+    expect(await services('held-with')).toHaveLength(0);
+    const made = await services('held-with-renamed');
+    expect(made.map((s) => s.service_id)).toEqual([report.outputs.service_id]);
+    expect(report.actions).toEqual([expect.objectContaining({ action: 'retry', with: ['name'] })]);
   }, 60_000);
 
   test('skip needs every field later steps read, then the run goes on', async () => {
