@@ -5,7 +5,8 @@
 import { Client, Connection } from '@temporalio/client';
 import { createCloudClient, type CloudClient } from '../../cloud/client';
 import { createDataConverter } from '../../worker/codec';
-import type { RunReport } from '../../workflows/messages';
+import { DEFINITION_FORMAT_VERSION } from '../../dsl/definition';
+import type { RunbookWorkflowInput, RunReport } from '../../workflows/messages';
 import { runTideline, type CliResult } from '../helpers/cli-process';
 import { buildDist, testKeyRing } from '../helpers/worker-process';
 import { startDevCli, type DevCli } from './cli-dev-helpers';
@@ -283,6 +284,14 @@ describe('tideline schedule', () => {
     );
     expect(rawText).not.toContain(password);
     expect(rawText).toContain('rotate-weekly');
+    // The schedule stores the normalised definition with its format version, so the runs it
+    // starts after an upgrade of the workers are read as the format they were created in.
+    const stored = await client.schedule.getHandle('rotate-weekly').describe();
+    const [storedInput] = stored.action.args as RunbookWorkflowInput[];
+    expect(storedInput?.definition).toMatchObject({
+      name: 'rotate-password',
+      formatVersion: DEFINITION_FORMAT_VERSION,
+    });
 
     // --replace creates it anew with the new timing.
     const replaced = await tideline(
