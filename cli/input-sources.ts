@@ -166,12 +166,31 @@ export function environmentInputs(
   return values;
 }
 
-/** The one-line warning for a secret input written on the command line. */
-export function secretOnCommandLineWarning(name: string): string {
+/**
+ * The one-line warning for a secret input written on the command line. `fileOnly`: the command
+ * takes values from `-i name=@FILE` only (retry), so that is the one safer form named.
+ */
+export function secretOnCommandLineWarning(name: string, fileOnly = false): string {
+  const safer = fileOnly
+    ? `-i ${name}=@FILE`
+    : `-i ${name}=@FILE, --inputs FILE (--inputs - reads stdin) or ${inputVariable(name)}`;
   return (
     `tideline: warning: secret input \`${name}\` was given on the command line, where other users can see it (ps, shell history); ` +
-    `use -i ${name}=@FILE, --inputs FILE (--inputs - reads stdin) or ${inputVariable(name)} instead`
+    `use ${safer} instead`
   );
+}
+
+/** Writes the warning for each secret input among `pairs` given literally. */
+export function warnLiteralSecrets(
+  definition: Pick<RunbookDefinition, 'inputs'>,
+  pairs: readonly InputPair[],
+  stderr: NodeJS.WritableStream,
+  fileOnly = false,
+): void {
+  for (const pair of pairs) {
+    if (pair.literal && definition.inputs[pair.name]?.secret === true)
+      stderr.write(`${secretOnCommandLineWarning(pair.name, fileOnly)}\n`);
+  }
 }
 
 /** Every source merged: TIDELINE_INPUT_* < `--inputs` < `-i`; warns about literal secrets. */
@@ -183,10 +202,7 @@ export async function gatherInputs(
   const fromFile =
     sources.inputsFile !== undefined ? await readInputsFile(sources.inputsFile, ctx, sources.stdin) : {};
   const pairs = parseInputPairs(sources.pairs ?? [], ctx);
-  for (const pair of pairs) {
-    if (pair.literal && definition.inputs[pair.name]?.secret === true)
-      ctx.stderr.write(`${secretOnCommandLineWarning(pair.name)}\n`);
-  }
+  warnLiteralSecrets(definition, pairs, ctx.stderr);
   return {
     ...environmentInputs(definition, ctx.env),
     ...fromFile,

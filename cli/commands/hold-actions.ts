@@ -8,7 +8,7 @@ import type { OperatorAction } from '../../workflows/messages';
 import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
 import { CliError, EXIT } from '../errors';
-import { parseInputPairs } from '../input-sources';
+import { parseInputPairs, warnLiteralSecrets, type InputPair } from '../input-sources';
 import { printCliError } from '../output/errors';
 import { printCommandHelp } from '../output/help';
 import { cliCommand } from '../output/run-report';
@@ -116,12 +116,37 @@ function parseWith(text: string): Record<string, JsonValue> {
   return value as Record<string, JsonValue>;
 }
 
+/** Warns about secret inputs given literally with -i, reading the run's definition from its first event. */
+async function warnAboutSecrets(
+  ctx: CliContext,
+  session: TemporalSession,
+  workflowId: string,
+  pairs: readonly InputPair[],
+): Promise<void> {
+  const { runDefinition } = require('../history-timeline') as typeof import('../history-timeline');
+  try {
+    const page = await session.client.workflowService.getWorkflowExecutionHistory({
+      namespace: session.target.namespace,
+      execution: { workflowId },
+      maximumPageSize: 1,
+    });
+    const definition = await runDefinition(
+      page.history?.events ?? [],
+      session.client.options.loadedDataConverter,
+    );
+    if (definition) warnLiteralSecrets(definition, pairs, ctx.stderr, true);
+  } catch {
+    // A warning only: the update itself reports what is wrong with the run or its data.
+  }
+}
+
 async function act(
   ctx: CliContext,
   session: TemporalSession,
   workflowId: string,
   verb: Verb,
   request: Record<string, unknown>,
+  pairs: readonly InputPair[] = [],
 ): Promise<number> {
   const messages = require('../../workflows/messages') as typeof import('../../workflows/messages');
   const update = {
@@ -140,6 +165,7 @@ async function act(
     });
     return EXIT.FAILED;
   }
+  if (pairs.some((pair) => pair.literal)) await warnAboutSecrets(ctx, session, workflowId, pairs);
   const sent = await sendRunUpdate(ctx, session, {
     workflowId,
     verb,
@@ -176,8 +202,9 @@ function holdCommand(verb: Verb, spec: typeof RETRY_SPEC | typeof SKIP_SPEC | ty
     if (by !== undefined) request.by = by;
     if (values.reason !== undefined) request.reason = values.reason;
     if (values.step !== undefined) request.step = values.step;
+    let pairs: InputPair[] = [];
     if (verb === 'retry') {
-      const pairs = parseInputPairs((values.input as string[] | undefined) ?? [], ctx);
+      pairs = parseInputPairs((values.input as string[] | undefined) ?? [], ctx);
       const inputs = Object.fromEntries(pairs.map((pair) => [pair.name, pair.value]));
       if (Object.keys(inputs).length > 0) request.inputs = inputs;
       if (values.with !== undefined) request.with = parseWith(values.with as string);
@@ -187,7 +214,7 @@ function holdCommand(verb: Verb, spec: typeof RETRY_SPEC | typeof SKIP_SPEC | ty
         throw new CliError('CLI_USAGE', 'skip needs --step KEY', 'name the held step');
       request.output = parseOutput(values.output as string | undefined);
     }
-    return withTemporal(ctx, (session) => act(ctx, session, workflowId, verb, request));
+    return withTemporal(ctx, (session) => act(ctx, session, workflowId, verb, request, pairs));
   };
 }
 
