@@ -1,7 +1,8 @@
 // The real `tideline` binary on a held run (issue 14): `run --on-failure hold` stops following a
 // held run with exit 5 and the three commands; `status` shows them; `retry` (with a changed
 // input), `skip` and `rollback` act on it, refuse wrong actions with exit 1 (2 for bad usage),
-// and what operators did shows in the report and in `history`; `rerun` keeps secret inputs.
+// and what operators did shows in the report and in `history`; `rerun` keeps secret inputs; a
+// schedule's runs hold with --on-failure hold and --pause-on-failure still pauses it.
 import path from 'node:path';
 import { jsonOutput, runTideline } from '../helpers/cli-process';
 import { REPO_ROOT } from '../helpers/worker-process';
@@ -168,4 +169,38 @@ describe('tideline retry | skip | rollback on a held run', () => {
     );
     expect(done).toMatchObject({ status: 'succeeded', outputs: { ticket: 'OPS-12' } });
   }, 60_000);
+
+  test('a schedule with --on-failure hold: its run holds; rolled back, --pause-on-failure pauses the schedule', async () => {
+    const created = await tideline(
+      'schedule',
+      'create',
+      'cli-hold-nightly',
+      '-r',
+      FIXTURE,
+      '--every',
+      '30d',
+      '--on-failure',
+      'hold',
+      '--pause-on-failure',
+    );
+    expect(created.code).toBe(0);
+    const triggered = jsonOutput<{ workflowId: string }>(
+      await tideline('schedule', 'trigger', 'cli-hold-nightly', '--json'),
+    );
+    // status follows the scheduled run until it holds (exit 5), like a run started by `run`.
+    const held = await tideline('status', triggered.workflowId);
+    expect(held.code).toBe(5);
+    expect(held.stdout).toMatch(/held at step gate: ASSERTION_FAILED: go is false/);
+    expect((await tideline('rollback', triggered.workflowId, '-m', 'not tonight')).code).toBe(0);
+    expect((await tideline('status', triggered.workflowId)).code).toBe(1);
+    // The schedule hears of the failed run from its watcher, then pauses itself.
+    type Described = { onFailure: string; pauseOnFailure: boolean; paused: boolean };
+    let described: Described | undefined;
+    for (let attempt = 0; attempt < 120 && described?.paused !== true; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, 250));
+      described = jsonOutput<Described>(await tideline('schedule', 'describe', 'cli-hold-nightly', '--json'));
+    }
+    expect(described).toMatchObject({ onFailure: 'hold', pauseOnFailure: true, paused: true });
+    expect((await tideline('schedule', 'delete', 'cli-hold-nightly')).code).toBe(0);
+  }, 120_000);
 });
