@@ -12,7 +12,17 @@ import { ensureNamespace } from './namespace';
 import { ensurePostgresBin, initPostgres, postgresPid, startPostgres, stopPostgres } from './postgres';
 import { applySchemas } from './schema';
 import { DATABASES } from './server-config';
-import { frontendAddress, serverPid, startServer, stopServer } from './server';
+import {
+  SERVICES,
+  frontendAddress,
+  serverPid,
+  serverRunning,
+  servicePids,
+  startServer,
+  stopServer,
+  stopService,
+  type ServiceName,
+} from './server';
 import {
   clusterPaths,
   newClusterState,
@@ -20,6 +30,7 @@ import {
   writeClusterState,
   type ClusterPaths,
   type ClusterState,
+  type ServerProcesses,
   withUiPort,
 } from './state';
 import { ensureClusterTools } from './tools';
@@ -41,8 +52,10 @@ export interface ClusterInfo {
   /** `ui` only for a cluster that has a Web UI. */
   running: { postgres: boolean; server: boolean; ui?: boolean };
   postgres: { host: string; port: number; user: string; databases: string[]; dataDir: string };
-  pids: { postgres?: number; server?: number; ui?: number };
+  /** `server` for one server process; `services` (one pid per service) for separate ones. */
+  pids: { postgres?: number; server?: number; services?: Partial<Record<ServiceName, number>>; ui?: number };
   logs: { postgres: string; server: string; ui?: string };
+  serverProcesses: ServerProcesses;
 }
 
 export interface ClusterUpOptions {
@@ -52,11 +65,15 @@ export interface ClusterUpOptions {
   log?: (line: string) => void;
   /** Start the Web UI too (default true; the benchmarks leave it out). */
   webUi?: boolean;
+  /** For a new cluster: the four services in `one` process (default) or `separate` ones. */
+  serverProcesses?: ServerProcesses;
 }
 
 export function clusterInfo(paths: ClusterPaths, state: ClusterState): ClusterInfo {
   const pgPid = postgresPid(paths);
   const srvPid = serverPid(paths, state);
+  const services = servicePids(paths, state);
+  const separate = state.serverProcesses === 'separate';
   const webPid = uiPid(paths, state);
   const hasUi = state.pids.ui !== undefined;
   const url = webUiUrl(state);
@@ -67,7 +84,7 @@ export function clusterInfo(paths: ClusterPaths, state: ClusterState): ClusterIn
     ...(webPid !== undefined && url !== undefined ? { webUiUrl: url } : {}),
     running: {
       postgres: pgPid !== undefined,
-      server: srvPid !== undefined,
+      server: serverRunning(paths, state),
       ...(hasUi ? { ui: webPid !== undefined } : {}),
     },
     postgres: {
@@ -80,9 +97,16 @@ export function clusterInfo(paths: ClusterPaths, state: ClusterState): ClusterIn
     pids: {
       ...(pgPid !== undefined ? { postgres: pgPid } : {}),
       ...(srvPid !== undefined ? { server: srvPid } : {}),
+      ...(separate && Object.keys(services).length > 0 ? { services } : {}),
       ...(webPid !== undefined ? { ui: webPid } : {}),
     },
-    logs: { postgres: paths.pgLog, server: paths.serverLog, ...(hasUi ? { ui: paths.uiLog } : {}) },
+    logs: {
+      postgres: paths.pgLog,
+      // separate processes log to NAME.log next to it
+      server: separate ? path.dirname(paths.serverLog) : paths.serverLog,
+      ...(hasUi ? { ui: paths.uiLog } : {}),
+    },
+    serverProcesses: state.serverProcesses,
   };
 }
 
@@ -100,8 +124,19 @@ export async function clusterUp(options: ClusterUpOptions): Promise<ClusterInfo>
       'leave out --namespace, or use another --dir',
     );
   }
+  if (
+    state !== undefined &&
+    options.serverProcesses !== undefined &&
+    options.serverProcesses !== state.serverProcesses
+  ) {
+    throw new CliError(
+      'CLI_USAGE',
+      `the cluster in ${paths.dir} runs its server as ${state.serverProcesses === 'one' ? 'one process' : 'separate processes'}`,
+      'leave out --separate-services, or use another --dir',
+    );
+  }
   if (state === undefined) {
-    state = await newClusterState(options.namespace ?? DEFAULT_NAMESPACE);
+    state = await newClusterState(options.namespace ?? DEFAULT_NAMESPACE, options.serverProcesses);
     writeClusterState(paths, state);
   }
   const tools = await ensureClusterTools(env, log);
@@ -112,8 +147,8 @@ export async function clusterUp(options: ClusterUpOptions): Promise<ClusterInfo>
   state = { ...state, pids: { ...state.pids, postgres: pgPid } };
   writeClusterState(paths, state);
   await applySchemas(tools, state);
-  const srvPid = await startServer(paths, state, tools.server);
-  state = { ...state, pids: { ...state.pids, server: srvPid } };
+  const srvPids = await startServer(paths, state, tools.server);
+  state = { ...state, pids: { ...state.pids, ...srvPids } };
   writeClusterState(paths, state);
   await ensureNamespace(frontendAddress(state), state.namespace);
   const uiBinary = options.webUi === false ? undefined : await ensureUiServer(env, log);
@@ -161,6 +196,18 @@ export async function stopClusterServer(dir: string, signal: 'SIGTERM' | 'SIGKIL
   const { paths, state } = requireState(dir);
   return stopServer(paths, state, signal);
 }
+
+/** For tests and chaos: one service process of a cluster with separate ones killed; `clusterUp` restarts it. */
+export async function stopClusterService(
+  dir: string,
+  service: ServiceName,
+  signal: 'SIGTERM' | 'SIGKILL' = 'SIGKILL',
+): Promise<boolean> {
+  const { paths, state } = requireState(dir);
+  return stopService(paths, state, service, signal);
+}
+
+export { SERVICES };
 
 /** For chaos: PostgreSQL stopped (fast shutdown); `clusterUp` starts it again. */
 export async function stopClusterPostgres(dir: string): Promise<boolean> {

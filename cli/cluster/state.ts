@@ -10,6 +10,7 @@ import { isPortFree } from '../dev-stack/ports';
 import { CliError } from '../errors';
 
 const port = z.number().int().min(1024).max(65535);
+const pid = z.number().int().positive();
 /** Ringpop membership ports live in a smallint column: at most 32767, or the server dies at start. */
 const membershipPort = z.number().int().min(1024).max(32767);
 
@@ -22,6 +23,11 @@ export const CLUSTER_STATE_SCHEMA = z.object({
    * the field have 4.
    */
   numHistoryShards: z.number().int().min(1).max(16_384).default(4),
+  /**
+   * How the server runs: `one` process with all four services, or `separate` processes (history,
+   * matching, frontend, worker), as production deployments run them. Fixed at the first `up`.
+   */
+  serverProcesses: z.enum(['one', 'separate']).default('one'),
   ports: z.object({
     postgres: port,
     frontend: port,
@@ -44,9 +50,12 @@ export const CLUSTER_STATE_SCHEMA = z.object({
   pids: z.object({
     postgres: z.number().int().positive().optional(),
     server: z.number().int().positive().optional(),
+    /** With serverProcesses `separate`: one pid per service. */
+    services: z.partialRecord(z.enum(['history', 'matching', 'frontend', 'worker']), pid).optional(),
     ui: z.number().int().positive().optional(),
   }),
 });
+export type ServerProcesses = ClusterState['serverProcesses'];
 export type ClusterState = z.infer<typeof CLUSTER_STATE_SCHEMA>;
 export type ClusterPorts = ClusterState['ports'];
 
@@ -124,7 +133,10 @@ async function pickLowPort(taken: Set<number>): Promise<number> {
   throw new CliError('CLUSTER_START_FAILED', `no free loopback port between ${LOW} and ${HIGH}`);
 }
 
-export async function newClusterState(namespace: string): Promise<ClusterState> {
+export async function newClusterState(
+  namespace: string,
+  serverProcesses: ServerProcesses = 'one',
+): Promise<ClusterState> {
   const taken = new Set<number>();
   const names = [
     'postgres',
@@ -145,6 +157,7 @@ export async function newClusterState(namespace: string): Promise<ClusterState> 
     version: 1,
     namespace,
     numHistoryShards: NEW_CLUSTER_SHARDS,
+    serverProcesses,
     ports: ports as ClusterPorts,
     postgres: { user: 'temporal', password: randomBytes(24).toString('base64url') },
     pids: {},

@@ -12,21 +12,23 @@ const loadCluster = () => require('../cluster/cluster') as typeof import('../clu
 
 const SPEC = {
   name: 'cluster',
-  usage: 'up|down|status [--dir DIR] [--no-web-ui]',
+  usage: 'up|down|status [--dir DIR] [--separate-services] [--no-web-ui]',
   summary: 'run a production-style Temporal (the server on PostgreSQL) on this machine',
   description: [
-    "`up` builds the pinned Temporal server and its schema tool from their Go modules (once, into .tools/bin), starts PostgreSQL (installing the OS package with apt-get when missing and running as root), applies or upgrades the schemas, starts the server (all four services in one process), creates the namespace and tideline's search attributes, waits until the namespace is usable, and starts the Temporal Web UI (its server built the same way, once; without it when it cannot be built, or with --no-web-ui). It is idempotent: a second `up` starts only what is down.",
+    "`up` builds the pinned Temporal server and its schema tool from their Go modules (once, into .tools/bin), starts PostgreSQL (installing the OS package with apt-get when missing and running as root), applies or upgrades the schemas, starts the server (all four services in one process; with --separate-services, which a new cluster keeps, one process per service — history, matching, frontend, worker — as production runs them), creates the namespace and tideline's search attributes, waits until the namespace is usable, and starts the Temporal Web UI (its server built the same way, once; without it when it cannot be built, or with --no-web-ui). It is idempotent: a second `up` starts only what is down.",
     '`down` stops exactly what `up` started (the Web UI, the server, then PostgreSQL); the data stays in DIR for the next `up`. `status` prints what runs (exit 3 when something is down).',
     'With --namespace NS, the first `up` creates NS instead of "default" (a cluster keeps its namespace).',
     'Everything binds to 127.0.0.1 on free ports chosen at the first `up` and kept in DIR/cluster.json (mode 0600, with the generated PostgreSQL password, which is never printed).',
-    'The first stdout line is one JSON object: {dir, address, namespace, webUiUrl, running {postgres, server, ui}, postgres {host, port, user, databases, dataDir}, pids {postgres, server, ui}, logs}. The Web UI shows payloads encrypted (the cluster has no codec server).',
+    'The first stdout line is one JSON object: {dir, address, namespace, webUiUrl, running {postgres, server, ui}, postgres {host, port, user, databases, dataDir}, pids {postgres, server | services {history, matching, frontend, worker}, ui}, logs, serverProcesses}. The Web UI shows payloads encrypted (the cluster has no codec server).',
   ],
   options: {
     dir: { type: 'string' },
     'no-web-ui': { type: 'boolean' },
+    'separate-services': { type: 'boolean' },
   },
   optionHelp: [
     ['--dir DIR', 'the cluster directory (default <checkout>/.tools/cluster)'],
+    ['--separate-services', 'a new cluster runs each Temporal service in its own process'],
     ['--no-web-ui', '`up` starts no Web UI'],
   ],
   examples: [
@@ -60,6 +62,7 @@ export const clusterCommand: Command = async (argv, ctx) => {
       env: ctx.env,
       log: (line) => ctx.stderr.write(`${line}\n`),
       webUi: parsed.values['no-web-ui'] !== true,
+      ...(parsed.values['separate-services'] === true ? { serverProcesses: 'separate' as const } : {}),
       ...(ctx.globals.namespace !== undefined ? { namespace: ctx.globals.namespace } : {}),
     });
     print(info);

@@ -4,7 +4,9 @@
 // local cloud. `up` again is a no-op on the same ports; `down` leaves no process behind, and a
 // later `up` finds the runs again (the data lives in the directory). The cluster's Web UI serves its
 // page and lists the runs from PostgreSQL through the frontend. Skipped with a printed reason when
-// the server cannot be built (no Go) or PostgreSQL is missing and cannot be installed.
+// the server cannot be built (no Go) or PostgreSQL is missing and cannot be installed. A second
+// case runs the four services as separate processes: the history service SIGKILLed mid-run is
+// brought back alone by `up`, and the runs succeed.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +15,7 @@ import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { pollUntil } from '../../bench/lib/cancel-runs';
 import { provisioningDefinition } from '../../bench/lib/stack';
 import type { CloudClient } from '../../cloud/client';
-import { clusterDown, type ClusterInfo } from '../../cli/cluster/cluster';
+import { clusterDown, stopClusterService, type ClusterInfo } from '../../cli/cluster/cluster';
 import { isOurProcess } from '../../cli/cluster/processes';
 import { cachedClusterUi } from '../../scripts/setup-cluster';
 import { createDataConverter } from '../../worker/codec';
@@ -29,13 +31,14 @@ const taskQueue = `native-cluster-${randomBytes(4).toString('hex')}`;
 
 let skipReason: string | undefined;
 let dir: string;
+let separateDir: string | undefined;
 let tc: TestCloud;
 let api: CloudClient;
 let connection: Connection | undefined;
 const workers: GuardedProcess[] = [];
 
-async function cluster(action: 'up' | 'down' | 'status'): Promise<ClusterInfo> {
-  const result = await runTideline(['cluster', action, '--dir', dir], { timeoutMs: 600_000 });
+async function cluster(action: 'up' | 'down' | 'status', ...extra: string[]): Promise<ClusterInfo> {
+  const result = await runTideline(['cluster', action, '--dir', dir, ...extra], { timeoutMs: 600_000 });
   if (result.code !== 0) {
     throw new Error(`tideline cluster ${action} exited ${result.code}:\n${result.stderr}\n${result.stdout}`);
   }
@@ -65,11 +68,35 @@ afterAll(async () => {
   await connection?.close().catch(() => undefined);
   await api?.close();
   await tc?.close();
-  if (dir) {
-    await clusterDown(dir).catch(() => undefined); // whatever a failed case left running
-    rmSync(dir, { recursive: true, force: true });
+  for (const used of [dir, separateDir]) {
+    if (!used) continue;
+    await clusterDown(used).catch(() => undefined); // whatever a failed case left running
+    rmSync(used, { recursive: true, force: true });
   }
 });
+
+async function startRuns(
+  client: Client,
+  prefix: string,
+  count: number,
+  vpcId: string,
+): Promise<WorkflowHandle[]> {
+  const handles: WorkflowHandle[] = [];
+  for (let i = 0; i < count; i++) {
+    const input: RunbookWorkflowInput = {
+      definition: provisioningDefinition(),
+      inputs: { project_id: tc.project.id, name: `${prefix}-${i}`, vpc_id: vpcId },
+    };
+    handles.push(
+      await client.workflow.start('runbookWorkflow', {
+        taskQueue,
+        workflowId: `${prefix}-${i}-${randomBytes(3).toString('hex')}`,
+        args: [input],
+      }),
+    );
+  }
+  return handles;
+}
 
 test('cluster up → two workers, one SIGKILLed mid-run → 10 runs succeed, one service each → down', async () => {
   if (skipReason !== undefined) {
@@ -113,20 +140,7 @@ test('cluster up → two workers, one SIGKILLed mid-run → 10 runs succeed, one
     cidr: '10.0.0.0/16',
     region_code: 'us-east-1',
   });
-  const handles: WorkflowHandle[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const input: RunbookWorkflowInput = {
-      definition: provisioningDefinition(),
-      inputs: { project_id: project, name: `native-${i}`, vpc_id: vpc.id! },
-    };
-    handles.push(
-      await client.workflow.start('runbookWorkflow', {
-        taskQueue,
-        workflowId: `native-${i}-${randomBytes(3).toString('hex')}`,
-        args: [input],
-      }),
-    );
-  }
+  const handles = await startRuns(client, 'native', RUNS, vpc.id!);
   // Mid-run: every service created, none ready yet; then one worker dies.
   await pollUntil(
     'all creates sent',
@@ -141,6 +155,7 @@ test('cluster up → two workers, one SIGKILLed mid-run → 10 runs succeed, one
   const services = await api.service.list({ project_id: project });
   const names = services.map((service) => service.name).sort();
   expect(names).toEqual(Array.from({ length: RUNS }, (_, i) => `native-${i}`).sort());
+  expect(handles).toHaveLength(RUNS);
   expect(services.every((service) => service.status === 'READY')).toBe(true);
   if (webUi) {
     // The Web UI's API lists the finished runs (visibility in PostgreSQL, through the frontend).
@@ -188,3 +203,87 @@ test('cluster up → two workers, one SIGKILLed mid-run → 10 runs succeed, one
   expect(alive(again.pids.postgres)).toBe(false);
   expect(alive(again.pids.ui)).toBe(false);
 }, 900_000);
+
+test('separate service processes: history SIGKILLed mid-run, `up` brings back only it, the runs succeed', async () => {
+  if (skipReason !== undefined) {
+    console.warn(`native cluster test skipped: ${skipReason}`);
+    return;
+  }
+  separateDir = mkdtempSync(path.join(tmpdir(), 'tideline-native-cluster-separate-'));
+  const up = async (): Promise<ClusterInfo> => {
+    const result = await runTideline(
+      ['cluster', 'up', '--dir', separateDir!, '--separate-services', '--no-web-ui'],
+      {
+        timeoutMs: 600_000,
+      },
+    );
+    expect(result.code).toBe(0);
+    return JSON.parse(result.stdout.split('\n')[0] ?? '') as ClusterInfo;
+  };
+  const info = await up();
+  expect(info.serverProcesses).toBe('separate');
+  expect(info.running).toEqual({ postgres: true, server: true });
+  const services = info.pids.services!;
+  expect(Object.keys(services).sort()).toEqual(['frontend', 'history', 'matching', 'worker']);
+  expect(new Set(Object.values(services)).size).toBe(4);
+  expect(info.pids.server).toBeUndefined();
+
+  const worker = await startWorkerProcess({
+    env: {
+      TEMPORAL_ADDRESS: info.address,
+      TEMPORAL_NAMESPACE: info.namespace,
+      TIDELINE_TASK_QUEUE: taskQueue,
+      ...cloudWorkerEnv(tc),
+    },
+  });
+  workers.push(worker);
+  const conn = await Connection.connect({ address: info.address });
+  try {
+    const client = new Client({
+      connection: conn,
+      namespace: info.namespace,
+      dataConverter: createDataConverter(testKeyRing),
+    });
+    const vpc = await api.vpc.create({
+      project_id: tc.project.id,
+      name: 'separate',
+      cidr: '10.1.0.0/16',
+      region_code: 'us-east-1',
+    });
+    const createsBefore = tc.cloud.stats().byAction['service.create']?.total ?? 0;
+    const handles = await startRuns(client, 'separate', 3, vpc.id!);
+    await pollUntil(
+      'the creates sent',
+      async () => (tc.cloud.stats().byAction['service.create']?.total ?? 0) - createsBefore,
+      (creates) => creates >= 3,
+      120_000,
+    );
+    expect(await stopClusterService(separateDir, 'history', 'SIGKILL')).toBe(true);
+    const down = await runTideline(['cluster', 'status', '--dir', separateDir]);
+    expect(down.code).toBe(3);
+    expect((JSON.parse(down.stdout.split('\n')[0] ?? '') as ClusterInfo).running.server).toBe(false);
+
+    const again = await up();
+    expect(again.running.server).toBe(true);
+    const after = again.pids.services!;
+    expect(after.history).not.toBe(services.history);
+    expect({ ...after, history: 0 }).toEqual({ ...services, history: 0 });
+
+    const reports = (await Promise.all(handles.map((handle) => handle.result()))) as RunReport[];
+    expect(reports.map((report) => report.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    const made = (await api.service.list({ project_id: tc.project.id }))
+      .map((service) => service.name)
+      .filter((name) => name?.startsWith('separate-'))
+      .sort();
+    expect(made).toEqual(['separate-0', 'separate-1', 'separate-2']);
+  } finally {
+    await conn.close().catch(() => undefined);
+  }
+  await worker.stop();
+  const stopped = await runTideline(['cluster', 'down', '--dir', separateDir]);
+  expect(stopped.code).toBe(0);
+  const after = await runTideline(['cluster', 'status', '--dir', separateDir]);
+  const last = JSON.parse(after.stdout.split('\n')[0] ?? '') as ClusterInfo;
+  expect(last.pids).toEqual({});
+  for (const pid of Object.values(services)) expect(alive(pid)).toBe(false);
+}, 600_000);

@@ -89,12 +89,13 @@ describe('server config', () => {
 });
 
 describe('web UI', () => {
-  test('a state file from before the Web UI is read, and `up` gives it a distinct port', async () => {
+  test('a state file from before the Web UI and service processes is read; `up` gives it a distinct UI port', async () => {
     const paths = clusterPaths(dir);
     const { ui: _ui, ...oldPorts } = (await newClusterState('default')).ports;
-    const old = { ...(await newClusterState('default')), ports: oldPorts };
-    writeClusterState(paths, old);
+    const { serverProcesses: _mode, ...old } = { ...(await newClusterState('default')), ports: oldPorts };
+    writeFileSync(paths.stateFile, JSON.stringify(old));
     const read = readClusterState(paths)!;
+    expect(read.serverProcesses).toBe('one'); // files from before separate service processes
     expect(read.ports.ui).toBeUndefined();
     expect(webUiUrl(read)).toBeUndefined();
     const withUi = await withUiPort(read);
