@@ -9,8 +9,10 @@ import { ACTION_NAMES, operations } from '../cloud/operations';
 import type { CelObjectType, CelTypeTable } from './cel-types';
 import { celTypeName, celTypeOf, inputCelType } from './cel-types';
 import type { RunbookDefinition } from './definition';
+import type { JsonValue } from './expressions';
 import { celEnvironment } from './expressions';
 import type { Runbook, RunbookStep, Step } from './schema';
+import { parseTemplate } from './templates';
 
 /** Values of these types may be compared with null: absent optional inputs and fields read null. */
 const NULLABLE_BUILTINS = ['string', 'int', 'double', 'bool', 'list<dyn>', 'map'];
@@ -52,6 +54,28 @@ export function actionCelType(action: ActionName): string {
 export function elementType(type: string): string {
   const match = /^list<(.*)>$/.exec(type);
   return match?.[1] ?? 'dyn';
+}
+
+/**
+ * What a child's output value is known to be from its declaration: text (literal or with `${{ }}`
+ * inside) is a string, true/false a bool, `${{ inputs.x }}` the input's type; anything else
+ * (numbers, which are int or double at run time, other expressions, lists, maps) is dyn.
+ */
+function childOutputType(child: RunbookDefinition, value: JsonValue): string {
+  if (typeof value === 'boolean') return 'bool';
+  if (typeof value !== 'string') return 'dyn';
+  let parsed: ReturnType<typeof parseTemplate>;
+  try {
+    parsed = parseTemplate(value);
+  } catch {
+    return 'dyn'; // reported in the child
+  }
+  if (!parsed.whole) return 'string';
+  const [part] = parsed.parts;
+  const input =
+    part?.kind === 'expression' ? /^inputs\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(part.expression) : null;
+  const spec = input?.[1] === undefined ? undefined : child.inputs[input[1]];
+  return spec ? inputCelType(spec.type) : 'dyn';
 }
 
 export interface TypedVariables {
@@ -116,7 +140,11 @@ export class RunbookTypes {
     if ('runbook' in step) {
       const child = childRunbook(step);
       if (!child) return 'dyn';
-      return childType(Object.fromEntries(Object.keys(child.outputs).map((name) => [name, 'dyn'])));
+      return childType(
+        Object.fromEntries(
+          Object.entries(child.outputs).map(([name, spec]) => [name, childOutputType(child, spec.value)]),
+        ),
+      );
     }
     return 'dyn';
   }

@@ -1,8 +1,11 @@
 // Typed expression checks, wait conditions, linear-time patterns and expression limits: each bad
 // runbook reports exactly one problem at file:line:col with its message and hint; good ones pass.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { checkExpression, evaluateExpression } from '../../dsl/expressions';
 import { bindInputs } from '../../dsl/inputs';
-import { checkRunbookText } from '../../dsl/loader';
+import { checkRunbookFile, checkRunbookText } from '../../dsl/loader';
 
 const HEAD = [
   'apiVersion: tideline/v1',
@@ -179,5 +182,87 @@ describe('typed expressions, wait conditions, patterns and limits', () => {
       limit: 'EXPRESSION_TOO_COSTLY',
     });
     expect(() => evaluateExpression(`${doubling}v30${')'.repeat(30)}`, { v0: 'a' })).toThrow(/too much work/);
+  });
+});
+
+describe('child outputs typed from the child declarations', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tideline-child-types-'));
+    writeFileSync(
+      join(dir, 'child.yaml'),
+      [
+        'apiVersion: tideline/v1',
+        'name: child',
+        'description: Outputs of every known kind.',
+        'inputs:',
+        '  n: { type: integer, default: 1 }',
+        '  flag: { type: boolean, default: true }',
+        'steps:',
+        '  - { id: s, sleep: 1s }',
+        'outputs:',
+        "  count: '${{ inputs.n }}'",
+        "  enabled: '${{ inputs.flag }}'",
+        "  label: 'x-${{ inputs.n }}'",
+        '  plain: just text',
+        '  yes: { value: true }',
+        "  sum: '${{ inputs.n + 1 }}'",
+        '  number: { value: 3 }',
+        '',
+      ].join('\n'),
+    );
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const parent = (lines: string[]): string[] => {
+    const file = join(dir, 'parent.yaml');
+    writeFileSync(
+      file,
+      [
+        'apiVersion: tideline/v1',
+        'name: parent',
+        'description: Reads the child outputs.',
+        'steps:',
+        '  - { id: c, runbook: child.yaml }',
+        ...lines,
+        '',
+      ].join('\n'),
+    );
+    return checkRunbookFile(file).problems.map((p) => `${p.line}:${p.column} ${p.rule}: ${p.message}`);
+  };
+
+  it.each([
+    [
+      "if: '${{ steps.c.output.label }}'",
+      '6:18 condition-type: `steps.c.output.label` gives string, but a condition must be true or false',
+    ],
+    [
+      "if: '${{ steps.c.output.plain }}'",
+      '6:18 condition-type: `steps.c.output.plain` gives string, but a condition must be true or false',
+    ],
+    [
+      "if: '${{ steps.c.output.count }}'",
+      '6:18 condition-type: `steps.c.output.count` gives int, but a condition must be true or false',
+    ],
+    [
+      'if: "${{ steps.c.output.count > \'two\' }}"',
+      "6:18 expression-type: `steps.c.output.count > 'two'`: cannot apply int > string",
+    ],
+    [
+      "if: '${{ steps.c.output.enabled.x }}'",
+      '6:18 expression-type: `steps.c.output.enabled.x`: `steps.c.output.enabled` is a bool, which has no fields',
+    ],
+  ])('%s', (condition, expected) => {
+    expect(parent([`  - { id: a, ${condition}, sleep: 1s }`])).toEqual([expected]);
+  });
+
+  it('accepts sound uses; values that cannot be known stay dyn', () => {
+    expect(
+      parent([
+        '  - { id: a, if: "${{ steps.c.output.enabled && steps.c.output.yes && steps.c.output.count > 0 && steps.c.output.label != \'\' }}", sleep: 1s }',
+        "  - { id: b, if: '${{ steps.c.output.sum }}', sleep: 1s }",
+        "  - { id: d, if: '${{ steps.c.output.number > 1.5 }}', sleep: 1s }",
+      ]),
+    ).toEqual([]);
   });
 });
