@@ -16,8 +16,8 @@ import {
   type RunReport,
   type RunbookWorkflowInput,
 } from '../../workflows/messages';
-import { pollUntil } from '../helpers/runbook-fixtures';
-import { failedReport, startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
+import { createVpc, pollUntil } from '../helpers/runbook-fixtures';
+import { failedReport, RUNBOOKS_DIR, startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 
 const fixture = (name: string) => path.resolve(__dirname, '..', 'fixtures', 'hold', `${name}.yaml`);
 const POOLER_FAULT = { action: 'service.enablePooler', kind: 'error', status: 503 } as const;
@@ -100,6 +100,54 @@ describe('onFailure: hold', () => {
     expect(made).toHaveLength(1);
     expect(made[0]?.service_id).toBe(report.outputs.service_id);
     expect(made[0]?.metadata?.environment).toBe('PROD');
+  }, 60_000);
+
+  test('the shipped provisioning runbook with run --on-failure hold: READY and attached to the VPC, the pooler fails and holds; retry finishes with that one service', async () => {
+    const vpcId = await createVpc(stack, { name: 'held-vpc' });
+    const loaded = loadRunbookFile(path.join(RUNBOOKS_DIR, 'provision-production-service.yaml'));
+    // The pooler fails on its first attempt instead of after its policy's 12 (minutes of backoff).
+    const once = { attempts: 1, initialIntervalMs: 1_000, backoff: 2, maxIntervalMs: 1_000 };
+    const definition = {
+      ...loaded,
+      steps: loaded.steps.map((s) => (s.id === 'pooler' ? { ...s, retry: once } : s)),
+    };
+    stack.cloud.cloud.addFaults([POOLER_FAULT]);
+    const handle = await stack.client.workflow.start('runbookWorkflow', {
+      taskQueue: stack.taskQueue,
+      workflowId: `held-shipped-${randomBytes(4).toString('hex')}`,
+      args: [
+        {
+          definition,
+          inputs: { project_id: stack.projectId, name: 'held-shipped', vpc_id: vpcId },
+          onFailure: 'hold',
+        } satisfies RunbookWorkflowInput,
+      ],
+    });
+    const progress = await held(handle);
+    expect(progress.held?.map((h) => h.stepKey)).toEqual(['pooler']);
+    expect(
+      ['create', 'ready', 'attach', 'attached'].map(
+        (key) => progress.steps.find((s) => s.key === key)?.status,
+      ),
+    ).toEqual(['done', 'done', 'done', 'done']);
+    const [service] = await services('held-shipped');
+    expect(service?.vpcEndpoint?.vpc_id).toBe(vpcId);
+
+    stack.cloud.cloud.clearFaults();
+    await handle.executeUpdate(retryUpdate, {
+      args: [{ step: 'pooler', by: 'ops', reason: 'quota raised' }],
+    });
+    const report: RunReport = await handle.result();
+    expect(report.status).toBe('succeeded');
+    expect(
+      (await services('held-shipped')).map((s) => [
+        s.service_id,
+        s.metadata?.environment,
+        s.vpcEndpoint?.vpc_id,
+        Boolean(s.connection_pooler?.endpoint),
+      ]),
+    ).toEqual([[service?.service_id, 'PROD', vpcId, true]]);
+    expect(report.outputs.service_id).toBe(service?.service_id);
   }, 60_000);
 
   test('a create that took effect but answered 5xx is adopted on retry, never duplicated', async () => {
