@@ -84,7 +84,16 @@ export function usageError(error: unknown, command: string, options: OptionSpecs
     );
   }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-    const flag = /'(-[^' ]+)/.exec(message)?.[1];
+    const flag = /'(-[^' ,]+)/.exec(message)?.[1];
+    if (message.includes('argument is ambiguous')) {
+      // `-n -5`: the value looks like an option.
+      const long = /use '(--[^=']+)=/.exec(message)?.[1] ?? flag ?? '';
+      return new CliError(
+        'CLI_USAGE',
+        `option ${flag ?? ''} needs a value; the next argument starts with -`.replace('  ', ' '),
+        `to give a value that starts with -, write ${long}=VALUE (${seeHelp})`,
+      );
+    }
     const text = message.includes('argument missing')
       ? `option ${flag ?? ''} needs a value`
       : `option ${flag ?? ''} does not take a value`;

@@ -99,6 +99,17 @@ describe('parseCommand', () => {
     expect(usageErrorOf(() => parseCommand(SPEC, ['f', '--id'], context())).message).toBe(
       'option --id needs a value',
     );
+    expect(usageErrorOf(() => parseCommand(SPEC, ['f', '--id', '-x'], context()))).toEqual({
+      message: 'option --id needs a value; the next argument starts with -',
+      hint: 'to give a value that starts with -, write --id=VALUE (see `tideline demo-cmd --help`)',
+      exitCode: 2,
+    });
+    expect(usageErrorOf(() => parseCommand(SPEC, ['f', '-i', '-5'], context())).hint).toBe(
+      'to give a value that starts with -, write --input=VALUE (see `tideline demo-cmd --help`)',
+    );
+    expect(usageErrorOf(() => parseCommand(SPEC, ['f', '-i'], context())).message).toBe(
+      'option -i needs a value',
+    );
     expect(usageErrorOf(() => parseCommand(SPEC, [], context())).message).toBe('missing the FILE');
     expect(usageErrorOf(() => parseCommand(SPEC, ['a', 'b'], context())).message).toBe(
       'unexpected argument b',
