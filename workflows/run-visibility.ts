@@ -56,6 +56,8 @@ export function currentDetails(state: RunState): string {
       .map((held) =>
         [
           `**Held** at step \`${held.stepKey}\`: ${held.error.type}: ${held.error.message}`,
+          // A blank line before the list: the Web UI's Markdown runs a list on from a paragraph.
+          '',
           `- retry: \`tideline retry ${id} --step ${held.stepKey}${ns}\``,
           `- skip: \`tideline skip ${id} --step ${held.stepKey} --output JSON${ns}\``,
           `- roll back: \`tideline rollback ${id}${ns}\``,
@@ -72,6 +74,7 @@ export function currentDetails(state: RunState): string {
     return (
       [
         `**Waiting for approval** at step \`${approval.stepKey}\`: ${approval.message}`,
+        '',
         `- approve: \`tideline approve ${id} --step ${approval.stepKey}${ns}\``,
         `- reject: \`tideline reject ${id} --step ${approval.stepKey} -m "why"${ns}\``,
       ].join('\n') + when

@@ -3,16 +3,20 @@
 // with --ui-codec-endpoint): a provisioning that fails after creating its service and rolls back
 // shows, on the run's page, the decrypted failure message and the step names (activity summaries),
 // although Temporal itself holds only ciphertext; the runs list filtered by the TidelineRunbook
-// search attribute lists it. Screenshots go to test-artifacts/browser/.
+// search attribute lists it. A run waiting for approval: the runs list filtered by TidelineState
+// finds it, its User Metadata tab says so and gives the exact approve / reject commands (its
+// current details), and the Queries tab lists `progress` and shows its answer decoded. Screenshots go to test-artifacts/browser/.
 // Without Chromium (scripts/setup-browser.js could not install it) the suite skips and says why.
 import { Connection } from '@temporalio/client';
+import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { saveScreenshot, useBrowser } from '../helpers/browser';
 import type { StackInfo } from '../../cli/dev-stack/stack-info';
-import { RUNBOOK_ATTRIBUTE } from '../../workflows/search-attributes';
+import { RUNBOOK_ATTRIBUTE, STATE_ATTRIBUTE } from '../../workflows/search-attributes';
 import { runTideline, type CliResult } from '../helpers/cli-process';
 import { expectSecretsNotStored, readStoredHistory } from '../helpers/stored-history';
-import { buildDist } from '../helpers/worker-process';
+import { pollUntil } from '../helpers/runbook-fixtures';
+import { buildDist, REPO_ROOT } from '../helpers/worker-process';
 import { startDevCli, type DevCli } from './cli-dev-helpers';
 
 jest.setTimeout(300_000);
@@ -40,6 +44,9 @@ const STEP_LABELS = [
 
 const FAILED_RUN = `web-ui-failed-${process.pid}`;
 const OTHER_RUN = `web-ui-other-${process.pid}`;
+const APPROVAL_RUN = `web-ui-approval-${process.pid}`;
+// Asks `Go on to the failing step?` at step `ask` without a timeout (then fails on purpose).
+const APPROVAL_RUNBOOK = path.join(REPO_ROOT, 'test', 'fixtures', 'kinds', 'approval-open.yaml');
 
 /** `tideline run RUNBOOK … --json` against the dev stack's Temporal, in its local cloud's project. */
 async function tideline(info: StackInfo, args: string[]): Promise<CliResult> {
@@ -128,6 +135,80 @@ describeWithBrowser('the Web UI of `tideline dev`, in headless Chromium', () => 
       expect(await page.getByText(OTHER_RUN).count()).toBe(0);
     } finally {
       await saveScreenshot(page, 'web-ui-runs-by-runbook');
+    }
+  });
+
+  test('a run waiting for approval: found by TidelineState, says so and how to answer; the Queries tab decodes progress', async () => {
+    const { info } = dev!;
+    const started = await runTideline(
+      [
+        'run',
+        APPROVAL_RUNBOOK,
+        '--id',
+        APPROVAL_RUN,
+        '--detach',
+        '--address',
+        info.temporal.address,
+        '--json',
+      ],
+      { timeoutMs: 60_000 },
+    );
+    expect(started.code).toBe(0);
+    // The run asks without a timeout, so once visibility says it waits, it waits until the stack stops.
+    const query = `${STATE_ATTRIBUTE.name}="waiting-for-approval"`;
+    const connection = await Connection.connect({ address: info.temporal.address });
+    try {
+      // Read raw: the client's list would decode the memo, which needs the keys.
+      await pollUntil(
+        `${query} to find ${APPROVAL_RUN}`,
+        async () => {
+          const { executions } = await connection.workflowService.listWorkflowExecutions({
+            namespace: 'default',
+            query,
+          });
+          return (executions ?? []).map((run) => run.execution?.workflowId);
+        },
+        (ids) => ids.includes(APPROVAL_RUN),
+        60_000,
+      );
+    } finally {
+      await connection.close();
+    }
+
+    const page = await browser.newPage();
+    try {
+      await page.goto(
+        `${info.temporal.webUiUrl}/namespaces/default/workflows?query=${encodeURIComponent(query)}`,
+      );
+      await shows(page, APPROVAL_RUN);
+      expect(await page.getByText(FAILED_RUN).count()).toBe(0);
+      await saveScreenshot(page, 'web-ui-runs-waiting-for-approval');
+
+      // The current details (Markdown the workflow keeps, read through the metadata query and the
+      // codec server): UI 2.x shows them on the run's User Metadata tab, each Markdown text rendered
+      // in an iframe of its own (title "output"); the commands are a list.
+      await page.goto(`${info.temporal.webUiUrl}/namespaces/default/workflows/${APPROVAL_RUN}`);
+      await page.getByText('User Metadata', { exact: true }).first().click();
+      await shows(page, 'Current Details');
+      const details = page.locator('iframe[title="output"][src*="Waiting"]').contentFrame();
+      await details.getByText('Waiting for approval').waitFor({ timeout: 120_000 });
+      await details.getByText('Go on to the failing step?').waitFor();
+      const item = (text: string) => details.getByRole('listitem').filter({ hasText: text });
+      await item(`tideline approve ${APPROVAL_RUN} --step ask`).waitFor();
+      await item(`tideline reject ${APPROVAL_RUN} --step ask`).waitFor();
+      // The static summary: the runbook's name (it has no inputs).
+      const summary = page.locator('iframe[title="output"]').first().contentFrame();
+      await summary.getByText('approval-open').waitFor();
+      await saveScreenshot(page, 'web-ui-waiting-for-approval');
+
+      // The Queries tab lists the run's queries (from __temporal_workflow_metadata, decoded) with
+      // `progress` first, and shows its answer in plain text: the pending approval is in it.
+      await page.getByText('Queries', { exact: true }).first().click();
+      await page.getByRole('button', { name: 'Run Query' }).click();
+      await shows(page, '"pendingApproval"');
+      await shows(page, '"message": "Go on to the failing step?"');
+    } finally {
+      await saveScreenshot(page, 'web-ui-queries-tab');
     }
   });
 });
