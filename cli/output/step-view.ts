@@ -72,6 +72,9 @@ export function waitDetail(step: StepRecord, activity: ActivityState | undefined
     parts.push(`last seen ${activity.lastStatus}${held}`);
   }
   if (activity?.polls !== undefined) parts.push(`${activity.polls} poll${activity.polls === 1 ? '' : 's'}`);
+  // A wait's first heartbeat (what it saw, its polls) comes ~12 s into an attempt: say none came yet
+  // rather than show nothing, which reads as if it had not polled.
+  else if (activity?.lastStatus === undefined) parts.push('no poll reported yet');
   if (activity?.heartbeatAt !== undefined && now - activity.heartbeatAt >= STALE_HEARTBEAT_MS)
     parts.push(`as of ${formatDuration(now - activity.heartbeatAt)} ago`);
   if (activity?.lastError) parts.push(`last error ${activity.lastError}`);

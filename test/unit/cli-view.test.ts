@@ -172,6 +172,13 @@ describe('a wait', () => {
     expect(line).toContain('last seen QUEUED · 1 poll · as of 8.0s ago · waiting for');
   });
 
+  test('before its first heartbeat it says no poll was reported yet, then the condition', async () => {
+    const [line] = await pipedLines([snap([ready], {}, { ready: { attempt: 1 } }), T0 + 8_000]);
+    expect(line).toContain(
+      "ready running · no poll reported yet · waiting for service.get: result.status == 'READY'",
+    );
+  });
+
   test('an answer that stays UNSTABLE says for how long while it happens', async () => {
     let watched: RunSnapshot | undefined;
     const look = (now: number, polls: number): RunSnapshot => {
