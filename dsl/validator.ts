@@ -14,7 +14,7 @@ import { stepActionProblems } from './validator-actions';
 import { ExpressionChecker } from './validator-expressions';
 import { inputSpecProblems } from './validator-inputs';
 import { secretLeakProblems } from './validator-secrets';
-import { parseDuration } from './durations';
+import { isDuration, parseDuration } from './durations';
 
 export interface ValidationContext {
   /**
@@ -74,6 +74,36 @@ function durationOrder(step: PlacedStep['step'], path: ProblemPath): RunbookProb
   return problems;
 }
 
+/** The longest duration a runbook may write (10 years): longer is a typo, and beyond Temporal's timers. */
+export const MAX_DURATION_MS = 3650 * 86_400_000;
+const STEP_DURATIONS = ['sleep', 'timeout', 'interval', 'maxInterval'] as const;
+const RETRY_DURATIONS = ['initialInterval', 'maxInterval'] as const;
+
+/** Literal durations over MAX_DURATION_MS (templated ones are resolved at run time). */
+function durationLimits(fields: [unknown, ProblemPath][]): RunbookProblem[] {
+  return fields.flatMap(([value, path]) =>
+    typeof value === 'string' && isDuration(value) && parseDuration(value) > MAX_DURATION_MS
+      ? [
+          {
+            rule: 'duration' as const,
+            path,
+            message: `\`${String(path[path.length - 1])}\` is longer than 3650d (10 years), the longest duration a runbook may give`,
+            hint: 'check the number and the unit (ms, s, m, h, d)',
+          },
+        ]
+      : [],
+  );
+}
+
+function stepDurationLimits(step: PlacedStep['step'], path: ProblemPath): RunbookProblem[] {
+  const record = step as Record<string, unknown>;
+  const retry = (step.retry ?? {}) as Record<string, unknown>;
+  return durationLimits([
+    ...STEP_DURATIONS.map((name): [unknown, ProblemPath] => [record[name], [...path, name]]),
+    ...RETRY_DURATIONS.map((name): [unknown, ProblemPath] => [retry[name], [...path, 'retry', name]]),
+  ]);
+}
+
 /** What a salvaged (partly rejected) document adds: ids to stay quiet about, original step paths. */
 interface Salvage {
   unparsedIds: ReadonlySet<string>;
@@ -123,6 +153,7 @@ export function validateRunbook(
       if (claimId(step.id, path)) steps.set(step.id, placed);
       if ('runbook' in step) children.set(step, context.childRunbook?.(step, path));
       problems.push(...stepActionProblems(step, path, childRunbook), ...durationOrder(step, path));
+      problems.push(...stepDurationLimits(step, path));
       if (step.compensate !== undefined && frames.some((f) => f.type === 'compensate')) {
         problems.push({
           rule: 'compensate-nested',
@@ -180,6 +211,7 @@ export function validateRunbook(
 
   for (const [name, spec] of Object.entries(runbook.inputs ?? {}))
     problems.push(...inputSpecProblems(name, spec));
+  problems.push(...durationLimits([[runbook.holdTimeout, ['holdTimeout']]]));
 
   const checker = new ExpressionChecker({
     runbook,

@@ -201,6 +201,38 @@ describe('validator rules', () => {
     ]);
   });
 
+  it('refuses durations longer than 10 years, wherever a runbook writes one', () => {
+    const text = [
+      'apiVersion: tideline/v1',
+      'name: forever',
+      'description: Durations nobody means.',
+      'holdTimeout: 3651d',
+      'steps:',
+      '  - id: nap',
+      '    sleep: 999999999999999999999d',
+      '  - id: poll',
+      '    wait: service.get',
+      '    with: { project_id: p, service_id: s }',
+      "    until: 'true'",
+      '    timeout: 100000h',
+      '    retry: { attempts: 2, initialInterval: 1s, maxInterval: 5000000000s }',
+      '  - id: fine',
+      '    sleep: 3650d',
+      '  - id: templated',
+      '    sleep: \'${{ string(100000) + "d" }}\'',
+      '',
+    ].join('\n');
+    const problems = checkRunbookText(text, 'forever.yaml').problems;
+    const limit = 'is longer than 3650d (10 years), the longest duration a runbook may give';
+    expect(problems.map((p) => `${p.line}:${p.column} ${p.rule}: ${p.message}`)).toEqual([
+      `4:14 duration: \`holdTimeout\` ${limit}`,
+      `7:12 duration: \`sleep\` ${limit}`,
+      `12:14 duration: \`timeout\` ${limit}`,
+      `13:61 duration: \`maxInterval\` ${limit}`,
+    ]);
+    expect(problems[1]?.hint).toBe('check the number and the unit (ms, s, m, h, d)');
+  });
+
   it('checks templated with-fields for existence only, literal ones fully', () => {
     const text = [
       'apiVersion: tideline/v1',
