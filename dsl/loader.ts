@@ -123,8 +123,15 @@ class Loader {
               file,
               line: position.line,
               column: position.col,
-              message: `YAML: ${error.message.split('\n')[0] ?? error.message}`,
-              hint: 'check the indentation and quoting here; strings with ": " or "${{" are safest in quotes',
+              ...(error.code === 'MULTIPLE_DOCS'
+                ? {
+                    message: 'YAML: a second document starts here; a runbook file holds one',
+                    hint: 'remove the `---` line and what follows, or put each runbook in a file of its own',
+                  }
+                : {
+                    message: `YAML: ${error.message.split('\n')[0] ?? error.message}`,
+                    hint: 'check the indentation and quoting here; strings with ": " or "${{" are safest in quotes',
+                  }),
             };
           }),
         ]),

@@ -163,6 +163,10 @@ describe('validator rules', () => {
     const unclosed = checkRunbookText('apiVersion: tideline/v1\nsteps: [\n', 'unclosed.yaml').problems;
     expect(unclosed.length).toBeGreaterThan(0);
     expect(unclosed.every((p) => p.rule === 'yaml' && p.line !== undefined)).toBe(true);
+    const two = checkRunbookText('apiVersion: tideline/v1\nname: x\n---\nname: y\n', 'two.yaml').problems;
+    expect(two.map((p) => `${p.line}:${p.column} ${p.rule}: ${p.message} | ${p.hint ?? ''}`)).toEqual([
+      '3:1 yaml: YAML: a second document starts here; a runbook file holds one | remove the `---` line and what follows, or put each runbook in a file of its own',
+    ]);
   });
 
   it('names the mistake inside a compensate list, as for a single compensate step, parallel and foreach', () => {
