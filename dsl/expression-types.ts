@@ -111,13 +111,20 @@ export class RunbookTypes {
     ]);
     object('tideline.inputs', Object.fromEntries(inputs));
     const stepFields: Record<string, string> = {};
+    // One step type per output type: registering a type per step made 20,000 steps quadratic.
+    const stepTypes = new Map<string, string>();
     let index = 0;
     for (const [id, { step }] of steps) {
       index += 1;
       const output = this.outputType(step, childRunbook, (fields) =>
         object(`tideline.child${index}`, fields),
       );
-      stepFields[id] = object(`tideline.step${index}`, { output, status: 'string' });
+      let stepType = stepTypes.get(output);
+      if (stepType === undefined) {
+        stepType = object(`tideline.step${stepTypes.size + 1}`, { output, status: 'string' });
+        stepTypes.set(output, stepType);
+      }
+      stepFields[id] = stepType;
     }
     // `tideline.steps` goes last: its fields name the step types.
     this.env = base.env.clone();
