@@ -13,6 +13,7 @@ import { cliCommand } from '../output/run-report';
 import { RUNBOOK_WORKFLOW_TYPE } from '../run-observer';
 import { gatherInputs } from '../input-sources';
 import { bindRunInputs, loadRunbook, runbooksRootOption } from '../runbook-input';
+import { runMetadata } from '../start-run';
 import { withTemporal } from '../temporal';
 import {
   checkScheduleName,
@@ -208,6 +209,8 @@ export async function scheduleCreate(argv: string[], ctx: CliContext): Promise<n
         taskQueue: session.target.taskQueue,
         args: [input],
         memo: { runbook: definition.name, schedule: name },
+        // Each scheduled run carries the runbook and its non-secret inputs, as `tideline run` gives it.
+        ...runMetadata(input),
       },
       policies: {
         overlap: OVERLAP_POLICIES[overlap],

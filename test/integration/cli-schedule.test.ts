@@ -147,6 +147,12 @@ describe('tideline schedule', () => {
     const report = (await client.workflow.getHandle(triggered.workflowId).result()) as RunReport;
     expect(report.status).toBe('succeeded');
     expect(report.outputs.stopped).toEqual([devService]);
+    // Its static summary and details (the Web UI's User Metadata), as a run started by `tideline run`.
+    const scheduledRun = await client.workflow.getHandle(triggered.workflowId).describe();
+    expect(await scheduledRun.staticSummary()).toMatch(
+      new RegExp(`^stop-dev-services: project_id=${projectId}( |$)`),
+    );
+    expect(await scheduledRun.staticDetails()).toContain(`- project_id: \`${projectId}\``);
     expect((await api.service.get({ project_id: projectId, service_id: devService })).status).toBe('PAUSED');
     expect((await api.service.get({ project_id: projectId, service_id: prodService })).status).toBe('READY');
 
