@@ -5,6 +5,7 @@
 import type { ASTNode } from '@marcbachmann/cel-js';
 import { celMessage, parseBounded } from './expressions';
 import type { RunbookTypes, TypedVariables } from './expression-types';
+import { patternProblem } from './patterns';
 import { suggestionHint } from './suggest';
 
 export type TypedMode = 'template' | 'condition' | 'items';
@@ -75,6 +76,33 @@ function conditionHint(expression: string, type: string): string {
   return 'a condition must give true or false';
 }
 
+/** A `matches('…')` whose literal pattern RE2 cannot compile, found before the run instead of in it. */
+function literalPatternProblem(expression: string, ast: ASTNode): TypeProblem | undefined {
+  const stack: unknown[] = [ast];
+  for (let value = stack.pop(); value !== undefined; value = stack.pop()) {
+    if (Array.isArray(value)) stack.push(...(value as unknown[]));
+    else if (typeof value === 'object' && value !== null && 'op' in value && 'args' in value) {
+      const node = value as ASTNode;
+      if (node.op === 'value' || node.op === 'id') continue;
+      stack.push(node.args);
+      if (node.op !== 'rcall' || !Array.isArray(node.args)) continue;
+      // `x.matches(p)` is renamed for RE2 after parsing: ['matches…', receiver, [pattern]].
+      const [name, , callArgs] = node.args as unknown[];
+      const pattern = Array.isArray(callArgs) ? (callArgs[0] as ASTNode | undefined) : undefined;
+      if (!String(name).startsWith('matches') || pattern?.op !== 'value') continue;
+      if (typeof pattern.args !== 'string') continue;
+      const problem = patternProblem(pattern.args);
+      if (problem === undefined) continue;
+      return {
+        rule: 'expression-type',
+        message: `\`${expression.slice(node.start, node.end)}\`: the pattern is ${problem}`,
+        hint: 'patterns are RE2 (linear time): no lookaround or backreferences, e.g. ^[a-z][a-z0-9-]{2,62}$',
+      };
+    }
+  }
+  return undefined;
+}
+
 /** Type-checks an expression in a scope; reports a type mismatch, a non-boolean condition or a non-list foreach. */
 export function typedCheck(
   expression: string,
@@ -82,9 +110,11 @@ export function typedCheck(
   types: RunbookTypes,
   variables: TypedVariables,
 ): TypedCheck {
+  let parsed: ReturnType<typeof parseBounded>;
   let checked: ReturnType<ReturnType<typeof parseBounded>['check']>;
   try {
-    checked = parseBounded(types.environment(variables), expression).check();
+    parsed = parseBounded(types.environment(variables), expression);
+    checked = parsed.check();
   } catch {
     // Syntax and limits are reported by the untyped check already.
     return { ok: true, type: 'dyn' };
@@ -93,6 +123,8 @@ export function typedCheck(
     const error = (checked.error ?? { message: 'type error' }) as CelCheckError;
     return { ok: false, problem: describeError(expression, error, types) };
   }
+  const badPattern = literalPatternProblem(expression, parsed.ast);
+  if (badPattern) return { ok: false, problem: badPattern };
   const type = checked.type ?? 'dyn';
   if (mode === 'condition' && type !== 'bool' && type !== 'dyn') {
     return {

@@ -100,6 +100,19 @@ const BAD: [string, string[], string][] = [
     '5:31 input-spec: the pattern of `x` is not a valid RE2 regular expression (invalid or unsupported Perl syntax: `(?=`) | patterns are RE2 (linear time): no lookaround or backreferences, e.g. ^[a-z][a-z0-9-]{2,62}$',
   ],
   [
+    'a literal matches() pattern RE2 does not have',
+    ['  - id: a', "    assert: \"${{ inputs.mode.matches('^(?=f)') || inputs.mode == 'x' }}\""],
+    "16:13 expression-type: `inputs.mode.matches('^(?=f)')`: the pattern is not a valid RE2 regular expression (invalid or unsupported Perl syntax: `(?=`) | patterns are RE2 (linear time): no lookaround or backreferences, e.g. ^[a-z][a-z0-9-]{2,62}$",
+  ],
+  [
+    'a literal matches() pattern with an impossible repeat, inside a macro',
+    [
+      '  - id: a',
+      '    assert: "${{ steps.list.output.exists(s, s.name.matches(\'((a{100}){100}){100}\')) }}"',
+    ],
+    "16:13 expression-type: `s.name.matches('((a{100}){100}){100}')`: the pattern is not a valid RE2 regular expression (invalid repeat count: `{100}`) | patterns are RE2 (linear time): no lookaround or backreferences, e.g. ^[a-z][a-z0-9-]{2,62}$",
+  ],
+  [
     'three nested loops over the data',
     [
       '  - id: a',
