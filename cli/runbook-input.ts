@@ -99,6 +99,23 @@ export function loadRunbook(
   return { definition: checked.definition, file };
 }
 
+/** The deepest nesting of list and map values a run input may have, like runbook YAML. */
+export const MAX_INPUT_DEPTH = 100;
+
+/** How deeply lists and maps nest in a value, without recursion (a JSON value may nest 100,000 deep). */
+export function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
+    const [item, depth] = entry;
+    if (item === null || typeof item !== 'object') continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > MAX_INPUT_DEPTH) return deepest;
+    for (const inner of Object.values(item as Record<string, unknown>)) stack.push([inner, depth + 1]);
+  }
+  return deepest;
+}
+
 /** Binds inputs to the runbook's declarations; throws RUNBOOK_INPUT_INVALID listing every problem. */
 export function bindRunInputs(
   loaded: LoadedRunbook,
@@ -106,7 +123,18 @@ export function bindRunInputs(
 ): Record<string, JsonValue> {
   const { bindInputs } = require('../dsl/inputs') as typeof import('../dsl/inputs');
   const bound = bindInputs(loaded.definition.inputs, given);
-  if (bound.ok) return bound.values;
+  if (bound.ok) {
+    for (const [name, value] of Object.entries(bound.values)) {
+      if (nestingDepth(value) > MAX_INPUT_DEPTH) {
+        throw new CliError(
+          'RUNBOOK_INPUT_INVALID',
+          `input \`${name}\` is nested deeper than ${MAX_INPUT_DEPTH} levels (the limit)`,
+          'flatten the value; lists and maps of a few levels are all a runbook needs',
+        );
+      }
+    }
+    return bound.values;
+  }
   const details = bound.problems.map((p) => `${p.message}${p.hint ? ` (${p.hint})` : ''}`);
   const count = bound.problems.length;
   throw new CliError(

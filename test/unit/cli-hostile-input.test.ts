@@ -305,6 +305,30 @@ describe('inputs', () => {
   });
 });
 
+describe('input values nested too deeply', () => {
+  const LISTS =
+    'apiVersion: tideline/v1\nname: lists\ndescription: d\ninputs:\n  regions: { type: list, default: [] }\nsteps:\n  - { id: s, sleep: 1s }\n';
+  const deep = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+  const refused =
+    'tideline: input `regions` is nested deeper than 100 levels (the limit)\n  hint: flatten the value; lists and maps of a few levels are all a runbook needs\n';
+  beforeAll(() => {
+    writeFileSync(join(dir, 'lists.yaml'), LISTS);
+    writeFileSync(join(dir, 'deep.json'), deep(60_000));
+  });
+
+  it.each([
+    ['-i', ['-i', `regions=${deep(60_000)}`], {}],
+    ['-i @FILE', ['-i', 'regions=@deep.json'], {}],
+    ['TIDELINE_INPUT_REGIONS', [], { TIDELINE_INPUT_REGIONS: deep(60_000) }],
+  ])('%s: exit 2 naming the limit, no stack overflow', async (_, args, env) => {
+    expect(await tideline(['plan', 'lists.yaml', ...args], env)).toEqual({ code: 2, out: '', err: refused });
+  });
+
+  it('100 levels are fine', async () => {
+    expect((await tideline(['plan', 'lists.yaml', '-i', `regions=${deep(100)}`])).code).toBe(0);
+  });
+});
+
 describe('endpoints that are not Temporal: exit 3 with a hint', () => {
   let http: Server;
   let grpc404: Http2Server;
