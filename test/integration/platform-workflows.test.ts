@@ -229,14 +229,15 @@ describe('retries honour the API', () => {
     expect(attempts).toHaveLength(2);
     const gap = attempts[1]!.at - attempts[0]!.at;
     expect(gap).toBeGreaterThanOrEqual(2_000);
-    expect(gap).toBeLessThan(5_000);
-  }, 30_000);
+    // Generous: it proves only that the retry was not put off much past what the API asked.
+    expect(gap).toBeLessThan(15_000);
+  }, 60_000);
 });
 
 describe('waits', () => {
   test('a wait whose API hangs gives up at its deadline with WAIT_TIMEOUT', async () => {
     const serviceId = await readyService('hung');
-    tc.cloud.addFaults({ kind: 'latency', action: 'service.get', ms: 60_000 });
+    tc.cloud.addFaults({ kind: 'latency', action: 'service.get', ms: 600_000 });
     const request: WaitWorkflowInput = {
       action: 'service.get',
       input: { ...project(), service_id: serviceId },
@@ -251,8 +252,9 @@ describe('waits', () => {
     // The poll hung until the deadline cut it off.
     expect(failure.message).toMatch(/after \d+s and \d+ polls; last error: CLOUD_API_TIMEOUT/);
     expect(took).toBeGreaterThanOrEqual(1_900);
-    expect(took).toBeLessThan(4_500);
-  }, 30_000);
+    // Far below the hung poll's 10 minutes (generous for a loaded machine).
+    expect(took).toBeLessThan(30_000);
+  }, 60_000);
 
   test('a wait stops at once on a terminal state named by failIf', async () => {
     const serviceId = await readyService('shaky');
@@ -263,7 +265,7 @@ describe('waits', () => {
       input: { ...project(), service_id: serviceId },
       until: "result.status == 'READY'",
       failIf: "result.status == 'UNSTABLE'",
-      timeoutMs: 30_000,
+      timeoutMs: 300_000,
       intervalMs: 100,
       maxIntervalMs: 200,
     };
@@ -271,8 +273,9 @@ describe('waits', () => {
     const failure = await activityFailureOf(run('waitWorkflow', [request]));
     expect(failure.type).toBe('WAIT_FAILED_CONDITION');
     expect(failure.message).toMatch(/status UNSTABLE/);
-    expect(Date.now() - started).toBeLessThan(3_000);
-  }, 30_000);
+    // At once, not at the 5-minute deadline (generous for a loaded machine).
+    expect(Date.now() - started).toBeLessThan(30_000);
+  }, 60_000);
 });
 
 async function eventTypes(workflowId: string): Promise<string[]> {

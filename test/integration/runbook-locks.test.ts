@@ -6,6 +6,11 @@ import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 
 const HOLD = path.resolve(__dirname, '..', 'fixtures', 'locks', 'hold-service.yaml');
 
+/** Polls a condition until it holds (the test's timeout bounds it). */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
 describe('per-service locks', () => {
   let stack: RunbookStack;
   const ids: string[] = [];
@@ -16,51 +21,40 @@ describe('per-service locks', () => {
       const created = await stack.api.service.create({ project_id: stack.projectId, name });
       ids.push(created.service_id!);
     }
-    for (let i = 0; i < 100; i++) {
-      const services = await stack.api.service.list({ project_id: stack.projectId });
-      if (services.every((s) => s.status === 'READY')) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(async () =>
+      (await stack.api.service.list({ project_id: stack.projectId })).every((s) => s.status === 'READY'),
+    );
   }, 120_000);
   afterAll(async () => stack?.close());
 
   test('a second run on the same service waits until the first has finished', async () => {
-    const inputs = { project_id: stack.projectId, service_id: ids[0], hold: '1500ms' };
+    const key = `service/${stack.projectId}/${ids[0]}`;
+    const inputs = { project_id: stack.projectId, service_id: ids[0], hold: '5s' };
     const first = await stack.start(HOLD, inputs);
-    for (let i = 0; i < 100; i++) {
-      if ((await first.query(progressQuery)).locks?.length) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(async () => ((await first.query(progressQuery)).locks ?? []).includes(key));
     const second = await stack.start(HOLD, inputs);
-    let sawQueued = false;
-    for (let i = 0; i < 20 && !sawQueued; i++) {
-      const progress = await second.query(progressQuery);
-      sawQueued = progress.waitingForLock === `service/${stack.projectId}/${ids[0]}`;
-      if (!sawQueued) await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(sawQueued).toBe(true);
     const [a, b] = (await Promise.all([first.result(), second.result()])) as [RunReport, RunReport];
     expect(a.status).toBe('succeeded');
     expect(b.status).toBe('succeeded');
-    const firstEnded = a.endedAt!;
+    // The second run asked for the lock while the first held it, and got it only afterwards: its
+    // first step started after the first run ended. (Read from the reports, not from a live view.)
+    const [wait] = b.lockWaits ?? [];
+    expect(wait).toMatchObject({ key, acquiredAt: expect.any(Number) });
+    expect(wait!.requestedAt).toBeLessThan(a.endedAt!);
     const secondTagStarted = b.steps.find((s) => s.id === 'tag')!.startedAt!;
-    expect(secondTagStarted).toBeGreaterThanOrEqual(firstEnded);
-  }, 60_000);
+    expect(secondTagStarted).toBeGreaterThanOrEqual(a.endedAt!);
+    expect(wait!.acquiredAt!).toBeLessThanOrEqual(secondTagStarted);
+  }, 90_000);
 
   test('runs on different services do not wait for each other', async () => {
-    const first = await stack.start(HOLD, {
-      project_id: stack.projectId,
-      service_id: ids[0],
-      hold: '1500ms',
-    });
-    const second = await stack.start(HOLD, {
-      project_id: stack.projectId,
-      service_id: ids[1],
-      hold: '1500ms',
-    });
+    const first = await stack.start(HOLD, { project_id: stack.projectId, service_id: ids[0], hold: '5s' });
+    const second = await stack.start(HOLD, { project_id: stack.projectId, service_id: ids[1], hold: '5s' });
     const [a, b] = (await Promise.all([first.result(), second.result()])) as [RunReport, RunReport];
+    // They overlapped: each tagged its service while the other was still running (queued behind
+    // each other, one would start only after the other's 5 s hold had ended).
     const aTag = a.steps.find((s) => s.id === 'tag')!.startedAt!;
     const bTag = b.steps.find((s) => s.id === 'tag')!.startedAt!;
-    expect(Math.abs(aTag - bTag)).toBeLessThan(1_500);
-  }, 60_000);
+    expect(aTag).toBeLessThan(b.endedAt!);
+    expect(bTag).toBeLessThan(a.endedAt!);
+  }, 90_000);
 });
