@@ -58,20 +58,20 @@ describe('a local call backing off, through the CLI', () => {
       project_id: cli.stack.projectId,
       name: 'looked-at',
     });
-    cli.stack.cloud.cloud.addFaults([
-      { kind: 'rateLimit', action: 'service.get', retryAfterSeconds: 12, times: 1 },
-    ]);
+    // Every read is refused until the CLI has shown the retry (waiting on the output, not on a
+    // window of time): a loaded machine may see attempt 3 rather than 2.
+    cli.stack.cloud.cloud.addFaults([{ kind: 'rateLimit', action: 'service.get', retryAfterSeconds: 12 }]);
     const id = 'cli-look';
     const run = startCli([...runOnService(file, created.service_id!, id), ...cli.flags], {
-      timeoutMs: 120_000,
+      timeoutMs: 150_000,
     });
-    const result = await run.done;
-    cli.stack.cloud.cloud.clearFaults();
-    expect(result.code).toBe(0);
-    // Logged once the marker is in the history; the 12 s timer leaves the CLI time to see it.
-    expect(result.stdout).toMatch(
-      /^\d\d:\d\d:\d\d look running \(Look at the service\) · attempt 2 \(last: .*429/m,
+    await run.waitForStdout(
+      /^\d\d:\d\d:\d\d look running \(Look at the service\) · attempt \d+ \(last: .*429/m,
+      120_000,
     );
+    cli.stack.cloud.cloud.clearFaults();
+    const result = await run.done;
+    expect(result.code).toBe(0);
 
     const history = jsonOutput<{
       steps: {
@@ -82,11 +82,11 @@ describe('a local call backing off, through the CLI', () => {
       otherActivities: unknown[];
     }>(await tideline('history', id, '--json'));
     const look = history.steps.find((step) => step.key === 'look');
-    expect(look?.attempts).toBe(2);
+    expect(look?.attempts).toBeGreaterThanOrEqual(2);
     expect(look?.activity).toMatchObject({ activityId: 'look', local: true });
     expect(look?.activity?.retriedAfter).toMatch(/429/);
     expect(history.otherActivities).toEqual([]);
-  }, 180_000);
+  }, 240_000);
 
   test('a finished run reports when it asked for and got its service lock (workflow time)', async () => {
     const file = path.join(dir, 'tag.yaml');
