@@ -10,20 +10,15 @@ import { findTemplates } from './templates';
 /** Fields of a normalised definition that hold bare CEL (the rest may hold `${{ … }}`). */
 const BARE_CEL = new Set(['if', 'until', 'failIf', 'condition', 'items']);
 
-/** The field paths read below `steps.<stepId>.output` (empty path: the output as a whole). */
-export function outputReads(definition: RunbookDefinition, stepId: string): string[][] {
-  const reads: string[][] = [];
-  const add = (expression: string) => {
-    for (const ref of expressionReferences(expression)) {
-      if (ref.root === 'steps' && ref.path[0] === stepId && ref.path[1] === 'output') {
-        reads.push(ref.path.slice(2));
-      }
-    }
-  };
+/** Calls `visit` with every CEL expression of a runbook's steps and outputs (bare and `${{ … }}`). */
+export function forEachDefinitionExpression(
+  definition: Pick<RunbookDefinition, 'steps' | 'outputs'>,
+  visit: (expression: string) => void,
+): void {
   const walk = (value: unknown, key: string | undefined): void => {
     if (typeof value === 'string') {
-      if (key !== undefined && BARE_CEL.has(key)) add(value);
-      else for (const found of findTemplates(value).expressions) add(found.expression);
+      if (key !== undefined && BARE_CEL.has(key)) visit(value);
+      else for (const found of findTemplates(value).expressions) visit(found.expression);
     } else if (Array.isArray(value)) {
       for (const inner of value) walk(inner, undefined);
     } else if (value !== null && typeof value === 'object') {
@@ -36,10 +31,21 @@ export function outputReads(definition: RunbookDefinition, stepId: string): stri
   };
   walk(definition.steps, undefined);
   walk(definition.outputs, undefined);
+}
+
+/** The field paths read below `steps.<stepId>.output` (empty path: the output as a whole). */
+export function outputReads(definition: RunbookDefinition, stepId: string): string[][] {
+  const reads: string[][] = [];
+  forEachDefinitionExpression(definition, (expression) => {
+    for (const ref of expressionReferences(expression)) {
+      if (ref.root === 'steps' && ref.path[0] === stepId && ref.path[1] === 'output') {
+        reads.push(ref.path.slice(2));
+      }
+    }
+  });
   return reads;
 }
 
-/** The first path read that `output` lacks, as `a.b.c`; undefined when it has them all. */
 export function missingOutputField(output: JsonValue, reads: string[][]): string | undefined {
   for (const path of reads) {
     let current: JsonValue | undefined = output;

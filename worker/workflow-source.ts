@@ -30,6 +30,7 @@ export function workflowPreloadModules(): string[] {
     'expression-scope',
     'expressions',
     'inputs',
+    'list-element-reads',
     'output-reads',
     'templates',
   ].map((name) => require.resolve(`../dsl/${name}`));

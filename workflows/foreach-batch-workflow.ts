@@ -4,7 +4,7 @@
 import { CancellationScope, isCancellation, setHandler } from '@temporalio/workflow';
 import type { JsonValue } from '../dsl/expressions';
 import type { BatchUndo, ForeachBatchInput, ForeachBatchResult } from './foreach-batch';
-import { stepsById } from './foreach-batch';
+import { compactRecord, narrowIteration, stepsById, stepsReadByUndo } from './foreach-batch';
 import { runIterations } from './foreach-lanes';
 import { Interpreter, type Scope, type StepResult } from './interpreter';
 import { progressQuery, type RunFailure } from './messages';
@@ -70,14 +70,17 @@ export async function foreachBatchWorkflow(input: ForeachBatchInput): Promise<Fo
   }
   state.status = failure ? 'failed' : cancelled ? 'cancelled' : 'succeeded';
   state.endedAt = Date.now();
+  // The answer is stored in the run's history too: only what the run reads of it (fleet histories
+  // stay linear; foreach-batch.ts).
+  const readByUndo = stepsReadByUndo(step);
   const result: ForeachBatchResult = {
     iterations: input.items.map((_item: JsonValue, position) => {
       const iteration = iterations[position];
-      return iteration ? added(iteration, input.scope) : null;
+      return iteration ? narrowIteration(added(iteration, input.scope), input.outputReads, readByUndo) : null;
     }),
     done: outcome.done,
     undo,
-    records: state.progress().steps,
+    records: state.progress().steps.map(compactRecord),
     cancelled,
   };
   if (failure) result.failure = failure;

@@ -14,7 +14,9 @@
 // - A child gets only what its body reads: the items (cut to the fields read), the inputs and
 //   earlier steps its expressions name, and the locks the run holds (expression-scope.ts).
 // - A child never compensates. It returns, for every iteration it started, the step results the
-//   iteration produced, plus the undo work its interpreter registered, in registration order; it
+//   iteration produced — cut to what the run reads of them (later steps and outputs, through
+//   list-element-reads.ts, and compensations), since the answer is stored in both histories — and
+//   compact step records, plus the undo work its interpreter registered, in registration order; it
 //   returns (does not fail) when an iteration fails or when it is cancelled — an undoable call in
 //   flight finishes first, as inline. The run registers that undo work with its own interpreter
 //   and merges the child's step records into its progress, so compensation (of this foreach, or
@@ -28,10 +30,12 @@
 import { executeChild, workflowInfo } from '@temporalio/workflow';
 import type { ForeachStepDefinition, StepDefinition } from '../dsl/definition';
 import { narrowVariables, stepsNeeds } from '../dsl/expression-scope';
+import { foreachOutputReads, type ElementReads } from '../dsl/list-element-reads';
 import type { JsonValue } from '../dsl/expressions';
 import { locksHeldFor } from './foreach-locks';
 import type { Interpreter, Scope, StepResult } from './interpreter';
 import type { RunFailure, StepRecord, StepResource } from './messages';
+import { RunState } from './run-state';
 import { StepFailed, runCancelled } from './step-failure';
 
 /** Items per batch child; a foreach with at most this many items runs inline. */
@@ -50,6 +54,11 @@ export interface ForeachBatchInput {
   scope: Scope;
   /** Service locks the run (and an enclosing iteration) holds. */
   heldLocks: string[];
+  /**
+   * What the run reads of each iteration's output, per body step id: these fields, or the whole
+   * output (null). A step not named is read by nothing. Absent (older runs, nested batches): all.
+   */
+  outputReads?: Record<string, string[] | null>;
 }
 
 /** Undo work the child registered: the owner step (by id) and where its scope comes from. */
@@ -67,9 +76,68 @@ export interface ForeachBatchResult {
   iterations: Array<Record<string, StepResult> | null>;
   done: boolean[];
   undo: BatchUndo[];
-  records: StepRecord[];
+  /**
+   * The iterations' step records, without what the run knows from the step itself (kind, name,
+   * action, waitingFor): `compactRecord`. Older children sent whole records.
+   */
+  records: BatchRecord[];
   failure?: RunFailure;
   cancelled: boolean;
+}
+
+/** The wire form of what a runbook reads of a foreach's output; undefined when it reads it all. */
+export function outputReadsOf(reads: ElementReads): Record<string, string[] | null> | undefined {
+  if (reads === 'whole') return undefined;
+  const out: Record<string, string[] | null> = {};
+  for (const [field, subs] of reads) out[field] = subs === 'whole' ? null : [...subs];
+  return out;
+}
+
+/**
+ * An iteration's step results cut to what the run needs of them: what later steps and outputs
+ * read of the foreach's output (`outputReads`), and whole results for the steps the body's
+ * compensations read (they run in the run, with this iteration's scope). Unread outputs are null.
+ */
+export function narrowIteration(
+  results: Record<string, StepResult>,
+  outputReads: Record<string, string[] | null> | undefined,
+  readByUndo: Set<string> | 'whole',
+): Record<string, StepResult> {
+  if (outputReads === undefined || readByUndo === 'whole') return results;
+  const out: Record<string, StepResult> = {};
+  for (const [id, result] of Object.entries(results)) {
+    const fields = outputReads[id];
+    const output = result.output;
+    if (readByUndo.has(id) || fields === null) out[id] = result;
+    else if (fields === undefined) out[id] = { status: result.status, output: null };
+    else if (output === null || typeof output !== 'object' || Array.isArray(output)) out[id] = result;
+    else {
+      const kept: Record<string, JsonValue> = {};
+      for (const field of fields)
+        if (Object.prototype.hasOwnProperty.call(output, field)) kept[field] = output[field]!;
+      out[id] = { status: result.status, output: kept };
+    }
+  }
+  return out;
+}
+
+/** The step ids whose results the body's compensations read ('whole': any, or all). */
+export function stepsReadByUndo(step: ForeachStepDefinition): Set<string> | 'whole' {
+  const read = new Set<string>();
+  for (const owner of stepsById(step.steps).values()) {
+    const needs = stepsNeeds(owner.compensate).get('steps');
+    if (needs === 'whole') return 'whole';
+    for (const id of needs ?? []) read.add(id);
+  }
+  return read;
+}
+
+export type BatchRecord = Omit<StepRecord, 'kind'> & Partial<Pick<StepRecord, 'kind'>>;
+
+/** A step record as a batch answers it: the run adds back what the step definition says. */
+export function compactRecord(record: StepRecord): BatchRecord {
+  const { kind: _kind, name: _name, action: _action, waitingFor: _waitingFor, ...rest } = record;
+  return rest;
 }
 
 /** Every step of a body by id (nested and compensation steps too): ids are unique in a runbook. */
@@ -113,6 +181,8 @@ export async function runForeachInBatches(
   const bodySteps = stepsById(step.steps);
   const heldLocks = [...interpreter.heldLocks(), ...locksHeldFor(scope)];
   const parentId = workflowInfo().workflowId;
+  const definition = interpreter.state.definition;
+  const outputReads = definition && outputReadsOf(foreachOutputReads(definition, step.id));
   for (let offset = 0; offset < items.length; offset += FOREACH_BATCH_SIZE) {
     const slice = items.slice(offset, offset + FOREACH_BATCH_SIZE);
     const last = offset + slice.length - 1;
@@ -126,6 +196,7 @@ export async function runForeachInBatches(
       scope: narrowed,
       heldLocks,
     };
+    if (outputReads !== undefined) input.outputReads = outputReads;
     const answer = await executeChild<(input: ForeachBatchInput) => Promise<ForeachBatchResult>>(
       FOREACH_BATCH_WORKFLOW_TYPE,
       {
@@ -143,7 +214,12 @@ export async function runForeachInBatches(
     for (const record of answer.records) {
       const owner = bodySteps.get(record.id);
       if (owner === undefined) continue;
-      Object.assign(interpreter.state.get(record.key) ?? interpreter.state.record(record.key, owner), record);
+      const merged = Object.assign(
+        interpreter.state.get(record.key) ?? interpreter.state.record(record.key, owner),
+        record,
+      );
+      const waitingFor = RunState.waitingFor(owner);
+      if (waitingFor !== undefined) merged.waitingFor ??= waitingFor;
       if (record.resources !== undefined) named.push(...record.resources);
     }
     // The batch's steps named these services: the run's TidelineServices lists them too.

@@ -1,6 +1,6 @@
 // The run's bookkeeping: one record per step execution, the pending approval, and the progress
 // snapshot the query answers. Workflow code: no I/O, time from the workflow clock.
-import type { StepDefinition } from '../dsl/definition';
+import type { RunbookDefinition, StepDefinition } from '../dsl/definition';
 import type {
   ApprovalDecision,
   ApprovalOutcome,
@@ -37,6 +37,11 @@ export class RunState {
   onResources: (resources: readonly StepResource[]) => void = () => undefined;
   /** Values of secret inputs: never kept as a resource id (step-resources.ts). */
   secretValues: ReadonlySet<string> = new Set();
+  /**
+   * The runbook's steps and outputs, so a fleet-sized foreach knows what the rest of the runbook
+   * reads of its output (foreach-batch.ts); absent in a batch child, which keeps everything.
+   */
+  definition: Pick<RunbookDefinition, 'steps' | 'outputs'> | undefined;
 
   constructor(
     readonly runbook: string,
@@ -51,6 +56,12 @@ export class RunState {
     this.records.push(record);
     this.byKey.set(key, record);
     return record;
+  }
+
+  /** What a wait step's record says it polls for (also set on batch records the run merges). */
+  static waitingFor(step: StepDefinition): string | undefined {
+    if (step.kind !== 'wait') return undefined;
+    return `${step.action}: ${step.untilDeleted ? 'deleted' : (step.until ?? 'an answer')}`;
   }
 
   get(key: string): StepRecord | undefined {

@@ -73,6 +73,7 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
   setHoldHandlers(state.holds, definition, input.inputs, scope);
   const identity = runIdentity(definition, bound.values);
   state.secretValues = identity.secretValues;
+  state.definition = definition;
   state.onChange = () => visibility.sync(state);
   state.holds.onChange = state.onChange;
   state.onResources = (resources) => {

@@ -33,6 +33,7 @@ import { celVariables } from './interpreter';
 import type { ApprovalOutcome, RunReport } from './messages';
 import { PATCHES } from './patches';
 import { hasPatch } from './release-gate';
+import { RunState } from './run-state';
 import { StepFailed } from './step-failure';
 
 const WAIT_ACTIVITY = 'wait.until';
@@ -159,8 +160,7 @@ export async function runStepKind(
       const timeoutMs = resolveDurationMs(step.timeoutMs, vars);
       const startedAt = Date.now();
       const record = interpreter.state.get(key);
-      if (record)
-        record.waitingFor = `${step.action}: ${step.untilDeleted ? 'deleted' : (step.until ?? 'an answer')}`;
+      if (record) record.waitingFor = RunState.waitingFor(step);
       const activity = proxyActivities<TidelineActivities>({
         ...waitActivityOptions(timeoutMs),
         ...stepIdentity(step, key),
