@@ -95,13 +95,28 @@ export const ROLLBACK_SPEC = {
   positionals: { min: 1, max: 1, names: 'the run ID' },
 } satisfies CommandSpec;
 
+/** A JSON option value nested no deeper than a run input may be (deeper ones overflow stacks later). */
+function shallowJson(option: string, value: unknown): void {
+  const { MAX_INPUT_DEPTH, nestingDepth } = require('../runbook-input') as typeof import('../runbook-input');
+  if (nestingDepth(value) > MAX_INPUT_DEPTH) {
+    throw new CliError(
+      'CLI_USAGE',
+      `${option} is nested deeper than ${MAX_INPUT_DEPTH} levels (the limit)`,
+      'flatten the value; lists and maps of a few levels are all a step needs',
+    );
+  }
+}
+
 function parseOutput(text: string | undefined): JsonValue {
   if (text === undefined) return null;
+  let value: JsonValue;
   try {
-    return JSON.parse(text) as JsonValue;
+    value = JSON.parse(text) as JsonValue;
   } catch {
     throw new CliError('CLI_USAGE', '--output must be JSON', `e.g. --output '{"service_id":"abc"}'`);
   }
+  shallowJson('--output', value);
+  return value;
 }
 
 function parseWith(text: string): Record<string, JsonValue> {
@@ -113,6 +128,7 @@ function parseWith(text: string): Record<string, JsonValue> {
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw new CliError('CLI_USAGE', '--with must be a JSON object', `e.g. --with '{"cpu_millis":"2000"}'`);
+  shallowJson('--with', value);
   return value as Record<string, JsonValue>;
 }
 

@@ -329,6 +329,21 @@ describe('input values nested too deeply', () => {
   });
 });
 
+describe('retry --with and skip --output nested too deeply', () => {
+  const deep = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+  it.each([
+    ['retry', '--with', `{"regions":${deep(60_000)}}`],
+    ['skip', '--output', deep(60_000)],
+  ])('%s %s: exit 2 naming the limit before anything is sent', async (verb, option, value) => {
+    const args = [verb, 'some-run', '--step', 'create', option, value];
+    expect(await tideline(args)).toEqual({
+      code: 2,
+      out: '',
+      err: `tideline: ${option} is nested deeper than 100 levels (the limit)\n  hint: flatten the value; lists and maps of a few levels are all a step needs\n`,
+    });
+  });
+});
+
 describe('endpoints that are not Temporal: exit 3 with a hint', () => {
   let http: Server;
   let grpc404: Http2Server;
