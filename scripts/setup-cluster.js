@@ -166,48 +166,45 @@ async function buildClusterUi(paths, go, env, log) {
   log(`tideline: built the Web UI server in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
-/**
- * The pinned Web UI server, built when missing (its own lock and stamp: the server is not rebuilt).
- * @returns {Promise<{ uiServer: string, version: string, source: 'cached' | 'built' } | { unavailable: string }>}
- */
-async function ensureClusterUi(options = {}) {
+/** A pinned Go tool of the cluster, built when missing (with its own lock and stamp). */
+function ensurePinned(options, what, pathsOf, cachedOf, buildInto) {
   const env = options.env || process.env;
-  const paths = clusterUiPaths(options.root);
+  const paths = pathsOf(options.root);
   const log = options.log || ((line) => process.stderr.write(`${line}\n`));
   return ensureGoTool({
     env,
     log,
     paths,
     minGoMinor: MIN_GO_MINOR,
-    what: 'the Temporal Web UI server',
-    cached: () => cachedClusterUi(options.root),
+    what,
+    cached: () => cachedOf(options.root),
     build: async (go) => {
-      await buildClusterUi(paths, go, env, log);
-      return cachedClusterUi(options.root);
+      await buildInto(paths, go, env, log);
+      return cachedOf(options.root);
     },
   });
+}
+
+/**
+ * The pinned Web UI server, built when missing (its own lock and stamp: the server is not rebuilt).
+ * @returns {Promise<{ uiServer: string, version: string, source: 'cached' | 'built' } | { unavailable: string }>}
+ */
+function ensureClusterUi(options = {}) {
+  return ensurePinned(options, 'the Temporal Web UI server', clusterUiPaths, cachedClusterUi, buildClusterUi);
 }
 
 /**
  * The pinned server and schema tool, built when missing.
  * @returns {Promise<{ server: string, sqlTool: string, version: string, source: 'cached' | 'built' } | { unavailable: string }>}
  */
-async function ensureClusterTools(options = {}) {
-  const env = options.env || process.env;
-  const paths = clusterToolPaths(options.root);
-  const log = options.log || ((line) => process.stderr.write(`${line}\n`));
-  return ensureGoTool({
-    env,
-    log,
-    paths,
-    minGoMinor: MIN_GO_MINOR,
-    what: 'the Temporal server',
-    cached: () => cachedClusterTools(options.root),
-    build: async (go) => {
-      await buildClusterTools(paths, go, env, log);
-      return cachedClusterTools(options.root);
-    },
-  });
+function ensureClusterTools(options = {}) {
+  return ensurePinned(
+    options,
+    'the Temporal server',
+    clusterToolPaths,
+    cachedClusterTools,
+    buildClusterTools,
+  );
 }
 
 /** The module cache directory of the pinned server (its schema/ and config/ live there). */

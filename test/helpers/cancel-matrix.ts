@@ -47,3 +47,7 @@ export const runAndCancel = (
   start: () => Promise<WorkflowHandle>,
   point: CancelPoint,
 ): Promise<CancelOutcome> => cancelAtPoint(target(stack), start, point);
+
+/** A cancel point as a test title: `during create (service.create held open)`. */
+export const cancelPointLabel = (point: CancelPoint): string =>
+  `${point.when} ${point.step}${point.hold ? ` (${point.hold} held open)` : ''}`;

@@ -6,17 +6,16 @@
 // compensation documents: the previous size, HA layout, password — not part of the inventory —,
 // no replica set, no VPC or peering, the services running or paused as they were).
 import {
+  cancelPointLabel,
   cancelPoints,
   runAndCancel,
   settledInventory,
   stableInventory,
-  type CancelPoint,
 } from '../helpers/cancel-matrix';
 import { seedService } from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 
-const label = (point: CancelPoint) =>
-  `${point.when} ${point.step}${point.hold ? ` (${point.hold} held open)` : ''}`;
+const label = cancelPointLabel;
 
 let stack: RunbookStack;
 

@@ -2,6 +2,7 @@
 // cancelled during and right after each of their steps (a call in flight is held open by the local
 // cloud), on a real dev server; afterwards the local cloud holds exactly what it held before.
 import {
+  cancelPointLabel,
   cancelPoints,
   runAndCancel,
   settledInventory,
@@ -12,8 +13,7 @@ import { createVpc, decide, seedService, waitForApproval } from '../helpers/runb
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 import { progressQuery } from '../../workflows/messages';
 
-const label = (point: CancelPoint) =>
-  `${point.when} ${point.step}${point.hold ? ` (${point.hold} held open)` : ''}`;
+const label = cancelPointLabel;
 
 let stack: RunbookStack;
 let vpcId: string;
