@@ -5,6 +5,7 @@ import { CancellationScope, isCancellation, setHandler } from '@temporalio/workf
 import type { JsonValue } from '../dsl/expressions';
 import type { BatchUndo, ForeachBatchInput, ForeachBatchResult } from './foreach-batch';
 import { compactRecord, narrowIteration, stepsById, stepsReadByUndo } from './foreach-batch';
+import { concurrentCallsAsTasks } from './concurrent-calls';
 import { runIterations } from './foreach-lanes';
 import { Interpreter, type Scope, type StepResult } from './interpreter';
 import { progressQuery, type RunFailure } from './messages';
@@ -28,6 +29,8 @@ export async function foreachBatchWorkflow(input: ForeachBatchInput): Promise<Fo
   setHandler(progressQuery, () => state.progress());
   state.lockStatus = () => ({ held: input.heldLocks });
   const interpreter = new Interpreter(state, runStepKind, () => input.heldLocks);
+  // Before any call (workflows/concurrent-calls.ts): its lanes run side by side like the run's.
+  interpreter.concurrentCallsAsTasks = concurrentCallsAsTasks([step]);
   const iterations: Scope[] = [];
   const outcome = await runIterations({
     step,

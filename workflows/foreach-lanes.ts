@@ -3,6 +3,7 @@
 import type { ForeachStepDefinition } from '../dsl/definition';
 import { narrowVariables, stepsNeeds } from '../dsl/expression-scope';
 import type { JsonValue } from '../dsl/expressions';
+import { sideBySide } from './concurrent-calls';
 import { iterationLockKeys, holdLocksFor, locksHeldFor, withIterationLocks } from './foreach-locks';
 import { celVariables, type Interpreter, type Scope } from './interpreter';
 import { isLockedCall } from './locks';
@@ -91,6 +92,7 @@ export async function runIterations(options: IterationsOptions): Promise<Iterati
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(options.limit, items.length) }, lane));
+  const lanes = Math.min(options.limit, items.length);
+  await sideBySide(interpreter, lanes, () => Promise.all(Array.from({ length: lanes }, lane)));
   return { results, done, firstError };
 }

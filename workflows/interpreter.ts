@@ -45,6 +45,10 @@ export type KindRunner = (
 
 export class Interpreter {
   private readonly compensations: Compensation[] = [];
+  /** How many side-by-side constructs (foreach lanes, parallel branches) are running now. */
+  concurrentLanes = 0;
+  /** Calls beside other steps run as activity tasks (workflows/concurrent-calls.ts). */
+  concurrentCallsAsTasks = false;
 
   constructor(
     readonly state: RunState,

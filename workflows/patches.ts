@@ -91,6 +91,16 @@ export const PATCHES = {
    * every workflow run; a run records this one patch instead of up to nine.
    */
   release2027_01: 'tideline-2027-01-release',
+  /**
+   * 2027-02: a call inside a `foreach` that runs iterations side by side, or inside a `parallel`,
+   * is an activity task, not a local activity. Temporal's core SDK (1.24) can record a local
+   * activity's marker in one workflow task and tell the workflow its result only in the next,
+   * when a query was being answered as the activity finished; replay then resumes that branch one
+   * task earlier, ahead of what the other branches did in between, and the run fails as
+   * nondeterministic. An activity task's result is an event, read at the same point on replay.
+   * Asked for at the start of a run whose definition has such steps (concurrent-calls.ts).
+   */
+  concurrentCallsAsTasks: 'tideline-2027-02-concurrent-calls-as-tasks',
 } as const;
 
 export type PatchId = (typeof PATCHES)[keyof typeof PATCHES];

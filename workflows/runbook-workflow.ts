@@ -23,6 +23,7 @@ import { RunLocks, lockKeys } from './locks';
 import { runIdentity } from './run-identity';
 import { RUN_CANCELLED, StepFailed, runCancelled, summariseFailure } from './step-failure';
 import { runStepKind } from './step-kinds';
+import { concurrentCallsAsTasks } from './concurrent-calls';
 
 export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunReport> {
   // First, before any other patch or command (workflows/release-gate.ts).
@@ -57,6 +58,8 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
   );
   // Before any other command: runs of earlier releases replay without search attribute upserts.
   const visibility = new RunVisibility(hasPatch(PATCHES.runVisibility));
+  // Also before any call (workflows/concurrent-calls.ts).
+  const callsAsTasks = concurrentCallsAsTasks(definition.steps);
 
   const bound = bindInputs(definition.inputs, input.inputs);
   if (!bound.ok) {
@@ -85,6 +88,7 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
   const locks = new RunLocks();
   state.lockStatus = () => ({ waitingFor: locks.waitingFor, held: [...heldByParent, ...locks.held] });
   const interpreter = new Interpreter(state, runStepKind, () => [...heldByParent, ...locks.held]);
+  interpreter.concurrentCallsAsTasks = callsAsTasks;
   interpreter.plan(definition.steps, '');
   const secretOutputs = Object.entries(definition.outputs)
     .filter(([, output]) => output.secret)

@@ -25,6 +25,7 @@ import {
   localCallOptions,
   waitActivityOptions,
 } from './activity-policies';
+import { sideBySide } from './concurrent-calls';
 import { FOREACH_BATCH_SIZE, runForeachInBatches } from './foreach-batch';
 import { runIterations } from './foreach-lanes';
 import { locksHeldFor } from './foreach-locks';
@@ -140,7 +141,8 @@ export async function runStepKind(
   const vars = celVariables(scope);
   switch (step.kind) {
     case 'call': {
-      if (LOCAL_CALL_CLASSES.has(step.actionKind) && hasPatch(PATCHES.localCalls)) {
+      const besideOthers = interpreter.concurrentLanes > 0 && interpreter.concurrentCallsAsTasks;
+      if (LOCAL_CALL_CLASSES.has(step.actionKind) && !besideOthers && hasPatch(PATCHES.localCalls)) {
         notePatchesBeforeLocalCall();
         const local = proxyLocalActivities<TidelineActivities>(localOptions(step, key, vars))[step.action];
         const input = stepInput(step.with, vars, key, interpreter);
@@ -236,6 +238,17 @@ export async function runStepKind(
  * the step's. Runs recorded before the fail-fast release wait for every branch instead.
  */
 async function runBranches(
+  step: Extract<StepDefinition, { kind: 'parallel' }>,
+  scope: Scope,
+  key: string,
+  interpreter: Interpreter,
+): Promise<void> {
+  await sideBySide(interpreter, step.branches.length, () =>
+    runBranchesSideBySide(step, scope, key, interpreter),
+  );
+}
+
+async function runBranchesSideBySide(
   step: Extract<StepDefinition, { kind: 'parallel' }>,
   scope: Scope,
   key: string,

@@ -41,12 +41,28 @@ export const settledInventory = (stack: RunbookStack, expected: unknown): Promis
 /** Waits until the cloud stops changing (two equal reads in a row), for a before-state. */
 export const stableInventory = (stack: RunbookStack): Promise<unknown> => stableCloudInventory(target(stack));
 
-/** Starts the run, cancels it at the point, and gives its final report. */
-export const runAndCancel = (
+/**
+ * Starts the run, cancels it at the point, and gives its final report — and whether its history
+ * replays on the code in the tree (`replay`: 'ok' or the nondeterminism error), as it must when a
+ * worker restarts or a query reaches a worker that no longer caches the run.
+ */
+export async function runAndCancel(
   stack: RunbookStack,
   start: () => Promise<WorkflowHandle>,
   point: CancelPoint,
-): Promise<CancelOutcome> => cancelAtPoint(target(stack), start, point);
+): Promise<CancelOutcome & { replay: string }> {
+  let workflowId = '';
+  const outcome = await cancelAtPoint(
+    target(stack),
+    async () => {
+      const handle = await start();
+      workflowId = handle.workflowId;
+      return handle;
+    },
+    point,
+  );
+  return { ...outcome, replay: (await stack.replayError(workflowId)) ?? 'ok' };
+}
 
 /** A cancel point as a test title: `during create (service.create held open)`. */
 export const cancelPointLabel = (point: CancelPoint): string =>

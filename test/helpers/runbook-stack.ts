@@ -3,9 +3,12 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Client, type WorkflowHandle } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import type { CloudClient } from '../../cloud/client';
 import { loadRunbookFile } from '../../dsl/loader';
+import { bundleWorkflows } from '../../worker/bundle';
 import { createDataConverter } from '../../worker/codec';
 import { loadWorkerConfig } from '../../worker/config';
 import { EncryptionKeyRing } from '../../worker/encryption-keys';
@@ -38,6 +41,11 @@ export interface RunbookStack {
    * `workflows`, e.g. the next release's bundle.
    */
   replaceWorker(workflows: WorkflowSource): Promise<void>;
+  /**
+   * Replays a closed run's history on the workflow code in the tree, as a worker that lost the run
+   * from its cache would: the nondeterminism error's message, or undefined when it replays.
+   */
+  replayError(workflowId: string): Promise<string | undefined>;
   /** Starts a runbook file from `runbooks/` (or a path) with inputs. */
   start(file: string, inputs: Record<string, unknown>, workflowId?: string): Promise<WorkflowHandle>;
   close(): Promise<void>;
@@ -74,6 +82,8 @@ export async function startRunbookStack(
   const { connection } = closable;
   const client = new Client({ connection, dataConverter: createDataConverter(keyRing) });
   const api = cloudApiClient(cloud);
+  let replayBundle: Promise<string> | undefined;
+  const cleanups: Array<() => void> = [];
   return {
     server,
     cloud,
@@ -88,6 +98,29 @@ export async function startRunbookStack(
       worker.shutdown();
       await running;
       ({ worker, running } = await startWorker(workflows));
+    },
+    async replayError(workflowId) {
+      replayBundle ??= (async () => {
+        const dir = mkdtempSync(path.join(tmpdir(), 'tideline-replay-'));
+        cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+        const outFile = path.join(dir, 'workflow-bundle.js');
+        await bundleWorkflows({ outFile, workflowsPath: require.resolve('../../workflows') });
+        return outFile;
+      })();
+      const codePath = await replayBundle;
+      const history = await client.workflow.getHandle(workflowId).fetchHistory();
+      return Worker.runReplayHistory(
+        {
+          workflowBundle: { codePath },
+          dataConverter: createDataConverter(keyRing),
+          replayName: 'replay-check',
+        },
+        history,
+        workflowId,
+      ).then(
+        () => undefined,
+        (error: unknown) => (error instanceof Error ? error.message : String(error)),
+      );
     },
     async start(file, inputs, workflowId) {
       const definition = loadRunbookFile(path.isAbsolute(file) ? file : path.join(RUNBOOKS_DIR, file));
@@ -106,6 +139,7 @@ export async function startRunbookStack(
       await api.close();
       await cloud.close();
       await server.stop();
+      for (const cleanup of cleanups) cleanup();
     },
   };
 }

@@ -107,11 +107,13 @@ describe.each(RUNBOOKS)('%s', (runbook, prepare) => {
     async (_label, point, index) => {
       const inputs = await prepare(index);
       const before = await stableInventory(stack);
-      const { cancelledAtPoint, final } = await runAndCancel(
+      const { cancelledAtPoint, final, replay } = await runAndCancel(
         stack,
         () => stack.start(runbook, inputs),
         point,
       );
+      // Whatever the moment of the cancel, the history replays (a restarted worker can resume it).
+      expect({ point: label(point), replay }).toEqual({ point: label(point), replay: 'ok' });
       const step = final.steps.find((s) => s.key === point.step);
       if (!cancelledAtPoint || final.status === 'succeeded') {
         // The run got past the point before the cancel could land: only a skipped step or a

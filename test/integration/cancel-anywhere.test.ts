@@ -31,7 +31,9 @@ async function expectNothingLeftBehind(
   lastStep: string,
 ) {
   const before = await stableInventory(stack);
-  const { cancelledAtPoint, final } = await runAndCancel(stack, start, point);
+  const { cancelledAtPoint, final, replay } = await runAndCancel(stack, start, point);
+  // Whatever the moment of the cancel, the history replays (a restarted worker can resume it).
+  expect({ point: label(point), replay }).toEqual({ point: label(point), replay: 'ok' });
   const step = final.steps.find((s) => s.key === point.step);
   if (!cancelledAtPoint || final.status === 'succeeded') {
     // The point was not reached while the run could still be cancelled: the step was skipped, or
