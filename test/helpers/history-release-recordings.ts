@@ -13,6 +13,7 @@ import type { Recording, RecordingContext } from './history-recorder';
 import { progressQuery, retryUpdate } from '../../workflows/messages';
 import { RELEASE_2026_12 } from './history-release-2026-12';
 import { RELEASE_2027_01 } from './history-release-2027-01';
+import { RELEASE_2027_02 } from './history-release-2027-02';
 import { pollUntil, waitForStep } from './runbook-fixtures';
 
 export interface Release {
@@ -156,7 +157,12 @@ const RELEASE_2026_11: Release = {
 };
 
 /** Every later release, oldest first. */
-export const RELEASES: readonly Release[] = [RELEASE_2026_11, RELEASE_2026_12, RELEASE_2027_01];
+export const RELEASES: readonly Release[] = [
+  RELEASE_2026_11,
+  RELEASE_2026_12,
+  RELEASE_2027_01,
+  RELEASE_2027_02,
+];
 
 /** The recordings of every later release, in order (later ones may use what earlier ones made). */
 export function releaseRecordings(firstRelease: readonly Recording[]): Recording[] {

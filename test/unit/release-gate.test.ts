@@ -85,3 +85,15 @@ test('a provisioning run on 2027-01 has 16 events fewer than on 2026-12: 8 marke
   for (const type of ['EVENT_TYPE_MARKER_RECORDED', 'EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES'])
     expect(count(after, type)).toBe(count(before, type) - 8);
 });
+
+test.each(['stop-dev-services.2027-02', 'every-kind.2027-02'])(
+  '%s (steps side by side, release 2027-02) records the gate and concurrentCallsAsTasks, asked once',
+  (name) => {
+    const history = events(name);
+    expect(patchMarkers(history)).toEqual([RELEASE_GATE, PATCHES.concurrentCallsAsTasks]);
+    expect(changeVersionUpserts(history)).toEqual([
+      [RELEASE_GATE],
+      [RELEASE_GATE, PATCHES.concurrentCallsAsTasks],
+    ]);
+  },
+);
