@@ -14,6 +14,7 @@ import { applySchemas } from './schema';
 import { DATABASES } from './server-config';
 import {
   SERVICES,
+  assertServerRunning,
   frontendAddress,
   serverPid,
   serverRunning,
@@ -159,6 +160,9 @@ export async function clusterUp(options: ClusterUpOptions): Promise<ClusterInfo>
     state = { ...state, pids: { ...state.pids, ui: webPid } };
     writeClusterState(paths, state);
   }
+  // startServer saw every server process serve, but one can still exit since (the namespace steps
+  // take seconds): an error naming it, never an info line with running.server false and exit 0.
+  assertServerRunning(paths, state);
   return clusterInfo(paths, state);
 }
 

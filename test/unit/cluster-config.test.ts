@@ -1,11 +1,12 @@
 // The native cluster's pure parts (`tideline cluster`, cli/cluster/): the state file's schema and
 // mode, the server config it renders, and how bench:chaos keeps the cluster rounds next to the
 // dev-server rounds. The processes themselves are exercised by test/integration/native-cluster.
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { keepSavedClusterRounds, mergeClusterRounds } from '../../bench/cluster-chaos';
 import type { Disruption, RoundResult } from '../../bench/chaos/campaign';
+import { assertServerRunning } from '../../cli/cluster/server';
 import { PASSWORD_ENV, renderServerConfig, writeServerConfig } from '../../cli/cluster/server-config';
 import {
   CLUSTER_STATE_SCHEMA,
@@ -85,6 +86,28 @@ describe('server config', () => {
       expect(readFileSync(full, 'utf8')).not.toContain(state.postgres.password);
     }
     expect(args.join(' ')).not.toContain(state.postgres.password);
+  });
+});
+
+describe('server processes', () => {
+  /** Above the kernel's largest pid_max (2^22): no process has it. */
+  const GONE = 4_194_305;
+
+  test('`up` fails naming the service processes that are gone and the end of their log, never reports them running', async () => {
+    const paths = clusterPaths(dir);
+    const state = await newClusterState('default', 'separate');
+    const dead = { ...state, pids: { services: { history: GONE, matching: GONE + 1 } } };
+    mkdirSync(path.dirname(paths.serverLog), { recursive: true });
+    writeFileSync(
+      path.join(path.dirname(paths.serverLog), 'history.log'),
+      'failed to initialize current cluster metadata\n',
+    );
+    expect(() => assertServerRunning(paths, dead)).toThrow(
+      /history service, matching service, frontend service, worker service exited[^]*history\.log:\nfailed to initialize current cluster metadata/,
+    );
+    expect(() =>
+      assertServerRunning(paths, { ...state, serverProcesses: 'one', pids: { server: GONE } }),
+    ).toThrow(/Temporal server exited/);
   });
 });
 
