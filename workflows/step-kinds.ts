@@ -200,7 +200,7 @@ export async function runStepKind(
     case 'fail':
       throw new StepFailed(key, 'RUNBOOK_FAILED_STEP', String(resolveTemplateString(step.message, vars)));
     case 'parallel': {
-      await runBranches(step, scope, key, interpreter);
+      await sideBySide(interpreter, step.branches.length, () => runBranches(step, scope, key, interpreter));
       return Object.fromEntries(
         step.branches.map((b) => [
           b.id,
@@ -238,17 +238,6 @@ export async function runStepKind(
  * the step's. Runs recorded before the fail-fast release wait for every branch instead.
  */
 async function runBranches(
-  step: Extract<StepDefinition, { kind: 'parallel' }>,
-  scope: Scope,
-  key: string,
-  interpreter: Interpreter,
-): Promise<void> {
-  await sideBySide(interpreter, step.branches.length, () =>
-    runBranchesSideBySide(step, scope, key, interpreter),
-  );
-}
-
-async function runBranchesSideBySide(
   step: Extract<StepDefinition, { kind: 'parallel' }>,
   scope: Scope,
   key: string,

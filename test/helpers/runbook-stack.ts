@@ -82,8 +82,9 @@ export async function startRunbookStack(
   const { connection } = closable;
   const client = new Client({ connection, dataConverter: createDataConverter(keyRing) });
   const api = cloudApiClient(cloud);
+  // The workflow code in the tree, bundled once for replayError (removed by close).
+  let replayDir: string | undefined;
   let replayBundle: Promise<string> | undefined;
-  const cleanups: Array<() => void> = [];
   return {
     server,
     cloud,
@@ -100,13 +101,11 @@ export async function startRunbookStack(
       ({ worker, running } = await startWorker(workflows));
     },
     async replayError(workflowId) {
-      replayBundle ??= (async () => {
-        const dir = mkdtempSync(path.join(tmpdir(), 'tideline-replay-'));
-        cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-        const outFile = path.join(dir, 'workflow-bundle.js');
-        await bundleWorkflows({ outFile, workflowsPath: require.resolve('../../workflows') });
-        return outFile;
-      })();
+      replayDir ??= mkdtempSync(path.join(tmpdir(), 'tideline-replay-'));
+      const outFile = path.join(replayDir, 'workflow-bundle.js');
+      replayBundle ??= bundleWorkflows({ outFile, workflowsPath: require.resolve('../../workflows') }).then(
+        (bundle) => bundle.outFile,
+      );
       const codePath = await replayBundle;
       const history = await client.workflow.getHandle(workflowId).fetchHistory();
       return Worker.runReplayHistory(
@@ -139,7 +138,7 @@ export async function startRunbookStack(
       await api.close();
       await cloud.close();
       await server.stop();
-      for (const cleanup of cleanups) cleanup();
+      if (replayDir !== undefined) rmSync(replayDir, { recursive: true, force: true });
     },
   };
 }
