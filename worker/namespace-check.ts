@@ -11,7 +11,7 @@ import { TIDELINE_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { WorkerError } from './errors';
 
 /** gRPC status NOT_FOUND (the SDK's ServiceError carries the numeric gRPC code). */
-const GRPC_NOT_FOUND = 5;
+export const GRPC_NOT_FOUND = 5;
 
 /** The numeric gRPC status of an SDK ServiceError (or a gRPC error), if it has one. */
 export function grpcCode(error: unknown): number | undefined {

@@ -5,16 +5,21 @@
 // them. One process is ready once the frontend answers GetSystemInfo; separate ones once every
 // service serves (see waitForServices). `up` starts whichever is down.
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
-import { tsToMs } from '@temporalio/common/lib/time';
-import { grpc, temporal } from '@temporalio/proto';
-import { grpcCode } from '../../worker/namespace-check';
 import { CliError } from '../errors';
 import { PASSWORD_ENV, serverMarker, writeServerConfig } from './server-config';
 import { isOurProcess, logTail, spawnDaemon, terminate, waitFor } from './processes';
+import {
+  answers,
+  frontendAddress,
+  PROBE_INTERVAL_MS,
+  serviceProblem,
+  startedProblem,
+} from './service-readiness';
 import { busyPorts, type ClusterPaths, type ClusterPorts, type ClusterState } from './state';
 
 /** In start order: the frontend and the worker service need history and matching in the ring. */
+export { frontendAddress } from './service-readiness';
+
 export const SERVICES = ['history', 'matching', 'frontend', 'worker'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 type ServicePids = Partial<Record<ServiceName, number>>;
@@ -25,10 +30,6 @@ const SERVICE_PORTS: Record<ServiceName, ReadonlyArray<keyof ClusterPorts>> = {
   frontend: ['frontend', 'frontendHttp', 'frontendMembership'],
   worker: ['worker', 'workerMembership'],
 };
-
-export function frontendAddress(state: ClusterState): string {
-  return `127.0.0.1:${state.ports.frontend}`;
-}
 
 function serviceLog(paths: ClusterPaths, service: ServiceName): string {
   return path.join(path.dirname(paths.serverLog), `${service}.log`);
@@ -55,38 +56,36 @@ export function serverRunning(paths: ClusterPaths, state: ClusterState): boolean
   return Object.keys(servicePids(paths, state)).length === SERVICES.length;
 }
 
-async function answers(address: string): Promise<boolean> {
-  let connection: Connection | undefined;
-  try {
-    connection = await Connection.connect({ address, connectTimeout: 2_000 });
-    await connection.workflowService.getSystemInfo({});
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await connection?.close().catch(() => undefined);
-  }
+/** A server process `up` waits on: `name` says which in an error, `log` is where it writes. */
+interface StartingProcess {
+  name: string;
+  pid: number;
+  log: string;
 }
 
-/** Waits until the frontend answers; fails early when one of `pids` exits (with its log). For one process. */
-export async function waitForFrontend(
+/** Fails `up` at once when one of the processes it waits on has exited, with the end of its log. */
+function failIfExited(paths: ClusterPaths, processes: ReadonlyArray<StartingProcess>): void {
+  const exited = processes.find(({ pid }) => !isOurProcess(pid, serverMarker(paths)));
+  if (exited === undefined) return;
+  throw new CliError(
+    'CLUSTER_START_FAILED',
+    `the Temporal ${exited.name} (pid ${exited.pid}) exited while starting; the end of ${exited.log}:\n${logTail(exited.log)}`,
+  );
+}
+
+/** Waits until the frontend of the single server process (`pid`) answers. */
+async function waitForFrontend(
   paths: ClusterPaths,
   state: ClusterState,
-  pids: ReadonlyArray<{ pid: number; log: string }>,
+  pid: number,
   timeoutMs = 180_000,
 ): Promise<void> {
   const address = frontendAddress(state);
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const exited = pids.find(({ pid }) => !isOurProcess(pid, serverMarker(paths)));
-    if (exited !== undefined) {
-      throw new CliError(
-        'CLUSTER_START_FAILED',
-        `the Temporal server exited while starting; the end of ${exited.log}:\n${logTail(exited.log)}`,
-      );
-    }
+    failIfExited(paths, [{ name: 'server', pid, log: paths.serverLog }]);
     if (await answers(address)) return;
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await new Promise((resolve) => setTimeout(resolve, PROBE_INTERVAL_MS));
   }
   throw new CliError(
     'CLUSTER_START_FAILED',
@@ -96,147 +95,6 @@ export async function waitForFrontend(
 
 /** How long `up` waits for separate service processes to start and serve (a cold start on a loaded machine included). */
 const SERVICES_READY_TIMEOUT_MS = 240_000;
-const PROBE_TIMEOUT_MS = 2_000;
-const PROBE_INTERVAL_MS = 500;
-
-/** The names the pinned server's services report in the gRPC health service (service/NAME/handler.go). */
-const HEALTH_NAMES = {
-  frontend: 'temporal.api.workflowservice.v1.WorkflowService',
-  history: 'temporal.api.workflowservice.v1.HistoryService',
-  matching: 'temporal.api.workflowservice.v1.MatchingService',
-} as const;
-type GrpcService = keyof typeof HEALTH_NAMES;
-const { SERVING } = grpc.health.v1.HealthCheckResponse.ServingStatus;
-
-/**
- * The worker service has no gRPC server; what shows it works is its own SDK worker polling the
- * system task queue (the server's primitives.DefaultWorkerTaskQueue in the system namespace).
- */
-const SYSTEM_NAMESPACE = 'temporal-system';
-const SYSTEM_TASK_QUEUE = 'default-worker-tq';
-const { TASK_QUEUE_TYPE_WORKFLOW, TASK_QUEUE_TYPE_ACTIVITY } = temporal.api.enums.v1.TaskQueueType;
-const GRPC_NOT_FOUND = 5;
-
-function reason(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
-}
-
-/**
- * A call on a fresh channel to 127.0.0.1:`port`, bounded by PROBE_TIMEOUT_MS. Fresh because a
- * reused grpc-js channel backs off between reconnects (up to minutes) while a process starts.
- */
-async function probe<T>(port: number, call: (connection: Connection) => Promise<T>): Promise<T> {
-  const connection = Connection.lazy({ address: `127.0.0.1:${port}` });
-  try {
-    return await connection.withDeadline(Date.now() + PROBE_TIMEOUT_MS, () => call(connection));
-  } finally {
-    await connection.close().catch(() => undefined);
-  }
-}
-
-/** The service's gRPC health status on its own port, or why there is none yet. */
-async function healthStatus(state: ClusterState, service: GrpcService): Promise<number | string> {
-  try {
-    const { status } = await probe(state.ports[service], (c) =>
-      c.healthService.check({ service: HEALTH_NAMES[service] }),
-    );
-    return status;
-  } catch (error) {
-    return `its gRPC port does not answer yet (${reason(error)})`;
-  }
-}
-
-async function healthProblem(state: ClusterState, service: GrpcService): Promise<string | undefined> {
-  const status = await healthStatus(state, service);
-  if (typeof status === 'string') return status;
-  return status === SERVING ? undefined : `its gRPC health is ${status} (not SERVING yet)`;
-}
-
-/** Why the frontend cannot serve a call that needs `service` yet (undefined when it can). */
-async function routeProblem(
-  state: ClusterState,
-  service: 'history' | 'matching',
-): Promise<string | undefined> {
-  try {
-    await probe(state.ports.frontend, async (c) => {
-      if (service === 'history') {
-        // Served by the history shard of this (missing) workflow: NOT_FOUND is history's answer.
-        await c.workflowService.describeWorkflowExecution({
-          namespace: SYSTEM_NAMESPACE,
-          execution: { workflowId: 'tideline-cluster-readiness-probe' },
-        });
-      } else {
-        await c.workflowService.describeTaskQueue({
-          namespace: SYSTEM_NAMESPACE,
-          taskQueue: { name: SYSTEM_TASK_QUEUE },
-          taskQueueType: TASK_QUEUE_TYPE_WORKFLOW,
-        });
-      }
-    });
-    return undefined;
-  } catch (error) {
-    if (service === 'history' && grpcCode(error) === GRPC_NOT_FOUND) return undefined;
-    return `the frontend cannot reach it yet (${reason(error)})`;
-  }
-}
-
-/** Why the worker service does not poll yet: no poll of its since `since` (any poll when undefined). */
-async function workerProblem(state: ClusterState, since: number | undefined): Promise<string | undefined> {
-  try {
-    const described = await probe(state.ports.frontend, (c) =>
-      Promise.all(
-        [TASK_QUEUE_TYPE_WORKFLOW, TASK_QUEUE_TYPE_ACTIVITY].map((taskQueueType) =>
-          c.workflowService.describeTaskQueue({
-            namespace: SYSTEM_NAMESPACE,
-            taskQueue: { name: SYSTEM_TASK_QUEUE },
-            taskQueueType,
-          }),
-        ),
-      ),
-    );
-    // Pollers are listed for minutes after they stop: a restarted worker counts once it polled.
-    const polled = described
-      .flatMap(({ pollers }) => pollers ?? [])
-      .some(
-        (poller) =>
-          poller.identity?.startsWith('temporal-system@') && tsToMs(poller.lastAccessTime) >= (since ?? 0),
-      );
-    return polled ? undefined : `it has not polled ${SYSTEM_TASK_QUEUE} yet`;
-  } catch (error) {
-    return `its task queue cannot be described yet (${reason(error)})`;
-  }
-}
-
-/**
- * Why `service` does not serve yet, or undefined once it does: its own health SERVING (history:
- * once its shards are acquired) and the frontend reaching it; the frontend SERVING (its membership
- * initialised) and answering; the worker service polling. `startedAt`: when this `up` started it.
- */
-async function serviceProblem(
-  state: ClusterState,
-  service: ServiceName,
-  startedAt: number | undefined,
-): Promise<string | undefined> {
-  if (service === 'worker') return workerProblem(state, startedAt);
-  const health = await healthProblem(state, service);
-  if (health !== undefined) return health;
-  if (service === 'frontend') {
-    return (await answers(frontendAddress(state))) ? undefined : 'GetSystemInfo fails';
-  }
-  return routeProblem(state, service);
-}
-
-/**
- * Whether `service` got past the server's start-up: its gRPC port answers (any health status) once
- * the cluster metadata and system namespace are initialised; the frontend must serve (the worker
- * service's SDK client needs it). The worker service is started last, so nothing waits for it here.
- */
-async function startedProblem(state: ClusterState, service: ServiceName): Promise<string | undefined> {
-  if (service === 'worker') return undefined;
-  if (service === 'frontend') return healthProblem(state, service);
-  const status = await healthStatus(state, service);
-  return typeof status === 'string' ? status : undefined;
-}
 
 /**
  * Polls `problem` for each of `which` until none has one. Fails at once when a service process
@@ -250,17 +108,12 @@ async function waitForServices(
   deadline: number,
 ): Promise<void> {
   const timeoutS = Math.round(SERVICES_READY_TIMEOUT_MS / 1000);
+  const processes = SERVICES.flatMap((service) => {
+    const pid = services[service];
+    return pid === undefined ? [] : [{ name: `${service} service`, pid, log: serviceLog(paths, service) }];
+  });
   for (;;) {
-    for (const service of SERVICES) {
-      const pid = services[service];
-      if (pid !== undefined && !isOurProcess(pid, serverMarker(paths))) {
-        const log = serviceLog(paths, service);
-        throw new CliError(
-          'CLUSTER_START_FAILED',
-          `the Temporal ${service} service (pid ${pid}) exited while the server started; the end of ${log}:\n${logTail(log)}`,
-        );
-      }
-    }
+    failIfExited(paths, processes);
     const problems = await Promise.all(
       which.map(async (service) => [service, await problem(service)] as const),
     );
@@ -329,14 +182,14 @@ export async function startServer(
   if (state.serverProcesses === 'one') {
     const running = serverPid(paths, state);
     if (running !== undefined) {
-      await waitForFrontend(paths, state, [{ pid: running, log: paths.serverLog }]);
+      await waitForFrontend(paths, state, running);
       return { server: running };
     }
     await checkPorts(state, SERVICES);
     const args = writeServerConfig(paths, state);
     const pid = spawnDaemon(serverBinary, args, { logFile: paths.serverLog, cwd: paths.dir, env });
     try {
-      await waitForFrontend(paths, state, [{ pid, log: paths.serverLog }]);
+      await waitForFrontend(paths, state, pid);
     } catch (error) {
       await terminate(pid, serverMarker(paths), 'SIGKILL');
       throw error;
