@@ -4,7 +4,7 @@ import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import type { ActionName } from '../cloud/operations';
 import { ACTION_NAMES, operations } from '../cloud/operations';
-import type { ActivityDeps } from './deps';
+import type { ActivityDeps, CallOptions } from './deps';
 import { callAction } from './call-action';
 import { ADOPTION_FINDERS, describeExisting, isCreateAction } from './create-or-adopt';
 import { ALREADY_APPLIED } from './already-applied';
@@ -65,12 +65,38 @@ function createActionActivity(deps: ActivityDeps, action: ActionName): ActionAct
       // Cancelled before the change was sent: nothing to settle, so nothing is sent.
       if (settles && ctx.cancellationSignal.aborted) throw new CancelledFailure('call cancelled');
       const result = await callAction(deps, action, input, options);
-      return result ?? {};
+      return (await readBackWhenOnlyAMessage(deps, action, input, result, options)) ?? {};
     } catch (error) {
       if (error instanceof CancelledFailure) throw error;
       throw toActivityFailure(error);
     }
   };
+}
+
+/**
+ * The resource itself when the API answered a change with only `{message}` (its current dialect
+ * does for some changes that spec.md answers with the resource), read with the catalogue's readBack.
+ */
+async function readBackWhenOnlyAMessage(
+  deps: ActivityDeps,
+  action: ActionName,
+  input: Record<string, unknown>,
+  result: unknown,
+  options: CallOptions,
+): Promise<unknown> {
+  const readBack = operations[action].readBack;
+  if (readBack === undefined || !Object.hasOwn(operations, readBack)) return result;
+  const answer = (result ?? {}) as Record<string, unknown>;
+  const onlyMessage = Object.keys(answer).every((key) => key === 'message');
+  if (!onlyMessage) return withoutMessage(answer);
+  const read = readBack as ActionName;
+  const params = Object.fromEntries(operations[read].pathParams.map((name) => [name, input[name]]));
+  return callAction(deps, read, params, options);
+}
+
+function withoutMessage(answer: Record<string, unknown>): Record<string, unknown> {
+  const { message: _message, ...rest } = answer;
+  return rest;
 }
 
 export function createActionActivities(deps: ActivityDeps): ActionActivities {

@@ -1,5 +1,5 @@
 // Reading service logs across pages: the API answers newest first, at most one page at a time,
-// and hands out `lastCursor` while older entries remain.
+// and hands out a cursor (`last_cursor`, spec.md's `lastCursor`) while older entries remain.
 import type { CallOptions, CloudCaller } from './client';
 import { CloudApiError } from './errors';
 import type { LogEntry, ServiceLogsResponse } from './models';
@@ -13,7 +13,7 @@ export interface LogPagesOptions extends CallOptions {
 }
 
 /**
- * Yields each page of a service's logs, newest first, following `lastCursor` until it is absent.
+ * Yields each page of a service's logs, newest first, following `last_cursor` until it is absent.
  * A cursor the server repeats would loop forever, so it is reported as an invalid response.
  */
 export async function* iterateLogPages(
@@ -27,8 +27,9 @@ export async function* iterateLogPages(
   for (let page = 0; maxPages === undefined || page < maxPages; page++) {
     const answer = await client.call('service.logs', { ...input, cursor }, callOptions);
     yield answer;
-    if (answer.lastCursor === undefined || answer.lastCursor === '') return;
-    if (seen.has(answer.lastCursor)) {
+    const next = answer.last_cursor;
+    if (next === undefined || next === '') return;
+    if (seen.has(next)) {
       throw new CloudApiError({
         code: 'CLOUD_API_INVALID_RESPONSE',
         action: 'service.logs',
@@ -36,8 +37,8 @@ export async function* iterateLogPages(
           'service.logs: the Cloud API returned a cursor it had already returned; stopping to avoid a loop',
       });
     }
-    seen.add(answer.lastCursor);
-    cursor = answer.lastCursor;
+    seen.add(next);
+    cursor = next;
   }
 }
 
@@ -59,7 +60,7 @@ export async function collectLogEntries(
   const lines: LogLine[] = [];
   if (max !== undefined && max <= 0) return lines;
   for await (const page of iterateLogPages(client, input, pageOptions)) {
-    const pageLines: LogLine[] = page.entries ?? page.logs.map((message) => ({ message }));
+    const pageLines: LogLine[] = page.entries ?? (page.logs ?? []).map((message) => ({ message }));
     for (const line of pageLines) {
       lines.push(line);
       if (max !== undefined && lines.length >= max) return lines;

@@ -1,7 +1,9 @@
 // The Cloud API's resources, as zod schemas; every TypeScript type is inferred from them.
-// Response fields are optional (spec.md §2: "All fields of the response models are optional").
-// Unknown response fields are stripped, so a newer API that adds fields does not break us.
+// Answers are read tolerantly (answer-schemas.ts): every field is optional (spec.md §2), unknown
+// fields are dropped, null reads as absent, enums are open, and renamed fields are read under both
+// names. The closed enums below are what tideline itself sends and what the local cloud holds.
 import { z } from 'zod';
+import { answerObject, openEnum } from './answer-schemas';
 
 export const EnvironmentTag = z.enum(['DEV', 'PROD']);
 export type EnvironmentTag = z.infer<typeof EnvironmentTag>;
@@ -21,16 +23,31 @@ export const ServiceStatus = z.enum([
 ]);
 export type ServiceStatus = z.infer<typeof ServiceStatus>;
 
-export const ServiceType = z.enum(['NEUTRALDB', 'POSTGRES', 'VECTOR']);
+/**
+ * A time-series service is `NEUTRALDB` in spec.md and `TIMESCALEDB` in the API's current dialect;
+ * both mean the same (isTimeSeriesType).
+ */
+export const ServiceType = z.enum(['NEUTRALDB', 'TIMESCALEDB', 'POSTGRES', 'VECTOR']);
 export type ServiceType = z.infer<typeof ServiceType>;
+
+const TIME_SERIES_TYPES: ReadonlySet<string> = new Set(['NEUTRALDB', 'TIMESCALEDB']);
+
+/** Whether a service type names a TimescaleDB (time-series) service, in either dialect. */
+export function isTimeSeriesType(type: string | undefined): boolean {
+  return type !== undefined && TIME_SERIES_TYPES.has(type);
+}
 
 export const ReplicaSetStatus = z.enum(['creating', 'active', 'resizing', 'deleting', 'error']);
 export type ReplicaSetStatus = z.infer<typeof ReplicaSetStatus>;
 
-export const Project = z.object({ id: z.string(), name: z.string() });
+const OpenServiceStatus = openEnum('service status', ServiceStatus);
+const OpenServiceType = openEnum('service type', ServiceType);
+const OpenReplicaSetStatus = openEnum('replica set status', ReplicaSetStatus);
+
+export const Project = answerObject({ id: z.string(), name: z.string() });
 export type Project = z.infer<typeof Project>;
 
-export const Vpc = z.object({
+export const Vpc = answerObject({
   id: z.string().optional(),
   cidr: z.string().optional(),
   name: z.string().optional(),
@@ -38,7 +55,7 @@ export const Vpc = z.object({
 });
 export type Vpc = z.infer<typeof Vpc>;
 
-export const Peering = z.object({
+export const Peering = answerObject({
   id: z.string().optional(),
   error_message: z.string().optional(),
   peer_account_id: z.string().optional(),
@@ -49,16 +66,22 @@ export const Peering = z.object({
 });
 export type Peering = z.infer<typeof Peering>;
 
-export const Endpoint = z.object({ host: z.string().optional(), port: z.number().optional() });
+export const Endpoint = answerObject({ host: z.string().optional(), port: z.number().optional() });
 export type Endpoint = z.infer<typeof Endpoint>;
 
-export const ConnectionPooler = z.object({ endpoint: Endpoint.optional() });
+export const ConnectionPooler = answerObject({ endpoint: Endpoint.optional() });
 export type ConnectionPooler = z.infer<typeof ConnectionPooler>;
 
-export const VpcEndpoint = Endpoint.extend({ vpc_id: z.string().optional() });
+export const VpcEndpoint = answerObject({
+  host: z.string().optional(),
+  port: z.number().optional(),
+  vpc_id: z.string().optional(),
+});
 export type VpcEndpoint = z.infer<typeof VpcEndpoint>;
 
-export const ReadReplicaSet = z.object({
+const EnvironmentMetadata = answerObject({ environment: z.string().optional() });
+
+export const ReadReplicaSet = answerObject({
   id: z.string().optional(),
   name: z.string().optional(),
   nodes: z.number().optional(),
@@ -66,88 +89,125 @@ export const ReadReplicaSet = z.object({
   memory_gbs: z.number().optional(),
   endpoint: Endpoint.optional(),
   connection_pooler: ConnectionPooler.optional(),
-  metadata: z.object({ environment: z.string().optional() }).optional(),
-  status: ReplicaSetStatus.optional(),
+  metadata: EnvironmentMetadata.optional(),
+  status: OpenReplicaSetStatus.optional(),
 });
 export type ReadReplicaSet = z.infer<typeof ReadReplicaSet>;
 
 /** CPU and memory are null for a shared-resource (free) service; the vendor's client reads null as "shared". */
-export const ResourceSpec = z.object({
+export const ResourceSpec = answerObject({
   cpu_millis: z.number().nullish(),
   memory_gbs: z.number().nullish(),
   volume_type: z.string().optional(),
 });
 
-export const Service = z.object({
-  service_id: z.string().optional(),
-  project_id: z.string().optional(),
-  name: z.string().optional(),
-  region_code: z.string().optional(),
-  service_type: ServiceType.optional(),
-  created: z.iso.datetime({ offset: true }).optional(),
-  paused: z.boolean().optional(),
-  status: ServiceStatus.optional(),
-  endpoint: Endpoint.optional(),
-  connection_pooler: ConnectionPooler.optional(),
-  vpcEndpoint: VpcEndpoint.optional(),
-  forked_from: z
-    .object({
+/** Usage figures; the current dialect sends `metrics: null`, and null inside it, when unknown. */
+export const ServiceMetrics = answerObject({
+  memory_mb: z.number().optional(),
+  milli_cpu: z.number().optional(),
+  storage_mb: z.number().optional(),
+});
+
+/**
+ * A service. `vpc_endpoint` is the current name of spec.md's `vpcEndpoint`; an answer carrying
+ * either is read with both filled, so runbooks may read either name.
+ */
+export const Service = answerObject(
+  {
+    service_id: z.string().optional(),
+    project_id: z.string().optional(),
+    name: z.string().optional(),
+    region_code: z.string().optional(),
+    service_type: OpenServiceType.optional(),
+    created: z.iso.datetime({ offset: true }).optional(),
+    paused: z.boolean().optional(),
+    status: OpenServiceStatus.optional(),
+    endpoint: Endpoint.optional(),
+    connection_pooler: ConnectionPooler.optional(),
+    vpc_endpoint: VpcEndpoint.optional(),
+    vpcEndpoint: VpcEndpoint.optional(),
+    forked_from: answerObject({
       is_standby: z.boolean().optional(),
       project_id: z.string().optional(),
       service_id: z.string().optional(),
-    })
-    .optional(),
-  ha_replicas: z
-    .object({ replica_count: z.number().optional(), sync_replica_count: z.number().optional() })
-    .optional(),
-  initial_password: z.string().optional(),
-  metadata: z.object({ environment: z.string().optional() }).optional(),
-  metrics: z
-    .object({
-      memory_mb: z.number().optional(),
-      milli_cpu: z.number().optional(),
-      storage_mb: z.number().optional(),
-    })
-    .optional(),
-  resources: z.array(z.object({ id: z.string().optional(), spec: ResourceSpec.optional() })).optional(),
-  read_replica_sets: z.array(ReadReplicaSet).optional(),
-});
+    }).optional(),
+    ha_replicas: answerObject({
+      replica_count: z.number().optional(),
+      sync_replica_count: z.number().optional(),
+    }).optional(),
+    initial_password: z.string().optional(),
+    metadata: EnvironmentMetadata.optional(),
+    metrics: ServiceMetrics.optional(),
+    resources: z
+      .array(answerObject({ id: z.string().optional(), spec: ResourceSpec.optional() }))
+      .optional(),
+    read_replica_sets: z.array(ReadReplicaSet).optional(),
+  },
+  [['vpc_endpoint', 'vpcEndpoint']],
+);
 export type Service = z.infer<typeof Service>;
 
-export const MessageResponse = z.object({ message: z.string().optional() });
+export const MessageResponse = answerObject({ message: z.string().optional() });
 export type MessageResponse = z.infer<typeof MessageResponse>;
 
-export const LogEntry = z.object({
+/**
+ * What `vpc.rename` answers: the VPC in spec.md's dialect, `{message}` in the current one. The
+ * activity reads the VPC back when only a message came, so the step's output is the VPC either way.
+ */
+export const VpcRenameResponse = answerObject({
+  id: z.string().optional(),
+  cidr: z.string().optional(),
+  name: z.string().optional(),
+  region_code: z.string().optional(),
+  message: z.string().optional(),
+});
+export type VpcRenameResponse = z.infer<typeof VpcRenameResponse>;
+
+export const LogEntry = answerObject({
   message: z.string(),
   severity: z.string(),
   timestamp: z.iso.datetime({ offset: true }),
 });
 export type LogEntry = z.infer<typeof LogEntry>;
 
-export const ServiceLogsResponse = z.object({
-  logs: z.array(z.string()),
-  entries: z.array(LogEntry).optional(),
-  lastCursor: z.string().optional(),
-});
+/**
+ * One page of logs. `last_cursor` is the current name of spec.md's `lastCursor` (read under both);
+ * `logs` is the legacy list of messages, absent or null in newer answers.
+ */
+export const ServiceLogsResponse = answerObject(
+  {
+    logs: z.array(z.string()).optional(),
+    entries: z.array(LogEntry).optional(),
+    last_cursor: z.string().optional(),
+    lastCursor: z.string().optional(),
+  },
+  [['last_cursor', 'lastCursor']],
+);
 export type ServiceLogsResponse = z.infer<typeof ServiceLogsResponse>;
+
+const AuthInfoApiKey = answerObject({
+  public_key: z.string(),
+  name: z.string(),
+  created: z.iso.datetime({ offset: true }),
+  project: answerObject({ id: z.string(), name: z.string(), plan_type: z.string() }),
+  issuing_user: answerObject({ id: z.string(), name: z.string(), email: z.string() }),
+});
 
 /**
  * Who a key pair is (`GET /auth/info`). The vendor's OpenAPI: `type` discriminates; exactly one of
- * `apiKey` (access-key callers, as here) or `oauth` (browser-login users) is present.
+ * the key's details (`api_key`, formerly `apiKey`; read under both) or `oauth` is present.
  */
-export const AuthInfo = z.object({
-  type: z.enum(['apiKey', 'oauth']),
-  apiKey: z
-    .object({
-      public_key: z.string(),
-      name: z.string(),
-      created: z.iso.datetime({ offset: true }),
-      project: z.object({ id: z.string(), name: z.string(), plan_type: z.string() }),
-      issuing_user: z.object({ id: z.string(), name: z.string(), email: z.string() }),
-    })
-    .optional(),
-  oauth: z.object({ user: z.object({ id: z.string(), name: z.string(), email: z.string() }) }).optional(),
-});
+export const AuthInfo = answerObject(
+  {
+    type: openEnum('credential type', z.enum(['apiKey', 'oauth'])),
+    api_key: AuthInfoApiKey.optional(),
+    apiKey: AuthInfoApiKey.optional(),
+    oauth: answerObject({
+      user: answerObject({ id: z.string(), name: z.string(), email: z.string() }),
+    }).optional(),
+  },
+  [['api_key', 'apiKey']],
+);
 export type AuthInfo = z.infer<typeof AuthInfo>;
 
 /** The error body of the API: `{"code": "...", "message": "..."}` (behaviour.md, Errors). */

@@ -10,6 +10,7 @@ import {
   Service,
   ServiceLogsResponse,
   Vpc,
+  VpcRenameResponse,
 } from './models';
 import {
   CreatePeeringBody,
@@ -18,6 +19,7 @@ import {
   CreateVpcBody,
   ForkServiceBody,
   LogsQuery,
+  RenameServiceBody,
   RenameVpcBody,
   ResizeBody,
   ResizeReplicaSetBody,
@@ -33,6 +35,9 @@ import {
  */
 export type OperationKind = 'read' | 'mutate' | 'create' | 'delete';
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+export type SuccessStatus = 200 | 201 | 202 | 204;
+/** A `get` of the catalogue (checked against it by a unit test; the catalogue cannot name itself). */
+type ReadBackAction = `${string}.get`;
 
 type PathParam = 'project_id' | 'vpc_id' | 'peering_id' | 'service_id' | 'replica_set_id';
 
@@ -50,7 +55,15 @@ export interface OperationDef<
   readonly query: Query;
   /** `undefined` when the success answer has no body. */
   readonly response: Response;
-  readonly successStatus: 200 | 201 | 202 | 204;
+  /** What the API answers on success (spec.md), and what the local cloud answers. */
+  readonly successStatus: SuccessStatus;
+  /** Other success statuses the API may answer (the vendor's own client accepts them too). */
+  readonly alsoAccepted: readonly SuccessStatus[];
+  /**
+   * A read that gives the step its output when the answer is only a `{message}` (the API's
+   * current dialect answers some changes so): it takes the same path parameters.
+   */
+  readonly readBack: ReadBackAction | undefined;
   readonly kind: OperationKind;
   readonly summary: string;
 }
@@ -67,11 +80,20 @@ function op<
   body?: Body;
   query?: Query;
   response?: Response;
-  successStatus: 200 | 201 | 202 | 204;
+  successStatus: SuccessStatus;
+  alsoAccepted?: readonly SuccessStatus[];
+  readBack?: ReadBackAction;
   kind: OperationKind;
   summary: string;
 }): OperationDef<Params, Body, Query, Response> {
-  return { ...def, body: def.body as Body, query: def.query as Query, response: def.response as Response };
+  return {
+    ...def,
+    body: def.body as Body,
+    query: def.query as Query,
+    response: def.response as Response,
+    alsoAccepted: def.alsoAccepted ?? [],
+    readBack: def.readBack,
+  };
 }
 
 const PROJECT = ['project_id'] as const;
@@ -148,7 +170,9 @@ export const operations = {
     path: `${V}/rename`,
     pathParams: VPC,
     body: RenameVpcBody,
-    response: Vpc,
+    // spec.md answers the VPC; the current dialect only `{message}`, so the VPC is then read back.
+    response: VpcRenameResponse,
+    readBack: 'vpc.get',
     successStatus: 200,
     kind: 'mutate',
     summary: 'Rename a VPC',
@@ -314,6 +338,8 @@ export const operations = {
     pathParams: SERVICE,
     body: UpdatePasswordBody,
     successStatus: 204,
+    // The vendor's client accepts 200 as well; whatever body comes with it is not read.
+    alsoAccepted: [200],
     kind: 'mutate',
     summary: 'Set the service password',
   }),
@@ -326,6 +352,17 @@ export const operations = {
     successStatus: 200,
     kind: 'mutate',
     summary: 'Tag a service DEV or PROD',
+  }),
+  // Not in spec.md; in the API's current dialect (the vendor's OpenAPI of 2026-08-20).
+  'service.rename': op({
+    method: 'POST',
+    path: `${S}/rename`,
+    pathParams: SERVICE,
+    body: RenameServiceBody,
+    response: Service,
+    successStatus: 200,
+    kind: 'mutate',
+    summary: 'Rename a service',
   }),
   'service.logs': op({
     method: 'GET',
@@ -380,6 +417,7 @@ export const operations = {
     path: `${RS}/resize`,
     pathParams: REPLICA_SET,
     body: ResizeReplicaSetBody,
+    // The current dialect adds a `{message}` body, which is not read.
     successStatus: 202,
     kind: 'mutate',
     summary: 'Resize a read replica set',

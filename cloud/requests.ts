@@ -64,6 +64,8 @@ export const CreateVpcBody = z.strictObject({
 
 export const RenameVpcBody = z.strictObject({ name: z.string().min(1).max(128) });
 
+export const RenameServiceBody = z.strictObject({ name: z.string().min(1).max(128) });
+
 export const CreatePeeringBody = z.strictObject({
   peer_account_id: z.string().min(1),
   peer_region_code: z.string().min(1),
@@ -145,9 +147,16 @@ export const CreateReplicaSetBody = z.strictObject({
 
 export const ResizeReplicaSetBody = ResizeBody;
 
+/** A search term or severity filter: not empty, not only spaces (the vendor's document: `\\S`). */
+const filterTerm = z.string().min(1).max(256).regex(/\S/, 'must contain a non-space character');
+
 export const LogsQuery = z.strictObject({
   cursor: z.string().min(1).optional(),
   node: z.number().int().min(0).optional(),
   since: z.iso.datetime({ offset: true }).optional(),
   until: z.iso.datetime({ offset: true }).optional(),
+  /** Full-text terms; an entry matches when its message contains every term (sent as repeated `search`). */
+  search: z.array(filterTerm).max(20).optional(),
+  /** Severities to keep, e.g. `["ERROR", "FATAL"]` (sent as repeated `severities`). */
+  severities: z.array(filterTerm).max(20).optional(),
 });

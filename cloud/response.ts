@@ -20,7 +20,8 @@ export interface AnswerContext {
 /** The validated result of a successful answer, or throws a CloudApiError. */
 export function interpretAnswer(answer: HttpAnswer, context: AnswerContext): unknown {
   const { def } = context;
-  if (answer.status === def.successStatus) return successBody(answer, context);
+  if (answer.status === def.successStatus || def.alsoAccepted.includes(answer.status as never))
+    return successBody(answer, context);
   if (answer.status >= 200 && answer.status < 300) {
     throw invalidResponse(
       context,

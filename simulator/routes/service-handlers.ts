@@ -112,6 +112,7 @@ type ServiceAction = Extract<
   | 'service.fork'
   | 'service.updatePassword'
   | 'service.setEnvironment'
+  | 'service.rename'
   | 'service.logs'
 >;
 
@@ -205,6 +206,14 @@ export const serviceHandlers: Pick<HandlerTable, ServiceAction> = {
     service.environment = body.environment;
     world.store.changed();
     return { message: `environment of service ${service.id} set to ${body.environment}` };
+  },
+
+  'service.rename': ({ world, project, params, body }) => {
+    const service = requireService(world, project.id, params.service_id);
+    if (service.status === 'DELETING') throw conflict(busyMessage(service.id, service.status));
+    service.name = body.name;
+    world.store.changed();
+    return serviceView(service);
   },
 
   'service.logs': ({ world, project, params, query, now }) => {

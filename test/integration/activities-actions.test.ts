@@ -288,6 +288,16 @@ const successCases: { readonly [A in ActionName]: () => Promise<SuccessCase> } =
       },
     };
   },
+  'service.rename': async () => {
+    const service_id = await fx.readyService('before');
+    return {
+      input: { ...project, service_id, name: 'after' },
+      check: async (result) => {
+        expect(result).toMatchObject({ service_id, name: 'after' });
+        expect((await service(service_id)).name).toBe('after');
+      },
+    };
+  },
   'service.logs': async () => {
     const service_id = await fx.readyService('chatty');
     return {

@@ -269,6 +269,12 @@ const cases: { readonly [A in ActionName]: () => Promise<void> } = {
     expect(answer).toEqual(message);
     expect((await fx.getService(service_id)).metadata).toEqual({ environment: 'PROD' });
   },
+  'service.rename': async () => {
+    const service_id = await fx.readyService('before');
+    const renamed = await fx.expectSuccess('service.rename', { ...project, service_id, name: 'after' });
+    expect(renamed).toMatchObject({ service_id, name: 'after', status: 'READY' });
+    expect((await fx.getService(service_id)).name).toBe('after');
+  },
   'service.logs': async () => {
     const service_id = await fx.readyService('chatty');
     const page = await fx.expectSuccess('service.logs', { ...project, service_id });

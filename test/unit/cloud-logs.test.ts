@@ -48,7 +48,7 @@ it('yields every page until lastCursor is absent', async () => {
   const pages = [];
   for await (const page of iterateLogPages(client, { project_id: 'p1', service_id: 's1', node: 0 }))
     pages.push(page);
-  expect(pages.map((p) => p.logs.length)).toEqual([3, 3, 1]);
+  expect(pages.map((p) => p.logs?.length)).toEqual([3, 3, 1]);
   expect(pages.map((p) => p.lastCursor)).toEqual(['3', '6', undefined]);
   const queries = server.requests.map((r) => new URL(r.url, 'http://x').searchParams);
   expect(queries.map((q) => q.get('cursor'))).toEqual([null, '3', '6']);
