@@ -43,9 +43,12 @@ export function unwrapSchema(schema: z.ZodType, pipeSide: 'in' | 'out' = 'in'): 
   }
 }
 
-function objectShape(schema: z.ZodType | undefined): Record<string, z.ZodType> | undefined {
+function objectShape(
+  schema: z.ZodType | undefined,
+  pipeSide: 'in' | 'out' = 'in',
+): Record<string, z.ZodType> | undefined {
   if (schema === undefined) return undefined;
-  const inner = unwrapSchema(schema);
+  const inner = unwrapSchema(schema, pipeSide);
   return inner instanceof z.ZodObject ? (inner.shape as Record<string, z.ZodType>) : undefined;
 }
 
@@ -60,7 +63,7 @@ function describeAction(name: ActionName): ActionInfo {
       in: def.body ? 'body' : 'query',
     });
   }
-  const outputShape = objectShape(def.response);
+  const outputShape = objectShape(def.response, 'out');
   return {
     name,
     kind: def.kind,
@@ -103,13 +106,14 @@ export function checkOutputPath(name: ActionName, path: readonly string[]): Outp
   }
   let schema: z.ZodType = response;
   for (const [index, segment] of path.entries()) {
-    const inner = unwrapSchema(schema);
+    // An answer is read as parsed: a pipe's output side.
+    const inner = unwrapSchema(schema, 'out');
     if (inner instanceof z.ZodArray) {
       if (!/^[0-9]+$/.test(segment)) return { index, field: segment, known: [] };
       schema = inner.element as z.ZodType;
       continue;
     }
-    const shape = objectShape(inner);
+    const shape = objectShape(inner, 'out');
     if (shape === undefined) return undefined;
     const next = shape[segment];
     if (next === undefined) return { index, field: segment, known: Object.keys(shape) };

@@ -1,6 +1,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { CloudApiError, type CloudApiErrorCode } from '../../cloud/errors';
+import { Service } from '../../cloud/models';
 import { ACTION_NAMES } from '../../cloud/operations';
 import type { CloudCaller } from '../../activities/deps';
 import { createActivities } from '../../activities';
@@ -39,7 +40,51 @@ describe('action activities', () => {
     expect(Object.keys(activities).sort()).toEqual(
       [...ACTION_NAMES, 'lock.request', 'lock.watchHolder', 'wait.until'].sort(),
     );
-    expect(ACTION_NAMES).toHaveLength(34);
+    expect(ACTION_NAMES).toHaveLength(35);
+  });
+
+  test('a change answered only with a message gives the resource read back as its output', async () => {
+    const renamed = { id: '7', name: 'edge', cidr: '10.0.0.0/16', region_code: 'us-east-1' };
+    const cloud = fakeCloud({ 'vpc.rename': { message: 'VPC renamed' }, 'vpc.get': renamed });
+    const result = await new MockActivityEnvironment().run(activitiesFor(cloud)['vpc.rename'], {
+      input: { project_id: 'p1', vpc_id: '7', name: 'edge' },
+    });
+    expect(result).toEqual(renamed);
+    expect(cloud.seen).toEqual([
+      { action: 'vpc.rename', input: { project_id: 'p1', vpc_id: '7', name: 'edge' } },
+      { action: 'vpc.get', input: { project_id: 'p1', vpc_id: '7' } },
+    ]);
+  });
+
+  test('a change answered with the resource is not read back', async () => {
+    const renamed = { id: '7', name: 'edge' };
+    const cloud = fakeCloud({ 'vpc.rename': renamed });
+    const result = await new MockActivityEnvironment().run(activitiesFor(cloud)['vpc.rename'], {
+      input: { project_id: 'p1', vpc_id: '7', name: 'edge' },
+    });
+    expect(result).toEqual(renamed);
+    expect(cloud.seen.map((c) => c.action)).toEqual(['vpc.rename']);
+  });
+
+  test('a retried rename that already took effect is not sent again', async () => {
+    const cloud = fakeCloud({ 'service.get': { service_id: 's1', name: 'after', status: 'READY' } });
+    const result = await new MockActivityEnvironment({ attempt: 2 }).run(
+      activitiesFor(cloud)['service.rename'],
+      { input: { project_id: 'p1', service_id: 's1', name: 'after' } },
+    );
+    expect(result).toMatchObject({ name: 'after', alreadyApplied: true });
+    expect(cloud.seen.map((c) => c.action)).toEqual(['service.get']);
+  });
+
+  test('an attach retried after a lost answer is seen as done from the current vpc_endpoint', async () => {
+    const current = Service.parse({ service_id: 's1', status: 'READY', vpc_endpoint: { vpc_id: '7' } });
+    const cloud = fakeCloud({ 'service.get': current });
+    const result = await new MockActivityEnvironment({ attempt: 2 }).run(
+      activitiesFor(cloud)['service.attachToVpc'],
+      { input: { project_id: 'p1', service_id: 's1', vpc_id: '7' } },
+    );
+    expect(result).toMatchObject({ alreadyApplied: true });
+    expect(cloud.seen.map((c) => c.action)).toEqual(['service.get']);
   });
 
   test('a create with no existing resource creates it', async () => {

@@ -51,8 +51,8 @@ function split(action: ActionName): [string, string] {
   return [group ?? '', method ?? ''];
 }
 
-it('covers all 34 operations', () => {
-  expect(ACTION_NAMES).toHaveLength(34);
+it('covers all 35 operations', () => {
+  expect(ACTION_NAMES).toHaveLength(35);
 });
 
 describe.each(ACTION_NAMES)('%s', (action) => {

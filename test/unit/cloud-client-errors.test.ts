@@ -121,14 +121,14 @@ describe('invalid success answers', () => {
     server.reply(200, {
       service_id: 's1',
       initial_password: 'hunter2-secret',
-      status: 'HAPPY',
+      paused: 'no',
       resources: [{ id: 'r', spec: { cpu_millis: 'lots' } }],
     });
     const error = await failure(client.service.get(SERVICE));
     expect(error.code).toBe('CLOUD_API_INVALID_RESPONSE');
     expect(error.action).toBe('service.get');
     expect(error.message).toContain('service.get');
-    expect(error.message).toContain('status:');
+    expect(error.message).toContain('paused:');
     expect(error.message).toContain('resources[0].spec.cpu_millis: ');
     expect(error.message).not.toContain('hunter2');
     expect(error.message).not.toContain('lots');

@@ -39,7 +39,7 @@ describe('action catalogue', () => {
     });
     expect(
       ACTION_CATALOGUE['service.logs'].fields.filter((f) => f.in === 'query').map((f) => f.name),
-    ).toEqual(['cursor', 'node', 'since', 'until']);
+    ).toEqual(['cursor', 'node', 'since', 'until', 'search', 'severities']);
     expect(ACTION_CATALOGUE['service.fork'].secretOutputFields).toEqual(['initial_password']);
     expect(ACTION_CATALOGUE['service.get'].kind).toBe('read');
     expect(ACTION_CATALOGUE['replicaSet.delete'].kind).toBe('delete');
