@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { ACTION_NAMES, operations, type ActionName, type OperationDef } from '../cloud/operations';
 import type { Authenticator } from './auth';
 import { formatIssues } from './config';
+import type { Dialect } from './dialect';
 import { SimulatorHttpError, badRequest, notFound } from './errors';
 import type { FaultInjector, RuleOf } from './faults';
 import { API_PREFIX, CONTROL_PREFIX } from './http-layer';
@@ -17,8 +18,26 @@ import { handlers } from './routes';
 import { DROPPED, RequestStats, UNKNOWN_ACTION } from './stats';
 import type { World } from './world';
 
+/** One answer of a catalogue route, as it went out (after every onSend change, e.g. a 503). */
+export interface ApiAnswer {
+  action: ActionName;
+  status: number;
+  /** The parsed JSON body; undefined when the answer has none. */
+  body: unknown;
+  dialect: Dialect;
+}
+
+/**
+ * Sees every answer of a catalogue route, successes and errors alike (not the control API's, not
+ * unknown routes'). It runs before the answer is sent, so it should record and return: an error
+ * it throws is reported as a process warning and the answer goes out unchanged.
+ */
+export type AnswerObserver = (answer: ApiAnswer) => void;
+
 export interface ApiDeps {
   world: World;
+  dialect: Dialect;
+  onAnswer?: AnswerObserver | undefined;
   auth: Authenticator;
   faults: FaultInjector;
   stats: RequestStats;
@@ -124,11 +143,36 @@ async function handle(action: ActionName, deps: ApiDeps, request: FastifyRequest
   return result === undefined ? reply.send() : reply.send(result);
 }
 
+function isActionName(name: string): name is ActionName {
+  return Object.hasOwn(operations, name);
+}
+
+/** The JSON an onSend payload carries (a string for everything the local cloud sends). */
+function parsePayload(payload: unknown): unknown {
+  const text = Buffer.isBuffer(payload) ? payload.toString('utf8') : payload;
+  if (typeof text !== 'string' || text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function observe(deps: ApiDeps, action: ActionName, status: number, payload: unknown): void {
+  if (!deps.onAnswer) return;
+  try {
+    deps.onAnswer({ action, status, body: parsePayload(payload), dialect: deps.dialect });
+  } catch (error) {
+    process.emitWarning(`local cloud: onAnswer threw: ${(error as Error).message}`);
+  }
+}
+
 export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if (!request.url.startsWith(CONTROL_PREFIX)) {
       const action = (request.routeOptions.config as { action?: string }).action ?? UNKNOWN_ACTION;
       deps.stats.record(action, reply.statusCode);
+      if (isActionName(action)) observe(deps, action, reply.statusCode, payload);
     }
     return payload;
   });

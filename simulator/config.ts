@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { Dialect } from './dialect';
 import { FaultRuleInput } from './fault-schema';
 
 const ms = (fallback: number) => z.number().int().min(0).max(86_400_000).default(fallback);
@@ -99,6 +100,8 @@ export const SimulatorConfig = z.strictObject({
   seed: z.number().int().min(0).max(4_294_967_295).optional(),
   /** Multiplies every duration: 0.01 runs lifecycles 100× faster, 2 twice as slow. */
   timeScale: z.number().positive().max(1000).default(1),
+  /** Which shape of answers to send: spec.md's (`seed`) or the real API's newer one (`current`). */
+  dialect: Dialect.default('seed'),
   /** Region of services and VPCs created without `region_code`. */
   defaultRegion: z.string().min(1).default('us-east-1'),
   /** Projects and their key pairs; one generated project when empty. */

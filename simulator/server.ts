@@ -3,7 +3,7 @@ import { randomInt } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import type { z } from 'zod';
-import { registerApi } from './api';
+import { registerApi, type AnswerObserver } from './api';
 import { Authenticator } from './auth';
 import { systemClock, type Clock } from './clock';
 import {
@@ -15,6 +15,7 @@ import {
   type SimulatorConfigInput,
 } from './config';
 import { registerControlApi } from './control-api';
+import type { Dialect } from './dialect';
 import { generateControlToken } from './control-guard';
 import { FaultRuleInput } from './fault-schema';
 import { FaultInjector, type FaultRuleView } from './faults';
@@ -30,6 +31,9 @@ import { RequestStats, type StatsView } from './stats';
 import { Store } from './store';
 import type { World } from './world';
 
+export type { AnswerObserver, ApiAnswer } from './api';
+export type { Dialect } from './dialect';
+
 export interface LocalCloudOptions {
   /** Interface to bind; default 127.0.0.1. */
   host?: string;
@@ -43,6 +47,10 @@ export interface LocalCloudOptions {
   timeScale?: number;
   /** Overrides the config's seed. */
   seed?: number;
+  /** Overrides the config's dialect: spec.md's answers (`seed`) or the real API's newer ones. */
+  dialect?: Dialect;
+  /** Called with every answer of a catalogue route, successes and errors (api.ts). */
+  onAnswer?: AnswerObserver;
   /** Merged over the config's durations (milliseconds before scaling). */
   durations?: Partial<z.input<typeof Durations>>;
   /** Merged over the config's log generation settings. */
@@ -83,6 +91,7 @@ export interface LocalCloud {
   readonly projects: readonly ProjectCredentials[];
   readonly seed: number;
   readonly timeScale: number;
+  readonly dialect: Dialect;
   readonly durations: Readonly<Durations>;
   addFaults(rules: FaultRuleInput | FaultRuleInput[]): FaultRuleView[];
   listFaults(): FaultRuleView[];
@@ -103,6 +112,7 @@ async function resolveConfig(options: LocalCloudOptions): Promise<SimulatorConfi
       ...base,
       ...(options.timeScale !== undefined ? { timeScale: options.timeScale } : {}),
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
+      ...(options.dialect !== undefined ? { dialect: options.dialect } : {}),
       durations: { ...base.durations, ...options.durations },
       logs: { ...base.logs, ...options.logs },
       faults: [...base.faults, ...(options.faults ?? [])],
@@ -210,7 +220,15 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
   // First of the onSend hooks: no answer leaves before the state it reflects is on disk.
   if (writer) registerDurableReplies(app, writer);
   let url = '';
-  registerApi(app, { world, auth: new Authenticator(projects), faults, stats, closing: closing.signal });
+  registerApi(app, {
+    world,
+    dialect: config.dialect,
+    onAnswer: options.onAnswer,
+    auth: new Authenticator(projects),
+    faults,
+    stats,
+    closing: closing.signal,
+  });
   const controlToken =
     options.control === false
       ? null
@@ -233,6 +251,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     projects: projects.map(credentials),
     seed,
     timeScale: config.timeScale,
+    dialect: config.dialect,
     durations: config.durations,
     addFaults: (rules) =>
       faults.add((Array.isArray(rules) ? rules : [rules]).map((rule) => FaultRuleInput.parse(rule))),
