@@ -96,7 +96,7 @@ export interface OutputFieldMismatch {
 }
 
 /**
- * Checks a field path read from an action's answer (`["vpcEndpoint", "vpc_id"]`) against its
+ * Checks a field path read from an action's answer (`["vpc_endpoint", "vpc_id"]`) against its
  * response schema. Numeric segments index lists. Returns the first field the answer cannot have.
  */
 export function checkOutputPath(name: ActionName, path: readonly string[]): OutputFieldMismatch | undefined {

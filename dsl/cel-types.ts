@@ -25,7 +25,7 @@ function namePart(text: string): string {
 
 /**
  * The CEL type of values a zod schema accepts; object types are added to `table` under names
- * derived from `name` (e.g. `tideline.service_get.vpcEndpoint`).
+ * derived from `name` (e.g. `tideline.service_get.vpc_endpoint`).
  */
 export function celTypeOf(schema: z.ZodType, name: string, table: CelTypeTable): string {
   // Absence and null are checked at run time; an answer's pipe is read on its output side.

@@ -2,6 +2,7 @@
 // resolves) and, when asked, a Prometheus endpoint for the SDK's metrics. Install once, before
 // the first connection is made; only worker entry points call this.
 import { DefaultLogger, Runtime, type RuntimeOptions } from '@temporalio/worker';
+import { onUnknownValue } from '../cloud/unknown-values';
 import { createRedactingLogger } from './redacting-logger';
 
 export const SHUTDOWN_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
@@ -23,6 +24,17 @@ export function runtimeOptions(options: RuntimeSettings): RuntimeOptions {
   };
 }
 
+/**
+ * Installs the runtime; enum values the Cloud API sends that this version does not know are then
+ * reported through its logger (once per value per process).
+ */
 export function installRuntime(options: RuntimeSettings): Runtime {
-  return Runtime.install(runtimeOptions(options));
+  const runtime = Runtime.install(runtimeOptions(options));
+  onUnknownValue((what, value) =>
+    runtime.logger.warn(`the Cloud API sent a ${what} this version does not know; it is passed on as it is`, {
+      what,
+      value,
+    }),
+  );
+  return runtime;
 }

@@ -47,7 +47,7 @@ export async function auditCloud(
     const healthy =
       service?.status === 'READY' &&
       service.metadata?.environment === 'PROD' &&
-      service.vpcEndpoint?.vpc_id === vpcId &&
+      service.vpc_endpoint?.vpc_id === vpcId &&
       Boolean(service.connection_pooler?.endpoint);
     if (!healthy) incomplete.push(run.name);
   }

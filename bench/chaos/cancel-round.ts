@@ -120,7 +120,7 @@ async function ensureParent(
     const ok =
       s.status === 'READY' &&
       s.metadata?.environment === 'PROD' &&
-      s.vpcEndpoint?.vpc_id === round.stack.vpcId &&
+      s.vpc_endpoint?.vpc_id === round.stack.vpcId &&
       Boolean(s.connection_pooler?.endpoint);
     return { ok, ha: (s.ha_replicas?.replica_count ?? 0) > 0 };
   };

@@ -123,7 +123,7 @@ export async function inventory(target: Pick<CancelTarget, 'api' | 'projectId'>)
         name: s.name,
         status: s.status,
         environment: s.metadata?.environment ?? null,
-        vpc: s.vpcEndpoint?.vpc_id ? vpcNames.get(s.vpcEndpoint.vpc_id) : null,
+        vpc: s.vpc_endpoint?.vpc_id ? vpcNames.get(s.vpc_endpoint.vpc_id) : null,
         pooler: Boolean(s.connection_pooler?.endpoint),
         ha: s.ha_replicas ?? null,
         size: s.resources?.[0]?.spec ?? null,

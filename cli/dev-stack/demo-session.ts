@@ -67,9 +67,9 @@ export async function serviceSummary(project: DemoProject, serviceId: string): P
   const lines = [
     `  service      ${service.name ?? '?'} (${serviceId}): ${service.status ?? '?'}, environment ${service.metadata?.environment ?? '-'}`,
   ];
-  if (service.vpcEndpoint?.host)
+  if (service.vpc_endpoint?.host)
     lines.push(
-      `  VPC endpoint ${service.vpcEndpoint.host}:${service.vpcEndpoint.port ?? ''} (VPC ${service.vpcEndpoint.vpc_id ?? '?'})`,
+      `  VPC endpoint ${service.vpc_endpoint.host}:${service.vpc_endpoint.port ?? ''} (VPC ${service.vpc_endpoint.vpc_id ?? '?'})`,
     );
   const pooler = service.connection_pooler?.endpoint;
   if (pooler?.host) lines.push(`  pooler       ${pooler.host}:${pooler.port ?? ''}`);
