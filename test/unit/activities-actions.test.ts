@@ -242,7 +242,7 @@ describe('changes that took effect on an earlier attempt', () => {
   test('a retried attach holds only for the same VPC', async () => {
     const attach = { input: { project_id: 'p1', service_id: 's1', vpc_id: '7' } };
     const cloud = fakeCloud({
-      'service.get': { status: 'READY', vpcEndpoint: { vpc_id: '8' } },
+      'service.get': Service.parse({ status: 'READY', vpcEndpoint: { vpc_id: '8' } }),
       'service.attachToVpc': { message: 'ok' },
     });
     await new MockActivityEnvironment({ attempt: 2 }).run(

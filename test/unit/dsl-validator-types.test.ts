@@ -279,3 +279,25 @@ describe('child outputs typed from the child declarations', () => {
     ).toEqual([]);
   });
 });
+
+describe('answer fields renamed by the API', () => {
+  it.each([
+    ['vpc_endpoint', 'vpcEndpoint'],
+    ['vpcEndpoint', 'vpc_endpoint'],
+  ])('a wait reading %s validates, as does one reading %s', (name) => {
+    expect(problems([...WAIT, `    until: "\${{ has(result.${name}) && result.${name}.vpc_id == 'v' }}"`])).toEqual([]);
+  });
+
+  it('a logs step’s cursor can be read under either name', () => {
+    const logs = ['  - id: page', '    call: service.logs', '    with: { project_id: p, service_id: s }'];
+    const read = (name: string) => ['  - id: next', `    assert: "\${{ steps.page.output.${name} != '' }}"`];
+    expect(problems([...logs, ...read('last_cursor')])).toEqual([]);
+    expect(problems([...logs, ...read('lastCursor')])).toEqual([]);
+  });
+
+  it('a misspelt renamed field is still reported', () => {
+    expect(problems([...WAIT, "    until: '${{ has(result.vpc_endpoints) }}'"]).join('\n')).toContain(
+      'vpc_endpoints',
+    );
+  });
+});
