@@ -11,7 +11,7 @@ import { CliError, EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { styleFor } from '../output/style';
 import { bindRunInputs, loadRunbook } from '../runbook-input';
-import { numberFlag, stackFailure } from '../dev-stack/flags';
+import { dialectFlag, numberFlag, stackFailure } from '../dev-stack/flags';
 import { clientFlags, stackInfo } from '../dev-stack/stack-info';
 import { waitForStopSignal, type StopSignal } from '../dev-stack/stop-signal';
 import { packageRoot } from '../dev-stack/temporal-binary';
@@ -30,7 +30,7 @@ const SERVICE_NAME = /^[a-z][a-z0-9-]{2,62}$/;
 
 const SPEC = {
   name: 'demo',
-  usage: '[--name SERVICE] [--time-scale X] [--keep-running] [--show-secrets]',
+  usage: '[--name SERVICE] [--time-scale X] [--dialect seed|current] [--keep-running] [--show-secrets]',
   summary: 'start the dev stack and run provision-production-service end to end',
   description: [
     'Starts a Temporal dev server (with its Web UI), the local cloud and a worker on free 127.0.0.1 ports, creates a VPC in the local cloud, and runs runbooks/provision-production-service.yaml with live progress: create the service, wait until READY, attach it to the VPC, enable the pooler, tag it PROD.',
@@ -39,12 +39,17 @@ const SPEC = {
   options: {
     name: { type: 'string' },
     'time-scale': { type: 'string' },
+    dialect: { type: 'string' },
     'keep-running': { type: 'boolean' },
     'show-secrets': { type: 'boolean' },
   },
   optionHelp: [
     ['--name SERVICE', 'the service to create (default "orders")'],
     ['--time-scale X', "the local cloud's pace (0.1 = ten times faster; default 1: realistic, ~15 s in all)"],
+    [
+      '--dialect seed|current',
+      'the local cloud answers as spec.md (seed, the default) or as the real API does today',
+    ],
     ['--keep-running', 'keep the stack (and the Web UI) up after the run, until Ctrl-C'],
     ['--show-secrets', "print the service's initial password instead of ••••••"],
   ],
@@ -154,6 +159,7 @@ export const demoCommand: Command = async (argv, ctx) => {
     );
   }
   const timeScale = numberFlag('time-scale', values['time-scale'], 0.001, 1000);
+  const dialect = dialectFlag(values.dialect);
   const log = (line: string): void => {
     ctx.stderr.write(`${line}\n`);
   };
@@ -170,6 +176,7 @@ export const demoCommand: Command = async (argv, ctx) => {
         taskQueue: ctx.globals.taskQueue ?? 'tideline',
         preferUsualPorts: false,
         timeScale,
+        dialect,
         workerLogLevel: 'ERROR',
         log,
       })

@@ -4,7 +4,7 @@
 // stdout line) and runs until Ctrl-C / SIGTERM, then stops everything, children included.
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
-import { numberFlag, portFlag, stackFailure } from '../dev-stack/flags';
+import { dialectFlag, numberFlag, portFlag, stackFailure } from '../dev-stack/flags';
 import { renderStackInfo, stackInfo } from '../dev-stack/stack-info';
 import { waitForStopSignal } from '../dev-stack/stop-signal';
 import { EXIT } from '../errors';
@@ -16,7 +16,8 @@ const loadDevStack = () => require('../dev-stack/dev-stack') as typeof import('.
 
 const SPEC = {
   name: 'dev',
-  usage: '[--port N] [--ui-port N] [--cloud-port N] [--db FILE] [--time-scale X] [--no-codec-server]',
+  usage:
+    '[--port N] [--ui-port N] [--cloud-port N] [--db FILE] [--time-scale X] [--dialect seed|current] [--no-codec-server]',
   summary: 'run a local Temporal dev server (with Web UI), the local cloud and a worker, until Ctrl-C',
   description: [
     'Everything binds to 127.0.0.1. Without --port the usual ports 7233 (Temporal) and 8233 (Web UI) are used when free, otherwise free ones; the local cloud takes a free port.',
@@ -30,6 +31,7 @@ const SPEC = {
     'cloud-port': { type: 'string' },
     db: { type: 'string' },
     'time-scale': { type: 'string' },
+    dialect: { type: 'string' },
     'no-codec-server': { type: 'boolean' },
   },
   optionHelp: [
@@ -41,6 +43,10 @@ const SPEC = {
       "keep workflows and schedules in this SQLite file, and the local cloud's state in FILE.cloud.json",
     ],
     ['--time-scale X', "the local cloud's pace (0.1 = ten times faster; default 1: a create takes ~3 s)"],
+    [
+      '--dialect seed|current',
+      'the local cloud answers as spec.md (seed, the default) or as the real API does today',
+    ],
     ['--no-codec-server', 'no codec server: the Web UI shows payloads encrypted'],
   ],
   examples: [
@@ -75,6 +81,7 @@ export const devCommand: Command = async (argv, ctx) => {
         preferUsualPorts: true,
         dbFile: values.db,
         timeScale: numberFlag('time-scale', values['time-scale'], 0.001, 1000),
+        dialect: dialectFlag(values.dialect),
         codecServer: values['no-codec-server'] !== true,
         log,
       })

@@ -7,7 +7,7 @@
 //   await stack.close();
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
-import { startLocalCloud, type LocalCloud } from '../../simulator/server';
+import { startLocalCloud, type Dialect, type LocalCloud } from '../../simulator/server';
 import { createDataConverter } from '../../worker/codec';
 import { loadWorkerConfig } from '../../worker/config';
 import type { EncryptionKeyRing } from '../../worker/encryption-keys';
@@ -37,6 +37,8 @@ export interface DevStackOptions {
   dbFile?: string | undefined;
   /** The local cloud's pace; 1 = realistic (a create takes ~3 s). */
   timeScale?: number | undefined;
+  /** The dialect the local cloud answers in (default: its config's, `seed`). */
+  dialect?: Dialect | undefined;
   /** Start a codec server for the Web UI (default true; `tideline dev --no-codec-server` turns it off). */
   codecServer?: boolean;
   /** Worker log level (the SDK's logger, on stderr). Default WARN. */
@@ -140,6 +142,7 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
         host: '127.0.0.1',
         port: cloudPort,
         ...(options.timeScale !== undefined ? { timeScale: options.timeScale } : {}),
+        ...(options.dialect !== undefined ? { dialect: options.dialect } : {}),
         ...(cloudStateFile !== undefined ? { stateFile: cloudStateFile } : {}),
       }).then((started) => {
         cleanups.push(() => started.close());

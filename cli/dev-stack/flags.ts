@@ -1,5 +1,18 @@
 // Flag values of the dev-stack commands, checked, and start-up failures as CLI errors.
+import { Dialect } from '../../simulator/dialect';
 import { CliError, isCliError } from '../errors';
+
+/** `--dialect seed|current`: which dialect of the Cloud API the local cloud answers in. */
+export function dialectFlag(text: string | undefined): Dialect | undefined {
+  if (text === undefined) return undefined;
+  const parsed = Dialect.safeParse(text);
+  if (parsed.success) return parsed.data;
+  throw new CliError(
+    'CLI_USAGE',
+    `--dialect must be one of ${Dialect.options.join(', ')}`,
+    `got ${JSON.stringify(text)}; seed answers as spec.md, current as the real API does today`,
+  );
+}
 
 export function portFlag(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
