@@ -19,6 +19,8 @@ module.exports = {
   },
   transformIgnorePatterns: ['/node_modules/(?!@marcbachmann/cel-js/)'],
   testTimeout: 30_000,
+  // dist/ and the workflow bundle are built once for the run, not once per test file.
+  globalSetup: '<rootDir>/scripts/jest-global-setup.js',
   // Integration tests start servers and processes; two cores cannot run many at once.
   maxWorkers: 2,
 };

@@ -85,6 +85,8 @@ let built: Promise<void> | undefined;
  * workers bundle at start.
  */
 export function buildDist(): Promise<void> {
+  // Jest's global setup (scripts/jest-global-setup.js) already built both for this run.
+  if (process.env.TIDELINE_TEST_DIST_BUILT === '1') built ??= Promise.resolve();
   built ??= withBuildLock(async () => {
     const tsc = await run([
       path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
