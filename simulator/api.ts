@@ -4,11 +4,11 @@
 // method, path, schemas and success status.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ACTION_NAMES, operations, type ActionName, type OperationDef } from '../cloud/operations';
 import type { Authenticator } from './auth';
 import { formatIssues } from './config';
-import type { Dialect } from './dialect';
+import { shapeAnswer, type Dialect } from './dialect';
 import { SimulatorHttpError, badRequest, notFound } from './errors';
 import type { FaultInjector, RuleOf } from './faults';
 import { API_PREFIX, CONTROL_PREFIX } from './http-layer';
@@ -60,11 +60,25 @@ function validate(schema: z.ZodType, value: unknown, what: 'body' | 'query'): un
   return result.data;
 }
 
-/** Query strings carry text; the catalogue's integer query fields (logs `node`) take digits. */
-function coerceQuery(query: unknown): Record<string, unknown> {
+/** Whether the query schema's field `key` is a list (sent as a repeated parameter, `?a=1&a=2`). */
+function isListField(schema: z.ZodType, key: string): boolean {
+  if (!(schema instanceof z.ZodObject)) return false;
+  let field: unknown = (schema.shape as Record<string, unknown>)[key];
+  if (field instanceof z.ZodOptional) field = field.unwrap();
+  return field instanceof z.ZodArray;
+}
+
+/**
+ * Query strings carry text: the catalogue's integer query fields (logs `node`) take digits, and a
+ * list field (logs `search`, `severities`) arrives as a string when given once and as an array
+ * when repeated, so it is made an array either way.
+ */
+function coerceQuery(schema: z.ZodType, query: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries((query ?? {}) as Record<string, unknown>)) {
-    out[key] = key === 'node' && typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value;
+    if (key === 'node' && typeof value === 'string' && /^[0-9]+$/.test(value)) out[key] = Number(value);
+    else if (typeof value === 'string' && isListField(schema, key)) out[key] = [value];
+    else out[key] = value;
   }
   return out;
 }
@@ -119,7 +133,7 @@ async function handle(action: ActionName, deps: ApiDeps, request: FastifyRequest
     project,
     params,
     body: def.body ? validate(def.body, request.body, 'body') : undefined,
-    query: def.query ? validate(def.query, coerceQuery(request.query), 'query') : undefined,
+    query: def.query ? validate(def.query, coerceQuery(def.query, request.query), 'query') : undefined,
     now: world.clock.now(),
     outcome: (kind) => faults.fireOutcome(action, kind),
   } as HandlerContext<typeof action>;
@@ -139,8 +153,10 @@ async function handle(action: ActionName, deps: ApiDeps, request: FastifyRequest
       'internal error (injected fault after the change was applied)',
     );
   }
-  reply.code(def.successStatus);
-  return result === undefined ? reply.send() : reply.send(result);
+  // The one place the dialect applies: handlers answer spec.md's shape (dialect.ts).
+  const answer = shapeAnswer(deps.dialect, action, params, result);
+  reply.code(answer.status);
+  return answer.body === undefined ? reply.send() : reply.send(answer.body);
 }
 
 function isActionName(name: string): name is ActionName {

@@ -1,10 +1,11 @@
 // The local cloud's command-line flags and how they become LocalCloudOptions, shared by its own
 // CLI (simulator/main.ts) and `tideline simulator`. Loads nothing but types, so `tideline --help`
 // can import it without starting to load the simulator.
+import type { Dialect } from './dialect';
 import type { LocalCloudOptions } from './server';
 
 export const SIMULATOR_USAGE =
-  '[--host 127.0.0.1] [--port 0] [--config FILE] [--time-scale X] [--seed N] [--state-file FILE] [--no-control]';
+  '[--host 127.0.0.1] [--port 0] [--config FILE] [--time-scale X] [--seed N] [--dialect seed|current] [--state-file FILE] [--no-control]';
 
 export const SIMULATOR_FLAGS = {
   host: { type: 'string' },
@@ -12,6 +13,8 @@ export const SIMULATOR_FLAGS = {
   config: { type: 'string' },
   'time-scale': { type: 'string' },
   seed: { type: 'string' },
+  /** Answer in spec.md's shape (`seed`, the default) or in the real API's newer one (`current`). */
+  dialect: { type: 'string' },
   'state-file': { type: 'string' },
   /** Leaves the control API (/__sim) out: every path under it is a 404. */
   'no-control': { type: 'boolean' },
@@ -44,6 +47,18 @@ function numberFlag(
   return value;
 }
 
+// Kept here rather than imported from dialect.ts: this module loads nothing but types.
+const DIALECTS: readonly Dialect[] = ['seed', 'current'];
+
+function dialectFlag(text: string | undefined): Dialect | undefined {
+  if (text === undefined) return undefined;
+  const dialect = DIALECTS.find((candidate) => candidate === text);
+  if (dialect === undefined) {
+    throw new SimulatorUsageError(`--dialect: invalid value ${JSON.stringify(text)} (seed or current)`);
+  }
+  return dialect;
+}
+
 /** The options of `startLocalCloud` that the flags ask for; throws SimulatorUsageError. */
 export function localCloudOptionsFromFlags(values: SimulatorFlagValues): LocalCloudOptions {
   const options: LocalCloudOptions = { host: values.host ?? '127.0.0.1' };
@@ -53,6 +68,8 @@ export function localCloudOptionsFromFlags(values: SimulatorFlagValues): LocalCl
   if (port !== undefined) options.port = port;
   if (timeScale !== undefined) options.timeScale = timeScale;
   if (seed !== undefined) options.seed = seed;
+  const dialect = dialectFlag(values.dialect);
+  if (dialect !== undefined) options.dialect = dialect;
   if (values.config !== undefined) options.configFile = values.config;
   if (values['state-file'] !== undefined) options.stateFile = values['state-file'];
   if (values['no-control'] === true) options.control = false;

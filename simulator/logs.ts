@@ -1,6 +1,13 @@
 // Generated service logs. Entry i of a service is written at `createdAt + i × intervalMs` and its
 // text is a pure function of (service id, i), so pages are stable while new entries keep arriving:
 // a cursor names the index below which the next (older) page starts.
+//
+// Filters (`search`, `severities`) narrow the sequence before it is paged, so a page holds up to
+// 500 matching entries and its cursor continues the filtered sequence. The vendor's document does
+// not say whether several search terms AND or OR; the local cloud keeps an entry only when its
+// message contains EVERY term (case-insensitive), so adding a term narrows a search (tideline's
+// LogsQuery documents the same). Severities are alternatives: an entry's severity must be one of
+// them (case-insensitive).
 import type { LogEntry, ServiceLogsResponse } from '../cloud/models';
 import type { LogsConfig } from './config';
 import { badRequest } from './errors';
@@ -28,6 +35,21 @@ interface LogsQuery {
   node?: number | undefined;
   since?: string | undefined;
   until?: string | undefined;
+  search?: string[] | undefined;
+  severities?: string[] | undefined;
+}
+
+type EntryFilter = (entry: LogEntry) => boolean;
+
+/** The entries `search` and `severities` keep (every term in the message; any one severity). */
+function entryFilter(query: LogsQuery): EntryFilter {
+  const terms = (query.search ?? []).map((term) => term.toLowerCase());
+  const severities = query.severities?.map((severity) => severity.toUpperCase());
+  return (entry) => {
+    if (severities !== undefined && !severities.includes(entry.severity.toUpperCase())) return false;
+    const message = entry.message.toLowerCase();
+    return terms.every((term) => message.includes(term));
+  };
 }
 
 function entryAt(service: ServiceRecord, index: number, config: LogsConfig): LogEntry {
@@ -92,14 +114,21 @@ export function logsPage(
   }
   if (query.cursor !== undefined) high = Math.min(high, decodeCursor(service.id, query.cursor) - 1);
 
+  const keep = entryFilter(query);
   const entries: LogEntry[] = [];
-  for (let index = high; index >= low && entries.length < LOGS_PAGE_SIZE; index--) {
-    entries.push(entryAt(service, index, config));
+  let index = high;
+  for (; index >= low && entries.length < LOGS_PAGE_SIZE; index--) {
+    const entry = entryAt(service, index, config);
+    if (keep(entry)) entries.push(entry);
   }
-  const oldestShown = high - entries.length + 1;
+  // `index + 1` is the oldest entry looked at, the last one shown when the page is full. A cursor
+  // only when an older entry passes the filters too.
+  const oldestShown = index + 1;
+  let olderMatch = false;
+  for (; index >= low && !olderMatch; index--) olderMatch = keep(entryAt(service, index, config));
   return {
     logs: entries.map((entry) => entry.message),
     entries,
-    ...(entries.length > 0 && oldestShown > low ? { lastCursor: encodeCursor(service.id, oldestShown) } : {}),
+    ...(entries.length > 0 && olderMatch ? { lastCursor: encodeCursor(service.id, oldestShown) } : {}),
   };
 }

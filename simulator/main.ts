@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // CLI of the local cloud: `npm run simulator -- [--host 127.0.0.1] [--port 0] [--config FILE]
-// [--time-scale X] [--seed N] [--state-file FILE] [--no-control]`. The FIRST stdout line is one
+// [--time-scale X] [--seed N] [--dialect seed|current] [--state-file FILE] [--no-control]`. The FIRST stdout line is one
 // JSON object with the URL, the projects' key pairs and the control API's URL and token; nothing
 // secret is printed after it. `tideline simulator` runs the same flags and serve loop
 // (cli-options.ts, serve.ts).

@@ -28,9 +28,10 @@ export const SIMULATOR_SPEC = {
   optionHelp: [
     ['--host HOST', 'interface to bind (default 127.0.0.1)'],
     ['--port N', 'port (default 0: any free port)'],
-    ['--config FILE', 'local cloud config: seed, timeScale, projects, durations, faults'],
+    ['--config FILE', 'local cloud config: seed, timeScale, dialect, projects, durations, faults'],
     ['--time-scale X', 'multiplies every duration (0.1 = ten times faster)'],
     ['--seed N', 'makes ids and fault draws deterministic'],
+    ['--dialect D', "answer in spec.md's shape (seed, default) or the real API's newer one (current)"],
     ['--state-file FILE', 'keep resources and key pairs across restarts'],
     ['--no-control', 'leave out the control API (/__sim): every path under it is a 404'],
   ],

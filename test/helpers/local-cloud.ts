@@ -11,6 +11,9 @@ import {
   type ProjectCredentials,
 } from '../../simulator/server';
 
+/** The dialects the local cloud answers in, for suites that run in each (`describe.each(DIALECTS)`). */
+export const DIALECTS = ['seed', 'current'] as const;
+
 export interface TestCloudOptions extends Omit<LocalCloudOptions, 'host' | 'port' | 'clock'> {
   /** Drive time by hand (`advance`) instead of the system clock. */
   manualClock?: boolean;

@@ -142,6 +142,32 @@ test('bad flags exit 2 with one clear line on stderr', async () => {
   await expectUsageError(['--port', 'eighty'], /--port/);
   await expectUsageError(['--time-scale', '0'], /--time-scale/);
   await expectUsageError(['--seed', '-3'], /--seed/);
+  await expectUsageError(['--dialect', 'newest'], /--dialect: invalid value "newest" \(seed or current\)/);
+});
+
+test("the config key `dialect` picks the answers' shape, and --dialect overrides it", async () => {
+  const config = join(scratch, 'dialect.yaml');
+  await writeFile(config, 'dialect: current\n');
+  const cases = [
+    { args: ['--config', config], keyField: 'api_key' },
+    { args: ['--config', config, '--dialect', 'seed'], keyField: 'apiKey' },
+  ];
+  for (const { args, keyField } of cases) {
+    const cli = run(args);
+    const first = JSON.parse(await cli.firstLine) as FirstLine;
+    const project = first.projects[0]!;
+    const answer = await fetch(`${first.url}/auth/info`, {
+      headers: { authorization: basicAuth(project.access_key, project.secret_key) },
+    });
+    expect(answer.status).toBe(200);
+    const info = (await answer.json()) as Record<string, unknown>;
+    expect({ args, fields: Object.keys(info).filter((key) => /^api_?key$/i.test(key)) }).toEqual({
+      args,
+      fields: [keyField],
+    });
+    cli.child.kill('SIGTERM');
+    expect(await cli.exit).toEqual({ code: 0, signal: null });
+  }
 });
 
 test('a bad config file exits 2 with one clear line, without echoing secrets', async () => {

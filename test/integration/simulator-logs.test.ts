@@ -68,3 +68,71 @@ test('since/until narrow the window', async () => {
   expect(both.entries).toHaveLength(9);
   expect(both.entries![0]!.timestamp).toBe(until);
 });
+
+describe('search and severities', () => {
+  /** Every page of a query, following cursors (at most 20 pages). */
+  async function allPages(query: string): Promise<ServiceLogsResponse[]> {
+    const pages: ServiceLogsResponse[] = [];
+    let cursor: string | undefined;
+    do {
+      const separator = query === '' ? '?' : '&';
+      pages.push(await page(query + (cursor ? `${separator}cursor=${encodeURIComponent(cursor)}` : '')));
+      cursor = pages.at(-1)!.lastCursor;
+    } while (cursor !== undefined && pages.length < 20);
+    return pages;
+  }
+
+  let all: NonNullable<ServiceLogsResponse['entries']>;
+  beforeAll(async () => {
+    // Several thousand entries, so filtered sequences span more than one page.
+    tc.advance(4000 * 1000);
+    all = (await allPages('')).flatMap((p) => p.entries!);
+    expect(all.length).toBeGreaterThan(4000);
+  });
+
+  test('one severity given once (a string, not a list) keeps only its entries, case-insensitive', async () => {
+    const pages = await allPages('?severities=error');
+    const kept = pages.flatMap((p) => p.entries!);
+    expect(kept).toEqual(all.filter((entry) => entry.severity === 'ERROR'));
+    expect(kept.length).toBeGreaterThan(0);
+  });
+
+  test('repeated severities are alternatives; paging walks the filtered sequence', async () => {
+    const pages = await allPages('?severities=LOG&severities=fatal');
+    const expected = all.filter((entry) => entry.severity === 'LOG' || entry.severity === 'FATAL');
+    expect(expected.length).toBeGreaterThan(1000);
+    expect(pages.map((p) => p.entries!.length)).toEqual(
+      [...Array(Math.ceil(expected.length / 500)).keys()].map((i) =>
+        Math.min(500, expected.length - i * 500),
+      ),
+    );
+    expect(pages.flatMap((p) => p.entries!)).toEqual(expected);
+    expect(pages.at(-1)).not.toHaveProperty('lastCursor');
+    for (const p of pages) expect(p.logs).toEqual(p.entries!.map((entry) => entry.message));
+  });
+
+  test('repeated search terms must all appear in the message (AND), case-insensitive', async () => {
+    const one = (await allPages('?search=CHECKPOINT')).flatMap((p) => p.entries!);
+    expect(one).toEqual(all.filter((entry) => entry.message.includes('checkpoint')));
+    expect(one.some((entry) => entry.message.includes('complete'))).toBe(true);
+    expect(one.some((entry) => !entry.message.includes('complete'))).toBe(true);
+    const both = (await allPages('?search=checkpoint&search=Complete')).flatMap((p) => p.entries!);
+    expect(both.length).toBeGreaterThan(0);
+    expect(both).toEqual(one.filter((entry) => entry.message.includes('complete')));
+  });
+
+  test('search and severities together; no match is an empty page without a cursor', async () => {
+    const kept = (await allPages('?search=transaction&severities=WARNING')).flatMap((p) => p.entries!);
+    expect(kept).toEqual(
+      all.filter((entry) => entry.severity === 'WARNING' && entry.message.includes('transaction')),
+    );
+    const none = await page('?search=no-such-text-anywhere');
+    expect(none.entries).toEqual([]);
+    expect(none).not.toHaveProperty('lastCursor');
+  });
+
+  test('a blank term is a 400', async () => {
+    const answer = await call(tc, 'GET', `${logsPath}?search=%20`);
+    expect(answer.status).toBe(400);
+  });
+});
