@@ -1,7 +1,9 @@
 // Helpers for end-to-end runbook tests on top of runbook-stack.ts: seeding services in a given
 // shape, polling the local cloud for a state, following a run's progress, and approving.
+import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Service } from '../../cloud/models';
+import { loadRunbookFile } from '../../dsl/loader';
 import {
   approvalUpdate,
   progressQuery,
@@ -13,7 +15,7 @@ import {
   type StepStatus,
 } from '../../workflows/messages';
 import { pollUntil } from '../../bench/lib/cancel-runs';
-import { failedReport, type RunbookStack } from './runbook-stack';
+import { failedReport, RUNBOOKS_DIR, type RunbookStack } from './runbook-stack';
 
 // One poll loop for tests and the chaos campaign (it lives with the campaign's cancel runs).
 export { pollUntil };
@@ -85,7 +87,7 @@ export async function seedService(stack: RunbookStack, options: SeedServiceOptio
   await waitForService(stack, service_id, isReady);
   if (options.vpcId !== undefined) {
     await stack.api.service.attachToVpc({ project_id, service_id, vpc_id: options.vpcId });
-    await waitForService(stack, service_id, (s) => isReady(s) && s.vpcEndpoint?.vpc_id === options.vpcId);
+    await waitForService(stack, service_id, (s) => isReady(s) && s.vpc_endpoint?.vpc_id === options.vpcId);
   }
   if (options.pooler) {
     await stack.api.service.enablePooler({ project_id, service_id });
@@ -156,4 +158,21 @@ export function stepStatuses(report: RunProgress): Array<[string, StepStatus]> {
 
 export function statusOf(report: RunProgress, stepKey: string): StepStatus | undefined {
   return report.steps.find((step) => step.key === stepKey)?.status;
+}
+
+/**
+ * Every output the runbook file (under `runbooks/`) declares is filled in the report: not absent,
+ * null, empty text or an empty list. A field the API renamed that the runbook reads under a name
+ * the answer lacks shows up here as an empty output.
+ */
+export function expectEveryOutputFilled(report: RunReport, file: string): void {
+  const declared = Object.keys(loadRunbookFile(path.join(RUNBOOKS_DIR, file)).outputs);
+  expect(declared.length).toBeGreaterThan(0);
+  const empty = declared.filter((name) => {
+    const value = report.outputs[name];
+    return (
+      value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0)
+    );
+  });
+  expect({ file, empty }).toEqual({ file, empty: [] });
 }

@@ -1,9 +1,18 @@
 // stop-dev-services and start-dev-services end to end against the local cloud: only DEV services
 // change, PROD ones are never touched, and a start that goes wrong stops the started ones again.
-import { getService, reportOf, seedService, statusOf } from '../helpers/runbook-fixtures';
+// The cases build on each other and run against both dialects of the local cloud (spec.md's and
+// the API's current one).
+import { DIALECTS } from '../helpers/local-cloud';
+import {
+  expectEveryOutputFilled,
+  getService,
+  reportOf,
+  seedService,
+  statusOf,
+} from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 
-describe('stop-dev-services and start-dev-services', () => {
+describe.each(DIALECTS)('stop-dev-services and start-dev-services (%s dialect)', (dialect) => {
   let stack: RunbookStack;
   /** DEV services that are READY at first. */
   let dev: string[];
@@ -12,7 +21,7 @@ describe('stop-dev-services and start-dev-services', () => {
   let prod: string;
 
   beforeAll(async () => {
-    stack = await startRunbookStack({ timeScale: 0.05 });
+    stack = await startRunbookStack({ timeScale: 0.05, dialect });
     const seeded = await Promise.all([
       seedService(stack, { name: 'dev-a' }),
       seedService(stack, { name: 'dev-b' }),
@@ -48,6 +57,7 @@ describe('stop-dev-services and start-dev-services', () => {
 
     expect(report.status).toBe('succeeded');
     expect([...(report.outputs.stopped as string[])].sort()).toEqual([...dev].sort());
+    expectEveryOutputFilled(report, 'stop-dev-services.yaml');
     expect(await statuses(dev)).toEqual(['PAUSED', 'PAUSED', 'PAUSED']);
     expect(await statusOfService(asleep)).toBe('PAUSED');
     await expectProdUntouched();
@@ -81,6 +91,7 @@ describe('stop-dev-services and start-dev-services', () => {
 
     expect(report.status).toBe('succeeded');
     expect([...(report.outputs.started as string[])].sort()).toEqual([...dev, asleep].sort());
+    expectEveryOutputFilled(report, 'start-dev-services.yaml');
     for (const id of [...dev, asleep]) {
       const service = await getService(stack, id);
       expect(service).toMatchObject({ status: 'READY', paused: false, metadata: { environment: 'DEV' } });

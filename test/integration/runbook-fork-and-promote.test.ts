@@ -1,10 +1,13 @@
 // fork-and-promote end to end against the local cloud: the fork takes the parent's place (VPC,
 // pooler, HA like the parent, PROD) and the parent is demoted (DEV, detached, PAUSED), with and
-// without a person approving the promotion.
+// without a person approving the promotion. Both cases run against both dialects of the local
+// cloud (spec.md's and the API's current one).
 import { progressQuery } from '../../workflows/messages';
+import { DIALECTS } from '../helpers/local-cloud';
 import {
   createVpc,
   decide,
+  expectEveryOutputFilled,
   getService,
   seedService,
   serviceNames,
@@ -13,12 +16,12 @@ import {
 } from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 
-describe('fork-and-promote', () => {
+describe.each(DIALECTS)('fork-and-promote (%s dialect)', (dialect) => {
   let stack: RunbookStack;
   let vpcId: string;
 
   beforeAll(async () => {
-    stack = await startRunbookStack({ timeScale: 0.05 });
+    stack = await startRunbookStack({ timeScale: 0.05, dialect });
     vpcId = await createVpc(stack);
   }, 60_000);
   afterAll(async () => stack?.close());
@@ -60,13 +63,14 @@ describe('fork-and-promote', () => {
     const forkId = report.outputs.service_id as string;
     expect(report.outputs.parent_service_id).toBe(parent.service_id);
     expect(report.secretOutputs).toEqual(['password']);
+    expectEveryOutputFilled(report, 'fork-and-promote.yaml');
 
     const fork = await getService(stack, forkId);
     expect(fork).toMatchObject({
       name: 'orders-fork',
       status: 'READY',
       metadata: { environment: 'PROD' },
-      vpcEndpoint: { vpc_id: vpcId },
+      vpc_endpoint: { vpc_id: vpcId },
       ha_replicas: { replica_count: 2, sync_replica_count: 1 },
       forked_from: { service_id: parent.service_id },
     });
@@ -76,7 +80,7 @@ describe('fork-and-promote', () => {
     expect(demoted.status).toBe('PAUSED');
     expect(demoted.paused).toBe(true);
     expect(demoted.metadata?.environment).toBe('DEV');
-    expect(demoted.vpcEndpoint).toBeUndefined();
+    expect(demoted.vpc_endpoint).toBeUndefined();
 
     expect(await serviceNames(stack)).toEqual(['orders', 'orders-fork']);
   }, 40_000);
@@ -120,6 +124,7 @@ describe('fork-and-promote', () => {
     const report = await handle.result();
     expect(report.status).toBe('succeeded');
     expect(report.outputs.service_id).toBe(forkId);
+    expectEveryOutputFilled(report, 'fork-and-promote.yaml');
     const statuses = Object.fromEntries(stepStatuses(report));
     expect(statuses).toMatchObject({
       approval: 'done',
@@ -143,7 +148,7 @@ describe('fork-and-promote', () => {
       ha_replicas: { replica_count: 0 },
       connection_pooler: {},
     });
-    expect(fork.vpcEndpoint).toBeUndefined();
+    expect(fork.vpc_endpoint).toBeUndefined();
     expect(await getService(stack, parent.service_id!)).toMatchObject({
       status: 'PAUSED',
       metadata: { environment: 'DEV' },

@@ -1,18 +1,20 @@
 // The interpreter end to end: the shipped provisioning runbook against the local cloud, its
-// rollback when a step fails, and compensation on cancellation.
+// rollback when a step fails, and compensation on cancellation — each against both dialects of
+// the local cloud (spec.md's and the API's current one), so every output is filled in either.
 import type { RunReport } from '../../workflows/messages';
 import { progressQuery } from '../../workflows/messages';
-import { createVpc } from '../helpers/runbook-fixtures';
+import { DIALECTS } from '../helpers/local-cloud';
+import { createVpc, expectEveryOutputFilled } from '../helpers/runbook-fixtures';
 import { failedReport, startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 
 const FAST = { timeScale: 0.05 };
 
-describe('provision-production-service', () => {
+describe.each(DIALECTS)('provision-production-service (%s dialect)', (dialect) => {
   let stack: RunbookStack;
   let vpcId: string;
 
   beforeAll(async () => {
-    stack = await startRunbookStack(FAST);
+    stack = await startRunbookStack({ ...FAST, dialect });
     vpcId = await createVpc(stack);
   }, 120_000);
   afterAll(async () => stack?.close());
@@ -38,11 +40,16 @@ describe('provision-production-service', () => {
     const service = await stack.api.service.get({ project_id: stack.projectId, service_id: serviceId });
     expect(service.status).toBe('READY');
     expect(service.metadata?.environment).toBe('PROD');
-    expect(service.vpcEndpoint?.vpc_id).toBe(vpcId);
+    expect(service.vpc_endpoint?.vpc_id).toBe(vpcId);
     expect(service.connection_pooler?.endpoint?.host).toBeTruthy();
     expect(report.secretOutputs).toEqual(['password']);
     expect(typeof report.outputs.password).toBe('string');
-    expect(report.outputs.vpc_host).toBe(service.vpcEndpoint?.host);
+    expectEveryOutputFilled(report, 'provision-production-service.yaml');
+    expect(report.outputs).toMatchObject({
+      service_id: service.service_id,
+      vpc_host: service.vpc_endpoint?.host,
+      pooler_host: service.connection_pooler?.endpoint?.host,
+    });
   }, 60_000);
 
   test('a failing attach deletes the service it created', async () => {
