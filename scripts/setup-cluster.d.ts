@@ -2,6 +2,8 @@
 
 export declare const SERVER_MODULE: string;
 export declare const SERVER_VERSION: string;
+/** The least Go minor version that builds the server and the Web UI server (1.N). */
+export declare const MIN_GO_MINOR: number;
 
 export interface ClusterToolPaths {
   toolsDir: string;
@@ -48,3 +50,12 @@ export declare function ensureClusterUi(options?: {
   root?: string;
   log?: (line: string) => void;
 }): Promise<(BuiltClusterUi & { source: 'cached' | 'built' }) | { unavailable: string }>;
+
+/** A directory holding initdb: TIDELINE_POSTGRES_BIN, or the newest /usr/lib/postgresql/N/bin. */
+export declare function findPostgresBin(env?: NodeJS.ProcessEnv): string | undefined;
+
+/** PostgreSQL's binaries, installed with apt-get when missing and running as root. */
+export declare function ensurePostgres(options?: {
+  env?: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+}): { bin: string } | { unavailable: string };

@@ -6,7 +6,9 @@
 // the built binaries, so later runs only stat files. Shares setup-temporal's build lock helper.
 // Without Go it reports `unavailable` and exits 0; `tideline cluster up` then explains, and the
 // native-cluster test skips with the reason. The Temporal Web UI server (ui-server, optional: the
-// cluster runs without it) is built the same way into .tools/bin/temporal-ui-server.
+// cluster runs without it) is built the same way into .tools/bin/temporal-ui-server. PostgreSQL
+// comes from the OS package: when it is missing and we are root with apt-get (CI, a fresh Debian
+// machine), setup installs it (`tideline cluster up` would otherwise do it on first use).
 'use strict';
 
 const fs = require('node:fs');
@@ -207,6 +209,48 @@ function ensureClusterTools(options = {}) {
   );
 }
 
+const POSTGRES_ROOT = '/usr/lib/postgresql';
+
+/** A directory holding initdb: TIDELINE_POSTGRES_BIN, or the newest /usr/lib/postgresql/N/bin. */
+function findPostgresBin(env = process.env) {
+  if (env.TIDELINE_POSTGRES_BIN)
+    return fs.existsSync(path.join(env.TIDELINE_POSTGRES_BIN, 'initdb'))
+      ? env.TIDELINE_POSTGRES_BIN
+      : undefined;
+  if (!fs.existsSync(POSTGRES_ROOT)) return undefined;
+  const versions = fs
+    .readdirSync(POSTGRES_ROOT)
+    .filter((name) => /^\d+$/.test(name) && fs.existsSync(path.join(POSTGRES_ROOT, name, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] === undefined ? undefined : path.join(POSTGRES_ROOT, versions[0], 'bin');
+}
+
+/**
+ * PostgreSQL's binaries, installed with apt-get when missing and running as root.
+ * @returns {{ bin: string } | { unavailable: string }}
+ */
+function ensurePostgres(options = {}) {
+  const env = options.env || process.env;
+  const log = options.log || ((line) => process.stderr.write(`${line}\n`));
+  const found = findPostgresBin(env);
+  if (found) return { bin: found };
+  if (process.getuid?.() !== 0 || !fs.existsSync('/usr/bin/apt-get'))
+    return {
+      unavailable: 'PostgreSQL is not installed and cannot be installed here (not root, or no apt-get)',
+    };
+  log('tideline: installing PostgreSQL with apt-get (once)…');
+  const aptEnv = { ...env, DEBIAN_FRONTEND: 'noninteractive' };
+  const apt = (args) =>
+    spawnSync('apt-get', ['-o', 'DPkg::Lock::Timeout=600', ...args], { env: aptEnv, stdio: ['ignore', 2, 2] })
+      .status === 0;
+  const install = ['install', '-y', '--no-install-recommends', 'postgresql'];
+  // A fresh machine may have no package lists yet: update once, then try again.
+  const installed = apt(install) || (apt(['update']) && apt(install));
+  const after = findPostgresBin(env);
+  if (installed && after) return { bin: after };
+  return { unavailable: "apt-get install postgresql failed (see apt's output above)" };
+}
+
 /** The module cache directory of the pinned server (its schema/ and config/ live there). */
 function serverModuleDir(options = {}) {
   const env = options.env || process.env;
@@ -221,6 +265,7 @@ function serverModuleDir(options = {}) {
 module.exports = {
   SERVER_MODULE,
   SERVER_VERSION,
+  MIN_GO_MINOR,
   UI_VERSION,
   clusterToolPaths,
   cachedClusterTools,
@@ -228,6 +273,8 @@ module.exports = {
   cachedClusterUi,
   ensureClusterUi,
   serverModuleDir,
+  findPostgresBin,
+  ensurePostgres,
 };
 
 if (require.main === module) {
@@ -238,9 +285,13 @@ if (require.main === module) {
         return;
       }
       if (process.argv.includes('--print')) console.log(result.server);
-      // The Web UI is optional: a failed build is reported, and the cluster runs without it.
+      // A failed Web UI build is reported; `cluster up` runs without it (the native-cluster test fails).
       const ui = await ensureClusterUi().catch((error) => ({ unavailable: error.message }));
       if ('unavailable' in ui) console.error(`tideline: Temporal Web UI server not built: ${ui.unavailable}`);
+    })
+    .then(() => {
+      const postgres = ensurePostgres();
+      if ('unavailable' in postgres) console.error(`tideline: ${postgres.unavailable}`);
     })
     .catch((error) => {
       console.error(`tideline: ${error.code ?? 'ERROR'}: ${error.message}`);

@@ -43,6 +43,10 @@ export interface ResolvedTemporal {
 
 export declare function toolsPaths(root?: string): ToolsPaths;
 export declare function findOnPath(name: string, pathValue: string | undefined): string | undefined;
+/** The first working `go` (PATH, then /usr/local/go/bin/go), with its `go env GOVERSION`. */
+export declare function findGo(env: NodeJS.ProcessEnv, fallbackPaths?: string[]): GoToolchain | undefined;
+/** Whether a `go1.N…` version is at least 1.`minMinor` (unknown formats are given a try). */
+export declare function goVersionIsSufficient(version: string, minMinor?: number): boolean;
 export declare function resolveTemporalBinary(options?: ResolveOptions): ResolvedTemporal | undefined;
 export declare function buildTemporal(options: {
   gobin: string;

@@ -2,6 +2,8 @@
 
 export declare const TIGER_CLI_MODULE: string;
 export declare const TIGER_CLI_VERSION: string;
+/** The least Go minor version that builds it (1.N). */
+export declare const MIN_GO_MINOR: number;
 
 export interface TigerPaths {
   toolsDir: string;

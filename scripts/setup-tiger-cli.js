@@ -132,7 +132,14 @@ async function ensureTigerCli(options = {}) {
   });
 }
 
-module.exports = { TIGER_CLI_MODULE, TIGER_CLI_VERSION, tigerPaths, cachedTigerCli, ensureTigerCli };
+module.exports = {
+  TIGER_CLI_MODULE,
+  TIGER_CLI_VERSION,
+  MIN_GO_MINOR,
+  tigerPaths,
+  cachedTigerCli,
+  ensureTigerCli,
+};
 
 if (require.main === module) {
   ensureTigerCli().then(

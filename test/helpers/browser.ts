@@ -1,9 +1,10 @@
 // Headless Chromium for tests that look at what a person sees (Temporal's Web UI): Debian's
 // `chromium` package (scripts/setup-browser.js installs it during setup) driven by playwright-core,
-// which never downloads a browser of its own. Without Chromium the suite skips and says why.
+// which never downloads a browser of its own. Without Chromium the suite skips and says why (fails
+// under TIDELINE_REQUIRE_TOOLS=1, test/helpers/tool-requirements.ts).
 //
-//   const browser = useBrowser('Web UI browser test');   // registers beforeAll/afterAll
-//   const describeWithBrowser = browser.available ? describe : describe.skip;
+//   const browser = useBrowser();   // registers beforeAll/afterAll
+//   describeWithTools('…', browser.missing, () => { … });
 //   … const page = await browser.newPage(); await saveScreenshot(page, 'run-page');
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -15,20 +16,14 @@ import { REPO_ROOT } from './worker-process';
 export const ARTIFACT_DIR = path.join(REPO_ROOT, 'test-artifacts', 'browser');
 
 export interface TestBrowser {
-  /** False when no Chromium is installed: the suite is then skipped (a warning says why). */
-  readonly available: boolean;
+  /** Why there is no browser (no Chromium installed), or undefined when there is one. */
+  readonly missing: string | undefined;
   /** A fresh page (its own context: no cookies or storage shared between tests). */
   newPage(): Promise<Page>;
 }
 
-export function useBrowser(label: string): TestBrowser {
+export function useBrowser(): TestBrowser {
   const executablePath = findChromium();
-  if (executablePath === undefined) {
-    // Printed at collection, so a skipped suite is never silent.
-    console.warn(
-      `${label} skipped: no Chromium (run \`npm run setup\` as root on Debian, or install the chromium package, or set TIDELINE_CHROMIUM)`,
-    );
-  }
   let browser: Browser | undefined;
   const pages: Page[] = [];
 
@@ -48,7 +43,10 @@ export function useBrowser(label: string): TestBrowser {
   });
 
   return {
-    available: executablePath !== undefined,
+    missing:
+      executablePath === undefined
+        ? 'no Chromium (run `npm run setup` as root on Debian, or install the chromium package, or set TIDELINE_CHROMIUM)'
+        : undefined,
     async newPage() {
       if (browser === undefined) throw new Error('useBrowser: no browser (read before beforeAll ran?)');
       const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });

@@ -1,10 +1,12 @@
 // The shared setup of the tests that run the vendor's tiger-cli (CLI commands or its MCP server)
 // against the local cloud: builds the pinned binary once (scripts/setup-tiger-cli.js), starts a
 // local cloud on a manual clock and a typed client of its first project, and registers the
-// matching teardown. Without Go, `tiger` stays undefined and a note says why the cases are skipped.
-import { ensureTigerCli } from '../../scripts/setup-tiger-cli';
+// matching teardown. Call it inside `describeWithTools(name, tigerCliMissing(), …)`: without the
+// binary or a Go to build it the suite is skipped with the reason (fails when tools are required).
+import { MIN_GO_MINOR, cachedTigerCli, ensureTigerCli } from '../../scripts/setup-tiger-cli';
 import { cloudApiClient, startTestCloud, type TestCloud } from './local-cloud';
 import { tigerCli, type TigerCli } from './tiger-cli';
+import { goToolMissing } from './tool-requirements';
 import type { CloudClient } from '../../cloud/client';
 
 export interface TigerSuite {
@@ -12,10 +14,14 @@ export interface TigerSuite {
   readonly client: CloudClient;
   /** The path parameter every project-scoped call of the typed client takes. */
   readonly project: { project_id: string };
-  /** Undefined when tiger-cli could not be built (no Go); the cases then return early. */
-  readonly tiger: TigerCli | undefined;
+  readonly tiger: TigerCli;
   /** Moves the manual clock far enough for any one transition (and a first snapshot) to end. */
   settle(): void;
+}
+
+/** Why tiger-cli can be neither run nor built here, or undefined when it can. */
+export function tigerCliMissing(): string | undefined {
+  return goToolMissing('tiger-cli (.tools/bin/tiger)', cachedTigerCli() !== undefined, MIN_GO_MINOR);
 }
 
 /** Registers beforeAll/afterAll; read the fields inside tests (they are set by beforeAll). */
@@ -30,12 +36,9 @@ export function useTigerSuite(options: { label: string; seed: number }): TigerSu
 
   beforeAll(async () => {
     const built = await ensureTigerCli({ log: () => {} });
+    if ('unavailable' in built) throw new Error(`${options.label}: ${built.unavailable}`);
     tc = await startTestCloud({ manualClock: true, seed: options.seed });
     client = cloudApiClient(tc);
-    if ('unavailable' in built) {
-      console.warn(`${options.label} cases skipped: ${built.unavailable}`);
-      return;
-    }
     tiger = tigerCli(built.path, tc);
   }, 600_000);
 
@@ -56,7 +59,7 @@ export function useTigerSuite(options: { label: string; seed: number }): TigerSu
       return { project_id: ready(tc).project.id };
     },
     get tiger() {
-      return tiger;
+      return ready(tiger);
     },
     settle() {
       const cloud = ready(tc);

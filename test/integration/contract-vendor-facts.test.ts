@@ -9,7 +9,8 @@ let fx: ContractCloud;
 let project: { project_id: string };
 
 beforeAll(async () => {
-  fx = await startContractCloud();
+  // Two projects, so the per-project key pair case has a second project to name.
+  fx = await startContractCloud({ config: { projects: [{ name: 'first' }, { name: 'second' }] } });
   project = { project_id: fx.projectId };
 });
 afterAll(() => fx.close());
@@ -135,9 +136,13 @@ describe('auth.info', () => {
   });
 
   it('names the key pair of each project', async () => {
-    const second = fx.tc.cloud.projects[1];
-    if (second === undefined) return;
-    const info = await fx.clientFor({}, second).auth.info({});
-    expect(info.apiKey).toMatchObject({ public_key: second.access_key, project: { id: second.id } });
+    const [first, second] = fx.tc.cloud.projects;
+    expect(second).toBeDefined();
+    expect((await fx.client.auth.info({})).apiKey).toMatchObject({
+      public_key: first!.access_key,
+      project: { id: first!.id },
+    });
+    const info = await fx.clientFor({}, second!).auth.info({});
+    expect(info.apiKey).toMatchObject({ public_key: second!.access_key, project: { id: second!.id } });
   });
 });

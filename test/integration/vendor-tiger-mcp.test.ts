@@ -3,9 +3,11 @@
 // line): the handshake, tools/list, then the service tools (list, get, create, fork, stop, start,
 // resize, update_password, logs, and a tool error), each answer compared with what the local cloud's typed
 // client reads, rendered the way tiger-cli's MCP server renders a Service. Same binary, config
-// directory and environment as vendor-tiger-cli.test.ts; without Go the cases are skipped.
+// directory and environment as vendor-tiger-cli.test.ts; without it or Go the suite is skipped with
+// the reason (a failure under TIDELINE_REQUIRE_TOOLS=1).
 import { call, paths } from '../helpers/local-cloud';
-import { useTigerSuite } from '../helpers/tiger-suite';
+import { tigerCliMissing, useTigerSuite } from '../helpers/tiger-suite';
+import { describeWithTools } from '../helpers/tool-requirements';
 import {
   MCP_PROTOCOL_VERSION,
   startMcpStdio,
@@ -16,12 +18,11 @@ import type { Service } from '../../cloud/models';
 
 let mcp: McpStdioClient | undefined;
 
-// Registered before the suite's own teardown, so the server ends before the cloud it talks to.
-afterAll(async () => {
-  await mcp?.close();
-});
-
-const suite = useTigerSuite({ label: 'tiger MCP server', seed: 13 });
+/** The MCP server the handshake case started; later cases need it. */
+function startedMcp(): McpStdioClient {
+  if (mcp === undefined) throw new Error('the MCP server was not started (the handshake case failed)');
+  return mcp;
+}
 
 /** The service tools tiger-cli v0.21.2 registers when neither read-only nor experimental. */
 const SERVICE_TOOLS = [
@@ -95,10 +96,16 @@ interface Detail {
   password_storage?: unknown;
 }
 
-describe('tiger-cli MCP server against the local cloud', () => {
+describeWithTools('tiger-cli MCP server against the local cloud', tigerCliMissing(), () => {
+  // Registered before the suite's own teardown, so the server ends before the cloud it talks to.
+  afterAll(async () => {
+    await mcp?.close();
+  });
+
+  const suite = useTigerSuite({ label: 'tiger MCP server', seed: 13 });
+
   it('answers the handshake and lists the service tools', async () => {
     const t = suite.tiger;
-    if (!t) return;
     t.writeCredentials();
     mcp = startMcpStdio(t.binary, ['mcp', 'start', 'stdio'], { env: t.env });
     const init = await mcp.request<{
@@ -132,8 +139,7 @@ describe('tiger-cli MCP server against the local cloud', () => {
   });
 
   it('runs the service tools; every answer is the API view', async () => {
-    const t = suite.tiger;
-    if (!t || !mcp) return;
+    const mcp = startedMcp();
     const { client, project, settle, tc } = suite;
 
     expect(structured(await mcp.callTool('service_list'))).toEqual({ services: [] });

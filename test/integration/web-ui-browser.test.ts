@@ -6,7 +6,8 @@
 // search attribute lists it. A run waiting for approval: the runs list filtered by TidelineState
 // finds it, its User Metadata tab says so and gives the exact approve / reject commands (its
 // current details), and the Queries tab lists `progress` and shows its answer decoded. Screenshots go to test-artifacts/browser/.
-// Without Chromium (scripts/setup-browser.js could not install it) the suite skips and says why.
+// Without Chromium (scripts/setup-browser.js could not install it) the suite skips and says why
+// (fails under TIDELINE_REQUIRE_TOOLS=1).
 import { Connection } from '@temporalio/client';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -16,13 +17,13 @@ import { RUNBOOK_ATTRIBUTE, STATE_ATTRIBUTE } from '../../workflows/search-attri
 import { runTideline, type CliResult } from '../helpers/cli-process';
 import { expectSecretsNotStored, readStoredHistory } from '../helpers/stored-history';
 import { pollUntil } from '../helpers/runbook-fixtures';
+import { describeWithTools } from '../helpers/tool-requirements';
 import { buildDist, REPO_ROOT } from '../helpers/worker-process';
 import { startDevCli, type DevCli } from './cli-dev-helpers';
 
 jest.setTimeout(300_000);
 
-const browser = useBrowser('Web UI browser test');
-const describeWithBrowser = browser.available ? describe : describe.skip;
+const browser = useBrowser();
 
 // No VPC has this id: the attach fails with a 404 (not retried) once the service exists, so the
 // run compensates (deletes the service) and fails.
@@ -65,7 +66,7 @@ async function shows(page: Page, wanted: string): Promise<void> {
   await page.getByText(wanted).first().waitFor({ state: 'visible', timeout: 120_000 });
 }
 
-describeWithBrowser('the Web UI of `tideline dev`, in headless Chromium', () => {
+describeWithTools('the Web UI of `tideline dev`, in headless Chromium', browser.missing, () => {
   let dev: DevCli | undefined;
 
   beforeAll(async () => {
