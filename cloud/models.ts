@@ -23,19 +23,11 @@ export const ServiceStatus = z.enum([
 ]);
 export type ServiceStatus = z.infer<typeof ServiceStatus>;
 
-/**
- * A time-series service is `NEUTRALDB` in spec.md and `TIMESCALEDB` in the API's current dialect;
- * both mean the same (isTimeSeriesType).
- */
-export const ServiceType = z.enum(['NEUTRALDB', 'TIMESCALEDB', 'POSTGRES', 'VECTOR']);
+/** A time-series (TimescaleDB) service: `TIMESCALEDB` in the API's current dialect, `NEUTRALDB` in spec.md. */
+export const TIME_SERIES_TYPES = ['TIMESCALEDB', 'NEUTRALDB'] as const;
+
+export const ServiceType = z.enum([...TIME_SERIES_TYPES, 'POSTGRES', 'VECTOR']);
 export type ServiceType = z.infer<typeof ServiceType>;
-
-const TIME_SERIES_TYPES: ReadonlySet<string> = new Set(['NEUTRALDB', 'TIMESCALEDB']);
-
-/** Whether a service type names a TimescaleDB (time-series) service, in either dialect. */
-export function isTimeSeriesType(type: string | undefined): boolean {
-  return type !== undefined && TIME_SERIES_TYPES.has(type);
-}
 
 export const ReplicaSetStatus = z.enum(['creating', 'active', 'resizing', 'deleting', 'error']);
 export type ReplicaSetStatus = z.infer<typeof ReplicaSetStatus>;
@@ -138,9 +130,7 @@ export const Service = answerObject(
     initial_password: z.string().optional(),
     metadata: EnvironmentMetadata.optional(),
     metrics: ServiceMetrics.optional(),
-    resources: z
-      .array(answerObject({ id: z.string().optional(), spec: ResourceSpec.optional() }))
-      .optional(),
+    resources: z.array(answerObject({ id: z.string().optional(), spec: ResourceSpec.optional() })).optional(),
     read_replica_sets: z.array(ReadReplicaSet).optional(),
   },
   [['vpc_endpoint', 'vpcEndpoint']],

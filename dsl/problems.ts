@@ -24,6 +24,7 @@ export type ProblemRule =
   | 'condition-type'
   | 'expression-type'
   | 'expression-limit'
+  | 'dialect-value'
   | 'wait-condition'
   | 'secret-leak'
   | 'input-spec'

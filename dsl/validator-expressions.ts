@@ -3,6 +3,7 @@
 // (not later ones, not a parallel sibling branch, not inside another foreach), `result` inside a
 // wait's conditions, and the variable of an enclosing foreach. Expressions whose references are
 // sound are then type-checked with the runbook's types (validator-types.ts).
+import { oneSidedDialectValue } from './dialect-values';
 import type { ActionName } from '../cloud/operations';
 import { checkOutputPath } from './actions';
 import type { RunbookDefinition } from './definition';
@@ -190,6 +191,16 @@ export class ExpressionChecker {
       return 'dyn';
     }
     if (this.hyphenatedStepReference(expression, path)) return 'dyn';
+    const oneSided = oneSidedDialectValue(expression);
+    if (oneSided !== undefined) {
+      const all = [oneSided.named, ...oneSided.missing].map((value) => `'${value}'`).join(', ');
+      this.problems.push({
+        rule: 'dialect-value',
+        path,
+        message: `\`${oneSided.named}\` is named ${oneSided.missing.map((v) => `\`${v}\``).join(' or ')} by the other dialect of the Cloud API, so this expression misses those services there`,
+        hint: `compare with every name, e.g. s.service_type in [${all}]`,
+      });
+    }
     const before = this.problems.length;
     const references = expressionReferences(expression);
     for (const reference of references) this.reference(reference, expression, path, scope);

@@ -4,7 +4,8 @@
 // mistake the static checks cannot see (e.g. has() on an index).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ActionName } from '../../cloud/operations';
+import type { z } from 'zod';
+import { operations, type ActionName } from '../../cloud/operations';
 import type { RunbookDefinition, StepDefinition } from '../../dsl/definition';
 import type { JsonValue } from '../../dsl/expressions';
 import { evaluateCondition, evaluateExpression } from '../../dsl/expressions';
@@ -35,7 +36,9 @@ function service(id: string, environment: string, status: string): Record<string
     paused: status === 'PAUSED',
     endpoint: { host: `${id}.example`, port: 5432 },
     connection_pooler: { endpoint: { host: `${id}.pooler.example`, port: 6432 } },
-    vpcEndpoint: { host: `${id}.vpc.example`, port: 5432, vpc_id: '42' },
+    // The current dialect's name; the client's reading adds spec.md's vpcEndpoint (answer()).
+    vpc_endpoint: { host: `${id}.vpc.example`, port: 5432, vpc_id: '42' },
+    metrics: null,
     ha_replicas: { replica_count: 1, sync_replica_count: 0 },
     metadata: { environment },
     resources: [{ id: 'r1', spec: { cpu_millis: 1000, memory_gbs: 4 } }],
@@ -57,8 +60,15 @@ const peering = {
   peer_vpc_id: 'vpc-1',
 };
 
-/** What each action answers, shaped like the API's responses (cloud/models.ts). */
+/** What each action answers, read as the client reads it (the catalogue's response schema). */
 function answer(action: ActionName): JsonValue {
+  const raw = rawAnswer(action);
+  const schema = operations[action].response as z.ZodType | undefined;
+  return schema === undefined || raw === null ? raw : (schema.parse(raw) as JsonValue);
+}
+
+/** What each action answers, shaped like the API's responses in its current dialect. */
+function rawAnswer(action: ActionName): JsonValue {
   if (action === 'service.create' || action === 'service.fork') {
     return { ...service('new0000001', 'DEV', 'QUEUED'), initial_password: 'not-a-real-password' };
   }

@@ -285,7 +285,9 @@ describe('answer fields renamed by the API', () => {
     ['vpc_endpoint', 'vpcEndpoint'],
     ['vpcEndpoint', 'vpc_endpoint'],
   ])('a wait reading %s validates, as does one reading %s', (name) => {
-    expect(problems([...WAIT, `    until: "\${{ has(result.${name}) && result.${name}.vpc_id == 'v' }}"`])).toEqual([]);
+    expect(
+      problems([...WAIT, `    until: "\${{ has(result.${name}) && result.${name}.vpc_id == 'v' }}"`]),
+    ).toEqual([]);
   });
 
   it('a logs step’s cursor can be read under either name', () => {
@@ -299,5 +301,24 @@ describe('answer fields renamed by the API', () => {
     expect(problems([...WAIT, "    until: '${{ has(result.vpc_endpoints) }}'"]).join('\n')).toContain(
       'vpc_endpoints',
     );
+  });
+});
+
+describe('values named differently by the two dialects', () => {
+  const filter = (condition: string) => [
+    '  - id: a',
+    `    assert: "\${{ steps.list.output.exists(s, ${condition}) }}"`,
+  ];
+
+  it('a time-series type compared under one name only is reported, with both names in the hint', () => {
+    expect(problems(filter("s.service_type == 'NEUTRALDB'"))).toEqual([
+      "16:13 dialect-value: `NEUTRALDB` is named `TIMESCALEDB` by the other dialect of the Cloud API, so this expression misses those services there | compare with every name, e.g. s.service_type in ['NEUTRALDB', 'TIMESCALEDB']",
+    ]);
+    expect(problems(filter("s.service_type == 'TIMESCALEDB'")).join('\n')).toContain('`NEUTRALDB`');
+  });
+
+  it('both names, or other values, are fine', () => {
+    expect(problems(filter("s.service_type in ['TIMESCALEDB', 'NEUTRALDB']"))).toEqual([]);
+    expect(problems(filter("s.service_type == 'POSTGRES'"))).toEqual([]);
   });
 });
