@@ -1,29 +1,29 @@
 // Committed workflow histories of the shipped runbooks, for the replay test
 // (test/integration/replay-histories.test.ts): where they live, the TEST-ONLY key they are
-// encrypted with, how to load them, and how to record them again.
+// encrypted with, how to load them, and how to record the missing ones.
 //
-// Regenerate (after an intended, compatible change to the interpreter, or to add a recording):
+// Recorded histories are append-only evidence of what released code did. Recording is its own
+// command, never part of the gate, and writes only histories that do not exist yet:
 //
-//   TIDELINE_RECORD_HISTORIES=1 npx jest test/integration/replay-histories.test.ts
+//   npm run record-histories                          # every recording whose file is missing
+//   npm run record-histories -- every-kind.2027-03    # just these (refused if one exists)
 //
-// That runs every recording below against a fresh dev server and local cloud with the current
-// workflow code, overwrites test/fixtures/histories/*.history.json, and then replays them.
-// Re-recording hides nothing only when no run of the old code can still be in flight: a change that
-// breaks the old histories needs `patched()` (or a new workflow type), not a re-recording.
-// A release that adds patches records its paths again under new names instead
-// (history-release-recordings.ts), so the next release replays both branches.
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+// Each file written gets a line in SHA256SUMS (history-manifest.ts), which a unit test checks. A
+// change that breaks the old histories needs a new patch (workflows/patches.ts) and the new paths
+// recorded under a new release's names (history-release-recordings.ts), never a re-recording.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { HistoryAndWorkflowId, WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { parseKeyFile, type EncryptionKeyRing } from '../../worker/encryption-keys';
 import { lockWorkflowId } from '../../workflows/lock-messages';
 import { approvalUpdate, progressQuery, type RunReport } from '../../workflows/messages';
+import { appendToManifest, HISTORY_FIXTURES_DIR, HISTORY_SUFFIX, historyFiles } from './history-manifest';
 import { releaseRecordings } from './history-release-recordings';
 import { createVpc } from './runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from './runbook-stack';
 
-export const HISTORY_FIXTURES_DIR = path.resolve(__dirname, '..', 'fixtures', 'histories');
+export { HISTORY_FIXTURES_DIR };
 /** Small runbooks that exercise one step kind each (test/fixtures/kinds). */
 const KINDS_DIR = path.resolve(__dirname, '..', 'fixtures', 'kinds');
 /**
@@ -31,14 +31,13 @@ const KINDS_DIR = path.resolve(__dirname, '..', 'fixtures', 'kinds');
  * and must never be configured for a real worker, client or namespace.
  */
 export const FIXTURE_KEY_FILE = path.join(HISTORY_FIXTURES_DIR, 'test-only-encryption-keys.json');
-const HISTORY_SUFFIX = '.history.json';
 
 export function fixtureKeyRing(): EncryptionKeyRing {
   return parseKeyFile(readFileSync(FIXTURE_KEY_FILE, 'utf8'), FIXTURE_KEY_FILE);
 }
 
-export function historyFile(name: string): string {
-  return path.join(HISTORY_FIXTURES_DIR, `${name}${HISTORY_SUFFIX}`);
+export function historyFile(name: string, dir = HISTORY_FIXTURES_DIR): string {
+  return path.join(dir, `${name}${HISTORY_SUFFIX}`);
 }
 
 const HistoryMessage = temporal.api.history.v1.History;
@@ -67,16 +66,13 @@ export interface RecordedHistory extends HistoryAndWorkflowId {
 }
 
 export function loadRecordedHistories(): RecordedHistory[] {
-  return readdirSync(HISTORY_FIXTURES_DIR)
-    .filter((file) => file.endsWith(HISTORY_SUFFIX))
-    .sort()
-    .map((file) => {
-      const name = file.slice(0, -HISTORY_SUFFIX.length);
-      const json = JSON.parse(
-        readFileSync(path.join(HISTORY_FIXTURES_DIR, file), 'utf8'),
-      ) as RecordedHistory['json'];
-      return { name, workflowId: `replay-${name}`, json, history: historyFromObject(json) };
-    });
+  return historyFiles().map((file) => {
+    const name = file.slice(0, -HISTORY_SUFFIX.length);
+    const json = JSON.parse(
+      readFileSync(path.join(HISTORY_FIXTURES_DIR, file), 'utf8'),
+    ) as RecordedHistory['json'];
+    return { name, workflowId: `replay-${name}`, json, history: historyFromObject(json) };
+  });
 }
 
 export interface RecordingContext {
@@ -449,37 +445,69 @@ async function seedServices(stack: RunbookStack, prefix: string, count: number):
 }
 
 /**
- * Which recordings to (re)make: `TIDELINE_RECORD_HISTORIES=1` all of them, or a comma-separated
- * list of names (recordings of an older release stay as they are; later recordings that use an
- * earlier one's service need that one in the list too).
+ * The recordings to make: the named ones (refused when one of them has a file already), or, with
+ * no names, every recording whose file is missing.
  */
-function selectedRecordings(selection: string | undefined): readonly Recording[] {
-  if (selection === undefined || selection === '1') return RECORDINGS;
-  const names = new Set(selection.split(',').map((name) => name.trim()));
-  const unknown = [...names].filter((name) => !RECORDINGS.some((r) => r.name === name));
-  if (unknown.length > 0) throw new Error(`no recording named ${unknown.join(', ')}`);
-  return RECORDINGS.filter((recording) => names.has(recording.name));
+export function recordingsToMake(names: readonly string[], dir = HISTORY_FIXTURES_DIR): readonly Recording[] {
+  if (names.length === 0)
+    return RECORDINGS.filter((recording) => !existsSync(historyFile(recording.name, dir)));
+  const named = recordingsNamed(names);
+  const existing = names.filter((name) => existsSync(historyFile(name, dir)));
+  if (existing.length > 0) {
+    throw new Error(
+      `refusing to record again ${existing.join(', ')}: recorded histories are never overwritten ` +
+        "(a changed path is a new patch, recorded under a new release's name)",
+    );
+  }
+  return named;
 }
 
-/** Runs every recording with the current workflow code and overwrites the committed histories. */
-export async function recordHistories(selection?: string): Promise<void> {
-  const recordings = selectedRecordings(selection);
+/** The recordings named (unknown names refused), in recording order. */
+export function recordingsNamed(names: readonly string[]): readonly Recording[] {
+  const unknown = names.filter((name) => !RECORDINGS.some((r) => r.name === name));
+  if (unknown.length > 0) throw new Error(`no recording named ${unknown.join(', ')}`);
+  return RECORDINGS.filter((recording) => names.includes(recording.name));
+}
+
+/**
+ * Runs the recordings, in recording order, with the current workflow code, and writes the history
+ * of each one in `wanted` (only new files: an existing one is never overwritten), adding it to
+ * SHA256SUMS. `setUp` recordings run too, unwritten, for what a wanted one uses of theirs (a
+ * service an earlier recording made).
+ */
+export async function recordMissingHistories(
+  wanted: readonly Recording[],
+  options: { dir?: string; setUp?: readonly Recording[]; log?: (line: string) => void } = {},
+): Promise<string[]> {
+  const dir = options.dir ?? HISTORY_FIXTURES_DIR;
+  const log = options.log ?? (() => {});
+  const setUp = options.setUp ?? [];
+  if (wanted.length === 0) return [];
+  const written: string[] = [];
   const stack = await startRunbookStack({ timeScale: 0.05, seed: 4 }, { keyRing: fixtureKeyRing() });
   try {
     const vpcId = await createVpc(stack);
     const services = new Map<string, string>();
-    for (const recording of recordings) {
+    for (const recording of RECORDINGS.filter((r) => wanted.includes(r) || setUp.includes(r))) {
+      const write = wanted.includes(recording);
+      log(`${write ? 'recording' : 'running (set-up only)'} ${recording.name}`);
       const handle = await recording.run({ stack, vpcId, services, workflowId: `replay-${recording.name}` });
       // Until the workflow has closed, however it closes (coverageGaps checks how).
       const result = (await handle.result().catch(() => undefined)) as RunReport | undefined;
       const serviceId = result?.outputs?.service_id;
       if (typeof serviceId === 'string') services.set(recording.name, serviceId);
+      if (!write) continue;
       const json = historyToObject(await handle.fetchHistory());
       const gaps = coverageGaps(recording, json);
       if (gaps.length > 0) throw new Error(`recording does not cover its path: ${gaps.join('; ')}`);
-      writeFileSync(historyFile(recording.name), `${JSON.stringify(json, null, 1)}\n`);
+      const file = historyFile(recording.name, dir);
+      // 'wx': fails if the file appeared meanwhile, so an existing history is never replaced.
+      writeFileSync(file, `${JSON.stringify(json, null, 1)}\n`, { flag: 'wx' });
+      appendToManifest(file);
+      written.push(file);
     }
   } finally {
     await stack.close();
   }
+  return written;
 }

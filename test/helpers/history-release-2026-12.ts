@@ -4,7 +4,7 @@
 // new services, coalesced per workflow task, also from a foreach batch's records. Other 2026-12
 // changes add their recordings here too. Record them (never an older release's):
 //
-//   TIDELINE_RECORD_HISTORIES=provision-succeeded.2026-12,… npx jest test/integration/replay-histories.test.ts
+//   npm run record-histories -- provision-succeeded.2026-12,…
 import { approvalUpdate, progressQuery } from '../../workflows/messages';
 import type { Recording } from './history-recorder';
 import type { Release } from './history-release-recordings';

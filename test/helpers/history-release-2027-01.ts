@@ -8,7 +8,7 @@
 // (and a batch), a fork after an approval with the service lock it queued on, a hold and retry.
 // Record them (never an older release's):
 //
-//   TIDELINE_RECORD_HISTORIES=provision-local-calls.2027-01,… npx jest test/integration/replay-histories.test.ts
+//   npm run record-histories -- provision-local-calls.2027-01,…
 import { lockWorkflowId } from '../../workflows/lock-messages';
 import type { Recording } from './history-recorder';
 import type { Release } from './history-release-recordings';

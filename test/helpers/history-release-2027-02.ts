@@ -5,7 +5,7 @@
 // become activity tasks) and every step kind (the read in a parallel branch does). Record them
 // (never an older release's):
 //
-//   TIDELINE_RECORD_HISTORIES=stop-dev-services.2027-02,every-kind.2027-02 npx jest test/integration/replay-histories.test.ts
+//   npm run record-histories -- stop-dev-services.2027-02,every-kind.2027-02
 import type { Release } from './history-release-recordings';
 
 const MARKER = 'EVENT_TYPE_MARKER_RECORDED';

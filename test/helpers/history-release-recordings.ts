@@ -7,7 +7,7 @@
 // gate, workflows/release-gate.ts). Record them by name (never
 // re-record an older release's histories):
 //
-//   TIDELINE_RECORD_HISTORIES=provision-succeeded.2026-12,… npx jest test/integration/replay-histories.test.ts
+//   npm run record-histories -- provision-succeeded.2026-12,…
 import path from 'node:path';
 import type { Recording, RecordingContext } from './history-recorder';
 import { progressQuery, retryUpdate } from '../../workflows/messages';

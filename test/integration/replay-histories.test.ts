@@ -3,8 +3,8 @@
 // already in flight (different commands in a different order) fails here.
 //
 // The histories are encrypted like real ones, with the TEST-ONLY key committed next to them.
-// Regenerate them: TIDELINE_RECORD_HISTORIES=1 npx jest test/integration/replay-histories.test.ts
-// (see test/helpers/history-recorder.ts for when that is the right fix and when it is not).
+// This gate never records: new histories come from `npm run record-histories`, which writes only
+// missing files (test/helpers/history-recorder.ts); SHA256SUMS pins the ones committed.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,11 +19,7 @@ import {
   historyFromObject,
   loadRecordedHistories,
   RECORDINGS,
-  recordHistories,
 } from '../helpers/history-recorder';
-
-const RECORD_SELECTION = process.env.TIDELINE_RECORD_HISTORIES;
-const RECORD = RECORD_SELECTION !== undefined && RECORD_SELECTION !== '';
 
 interface JsonEvent {
   activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
@@ -32,16 +28,17 @@ interface JsonEvent {
 let workDir: string;
 let bundlePath: string;
 
-beforeAll(
-  async () => {
-    if (RECORD) await recordHistories(RECORD_SELECTION);
-    workDir = mkdtempSync(path.join(tmpdir(), 'tideline-replay-'));
-    bundlePath = path.join(workDir, 'workflow-bundle.js');
-    // The workflow code as it is in the tree now (not a possibly stale dist/ bundle).
-    await bundleWorkflows({ outFile: bundlePath, workflowsPath: require.resolve('../../workflows') });
-  },
-  RECORD ? 300_000 : 120_000,
-);
+beforeAll(async () => {
+  // The variable once re-recorded every history here; now it means someone expects that.
+  if (process.env.TIDELINE_RECORD_HISTORIES)
+    throw new Error(
+      'TIDELINE_RECORD_HISTORIES is set: the replay gate never records (npm run record-histories)',
+    );
+  workDir = mkdtempSync(path.join(tmpdir(), 'tideline-replay-'));
+  bundlePath = path.join(workDir, 'workflow-bundle.js');
+  // The workflow code as it is in the tree now (not a possibly stale dist/ bundle).
+  await bundleWorkflows({ outFile: bundlePath, workflowsPath: require.resolve('../../workflows') });
+}, 120_000);
 
 afterAll(() => {
   if (workDir) rmSync(workDir, { recursive: true, force: true });
