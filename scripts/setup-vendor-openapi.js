@@ -94,7 +94,9 @@ function ensureVendorOpenApi(options = {}) {
     moduleDir = undefined;
   }
   if (typeof moduleDir !== 'string') {
-    throw new Error(`go mod download ${target} failed: ${(download.stderr || String(download.error)).trim()}`);
+    throw new Error(
+      `go mod download ${target} failed: ${(download.stderr || String(download.error)).trim()}`,
+    );
   }
   const content = fs.readFileSync(path.join(moduleDir, DOCUMENT_IN_MODULE));
   writeAtomic(paths.document, content);
@@ -108,7 +110,8 @@ module.exports = { vendorOpenApiPaths, cachedVendorOpenApi, ensureVendorOpenApi,
 if (require.main === module) {
   try {
     const result = ensureVendorOpenApi();
-    if ('unavailable' in result) console.error(`tideline: vendor API document not fetched: ${result.unavailable}`);
+    if ('unavailable' in result)
+      console.error(`tideline: vendor API document not fetched: ${result.unavailable}`);
   } catch (error) {
     console.error(`tideline: ${error.message}`);
     process.exitCode = 1;

@@ -10,6 +10,7 @@ import {
   type LocalCloudOptions,
   type ProjectCredentials,
 } from '../../simulator/server';
+import { answerCheckForTests, type AnswerContractRecorder } from './answer-contract';
 
 /** The dialects the local cloud answers in, for suites that run in each (`describe.each(DIALECTS)`). */
 export const DIALECTS = ['seed', 'current'] as const;
@@ -17,6 +18,12 @@ export const DIALECTS = ['seed', 'current'] as const;
 export interface TestCloudOptions extends Omit<LocalCloudOptions, 'host' | 'port' | 'clock'> {
   /** Drive time by hand (`advance`) instead of the system clock. */
   manualClock?: boolean;
+  /**
+   * Check every answer against the vendor's API document with the project's overlays
+   * (answer-contract.ts; default on): `close()` then throws if any answer broke it, naming the
+   * operation, status, dialect and JSON path of each problem.
+   */
+  checkAnswers?: boolean;
 }
 
 export interface TestCloud {
@@ -30,8 +37,11 @@ export interface TestCloud {
   readonly project: ProjectCredentials;
   /** `Basic …` header value for the first project's key pair. */
   readonly authorization: string;
+  /** The answer check, when on (and the vendor document is available). */
+  readonly answerCheck: AnswerContractRecorder | undefined;
   /** Moves the manual clock forward; throws when the cloud runs on the system clock. */
   advance(ms: number): void;
+  /** Stops the cloud; then throws if an answer broke the vendor's API document. */
   close(): Promise<void>;
 }
 
@@ -40,9 +50,19 @@ export function basicAuth(accessKey: string, secretKey: string): string {
 }
 
 export async function startTestCloud(options: TestCloudOptions = {}): Promise<TestCloud> {
-  const { manualClock, ...rest } = options;
+  const { manualClock, checkAnswers = true, onAnswer, ...rest } = options;
   const clock = manualClock ? new ManualClock() : undefined;
-  const cloud = await startLocalCloud({ ...rest, host: '127.0.0.1', port: 0, ...(clock ? { clock } : {}) });
+  const answerCheck = checkAnswers ? answerCheckForTests() : undefined;
+  const observers = [answerCheck?.observe, onAnswer].filter((o) => o !== undefined);
+  const cloud = await startLocalCloud({
+    ...rest,
+    host: '127.0.0.1',
+    port: 0,
+    ...(clock ? { clock } : {}),
+    ...(observers.length > 0
+      ? { onAnswer: (answer) => observers.forEach((observe) => observe(answer)) }
+      : {}),
+  });
   const project = cloud.projects[0]!;
   return {
     cloud,
@@ -51,11 +71,16 @@ export async function startTestCloud(options: TestCloudOptions = {}): Promise<Te
     controlAuthorization: cloud.controlToken === null ? '' : `Bearer ${cloud.controlToken}`,
     project,
     authorization: basicAuth(project.access_key, project.secret_key),
+    answerCheck,
     advance: (ms) => {
       if (!clock) throw new Error('advance() needs startTestCloud({ manualClock: true })');
       clock.advance(ms);
     },
-    close: () => cloud.close(),
+    close: async () => {
+      await cloud.close();
+      const report = answerCheck?.report();
+      if (report !== undefined) throw new Error(report);
+    },
   };
 }
 
