@@ -55,7 +55,12 @@ function recording(resolver: CloudClientResolver): CloudClientResolver {
 }
 
 beforeAll(async () => {
-  [server, tc] = await Promise.all([startTemporalServer(), startTestCloud({ timeScale: TIME_SCALE })]);
+  [server, tc] = await Promise.all([
+    startTemporalServer(),
+    // A new VPC takes peerings and a READY service has its first snapshot at once: the cases
+    // below need both, and no state to watch says when they arrive (no sleeps standing in).
+    startTestCloud({ timeScale: TIME_SCALE, durations: { vpcProvisioning: 0, firstSnapshot: 0 } }),
+  ]);
   projectId = tc.project.id;
   const config = loadWorkerConfig({
     env: {
@@ -116,14 +121,12 @@ function answersSince(before: ActionStats, after: ActionStats): Record<string, n
   return delta;
 }
 
-async function readyService(name: string, withSnapshot = false): Promise<string> {
+/** A new service, READY (and so past its first snapshot: firstSnapshot is 0 here). */
+async function readyService(name: string): Promise<string> {
   const created = await api.service.create({ ...project(), name });
   const serviceId = created.service_id!;
   for (let i = 0; i < 200; i += 1) {
-    if ((await api.service.get({ ...project(), service_id: serviceId })).status === 'READY') {
-      if (withSnapshot) await sleep(tc.cloud.durations.firstSnapshot * TIME_SCALE + 100);
-      return serviceId;
-    }
+    if ((await api.service.get({ ...project(), service_id: serviceId })).status === 'READY') return serviceId;
     await sleep(50);
   }
   throw new Error(`service ${name} did not become READY`);
@@ -132,14 +135,13 @@ async function readyService(name: string, withSnapshot = false): Promise<string>
 describe('create-or-adopt through a real workflow', () => {
   test('apply-then-fail on each create: the retry adopts, and exactly one resource exists', async () => {
     const parent = await readyService('atf-parent');
-    const withSnapshot = await readyService('atf-replicated', true);
+    const withSnapshot = await readyService('atf-replicated');
     const vpc = await api.vpc.create({
       ...project(),
       name: 'atf-net',
       cidr: '10.40.0.0/16',
       region_code: 'us-east-1',
     });
-    await sleep(tc.cloud.durations.vpcProvisioning * TIME_SCALE + 100);
     const peer = { peer_account_id: '777', peer_region_code: 'us-west-2', peer_vpc_id: 'vpc-777' };
 
     // Both ways a create can take effect yet look failed: a 5xx answer, or no answer at all.

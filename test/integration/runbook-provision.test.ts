@@ -4,7 +4,7 @@
 import type { RunReport } from '../../workflows/messages';
 import { progressQuery } from '../../workflows/messages';
 import { DIALECTS } from '../helpers/local-cloud';
-import { createVpc, expectEveryOutputFilled } from '../helpers/runbook-fixtures';
+import { createVpc, expectEveryOutputFilled, waitForStep } from '../helpers/runbook-fixtures';
 import { failedReport, startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 
 const FAST = { timeScale: 0.05 };
@@ -74,12 +74,8 @@ describe.each(DIALECTS)('provision-production-service (%s dialect)', (dialect) =
       name: 'cancelled',
       vpc_id: vpcId,
     });
-    // Wait until the create is done and the run is waiting for READY.
-    for (let i = 0; i < 200; i++) {
-      const progress = await handle.query(progressQuery);
-      if (progress.steps.find((s) => s.id === 'create')?.status === 'done') break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    // Wait until the create is done and the run is waiting for READY (throws when it never is).
+    await waitForStep(handle, 'create', 'done', 30_000);
     await handle.cancel();
     await expect(handle.result()).rejects.toThrow();
     const progress = await handle.query(progressQuery);

@@ -2,7 +2,7 @@
 // the run goes on, instead of failing on "already attached" (409) or "already paused" (400).
 import path from 'node:path';
 import type { RunReport } from '../../workflows/messages';
-import { createVpc } from '../helpers/runbook-fixtures';
+import { createVpc, pollUntil } from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 
 const RUNBOOK = path.resolve(__dirname, '..', 'fixtures', 'kinds', 'stop-and-attach.yaml');
@@ -20,10 +20,12 @@ describe('retry safety of changes', () => {
     const vpcId = await createVpc(stack, { name: 'net', cidr: '10.1.0.0/16' });
     const created = await stack.api.service.create({ project_id, name: 'lost-answers' });
     const service_id = created.service_id!;
-    for (let i = 0; i < 100; i++) {
-      if ((await stack.api.service.get({ project_id, service_id })).status === 'READY') break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await pollUntil(
+      'the service READY before the run starts',
+      async () => (await stack.api.service.get({ project_id, service_id })).status,
+      (status) => status === 'READY',
+      60_000,
+    );
     stack.cloud.cloud.addFaults([
       { action: 'service.attachToVpc', kind: 'applyThenFail', mode: 'error', status: 502, times: 1 },
       { action: 'service.stop', kind: 'applyThenFail', mode: 'drop', times: 1 },

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Service, Vpc } from '../../cloud/models';
 import { startLocalCloud } from '../../simulator/server';
+import { pollUntil } from '../../bench/lib/cancel-runs';
 import { call, paths, startTestCloud } from '../helpers/local-cloud';
 
 let dir: string;
@@ -39,10 +40,14 @@ test('a restart keeps projects, keys, resources and the progress of transitions'
     expect(service.body.name).toBe('survivor');
     expect(service.body.created).toBe(created.body.created);
     expect((await call<Vpc>(second, 'GET', paths(second).vpc(vpc.body.id!))).body).toEqual(vpc.body);
-    // The create that was under way before the restart completes afterwards.
-    const d = second.cloud.durations;
-    await new Promise((resolve) => setTimeout(resolve, (d.queued + d.configuring) * 0.05 + 20));
-    expect((await call<Service>(second, 'GET', paths(second).service(id))).body.status).toBe('READY');
+    // The create that was under way before the restart completes afterwards (a lost transition
+    // would leave it QUEUED or CONFIGURING, and the wait fails naming the status it saw last).
+    await pollUntil(
+      `${id} READY after the restart`,
+      async () => (await call<Service>(second, 'GET', paths(second).service(id))).body.status,
+      (status) => status === 'READY',
+      30_000,
+    );
     // New IDs never collide with restored ones.
     const another = await call<Service>(second, 'POST', paths(second).services, { body: { name: 'new' } });
     expect(another.body.service_id).not.toBe(id);

@@ -167,6 +167,9 @@ describe('invalid success answers', () => {
   });
 });
 
+// The server below never answers, so only the client's deadline ends these requests: a rejection
+// naming the configured deadline, not earlier than it, is the proof (no wall-clock ceiling, which a
+// loaded machine can break; a deadline that never fires fails on Jest's timeout).
 describe('transport failures', () => {
   it('times out a request whose headers never come, at the deadline', async () => {
     server.handle(() => undefined);
@@ -177,7 +180,6 @@ describe('transport failures', () => {
     expect(error.retryable).toBe(true);
     expect(error.message).toContain('300 ms');
     expect(elapsed).toBeGreaterThanOrEqual(290);
-    expect(elapsed).toBeLessThan(1_500);
   });
 
   it('times out a body that stalls halfway, at the deadline', async () => {
@@ -188,16 +190,17 @@ describe('transport failures', () => {
     const started = Date.now();
     const error = await failure(client.service.get(SERVICE, { timeoutMs: 300 }));
     expect(error.code).toBe('CLOUD_API_TIMEOUT');
-    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(error.message).toContain('300 ms');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
   });
 
   it('uses the client-wide deadline by default', async () => {
     await client.close();
     client = scriptedClient(server, { accessKey: 'ak', secretKey: 'sk', timeoutMs: 250 });
     server.handle(() => undefined);
-    const started = Date.now();
-    await expect(client.project.list({})).rejects.toMatchObject({ code: 'CLOUD_API_TIMEOUT' });
-    expect(Date.now() - started).toBeLessThan(1_500);
+    const error = await failure(client.project.list({}));
+    expect(error.code).toBe('CLOUD_API_TIMEOUT');
+    expect(error.message).toContain('250 ms');
   });
 
   it('reports a refused connection as a network error', async () => {
@@ -226,15 +229,13 @@ describe('transport failures', () => {
   });
 
   it('rejects with the caller’s reason when the caller aborts, and does not wait for the deadline', async () => {
-    server.handle(() => undefined);
     const controller = new AbortController();
     const reason = new Error('activity cancelled');
-    setTimeout(() => controller.abort(reason), 100);
-    const started = Date.now();
-    await expect(client.service.get(SERVICE, { signal: controller.signal, timeoutMs: 5_000 })).rejects.toBe(
+    // Aborted once the request is out; the deadline would reject with CLOUD_API_TIMEOUT instead.
+    server.handle(() => controller.abort(reason));
+    await expect(client.service.get(SERVICE, { signal: controller.signal, timeoutMs: 60_000 })).rejects.toBe(
       reason,
     );
-    expect(Date.now() - started).toBeLessThan(1_500);
   });
 
   it('does not send anything when the signal is already aborted', async () => {
