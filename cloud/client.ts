@@ -4,7 +4,7 @@
 import { inspect } from 'node:util';
 import { parseBaseUrl } from './base-url';
 import { CloudApiError } from './errors';
-import { HttpTransport } from './http';
+import { HttpTransport, type HttpCredentials } from './http';
 import { isCheckedInput, splitActionInput, validateActionInput, type SplitInput } from './action-input';
 import {
   ACTION_NAMES,
@@ -14,20 +14,29 @@ import {
   type ActionOutput,
   type OperationDef,
 } from './operations';
-import { collectSecretValues, redact, REDACTED, revealSecret, type Secret } from './redact';
+import { collectSecretValues, redact, REDACTED, Secret } from './redact';
 import { formatPath, interpretAnswer } from './response';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /** setTimeout's ceiling; longer deadlines would fire at once. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
 
+/**
+ * Where the API is, and how to authenticate: either the key pair (`accessKey` and `secretKey`,
+ * HTTP Basic, the default) or `bearerToken`, never both (a CLOUD_API_CONFIG error otherwise).
+ */
 export interface CloudClientOptions {
   /** e.g. `https://api.example.com/public/api/v1` (a trailing slash is fine). */
   baseUrl: string;
   /** HTTP Basic user name (the public key). */
-  accessKey: string;
+  accessKey?: string | undefined;
   /** HTTP Basic password. Never printed; may be given as a `Secret`. */
-  secretKey: string | Secret;
+  secretKey?: string | Secret | undefined;
+  /**
+   * Instead of the key pair: sent as `Authorization: Bearer <token>` (a JWT the API issued), the
+   * token alone without `Bearer `. Never printed; may be given as a `Secret`.
+   */
+  bearerToken?: string | Secret | undefined;
   /** Deadline per request, covering connect, headers and body. Default 30 s. */
   timeoutMs?: number | undefined;
   /** Permit plain `http://` to a loopback host (the local cloud). Default false. */
@@ -86,15 +95,51 @@ export function createCloudClient(options: CloudClientOptions): CloudClient {
   return new CloudClientBase(options) as CloudClient;
 }
 
-/** A copy of the options that is safe to print or serialise: the secret key is replaced. */
-export function redactOptions(
-  options: CloudClientOptions,
-): Omit<CloudClientOptions, 'secretKey'> & { secretKey: string } {
-  return { ...options, secretKey: REDACTED };
+/** The options as `redactOptions` gives them: a given secret key or bearer token reads `[REDACTED]`. */
+export type RedactedCloudClientOptions = Omit<CloudClientOptions, 'secretKey' | 'bearerToken'> & {
+  secretKey?: string;
+  bearerToken?: string;
+};
+
+/** A copy of the options that is safe to print or serialise: the secret key or token is replaced. */
+export function redactOptions(options: CloudClientOptions): RedactedCloudClientOptions {
+  const { secretKey, bearerToken, ...rest } = options;
+  return {
+    ...rest,
+    ...(secretKey !== undefined ? { secretKey: REDACTED } : {}),
+    ...(bearerToken !== undefined ? { bearerToken: REDACTED } : {}),
+  };
 }
 
 function configError(message: string): CloudApiError {
   return new CloudApiError({ code: 'CLOUD_API_CONFIG', message });
+}
+
+/** Printable ASCII without spaces: what an HTTP header carries safely (a JWT is base64url and dots). */
+const TOKEN_CHARACTERS = /^[\x21-\x7e]+$/;
+
+/** The transport's credentials from the options; a CLOUD_API_CONFIG error unless exactly one kind. */
+function credentialsOf(options: CloudClientOptions): HttpCredentials {
+  // Read as unknown: JavaScript callers and configuration may hand over anything.
+  const { accessKey, secretKey, bearerToken }: { [K in keyof CloudClientOptions]?: unknown } = options;
+  if (bearerToken !== undefined) {
+    if (accessKey !== undefined || secretKey !== undefined) {
+      throw configError('give either accessKey and secretKey (HTTP Basic) or bearerToken, not both');
+    }
+    const token = bearerToken instanceof Secret ? bearerToken.reveal() : bearerToken;
+    if (typeof token !== 'string' || !TOKEN_CHARACTERS.test(token)) {
+      throw configError(
+        'bearerToken must be a non-empty string of printable ASCII without spaces (the token alone, without "Bearer ")',
+      );
+    }
+    return { scheme: 'Bearer', token };
+  }
+  if (typeof accessKey !== 'string' || accessKey === '' || accessKey.includes(':')) {
+    throw configError('accessKey must be a non-empty string without ":" (or give bearerToken instead)');
+  }
+  const secret = secretKey instanceof Secret ? secretKey.reveal() : secretKey;
+  if (typeof secret !== 'string' || secret === '') throw configError('secretKey must be a non-empty string');
+  return { scheme: 'Basic', accessKey, secretKey: secret };
 }
 
 function checkTimeout(value: number, what: string): number {
@@ -107,34 +152,29 @@ function checkTimeout(value: number, what: string): number {
 export class CloudClientBase implements CloudCaller {
   /** The normalised base URL (origin + path prefix, no trailing slash). */
   readonly baseUrl: string;
-  readonly accessKey: string;
+  /** The key pair's public half; undefined for a client that authenticates with a bearer token. */
+  readonly accessKey: string | undefined;
   readonly timeoutMs: number;
   readonly #transport: HttpTransport;
   readonly #basePath: string;
   readonly #validateRequests: boolean;
-  /** The secret key and its Basic token: scrubbed from every message. */
+  readonly #usesBearerToken: boolean;
+  /** The secret key and its Basic token, or the bearer token: scrubbed from every message. */
   readonly #secrets: readonly string[];
   #closed = false;
 
   constructor(options: CloudClientOptions) {
     const parsed = parseBaseUrl(options.baseUrl, options.allowInsecureLoopback === true);
-    const secretKey = revealSecret(options.secretKey);
-    if (
-      typeof options.accessKey !== 'string' ||
-      options.accessKey === '' ||
-      options.accessKey.includes(':')
-    ) {
-      throw configError('accessKey must be a non-empty string without ":"');
-    }
-    if (typeof secretKey !== 'string' || secretKey === '')
-      throw configError('secretKey must be a non-empty string');
+    const credentials = credentialsOf(options);
     this.baseUrl = parsed.href;
-    this.accessKey = options.accessKey;
+    this.accessKey = credentials.scheme === 'Basic' ? credentials.accessKey : undefined;
+    this.#usesBearerToken = credentials.scheme === 'Bearer';
     this.timeoutMs = checkTimeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, 'timeoutMs');
     this.#basePath = parsed.basePath;
     this.#validateRequests = options.validateRequests ?? true;
-    this.#transport = new HttpTransport({ origin: parsed.origin, accessKey: options.accessKey, secretKey });
-    this.#secrets = [secretKey, this.#transport.authorizationToken];
+    this.#transport = new HttpTransport({ origin: parsed.origin, credentials });
+    const secret = credentials.scheme === 'Basic' ? credentials.secretKey : credentials.token;
+    this.#secrets = [secret, this.#transport.authorizationToken];
     for (const group of groupActions()) {
       Object.defineProperty(this, group.name, { value: this.#groupMethods(group.actions), enumerable: true });
     }
@@ -195,12 +235,10 @@ export class CloudClientBase implements CloudCaller {
   }
 
   toJSON(): Record<string, unknown> {
-    return {
-      baseUrl: this.baseUrl,
-      accessKey: this.accessKey,
-      secretKey: REDACTED,
-      timeoutMs: this.timeoutMs,
-    };
+    const credentials = this.#usesBearerToken
+      ? { bearerToken: REDACTED }
+      : { accessKey: this.accessKey, secretKey: REDACTED };
+    return { baseUrl: this.baseUrl, ...credentials, timeoutMs: this.timeoutMs };
   }
 
   toString(): string {

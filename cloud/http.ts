@@ -1,6 +1,6 @@
-// The HTTP transport of the Cloud API client: one keep-alive undici Agent, Basic auth, a hard
-// per-request deadline covering headers and body, caller cancellation, and transport failures
-// turned into CLOUD_API_TIMEOUT / CLOUD_API_NETWORK. It knows nothing about operations.
+// The HTTP transport of the Cloud API client: one keep-alive undici Agent, Basic or Bearer auth,
+// a hard per-request deadline covering headers and body, caller cancellation, and transport
+// failures turned into CLOUD_API_TIMEOUT / CLOUD_API_NETWORK. It knows nothing about operations.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
@@ -34,11 +34,14 @@ export interface SendOptions {
   secrets: readonly string[];
 }
 
+/** HTTP Basic with the project's key pair, or `Bearer` with a token (a JWT) the API issued. */
+export type HttpCredentials =
+  { scheme: 'Basic'; accessKey: string; secretKey: string } | { scheme: 'Bearer'; token: string };
+
 export interface HttpTransportOptions {
   /** `https://host:port` (or loopback http when allowed). */
   origin: string;
-  accessKey: string;
-  secretKey: string;
+  credentials: HttpCredentials;
 }
 
 /** Raised internally when the deadline fires, so it is told apart from a caller's abort. */
@@ -83,14 +86,21 @@ export class HttpTransport {
 
   constructor(options: HttpTransportOptions) {
     this.#origin = options.origin;
-    this.#authorization = `Basic ${Buffer.from(`${options.accessKey}:${options.secretKey}`).toString('base64')}`;
+    const { credentials } = options;
+    this.#authorization =
+      credentials.scheme === 'Basic'
+        ? `Basic ${Buffer.from(`${credentials.accessKey}:${credentials.secretKey}`).toString('base64')}`
+        : `Bearer ${credentials.token}`;
     // One Agent for the client's life: connections are kept alive and reused between calls.
     this.#agent = new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
   }
 
-  /** The Authorization header value, so callers can scrub it (and its base64) from messages. */
+  /**
+   * The Authorization header value after its scheme (the base64 of the key pair, or the bearer
+   * token itself), so callers can scrub it from messages.
+   */
   get authorizationToken(): string {
-    return this.#authorization.slice('Basic '.length);
+    return this.#authorization.slice(this.#authorization.indexOf(' ') + 1);
   }
 
   async send(request: HttpRequest, options: SendOptions): Promise<HttpAnswer> {

@@ -1,5 +1,9 @@
-// HTTP Basic authentication: user = access key, password = secret key. A key pair belongs to one
-// project. Secrets are compared in constant time and never echoed in answers.
+// Authentication of the Cloud API (not of the control API, which has its own token): HTTP Basic
+// (user = access key, password = secret key), or `Authorization: Bearer <token>` for a project
+// configured with a `bearer_token`. The real API issues JWTs as bearer tokens; the local cloud
+// does not verify signatures or claims: a token is an opaque string, valid when it equals one
+// configured for a project. Credentials belong to one project. Secrets and tokens are compared in
+// constant time and never echoed in answers.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { unauthorized } from './errors';
 import type { ProjectRecord } from './state';
@@ -8,18 +12,27 @@ function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
 }
 
+const BASIC = /^Basic\s+([A-Za-z0-9+/=._~-]+)\s*$/i;
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
 export class Authenticator {
   private readonly byAccessKey = new Map<string, { project: ProjectRecord; secretDigest: Buffer }>();
+  private readonly tokens: { project: ProjectRecord; tokenDigest: Buffer }[] = [];
 
   constructor(projects: readonly ProjectRecord[]) {
     for (const project of projects) {
       this.byAccessKey.set(project.access_key, { project, secretDigest: digest(project.secret_key) });
+      if (project.bearer_token !== undefined) {
+        this.tokens.push({ project, tokenDigest: digest(project.bearer_token) });
+      }
     }
   }
 
-  /** The project of the key pair in an `Authorization` header; 401 when missing or wrong. */
+  /** The project of the credentials in an `Authorization` header; 401 when missing or wrong. */
   authenticate(header: string | undefined): ProjectRecord {
-    const match = /^Basic\s+([A-Za-z0-9+/=._~-]+)\s*$/i.exec(header ?? '');
+    const bearer = BEARER.exec(header ?? '');
+    if (bearer) return this.byBearerToken(bearer[1]!);
+    const match = BASIC.exec(header ?? '');
     if (!match) throw unauthorized('missing or malformed HTTP Basic credentials');
     const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
@@ -31,5 +44,16 @@ export class Authenticator {
     const secretMatches = timingSafeEqual(offered, expected);
     if (!entry || !secretMatches) throw unauthorized('invalid access key or secret key');
     return entry.project;
+  }
+
+  /** Every configured token is compared (no early exit), so timing does not tell how close a guess was. */
+  private byBearerToken(token: string): ProjectRecord {
+    const offered = digest(token);
+    let found: ProjectRecord | undefined;
+    for (const entry of this.tokens) {
+      if (timingSafeEqual(offered, entry.tokenDigest)) found = entry.project;
+    }
+    if (found === undefined) throw unauthorized('invalid bearer token');
+    return found;
   }
 }

@@ -65,14 +65,30 @@ export const ProjectConfig = z.strictObject({
   /** Generated when absent (printed once, on the first stdout line of the CLI). */
   access_key: z.string().min(1).max(256).optional(),
   secret_key: z.string().min(8).max(256).optional(),
+  /**
+   * Also accepted as `Authorization: Bearer <bearer_token>` for this project, besides the key
+   * pair. The real API issues JWTs; the local cloud does not verify signatures or claims: any
+   * configured opaque string is a valid token, compared whole. Never generated.
+   */
+  bearer_token: z
+    .string()
+    .regex(/^[\x21-\x7e]{16,4096}$/, 'must be 16 to 4096 printable ASCII characters without spaces')
+    .optional(),
 });
 export type ProjectConfig = z.output<typeof ProjectConfig>;
 
-/** Access keys and ids must be unique; keys are given in pairs or generated in pairs. */
+/** Access keys, bearer tokens and ids must be unique; keys are given in pairs or generated in pairs. */
 const Projects = z.array(ProjectConfig).superRefine((projects, ctx) => {
   const seenKeys = new Set<string>();
   const seenIds = new Set<string>();
+  const seenTokens = new Set<string>();
   projects.forEach((project, index) => {
+    if (project.bearer_token !== undefined) {
+      if (seenTokens.has(project.bearer_token)) {
+        ctx.addIssue({ code: 'custom', path: [index, 'bearer_token'], message: 'duplicate bearer_token' });
+      }
+      seenTokens.add(project.bearer_token);
+    }
     if (project.access_key !== undefined) {
       if (seenKeys.has(project.access_key)) {
         ctx.addIssue({ code: 'custom', path: [index, 'access_key'], message: 'duplicate access_key' });

@@ -148,6 +148,7 @@ function resolveProjects(
       name: project.name,
       access_key: project.access_key ?? previous?.access_key ?? generateAccessKey(),
       secret_key: project.secret_key ?? previous?.secret_key ?? generateSecretKey(),
+      bearer_token: project.bearer_token,
     };
   });
 }

@@ -12,6 +12,8 @@ export const ProjectRecord = z.object({
   name: z.string(),
   access_key: z.string(),
   secret_key: z.string(),
+  /** Accepted as `Authorization: Bearer …` besides the key pair (config `bearer_token`). */
+  bearer_token: z.string().optional(),
 });
 export type ProjectRecord = z.infer<typeof ProjectRecord>;
 

@@ -26,10 +26,14 @@ export function createCloudClientResolver(
             `(configured: ${[...cloud.projects.keys()].join(', ')}); add them to the worker's configuration`,
         });
       }
+      // The key pair (HTTP Basic) or the bearer token, whichever the project has.
+      const credentials =
+        project.bearerToken !== undefined
+          ? { bearerToken: project.bearerToken }
+          : { accessKey: project.accessKey, secretKey: project.secretKey };
       const client = factory({
         baseUrl: project.baseUrl,
-        accessKey: project.accessKey,
-        secretKey: project.secretKey,
+        ...credentials,
         allowInsecureLoopback: cloud.allowInsecureLoopback,
         timeoutMs: cloud.timeoutMs,
       });

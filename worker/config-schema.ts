@@ -7,20 +7,59 @@ import { Secret } from '../cloud/redact';
 export const DEFAULT_TASK_QUEUE = 'tideline';
 
 const NO_CREDENTIALS =
-  'no Cloud API credentials (set TIDELINE_CLOUD_PROJECT_ID, TIDELINE_CLOUD_ACCESS_KEY and ' +
-  'TIDELINE_CLOUD_SECRET_KEY, or list projects in the file named by TIDELINE_CONFIG)';
+  'no Cloud API credentials (set TIDELINE_CLOUD_PROJECT_ID with TIDELINE_CLOUD_ACCESS_KEY and ' +
+  'TIDELINE_CLOUD_SECRET_KEY, or with TIDELINE_CLOUD_BEARER_TOKEN; or list projects in the file ' +
+  'named by TIDELINE_CONFIG)';
 
 const CloudBaseUrl = z.string().min(1, 'must not be empty');
 
-const ProjectCredentials = z.strictObject({
-  accessKey: z.string().min(1, 'must not be empty'),
-  secretKey: z
-    .string()
-    .min(1, 'must not be empty')
-    .transform((value) => new Secret(value)),
-  /** Only when this project lives behind another API endpoint than `cloud.baseUrl`. */
-  baseUrl: CloudBaseUrl.optional(),
-});
+const SecretText = z
+  .string()
+  .min(1, 'must not be empty')
+  .transform((value) => new Secret(value));
+
+/** What the client sends as `Authorization: Bearer <token>`; the message never quotes the value. */
+const BearerToken = z
+  .string()
+  .min(1, { message: 'must not be empty', abort: true })
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces (the token alone, without "Bearer ")')
+  .transform((value) => new Secret(value));
+
+/** A project authenticates with its key pair (HTTP Basic, the default) or with a bearer token. */
+export type ProjectCredentials =
+  | { accessKey: string; secretKey: Secret; bearerToken?: undefined }
+  | { bearerToken: Secret; accessKey?: undefined; secretKey?: undefined };
+
+const ProjectEntry = z
+  .strictObject({
+    accessKey: z.string().min(1, 'must not be empty').optional(),
+    secretKey: SecretText.optional(),
+    bearerToken: BearerToken.optional(),
+    /** Only when this project lives behind another API endpoint than `cloud.baseUrl`. */
+    baseUrl: CloudBaseUrl.optional(),
+  })
+  .transform((project, ctx): ProjectCredentials & { baseUrl?: string | undefined } => {
+    const { accessKey, secretKey, bearerToken, baseUrl } = project;
+    // `input` is left out: an issue never carries the secret it is about.
+    const problem = (path: string[], message: string): never => {
+      ctx.issues.push({ code: 'custom', path, message, input: undefined });
+      return z.NEVER;
+    };
+    if (bearerToken !== undefined) {
+      if (accessKey !== undefined || secretKey !== undefined)
+        return problem(
+          [],
+          'give either accessKey and secretKey, or bearerToken, not both (remove one of them)',
+        );
+      return { bearerToken, baseUrl };
+    }
+    if (accessKey === undefined && secretKey === undefined)
+      return problem([], 'no credentials: give accessKey and secretKey, or bearerToken');
+    const instead = 'or give bearerToken alone instead of the key pair';
+    if (accessKey === undefined) return problem(['accessKey'], `required with secretKey (${instead})`);
+    if (secretKey === undefined) return problem(['secretKey'], `required with accessKey (${instead})`);
+    return { accessKey, secretKey, baseUrl };
+  });
 
 const HostPort = z
   .string()
@@ -41,7 +80,7 @@ const CloudSection = z
     allowInsecureLoopback: z.boolean().optional(),
     timeoutMs: z.number().int().positive().optional(),
     defaultProject: z.string().min(1).optional(),
-    projects: z.record(z.string().min(1), ProjectCredentials).optional(),
+    projects: z.record(z.string().min(1), ProjectEntry).optional(),
   })
   .superRefine((cloud, ctx) => {
     const insecure = cloud.allowInsecureLoopback ?? false;
@@ -133,30 +172,18 @@ export function applyEnvironment(
   if (file.cloud !== undefined && !isRecord(file.cloud)) {
     problems.push('cloud: must be a mapping (baseUrl, projects, …)');
   } else if (fileCloud.projects !== undefined && !isRecord(fileCloud.projects)) {
-    problems.push('cloud.projects: must be a mapping of project id to { accessKey, secretKey }');
+    problems.push(
+      'cloud.projects: must be a mapping of project id to { accessKey, secretKey } or { bearerToken }',
+    );
   }
   if (env.TIDELINE_CLOUD_URL) cloud.baseUrl = env.TIDELINE_CLOUD_URL;
   const insecure = flagIsOn(env.TIDELINE_CLOUD_ALLOW_INSECURE_LOOPBACK);
   if (insecure !== undefined) cloud.allowInsecureLoopback = insecure;
 
-  const trio = {
-    TIDELINE_CLOUD_PROJECT_ID: env.TIDELINE_CLOUD_PROJECT_ID,
-    TIDELINE_CLOUD_ACCESS_KEY: env.TIDELINE_CLOUD_ACCESS_KEY,
-    TIDELINE_CLOUD_SECRET_KEY: env.TIDELINE_CLOUD_SECRET_KEY,
-  };
-  const given = Object.entries(trio).filter(([, value]) => value !== undefined && value !== '');
-  if (given.length === 3) {
-    const projectId = trio.TIDELINE_CLOUD_PROJECT_ID as string;
-    projects[projectId] = {
-      accessKey: trio.TIDELINE_CLOUD_ACCESS_KEY,
-      secretKey: trio.TIDELINE_CLOUD_SECRET_KEY,
-    };
-    cloud.defaultProject = projectId;
-  } else if (given.length > 0) {
-    const missing = Object.keys(trio).filter((name) => !given.some(([set]) => set === name));
-    problems.push(
-      `${missing.join(' and ')} must be set too (the three TIDELINE_CLOUD_* credentials go together)`,
-    );
+  const project = envProject(env, problems);
+  if (project !== undefined) {
+    projects[project.id] = project.credentials;
+    cloud.defaultProject = project.id;
   }
   return {
     ...file,
@@ -164,6 +191,54 @@ export function applyEnvironment(
     ...(env.TIDELINE_METRICS_ADDRESS ? { metricsAddress: env.TIDELINE_METRICS_ADDRESS } : {}),
     cloud,
   };
+}
+
+/** Names of the variables in `names` that are set (not empty). */
+function setVariables(env: NodeJS.ProcessEnv, names: readonly string[]): string[] {
+  return names.filter((name) => env[name] !== undefined && env[name] !== '');
+}
+
+/**
+ * The one project the environment gives: TIDELINE_CLOUD_PROJECT_ID with either the key pair
+ * (TIDELINE_CLOUD_ACCESS_KEY + TIDELINE_CLOUD_SECRET_KEY) or TIDELINE_CLOUD_BEARER_TOKEN. An
+ * incomplete or doubled set is a problem naming the variables (never their values).
+ */
+function envProject(
+  env: NodeJS.ProcessEnv,
+  problems: string[],
+): { id: string; credentials: Record<string, string | undefined> } | undefined {
+  const id = env.TIDELINE_CLOUD_PROJECT_ID || undefined;
+  const keyNames = ['TIDELINE_CLOUD_ACCESS_KEY', 'TIDELINE_CLOUD_SECRET_KEY'] as const;
+  const keys = setVariables(env, keyNames);
+  const token = env.TIDELINE_CLOUD_BEARER_TOKEN || undefined;
+  if (token !== undefined) {
+    if (keys.length > 0) {
+      problems.push(
+        `TIDELINE_CLOUD_BEARER_TOKEN is set together with ${keys.join(' and ')}: a project ` +
+          'authenticates with the key pair or with the bearer token, not both (unset one kind)',
+      );
+    } else if (id === undefined) {
+      problems.push('TIDELINE_CLOUD_PROJECT_ID must be set too (the bearer token is for one project)');
+    } else {
+      return { id, credentials: { bearerToken: token } };
+    }
+    return undefined;
+  }
+  const given = setVariables(env, ['TIDELINE_CLOUD_PROJECT_ID', ...keyNames]);
+  if (given.length === 3 && id !== undefined) {
+    return {
+      id,
+      credentials: { accessKey: env.TIDELINE_CLOUD_ACCESS_KEY, secretKey: env.TIDELINE_CLOUD_SECRET_KEY },
+    };
+  }
+  if (given.length > 0) {
+    const missing = ['TIDELINE_CLOUD_PROJECT_ID', ...keyNames].filter((name) => !given.includes(name));
+    const instead = keys.length === 0 ? ', or TIDELINE_CLOUD_BEARER_TOKEN instead of the key pair' : '';
+    problems.push(
+      `${missing.join(' and ')} must be set too (the three TIDELINE_CLOUD_* credentials go together${instead})`,
+    );
+  }
+  return undefined;
 }
 
 export function issueText(issue: z.core.$ZodIssue): string {

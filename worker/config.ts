@@ -14,18 +14,18 @@
 //     timeoutMs: 30000                       # optional per-request deadline
 //     defaultProject: d1k5vk7hf2             # optional; default: the only/first project
 //     projects:
-//       d1k5vk7hf2: { accessKey: AK…, secretKey: SK… }
+//       d1k5vk7hf2: { accessKey: AK…, secretKey: SK… }   # HTTP Basic (the default)
+//       k3m9q2x7za: { bearerToken: eyJ… }                # or Authorization: Bearer (a JWT)
 //
 // Environment (overrides the file): TIDELINE_TASK_QUEUE, TIDELINE_METRICS_ADDRESS,
 // TIDELINE_CLOUD_URL, TIDELINE_CLOUD_ALLOW_INSECURE_LOOPBACK=1, and together
-// TIDELINE_CLOUD_PROJECT_ID + TIDELINE_CLOUD_ACCESS_KEY + TIDELINE_CLOUD_SECRET_KEY (one project,
-// which becomes the default).
+// TIDELINE_CLOUD_PROJECT_ID + TIDELINE_CLOUD_ACCESS_KEY + TIDELINE_CLOUD_SECRET_KEY, or
+// TIDELINE_CLOUD_PROJECT_ID + TIDELINE_CLOUD_BEARER_TOKEN (one project, which becomes the default).
 import path from 'node:path';
 import { inspect } from 'node:util';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { parseBaseUrl } from '../cloud/base-url';
 import { readSourceFile } from '../dsl/source-file';
-import type { Secret } from '../cloud/redact';
 import {
   applyEnvironment,
   DEFAULT_TASK_QUEUE,
@@ -33,6 +33,7 @@ import {
   isRecord,
   issueText,
   WorkerConfigSchema,
+  type ProjectCredentials,
   type WorkerTuning,
 } from './config-schema';
 import { WorkerError } from './errors';
@@ -40,12 +41,11 @@ import { warnIfSecretConfigOpen } from './file-permissions';
 
 export { DEFAULT_TASK_QUEUE, WorkerConfigSchema } from './config-schema';
 
-export interface ProjectConfig {
+/** A project's credentials (its key pair or a bearer token, as `Secret`s) and its API endpoint. */
+export type ProjectConfig = ProjectCredentials & {
   projectId: string;
-  accessKey: string;
-  secretKey: Secret;
   baseUrl: string;
-}
+};
 
 export interface CloudConfig {
   baseUrl: string;
@@ -161,6 +161,16 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
     configFile,
   };
   return withSafeDisplay(config);
+}
+
+/**
+ * Every credential secret of the configured projects (secret keys, bearer tokens) in plain text,
+ * for the log scrubber; nothing else may reveal them.
+ */
+export function projectSecrets(cloud: CloudConfig): string[] {
+  return [...cloud.projects.values()].map((project) =>
+    project.bearerToken !== undefined ? project.bearerToken.reveal() : project.secretKey.reveal(),
+  );
 }
 
 /** What may be printed about a config: no keys, ever. */

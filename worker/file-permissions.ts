@@ -1,6 +1,6 @@
-// The one-line warning for a file holding secrets (keys.json, a worker config with a secret key)
-// that other users can read. Shared, so every such file is warned about in the same words; the
-// worker and the CLI (`--config`) warn about a config file alike.
+// The one-line warning for a file holding secrets (keys.json, a worker config with a secret key or
+// a bearer token) that other users can read. Shared, so every such file is warned about in the same
+// words; the worker and the CLI (`--config`) warn about a config file alike.
 import { statSync } from 'node:fs';
 
 /** True when group or others have any permission on `file` (never on Windows, which has no modes). */
@@ -34,14 +34,23 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** True when a parsed config file's `cloud.projects` hold a secret key. */
-export function configHoldsSecret(raw: unknown): boolean {
+/** The kind of Cloud API secret a parsed config file's `cloud.projects` hold, if any. */
+function configSecretKind(raw: unknown): 'secret key' | 'bearer token' | undefined {
   const projects = isObject(raw) && isObject(raw.cloud) ? raw.cloud.projects : undefined;
-  return isObject(projects) && Object.values(projects).some((p) => isObject(p) && p.secretKey !== undefined);
+  if (!isObject(projects)) return undefined;
+  const entries = Object.values(projects).filter(isObject);
+  if (entries.some((p) => p.secretKey !== undefined)) return 'secret key';
+  if (entries.some((p) => p.bearerToken !== undefined)) return 'bearer token';
+  return undefined;
 }
 
-/** The config file warning: only when its content (`raw`, parsed) holds a secret key. */
+/** True when a parsed config file's `cloud.projects` hold a secret key or a bearer token. */
+export function configHoldsSecret(raw: unknown): boolean {
+  return configSecretKind(raw) !== undefined;
+}
+
+/** The config file warning: only when its content (`raw`, parsed) holds a secret key or token. */
 export function warnIfSecretConfigOpen(file: string, raw: unknown, notice: (line: string) => void): void {
-  if (configHoldsSecret(raw))
-    warnIfOpenToOthers(file, 'config file', notice, '(it holds a Cloud API secret key)');
+  const kind = configSecretKind(raw);
+  if (kind !== undefined) warnIfOpenToOthers(file, 'config file', notice, `(it holds a Cloud API ${kind})`);
 }

@@ -44,7 +44,7 @@ describe('loadWorkerConfig', () => {
     expect(config.cloud.defaultProjectId).toBe('proj000001');
     const project = config.cloud.projects.get('proj000001');
     expect(project?.accessKey).toBe('AK1');
-    expect(project?.secretKey.reveal()).toBe(SECRET);
+    expect(project?.secretKey?.reveal()).toBe(SECRET);
   });
 
   test('a YAML file with several projects; environment overrides and adds', () => {
