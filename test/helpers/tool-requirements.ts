@@ -15,9 +15,9 @@ export function toolsRequired(env: NodeJS.ProcessEnv = process.env): boolean {
 }
 
 /**
- * `describe(name, body)` when `missing` is undefined. Otherwise the body is not even evaluated (no
- * hook runs): the suite is skipped with `missing` in its name and printed, or, in tools-required
- * mode, it holds one test that fails with the reason.
+ * `describe(name, body)` when `missing` is undefined. Otherwise none of the body's hooks or tests
+ * run: the suite is skipped with `missing` in its name and printed, or, in tools-required mode, it
+ * holds only one test, which fails with the reason.
  */
 export function describeWithTools(name: string, missing: string | undefined, body: () => void): void {
   if (missing === undefined) {
