@@ -21,6 +21,8 @@ module.exports = {
   testTimeout: 30_000,
   // dist/ and the workflow bundle are built once for the run, not once per test file.
   globalSetup: '<rootDir>/scripts/jest-global-setup.js',
+  // Unit suites first, then integration suites.
+  testSequencer: '<rootDir>/scripts/jest-test-sequencer.js',
   // Integration tests start servers and processes; two cores cannot run many at once.
   maxWorkers: 2,
 };
