@@ -49,6 +49,8 @@ export const ReplicaSetRecord = z.object({
   poolerPort: z.number(),
   status: ReplicaSetStatus,
   steps: z.array(z.object({ at: z.number(), status: ReplicaSetStatus, effect: ReplicaSetEffect.optional() })),
+  /** When it was created (RFC 3339); absent in state files written before it was kept. */
+  created: z.string().optional(),
 });
 export type ReplicaSetRecord = z.infer<typeof ReplicaSetRecord>;
 

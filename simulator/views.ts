@@ -125,6 +125,8 @@ export function standbyServiceView(primary: ServiceRecord, set: ReplicaSetRecord
     region_code: primary.regionCode,
     service_type: primary.serviceType,
     paused: false,
+    // The set's own creation time; the primary's for a set kept before that was recorded.
+    created: set.created ?? primary.created,
     status: STANDBY_STATUS[set.status],
     ...(replica.endpoint ? { endpoint: replica.endpoint } : {}),
     ...(replica.connection_pooler ? { connection_pooler: replica.connection_pooler } : {}),

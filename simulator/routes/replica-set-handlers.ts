@@ -1,5 +1,6 @@
 // Handlers of replicaSet.*: creating → active, resizing → active, deleting → gone; pooler and
 // environment changes apply at once.
+import { timestamp } from '../ids';
 import { ALLOWED_SIZES } from '../../cloud/requests';
 import { badRequest, conflict } from '../errors';
 import { hasSnapshot } from '../lifecycle';
@@ -57,6 +58,7 @@ export const replicaSetHandlers: Pick<HandlerTable, ReplicaSetAction> = {
       poolerPort: world.ids.port(),
       status: 'creating',
       steps: [{ at: now + world.pace.of('replicaSetCreating'), status: failed ? 'error' : 'active' }],
+      created: timestamp(now),
     };
     service.replicaSets.push(set);
     world.store.noteId(set.id);

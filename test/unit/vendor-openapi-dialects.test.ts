@@ -52,7 +52,6 @@ test('the differences each overlay records (a new one is a deliberate change her
     'shared-sizes-null',
     'server-errors',
     'unknown-field-stand-in',
-    'standby-without-created',
   ]);
 });
 
@@ -85,6 +84,7 @@ describeWithTools("the overlays on tiger-cli v0.21.2's document", vendorDocument
       'name',
       'region_code',
       'service_type',
+      'created',
       'status',
       'resources',
     ]);
