@@ -113,6 +113,12 @@ export const COMMANDS: CommandEntry[] = [
     load: () => (require('./commands/schedule') as typeof import('./commands/schedule')).scheduleCommand,
   },
   {
+    name: 'upgrade',
+    summary: 'open runs by the release they started on, and the patches they may still need',
+    interrupt: 'exit',
+    load: () => (require('./commands/upgrade') as typeof import('./commands/upgrade')).upgradeCommand,
+  },
+  {
     name: 'setup',
     summary: "register tideline's search attributes on the namespace (idempotent)",
     interrupt: 'exit',

@@ -1,0 +1,57 @@
+// Which old branches an open run may still take, from the patch ids it recorded
+// (cli/upgrade/patch-needs.ts): a recorded gate implies every patch listed before it, a patch the
+// run recorded needs no old branch, everything else may.
+import { knownPatches, patchNeeds } from '../../cli/upgrade/patch-needs';
+import { PATCHES } from '../../workflows/patches';
+
+const BEFORE_GATE = Object.values(PATCHES).slice(0, Object.values(PATCHES).indexOf(PATCHES.release2027_01));
+
+test('every patch id names its release, and the gate is known as one', () => {
+  const patches = knownPatches();
+  expect(patches.filter((p) => p.gate).map((p) => p.id)).toEqual([PATCHES.release2027_01]);
+  expect(patches.every((p) => /^\d{4}-\d{2}$/.test(p.release))).toBe(true);
+});
+
+test('a run started on the gate release or later needs only the patches after the gate it did not record', () => {
+  expect(patchNeeds([PATCHES.release2027_01])).toEqual({
+    startedOn: '2027-01 or later',
+    gate: PATCHES.release2027_01,
+    needs: [PATCHES.concurrentCallsAsTasks],
+    unknown: [],
+  });
+  expect(patchNeeds([PATCHES.release2027_01, PATCHES.concurrentCallsAsTasks]).needs).toEqual([]);
+});
+
+test('a run started before the gate may need every patch it did not record', () => {
+  const recorded = [PATCHES.undoableCallsFinish, PATCHES.stepActivityIds];
+  const result = patchNeeds(recorded);
+  expect(result.startedOn).toBe('before 2027-01');
+  expect(result.gate).toBeNull();
+  expect(result.needs).toEqual(
+    [...BEFORE_GATE, PATCHES.concurrentCallsAsTasks].filter((id) => !recorded.includes(id)),
+  );
+  expect(patchNeeds([]).needs).toHaveLength(BEFORE_GATE.length + 1);
+});
+
+test('the newest recorded gate counts, and ids this tree does not know are reported', () => {
+  const ids = [
+    'tideline-2026-11-a',
+    'tideline-2027-01-release',
+    'tideline-2027-02-b',
+    'tideline-2027-03-release',
+    'tideline-2027-03-c',
+  ];
+  const patches = knownPatches(ids);
+  expect(
+    patchNeeds(['tideline-2027-01-release', 'tideline-2027-03-release', 'tideline-2099-01-x'], patches),
+  ).toEqual({
+    startedOn: '2027-03 or later',
+    gate: 'tideline-2027-03-release',
+    needs: ['tideline-2027-03-c'],
+    unknown: ['tideline-2099-01-x'],
+  });
+  expect(patchNeeds(['tideline-2027-01-release'], patches).needs).toEqual([
+    'tideline-2027-02-b',
+    'tideline-2027-03-c',
+  ]);
+});
