@@ -97,6 +97,7 @@ describe('service.get of a read replica set id', () => {
       name: set.name,
       region_code: primary.region_code,
       service_type: primary.service_type,
+      created: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
       paused: false,
       status: 'READY',
       endpoint: set.endpoint,
@@ -106,6 +107,8 @@ describe('service.get of a read replica set id', () => {
       resources: [{ id: setId, spec: { cpu_millis: 1000, memory_gbs: 4, volume_type: '' } }],
     });
     expect(standby.initial_password).toBeUndefined();
+    // Created with the set, after the primary.
+    expect(Date.parse(standby.created!)).toBeGreaterThanOrEqual(Date.parse(primary.created!));
   });
 
   it('is not listed as a service, and is gone (404) once the set is deleted', async () => {
