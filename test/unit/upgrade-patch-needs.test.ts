@@ -23,7 +23,7 @@ test('a run started on the gate release or later needs only the patches after th
 });
 
 test('a run started before the gate may need every patch it did not record', () => {
-  const recorded = [PATCHES.undoableCallsFinish, PATCHES.stepActivityIds];
+  const recorded: string[] = [PATCHES.undoableCallsFinish, PATCHES.stepActivityIds];
   const result = patchNeeds(recorded);
   expect(result.startedOn).toBe('before 2027-01');
   expect(result.gate).toBeNull();
