@@ -7,6 +7,7 @@
 // module binds it to the test stack.
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
+import { operations, type ActionName } from '../../cloud/operations';
 import { loadRunbookFile } from '../../dsl/loader';
 import {
   cancelPointsOf,
@@ -26,9 +27,40 @@ function target(stack: RunbookStack): CancelTarget {
   return { api: stack.api, projectId: stack.projectId, faults: stack.cloud.cloud };
 }
 
-/** Every cancel point of a runbook in `runbooks/`: during and after each top-level step. */
+/** Set to 1 to run every cancel point of every runbook instead of the representative slice. */
+export const FULL_CANCEL_MATRIX_VARIABLE = 'TIDELINE_FULL_CANCEL_MATRIX';
+
+/**
+ * The cancel points of a runbook in `runbooks/`: during and after each top-level step. `npm test`
+ * takes a representative slice (representativeCancelPoints); TIDELINE_FULL_CANCEL_MATRIX=1 takes
+ * them all (`npm run test:cancel-matrix`).
+ */
 export function cancelPoints(runbook: string): CancelPoint[] {
-  return cancelPointsOf(loadRunbookFile(path.join(RUNBOOKS_DIR, runbook)));
+  const all = cancelPointsOf(loadRunbookFile(path.join(RUNBOOKS_DIR, runbook)));
+  return process.env[FULL_CANCEL_MATRIX_VARIABLE] === '1' ? all : representativeCancelPoints(all);
+}
+
+/** What a point holds open, as far as cancelling goes: a create, a change, a read, or nothing. */
+function heldKind(point: CancelPoint): string {
+  if (point.hold === undefined) return 'nothing';
+  const kind = Object.hasOwn(operations, point.hold) ? operations[point.hold as ActionName].kind : 'unknown';
+  return kind === 'delete' ? 'mutate' : kind;
+}
+
+/**
+ * One point for each way a cancel can meet a run — during or after a step, with a create, a change,
+ * a read or nothing (an approval, the end) in flight — plus the last point: the first of each in
+ * the runbook's order. Further points repeat a case already covered.
+ */
+export function representativeCancelPoints(points: readonly CancelPoint[]): CancelPoint[] {
+  const seen = new Set<string>();
+  const last = points.at(-1);
+  return points.filter((point) => {
+    const key = `${point.when}:${heldKind(point)}`;
+    const first = !seen.has(key);
+    seen.add(key);
+    return first || point === last;
+  });
 }
 
 /** What the project holds, in the terms a runbook changes, ids left out (names identify). */
