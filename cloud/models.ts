@@ -39,12 +39,14 @@ const OpenReplicaSetStatus = openEnum('replica set status', ReplicaSetStatus);
 export const Project = answerObject({ id: z.string(), name: z.string() });
 export type Project = z.infer<typeof Project>;
 
-export const Vpc = answerObject({
+const VpcFields = {
   id: z.string().optional(),
   cidr: z.string().optional(),
   name: z.string().optional(),
   region_code: z.string().optional(),
-});
+};
+
+export const Vpc = answerObject(VpcFields);
 export type Vpc = z.infer<typeof Vpc>;
 
 export const Peering = answerObject({
@@ -144,13 +146,7 @@ export type MessageResponse = z.infer<typeof MessageResponse>;
  * What `vpc.rename` answers: the VPC in spec.md's dialect, `{message}` in the current one. The
  * activity reads the VPC back when only a message came, so the step's output is the VPC either way.
  */
-export const VpcRenameResponse = answerObject({
-  id: z.string().optional(),
-  cidr: z.string().optional(),
-  name: z.string().optional(),
-  region_code: z.string().optional(),
-  message: z.string().optional(),
-});
+export const VpcRenameResponse = answerObject({ ...VpcFields, message: z.string().optional() });
 export type VpcRenameResponse = z.infer<typeof VpcRenameResponse>;
 
 export const LogEntry = answerObject({
