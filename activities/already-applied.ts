@@ -56,7 +56,9 @@ export const ALREADY_APPLIED: Partial<Record<ActionName, Check>> = {
   'service.start': serviceCheck((s) => s.status === 'READY' || s.status === 'RESUMING'),
   'service.stop': serviceCheck((s) => s.status === 'PAUSED' || s.status === 'PAUSING'),
   'service.attachToVpc': serviceCheck((s, i) => s.vpc_endpoint?.vpc_id === i.vpc_id),
-  'service.detachFromVpc': serviceCheck((s, i) => s.status === 'READY' && s.vpc_endpoint?.vpc_id !== i.vpc_id),
+  'service.detachFromVpc': serviceCheck(
+    (s, i) => s.status === 'READY' && s.vpc_endpoint?.vpc_id !== i.vpc_id,
+  ),
   'service.enablePooler': serviceCheck((s) => poolerOn(s)),
   'service.disablePooler': serviceCheck((s) => s.status === 'READY' && !poolerOn(s)),
   'service.setEnvironment': serviceCheck((s, i) => s.metadata?.environment === i.environment),

@@ -14,7 +14,8 @@ export type FieldAliases = readonly (readonly [current: string, deprecated: stri
 function readNullsAsAbsent(value: Record<string, unknown>, shape: z.ZodRawShape): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
-    if (field === null && !((shape[key] as z.ZodType | undefined)?.safeParse(null).success ?? false)) continue;
+    if (field === null && !((shape[key] as z.ZodType | undefined)?.safeParse(null).success ?? false))
+      continue;
     out[key] = field;
   }
   return out;

@@ -38,7 +38,12 @@ export async function provisionByScript(
   await api.service.attachToVpc({ ...ids, vpc_id: args.vpcId });
   calls +=
     1 +
-    (await pollService(api, ids, (s) => s.status === 'READY' && s.vpc_endpoint?.vpc_id === args.vpcId, every));
+    (await pollService(
+      api,
+      ids,
+      (s) => s.status === 'READY' && s.vpc_endpoint?.vpc_id === args.vpcId,
+      every,
+    ));
   await api.service.enablePooler(ids);
   calls +=
     1 + (await pollService(api, ids, (s) => s.status === 'READY' && !!s.connection_pooler?.endpoint, every));

@@ -59,7 +59,9 @@ it('follows last_cursor in the current dialect, with the legacy list null', asyn
 
 it('reads a page under both cursor names, whichever arrived', async () => {
   servePages({ structured: true, dialect: 'current' });
-  const [first] = await pagesOf(iterateLogPages(client, { project_id: 'p1', service_id: 's1' }, { maxPages: 1 }));
+  const [first] = await pagesOf(
+    iterateLogPages(client, { project_id: 'p1', service_id: 's1' }, { maxPages: 1 }),
+  );
   expect(first).toMatchObject({ last_cursor: '3', lastCursor: '3' });
   expect(first).not.toHaveProperty('logs');
   expect(first).not.toHaveProperty('unknown_extra');
