@@ -10,7 +10,8 @@
 //                                                        update-options` move it to v2?
 //   auto-rolling    AUTO_UPGRADE, v1 still polling       which worker gets the task?
 // It prints what happened (the builds that completed the run's workflow tasks, failed tasks).
-//   node bench/worker-versioning.js
+//   node bench/worker-versioning.js                    # on a dev server of its own
+//   node bench/worker-versioning.js --address H:P      # on a running Temporal (e.g. tideline cluster)
 'use strict';
 
 const { execFileSync, spawn } = require('node:child_process');
@@ -66,12 +67,14 @@ async function eventually(what, attempt, ms = 30_000) {
 async function main() {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const temporal = readTemporalPath();
-  const port = await freePort();
-  const address = `127.0.0.1:${port}`;
-  const uiPort = await freePort();
-  const server = spawn(
-    temporal,
-    [
+  const given = process.argv.indexOf('--address');
+  let address = given === -1 ? undefined : process.argv[given + 1];
+  let server;
+  if (address === undefined) {
+    const port = await freePort();
+    address = `127.0.0.1:${port}`;
+    const uiPort = await freePort();
+    const args = [
       'server',
       'start-dev',
       '--headless',
@@ -81,9 +84,10 @@ async function main() {
       `${uiPort}`,
       '--log-level',
       'error',
-    ],
-    { stdio: 'ignore' },
-  );
+    ];
+    server = spawn(temporal, args, { stdio: 'ignore' });
+  }
+  const suffix = Date.now().toString(36);
   try {
     const connection = await eventually('the dev server', () => Connection.connect({ address }));
     const client = new Client({ connection });
@@ -150,14 +154,14 @@ async function main() {
       ]);
 
     for (const { name, behavior, next, stopFirst } of CASES) {
-      const taskQueue = `tq-${name}`;
-      const deployment = `dep-${name}`;
+      const taskQueue = `tq-${name}-${suffix}`;
+      const deployment = `dep-${name}-${suffix}`;
       log(
         `--- ${name}: ${behavior}, v1 then ${next}${stopFirst ? ', v1 stopped before the second signal' : ', v1 still polling'}`,
       );
       const stopV1 = await startWorker(taskQueue, deployment, 'v1', 'v1', behavior);
       await setCurrent(deployment, 'v1');
-      const handle = await client.workflow.start('toy', { taskQueue, workflowId: `toy-${name}` });
+      const handle = await client.workflow.start('toy', { taskQueue, workflowId: `toy-${name}-${suffix}` });
       await handle.signal('go');
       await eventually('the first signal handled', async () =>
         (await handle.fetchHistory()).events.some((e) => e.timerFiredEventAttributes),
@@ -194,7 +198,7 @@ async function main() {
     await native.close();
     await connection.close();
   } finally {
-    server.kill('SIGTERM');
+    server?.kill('SIGTERM');
   }
 }
 
