@@ -49,9 +49,7 @@ const UPGRADE_SPEC = {
   name: 'upgrade',
   usage: 'status …',
   summary: 'what an upgrade of the workers has to keep: open runs by release, patches they need',
-  description: [
-    'subcommands:\n  status [--patch ID]            open runs by release, and the patches they may still need',
-  ],
+  description: ['subcommands:\n  status [--patch ID]            open runs by release, patches they may need'],
   options: {},
   optionHelp: [],
   examples: [
