@@ -3,6 +3,7 @@
 // may still take (cli/upgrade/patch-needs.ts), so a patch is retired with evidence: `--patch ID`
 // exits 0 only when no open run may need it. Read from Temporal's visibility store (each run's
 // TemporalChangeVersion search attribute); a run without one is read from its history's markers.
+// Every open run is read (no cap), so "no open run needs it" is evidence, not a sample.
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { closestName } from '../../dsl/suggest';
@@ -17,8 +18,6 @@ import { knownPatches, patchNeeds, type RunPatchNeeds } from '../upgrade/patch-n
 const CHANGE_VERSION = defineSearchAttributeKey('TemporalChangeVersion', SearchAttributeType.KEYWORD_LIST);
 /** The workflow types that ask for patches (workflows/index.ts). */
 const WORKFLOW_TYPES = ['runbookWorkflow', 'foreachBatchWorkflow', 'resourceLockWorkflow'];
-/** At most this many open runs are read. */
-const MAX_RUNS = 10_000;
 
 export const UPGRADE_STATUS_SPEC = {
   name: 'upgrade status',
@@ -105,7 +104,6 @@ export async function readUpgradeStatus(session: TemporalSession): Promise<Upgra
       recorded: [...recorded],
       ...patchNeeds(recorded),
     });
-    if (runs.length >= MAX_RUNS) break;
   }
   const groups = new Map<string, { startedOn: string; gate: string | null; runs: OpenRunNeeds[] }>();
   for (const run of runs) {
