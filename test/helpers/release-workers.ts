@@ -12,9 +12,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { RunbookDefinition } from '../../dsl/definition';
+import type { RunReport } from '../../workflows/messages';
 import { ensureReleases, readManifest, type BuiltRelease } from '../../scripts/setup-releases';
 import type { GuardedProcess } from './guarded-process';
 import { spawnGuarded } from './guarded-process';
+import { pollUntil } from './runbook-fixtures';
+import { failedReport } from './runbook-stack';
 import { REPO_ROOT, WORKER_READY, workerEnvironment } from './worker-process';
 
 /** The newest release of releases/releases.json (the tree is the next one), built or cached. */
@@ -96,4 +99,23 @@ export async function servedBy(handle: WorkflowHandle): Promise<ServedBy> {
 export async function scheduledActivities(handle: WorkflowHandle, type: string): Promise<number> {
   const events: HistoryEvent[] = (await handle.fetchHistory()).events ?? [];
   return events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type).length;
+}
+
+/**
+ * The run's report once it closes, succeeded or failed. A workflow task that fails (a worker that
+ * cannot replay the run fails it again and again, and the run never closes) throws at once with
+ * its cause instead of waiting for the deadline.
+ */
+export async function settleRun(name: string, handle: WorkflowHandle, timeoutMs: number): Promise<RunReport> {
+  const seen = await pollUntil(
+    `run ${name} to close`,
+    async () => ({
+      status: (await handle.describe()).status.name,
+      failed: (await servedBy(handle)).failedTasks,
+    }),
+    (now) => now.status !== 'RUNNING' || now.failed.length > 0,
+    timeoutMs,
+  );
+  if (seen.failed.length > 0) throw new Error(`run ${name}: a workflow task failed: ${seen.failed[0]}`);
+  return seen.status === 'COMPLETED' ? ((await handle.result()) as RunReport) : failedReport(handle);
 }

@@ -27,6 +27,7 @@ import {
   previousRelease,
   scheduledActivities,
   servedBy,
+  settleRun,
   startReleaseWorker,
 } from '../helpers/release-workers';
 import {
@@ -37,7 +38,7 @@ import {
   waitForApproval,
   waitForStep,
 } from '../helpers/runbook-fixtures';
-import { failedReport, type RunbookStack } from '../helpers/runbook-stack';
+import type { RunbookStack } from '../helpers/runbook-stack';
 import { REPO_ROOT, startWorkerProcess } from '../helpers/worker-process';
 
 const FLEET_SIZE = 8;
@@ -204,33 +205,18 @@ async function finishRuns(scenario: Scenario): Promise<Record<string, RunReport>
   return settleAll(scenario);
 }
 
-/**
- * The run's report once it closes. A workflow task that fails (a worker that cannot replay the
- * run fails it again and again, and the run never closes) fails the test at once with its cause.
- */
-async function settle(name: string, handle: WorkflowHandle): Promise<RunReport> {
-  const seen = await pollUntil(
-    `run ${name} to close`,
-    async () => ({
-      status: (await handle.describe()).status.name,
-      failed: (await servedBy(handle)).failedTasks,
-    }),
-    (now) => now.status !== 'RUNNING' || now.failed.length > 0,
-    SETTLE_TIMEOUT_MS,
-  );
-  if (seen.failed.length > 0) throw new Error(`run ${name}: a workflow task failed: ${seen.failed[0]}`);
-  return seen.status === 'COMPLETED' ? ((await handle.result()) as RunReport) : failedReport(handle);
+/** The four runs by name. */
+function runsOf(scenario: Scenario): Record<string, WorkflowHandle> {
+  const { approval, held, waiting, fleet } = scenario;
+  return { approval, held, waiting, fleet };
 }
 
 async function settleAll(scenario: Scenario): Promise<Record<string, RunReport>> {
-  const runs = {
-    approval: scenario.approval,
-    held: scenario.held,
-    waiting: scenario.waiting,
-    fleet: scenario.fleet,
-  };
+  const runs = runsOf(scenario);
   const reports = await Promise.all(
-    Object.entries(runs).map(async ([name, handle]) => [name, await settle(name, handle)] as const),
+    Object.entries(runs).map(
+      async ([name, handle]) => [name, await settleRun(name, handle, SETTLE_TIMEOUT_MS)] as const,
+    ),
   );
   return Object.fromEntries(reports);
 }
@@ -252,12 +238,7 @@ function expectFinished(scenario: Scenario, reports: Record<string, RunReport>):
 async function servedByBuilds(
   scenario: Scenario,
 ): Promise<Record<string, { builds: Build[]; failed: string[] }>> {
-  const runs = {
-    approval: scenario.approval,
-    held: scenario.held,
-    waiting: scenario.waiting,
-    fleet: scenario.fleet,
-  };
+  const runs = runsOf(scenario);
   const entries = await Promise.all(
     Object.entries(runs).map(async ([name, handle]) => {
       const served = await servedBy(handle);
