@@ -6,6 +6,7 @@ import { CloudApiError } from '../../cloud/errors';
 import { REDACTED, Secret } from '../../cloud/redact';
 import { sendJson, startScriptedServer, type ScriptedServer } from '../helpers/cloud-scripted-server';
 import { rejectionOf } from '../helpers/rejection';
+import { thrownBy } from '../helpers/thrown';
 
 /** Looks like a JWT; the characters JSON and URLs escape (`/`, `+`, `"`) test every scrubbed form. */
 const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwMSJ9.Zm9v/YmFy+"tok"';
@@ -16,15 +17,9 @@ function everyRendering(value: unknown): string {
 }
 
 function configError(options: CloudClientOptions): CloudApiError {
-  try {
-    createCloudClient(options)
-      .close()
-      .catch(() => undefined);
-  } catch (error) {
-    if (error instanceof CloudApiError) return error;
-    throw error;
-  }
-  throw new Error('expected a configuration error');
+  const error = thrownBy(() => createCloudClient(options));
+  if (!(error instanceof CloudApiError)) throw error;
+  return error;
 }
 
 let server: ScriptedServer;

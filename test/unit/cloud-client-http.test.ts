@@ -10,6 +10,7 @@ import {
   type ScriptedServer,
   scriptedClient,
 } from '../helpers/cloud-scripted-server';
+import { thrownBy } from '../helpers/thrown';
 
 const packageVersion = (
   JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string }
@@ -157,15 +158,9 @@ describe('the HTTPS rule', () => {
   const keys = { accessKey: 'a', secretKey: 's' };
 
   function configError(options: Parameters<typeof createCloudClient>[0]): CloudApiError {
-    try {
-      createCloudClient(options)
-        .close()
-        .catch(() => undefined);
-    } catch (error) {
-      if (error instanceof CloudApiError) return error;
-      throw error;
-    }
-    throw new Error('expected a configuration error');
+    const error = thrownBy(() => createCloudClient(options));
+    if (!(error instanceof CloudApiError)) throw error;
+    return error;
   }
 
   it('accepts https and normalises a trailing slash', async () => {

@@ -16,6 +16,7 @@ import {
   type WorkerConfig,
 } from '../../worker/config';
 import { createRedactingLogger } from '../../worker/redacting-logger';
+import { thrownBy } from '../helpers/thrown';
 
 const TOKEN = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJwcm9qYmJiYmJiIn0.c2lnbmF0dXJlLXRva2Vu';
 const SECRET_PART = 'c2lnbmF0dXJl';
@@ -33,14 +34,7 @@ function loadWithFile(content: string, env: NodeJS.ProcessEnv = {}): WorkerConfi
   });
 }
 
-function errorOf(action: () => unknown): Error & { code?: string } {
-  try {
-    action();
-  } catch (error) {
-    return error as Error & { code?: string };
-  }
-  throw new Error('expected an error');
-}
+const errorOf = thrownBy;
 
 const file = (projects: string) => `cloud:\n  baseUrl: ${URL}\n  projects:\n${projects}`;
 

@@ -6,6 +6,7 @@ import { loadWorkerConfig, type WorkerConfig } from '../../worker/config';
 import { describeTemporalSettings, loadTemporalSettings } from '../../worker/connection';
 import { createCloudClientResolver } from '../../worker/cloud-clients';
 import type { CloudClientOptions } from '../../cloud/client';
+import { thrownBy } from '../helpers/thrown';
 
 const SECRET = 'sk-very-secret-value';
 const envCredentials = {
@@ -26,14 +27,7 @@ function loadWithFile(content: string, env: NodeJS.ProcessEnv = {}): WorkerConfi
   });
 }
 
-function errorOf(action: () => unknown): Error & { code?: string } {
-  try {
-    action();
-  } catch (error) {
-    return error as Error & { code?: string };
-  }
-  throw new Error('expected an error');
-}
+const errorOf = thrownBy;
 
 describe('loadWorkerConfig', () => {
   test('from the environment alone: defaults, normalised URL, one default project', () => {
