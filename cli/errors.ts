@@ -1,7 +1,7 @@
 // CLI errors as data: a stable code, a message saying what went wrong, a hint saying what to do,
 // and the exit code. Only cli/main.ts turns them into output and an exit.
 
-/** Documented exit codes (README, `tideline --help`). */
+/** Documented exit codes (docs/cli.md, `tideline --help`). */
 export const EXIT = {
   OK: 0,
   /** The run (or the thing asked for) failed: a step failed, a run was cancelled or rejected. */

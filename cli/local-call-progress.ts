@@ -8,7 +8,7 @@
 // a timer and schedules the call again. That marker is in the history as soon as the run's workflow
 // task completes, so the newest history events (one reverse page, newest first) tell a running
 // call's attempt and last failure during long backoffs. Shorter retries stay invisible until the
-// call ends (README, Troubleshooting).
+// call ends (docs/troubleshooting.md).
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily like every SDK module */
 import type { temporal } from '@temporalio/proto';
 import type { LoadedDataConverter } from '@temporalio/common';

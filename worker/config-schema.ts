@@ -108,7 +108,7 @@ const CloudSection = z
  */
 const Slots = z.number().int().min(1, 'must be at least 1');
 
-/** Worker capacity for many concurrent runs (see the README's Performance section). */
+/** Worker capacity for many concurrent runs (docs/performance.md). */
 export const WorkerTuningSchema = z.strictObject({
   maxConcurrentActivityTaskExecutions: Slots.optional(),
   maxConcurrentWorkflowTaskExecutions: Slots.optional(),

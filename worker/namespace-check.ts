@@ -105,7 +105,7 @@ export async function registerSearchAttributes(
   return { added, present };
 }
 
-/** The `temporal` CLI command that registers the attributes, for messages and the README. */
+/** The `temporal` CLI command that registers the attributes, for messages and docs/cli.md. */
 export function searchAttributeCreateCommand(namespace: string, names?: readonly string[]): string {
   const wanted = TIDELINE_SEARCH_ATTRIBUTES.filter((a) => names === undefined || names.includes(a.name));
   return (

@@ -27,7 +27,7 @@
 // adds the next gate after them, and `startRelease` then asks the newer gate first and the older
 // one only when the newer does not hold.
 //
-// Retiring a patch (README, "Upgrading tideline"): once no run started before the release that
+// Retiring a patch (docs/upgrading.md): once no run started before the release that
 // added it can still be open, replace `patched` by `deprecatePatch` for one release, then delete
 // the old branch and the id. Never reuse an id.
 export const PATCHES = {

@@ -1,5 +1,5 @@
 // The results as Markdown tables: printed by `npm run bench`, written to bench/results/bench.md
-// and pasted into the README's Performance section.
+// and pasted into docs/performance.md.
 import type { BenchResults } from './results';
 
 function table(header: string[], rows: Array<Array<string | number>>): string {

@@ -28,7 +28,7 @@ export const UPGRADE_STATUS_SPEC = {
     'the release they started on, as far as their patch markers tell (a release gate recorded at',
     'the start: that release or later), and, for each patch of workflows/patches.ts, how many',
     'open runs may still take its old branch: those that did not record it and whose gate does',
-    'not imply it. A patch no open run needs can be retired (README, "Upgrading tideline").',
+    'not imply it. A patch no open run needs can be retired (docs/upgrading.md).',
     'Conservative: a run that never asks for a patch is counted as possibly needing it until the',
     'next release gate. --patch ID exits 1 (PATCH_STILL_NEEDED) while an open run may need it.',
   ],

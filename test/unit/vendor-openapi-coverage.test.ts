@@ -1,7 +1,7 @@
 // Which operations of the vendor's API document (tiger-cli v0.21.2 with the overlays of
 // test/contract/) tideline's catalogue covers, matched by method and path: every catalogue action
 // has its operation, the statuses agree, and the operations left out are exactly the ones the
-// README lists, so a new operation in the document shows up here.
+// docs/local-cloud.md lists, so a new operation in the document shows up here.
 import { ACTION_NAMES, operations } from '../../cloud/operations';
 import type { z } from 'zod';
 import { describeWithTools } from '../helpers/tool-requirements';
@@ -12,7 +12,7 @@ import {
   vendorDocumentMissing,
 } from '../helpers/vendor-openapi';
 
-/** Not in the catalogue: analytics, logout, and the metrics preview (README, fidelity notes). */
+/** Not in the catalogue: analytics, logout, and the metrics preview (docs/local-cloud.md, fidelity notes). */
 const UNCOVERED = [
   'logout',
   'identifyUser',
