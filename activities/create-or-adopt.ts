@@ -1,10 +1,20 @@
 // Create-or-adopt: the API has no idempotency keys, and a create can take effect yet answer 5xx or
 // time out. Before creating, every attempt looks for what the same create would have made:
 // on the first attempt a match means the name is taken by someone else; on a retry it is what an
-// earlier attempt of ours created, and it is adopted instead of creating a second one.
-import type { ActionName } from '../cloud/operations';
+// earlier attempt of ours created, and it is adopted instead of creating a second one. How to look
+// is each create's `adopt` fact in the catalogue (cloud/operations.ts); this module carries it out.
+import type { Adoption } from '../cloud/operation-facts';
+import {
+  CREATE_ACTIONS,
+  operations,
+  pathParamsFrom,
+  type ActionName,
+  type CreateAction,
+} from '../cloud/operations';
 import type { CallOptions, ActivityDeps } from './deps';
 import { callAction } from './call-action';
+
+export type { CreateAction } from '../cloud/operations';
 
 type Input = Record<string, unknown>;
 type Finder = (
@@ -13,68 +23,55 @@ type Finder = (
   options: CallOptions,
 ) => Promise<Record<string, unknown> | undefined>;
 
-export type CreateAction =
-  'service.create' | 'service.fork' | 'replicaSet.create' | 'vpc.create' | 'peering.create';
+function readPath(value: unknown, path: readonly string[]): unknown {
+  let current = value;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
 
-const GONE_SERVICE = new Set(['DELETING', 'DELETED']);
-
-const pick = (input: Input, ...keys: string[]): Input => Object.fromEntries(keys.map((k) => [k, input[k]]));
-
-async function findService(
+/** Finds what a create with `input` made, as its `adopt` fact says. */
+async function findCreated(
   deps: ActivityDeps,
+  create: CreateAction,
+  adoption: Adoption,
   input: Input,
   options: CallOptions,
-  name: string,
-  parentId?: string,
-) {
-  const services = await callAction(deps, 'service.list', pick(input, 'project_id'), options);
-  return services.find(
-    (s) =>
-      s.name === name &&
-      !GONE_SERVICE.has(s.status ?? '') &&
-      (parentId === undefined || s.forked_from?.service_id === parentId),
+): Promise<Record<string, unknown> | undefined> {
+  const params: readonly string[] = operations[create].pathParams;
+  const wanted = { ...input };
+  if (adoption.defaultName !== undefined && input.name === undefined) {
+    const read = adoption.defaultName.read as ActionName;
+    const parent = (await callAction(deps, read, pathParamsFrom(read, input), options)) as unknown as Input;
+    wanted.name = `${(parent.name as string | undefined) ?? ''}${adoption.defaultName.suffix}`;
+  }
+  const list = adoption.list as ActionName;
+  const listed = (await callAction(deps, list, pathParamsFrom(list, input), options)) as unknown as Input[];
+  return listed.find(
+    (element) =>
+      adoption.match.every(({ answer, input: field }) => {
+        const value = wanted[field];
+        // A path parameter travels as a string in the URL, and is compared so.
+        return readPath(element, answer) === (params.includes(field) ? String(value) : value);
+      }) && !adoption.goneStatuses.includes(String(element.status ?? '')),
   );
 }
 
-export const ADOPTION_FINDERS: Readonly<Record<CreateAction, Finder>> = {
-  'service.create': (deps, input, options) => findService(deps, input, options, String(input.name)),
-  'service.fork': async (deps, input, options) => {
-    let name = input.name as string | undefined;
-    if (name === undefined) {
-      const parent = await callAction(deps, 'service.get', pick(input, 'project_id', 'service_id'), options);
-      name = `${parent.name ?? ''}-fork`;
-    }
-    return findService(deps, input, options, name, String(input.service_id));
-  },
-  'replicaSet.create': async (deps, input, options) => {
-    const sets = await callAction(deps, 'replicaSet.list', pick(input, 'project_id', 'service_id'), options);
-    return sets.find((s) => s.name === input.name && s.status !== 'deleting');
-  },
-  'vpc.create': async (deps, input, options) => {
-    const vpcs = await callAction(deps, 'vpc.list', pick(input, 'project_id'), options);
-    return vpcs.find((v) => v.name === input.name);
-  },
-  'peering.create': async (deps, input, options) => {
-    const peerings = await callAction(deps, 'peering.list', pick(input, 'project_id', 'vpc_id'), options);
-    return peerings.find(
-      (p) =>
-        p.peer_account_id === input.peer_account_id &&
-        p.peer_vpc_id === input.peer_vpc_id &&
-        p.peer_region_code === input.peer_region_code,
-    );
-  },
-};
+export const ADOPTION_FINDERS: Readonly<Record<CreateAction, Finder>> = Object.fromEntries(
+  CREATE_ACTIONS.map((action) => [
+    action,
+    (deps: ActivityDeps, input: Input, options: CallOptions) =>
+      findCreated(deps, action, operations[action].adopt, input, options),
+  ]),
+) as Record<CreateAction, Finder>;
 
 export function isCreateAction(action: ActionName): action is CreateAction {
-  return action in ADOPTION_FINDERS;
+  return operations[action].kind === 'create';
 }
 
 /** How a create attempt may treat an existing match. */
 export function describeExisting(action: CreateAction, input: Input): string {
-  if (action === 'peering.create') {
-    return `a peering from VPC ${String(input.vpc_id)} to ${String(input.peer_vpc_id)} already exists`;
-  }
-  const kind = action === 'vpc.create' ? 'VPC' : action === 'replicaSet.create' ? 'replica set' : 'service';
-  const name = input.name === undefined ? 'the default fork name' : `"${String(input.name)}"`;
-  return `a ${kind} named ${name} already exists`;
+  return operations[action].adopt.describe(input);
 }

@@ -1,5 +1,6 @@
 // The action catalogue as the runbook language sees it: for each action its kind, summary, input
-// fields (which are required) and secret fields, derived from cloud/operations.ts — not a copy.
+// fields (which are required) and secret fields, derived from cloud/operations.ts — not a copy. The
+// secret fields are the catalogue's `secretFields`, which the worker's logger redacts as well.
 import { z } from 'zod';
 import type { ActionName, OperationDef, OperationKind } from '../cloud/operations';
 import { ACTION_NAMES, operations } from '../cloud/operations';
@@ -24,8 +25,6 @@ export interface ActionInfo {
   /** False when the operation answers without a body (the step's output is null). */
   hasOutput: boolean;
 }
-
-const SECRET_FIELD = /password|secret/i;
 
 /**
  * Strips optional/nullable/default wrappers and pipes to reach the schema that holds the shape:
@@ -63,15 +62,14 @@ function describeAction(name: ActionName): ActionInfo {
       in: def.body ? 'body' : 'query',
     });
   }
-  const outputShape = objectShape(def.response, 'out');
   return {
     name,
     kind: def.kind,
     summary: def.summary,
     fields,
     requiredFields: fields.filter((f) => f.required).map((f) => f.name),
-    secretInputFields: fields.filter((f) => SECRET_FIELD.test(f.name)).map((f) => f.name),
-    secretOutputFields: Object.keys(outputShape ?? {}).filter((f) => SECRET_FIELD.test(f)),
+    secretInputFields: [...def.secretFields.input],
+    secretOutputFields: [...def.secretFields.output],
     hasOutput: def.response !== undefined,
   };
 }

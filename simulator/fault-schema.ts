@@ -1,34 +1,26 @@
 // Fault rules, as accepted by the config file (`faults:`) and by `POST /__sim/faults`.
 import { z } from 'zod';
-import { ACTION_NAMES, type ActionName } from '../cloud/operations';
+import { FAULT_OUTCOMES, type FaultOutcome } from '../cloud/operation-facts';
+import { ACTION_NAMES, operations, type ActionName } from '../cloud/operations';
 
-/** Scripted outcomes and the operations each one can change. */
-export const OUTCOME_ACTIONS = {
-  /** The change ends in UNSTABLE instead of READY (and a resize does not take). */
-  unstable: [
-    'service.create',
-    'service.fork',
-    'service.resize',
-    'service.setHA',
-    'service.attachToVpc',
-    'service.detachFromVpc',
-    'service.enablePooler',
-    'service.disablePooler',
-    'service.start',
-  ],
-  /** The new service stays QUEUED for ever. */
-  stuckQueued: ['service.create', 'service.fork'],
-  /** The replica set ends in `error` instead of `active`. */
-  replicaSetError: ['replicaSet.create', 'replicaSet.resize'],
-  /** The peering ends `failed`, with an `error_message`. */
-  peeringFailed: ['peering.create'],
-} as const satisfies Record<string, readonly ActionName[]>;
+/**
+ * Scripted outcomes and the operations each one can change, from the catalogue's `faultOutcomes`:
+ * `unstable` (the change ends in UNSTABLE instead of READY, and a resize does not take),
+ * `stuckQueued` (the new service stays QUEUED for ever), `replicaSetError` (the replica set ends in
+ * `error` instead of `active`), `peeringFailed` (the peering ends `failed`, with an `error_message`).
+ */
+export const OUTCOME_ACTIONS = Object.fromEntries(
+  FAULT_OUTCOMES.map((outcome) => [
+    outcome,
+    ACTION_NAMES.filter((action) => operations[action].faultOutcomes.includes(outcome)),
+  ]),
+) as unknown as Readonly<Record<FaultOutcome, readonly ActionName[]>>;
 
-export type OutcomeKind = keyof typeof OUTCOME_ACTIONS;
-export const OutcomeKind = z.enum(Object.keys(OUTCOME_ACTIONS) as [OutcomeKind, ...OutcomeKind[]]);
+export type OutcomeKind = FaultOutcome;
+export const OutcomeKind = z.enum(FAULT_OUTCOMES);
 
 export function outcomeApplies(outcome: OutcomeKind, action: ActionName): boolean {
-  return (OUTCOME_ACTIONS[outcome] as readonly ActionName[]).includes(action);
+  return operations[action].faultOutcomes.includes(outcome);
 }
 
 const ActionSelector = z.union([z.literal('*'), z.enum(ACTION_NAMES as [ActionName, ...ActionName[]])], {

@@ -5,9 +5,22 @@
 // Lines below the output's level are dropped here, before any scrubbing: the SDK logs at TRACE for
 // every workflow activation and activity, and scrubbing lines nobody prints cost real CPU.
 import type { LogLevel, LogMetadata, Logger } from '@temporalio/common';
+import { ACTION_NAMES, operations } from '../cloud/operations';
 import { createRedactor, REDACTED } from '../cloud/redact';
+import { CREDENTIAL_FIELD_NAME, isSecretFieldName } from '../cloud/secret-fields';
 
-const SECRET_FIELD = /password|secret|api_?key|token/i;
+/** Every request and answer field the catalogue lists as secret (cloud/operations.ts). */
+const CATALOGUE_SECRET_FIELDS: ReadonlySet<string> = new Set(
+  ACTION_NAMES.flatMap((name) => [
+    ...operations[name].secretFields.input,
+    ...operations[name].secretFields.output,
+  ]),
+);
+
+/** Field names whose string values are secrets in log metadata: the catalogue's, and credentials. */
+export function isLoggedSecretField(name: string): boolean {
+  return CATALOGUE_SECRET_FIELDS.has(name) || isSecretFieldName(name) || CREDENTIAL_FIELD_NAME.test(name);
+}
 
 const SEVERITY: Readonly<Record<LogLevel, number>> = { TRACE: 0, DEBUG: 1, INFO: 2, WARN: 3, ERROR: 4 };
 
@@ -35,7 +48,7 @@ function scrub(value: unknown, redact: Redactor, depth: number): unknown {
     result[symbol] = (value as Record<symbol, unknown>)[symbol];
   for (const [key, field] of Object.entries(value)) {
     result[key] =
-      typeof field === 'string' && SECRET_FIELD.test(key) ? REDACTED : scrub(field, redact, depth + 1);
+      typeof field === 'string' && isLoggedSecretField(key) ? REDACTED : scrub(field, redact, depth + 1);
   }
   return result;
 }

@@ -10,14 +10,13 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { LockActivities } from '../activities/lock-activities';
+import { RESOURCES, resourceOf } from '../cloud/resources';
 import type { RunbookDefinition, StepDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { resolveTemplates } from '../dsl/templates';
 import { ACTIVITY_POLICIES } from './activity-policies';
 import { lockGrantedSignal, lockPingSignal, lockWorkflowId, releaseLockSignal } from './lock-messages';
 import type { LockWait } from './messages';
-
-const LOCKED_GROUPS = ['service.', 'replicaSet.'];
 
 function* lockableSteps(steps: StepDefinition[]): Generator<StepDefinition> {
   for (const step of steps) {
@@ -46,7 +45,9 @@ export function lockKeys(definition: RunbookDefinition, inputs: Record<string, J
 /** The mutating calls whose service a lock protects: not reads, not creates. */
 export function isLockedCall(step: StepDefinition): step is Extract<StepDefinition, { kind: 'call' }> {
   if (step.kind !== 'call' || step.actionKind === 'read' || step.actionKind === 'create') return false;
-  return LOCKED_GROUPS.some((group) => step.action.startsWith(group));
+  // The resource's lock group (cloud/resources.ts): a service's changes and its replica sets'.
+  const resource = resourceOf(step.action);
+  return resource !== undefined && RESOURCES[resource].lock === 'service';
 }
 
 /** The lock key of a call's service, when its `project_id` and `service_id` resolve from `vars`. */

@@ -4,26 +4,20 @@
 // search attribute. Ids are not secrets; a value equal to a secret input is dropped all the same,
 // because a runbook could route a secret through an id field and records reach the progress query
 // and TidelineServices (which the payload codec does not encrypt). Workflow code: pure.
+import { RESOURCE_NAMES, RESOURCES, resourceOf } from '../cloud/resources';
 import type { StepDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { resolveTemplates } from '../dsl/templates';
 import type { StepResource } from './messages';
 
-/** Input fields that name a resource, and what they name. */
-const ID_FIELDS: readonly (readonly [string, StepResource['type']])[] = [
-  ['service_id', 'service'],
-  ['vpc_id', 'vpc'],
-  ['peering_id', 'peering'],
-  ['replica_set_id', 'replica-set'],
-];
-
-/** What a create's answer holds the new resource's id in, by the action's resource. */
-const CREATED: Readonly<Record<string, readonly [string, StepResource['type']]>> = {
-  service: ['service_id', 'service'],
-  vpc: ['id', 'vpc'],
-  peering: ['id', 'peering'],
-  replicaSet: ['id', 'replica-set'],
-};
+/**
+ * Input fields that name a resource a step record lists, and how it lists it, in the order of
+ * cloud/resources.ts.
+ */
+const ID_FIELDS: readonly (readonly [string, StepResource['type']])[] = RESOURCE_NAMES.flatMap((name) => {
+  const { idField, recordType } = RESOURCES[name];
+  return idField === undefined || recordType === undefined ? [] : [[idField, recordType] as const];
+});
 
 /** Longest id kept: Cloud API ids are short; anything longer is not an id worth listing. */
 const MAX_ID_LENGTH = 64;
@@ -62,10 +56,13 @@ export function createdResource(
 ): StepResource | undefined {
   if (step.kind !== 'call' || step.actionKind !== 'create') return undefined;
   if (output === null || typeof output !== 'object' || Array.isArray(output)) return undefined;
-  const target = CREATED[step.action.split('.')[0] ?? ''];
-  if (target === undefined) return undefined;
-  const id = output[target[0]];
-  return usable(id, secrets) ? { type: target[1], id, created: true } : undefined;
+  // What the answer holds the new resource's id in, by the action's resource.
+  const resource = resourceOf(step.action);
+  if (resource === undefined) return undefined;
+  const { createdIdField, recordType } = RESOURCES[resource];
+  if (createdIdField === undefined || recordType === undefined) return undefined;
+  const id = output[createdIdField];
+  return usable(id, secrets) ? { type: recordType, id, created: true } : undefined;
 }
 
 /** Adds a resource to a list unless it is there; a created one marks the listed one created. */

@@ -40,7 +40,6 @@ describe('action activities', () => {
     expect(Object.keys(activities).sort()).toEqual(
       [...ACTION_NAMES, 'lock.request', 'lock.watchHolder', 'wait.until'].sort(),
     );
-    expect(ACTION_NAMES).toHaveLength(35);
   });
 
   test('a change answered only with a message gives the resource read back as its output', async () => {

@@ -51,8 +51,13 @@ function split(action: ActionName): [string, string] {
   return [group ?? '', method ?? ''];
 }
 
-it('covers all 35 operations', () => {
-  expect(ACTION_NAMES).toHaveLength(35);
+it('has one group per resource the catalogue acts on, with one method per operation', () => {
+  const groups = client as unknown as Record<string, unknown>;
+  for (const resource of new Set(ACTION_NAMES.map((action) => operations[action].resource))) {
+    const methods = Object.keys((groups[resource] ?? {}) as object);
+    const actions = ACTION_NAMES.filter((action) => operations[action].resource === resource);
+    expect(methods.map((method) => `${resource}.${method}`).sort()).toEqual(actions.sort());
+  }
 });
 
 describe.each(ACTION_NAMES)('%s', (action) => {
