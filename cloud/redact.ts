@@ -1,10 +1,8 @@
 // Keeping secrets (the secret key, passwords) out of messages, logs and printed objects.
 import { inspect } from 'node:util';
+import { SECRET_FIELD_NAME as SECRET_FIELD } from './secret-fields';
 
 export const REDACTED = '[REDACTED]';
-
-/** Field names whose values are secrets wherever they appear in a request or response body. */
-const SECRET_FIELD = /password|secret/i;
 
 /**
  * Replaces every occurrence of each secret in `text` with `[REDACTED]`, including the forms a

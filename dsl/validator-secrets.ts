@@ -2,6 +2,7 @@
 // password field, a child runbook's secret output) must not reach a non-secret output or a message
 // (fail, assert, approve), because those are printed and kept in plain text in history.
 import type { ActionName } from '../cloud/operations';
+import { SECRET_FIELD_NAME as SECRET_NAME } from '../cloud/secret-fields';
 import { ACTION_CATALOGUE } from './actions';
 import type { RunbookDefinition } from './definition';
 import type { ExpressionReference } from './expression-references';
@@ -10,8 +11,6 @@ import type { ProblemPath, RunbookProblem } from './problems';
 import type { Runbook, RunbookStep } from './schema';
 import type { PlacedStep } from './step-tree';
 import { findTemplates } from './templates';
-
-const SECRET_NAME = /password|secret/i;
 
 export interface SecretContext {
   runbook: Runbook;
