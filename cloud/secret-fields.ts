@@ -2,8 +2,8 @@
 // and answer fields that are secret; the runbook validator (dsl/actions.ts) reads those lists and
 // the worker's logger (worker/redacting-logger.ts), the client's error messages (cloud/redact.ts)
 // and the validator's secret-flow check (dsl/validator-secrets.ts) treat every field so named as
-// secret. A unit test checks
-// that each operation lists exactly its fields that match SECRET_FIELD_NAME.
+// secret. A unit test checks that each operation lists exactly its fields that match
+// SECRET_FIELD_NAME.
 
 /** Names of Cloud API request and answer fields whose values are secrets (`password`, `initial_password`). */
 export const SECRET_FIELD_NAME = /password|secret/i;
