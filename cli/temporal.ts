@@ -1,5 +1,6 @@
-// The CLI's Temporal client: the resolved settings, Temporal's own TEMPORAL_* variables and
-// profiles for TLS and API keys, and the payload encryption keys shared with the worker. Every
+// The CLI's Temporal client: the resolved settings (cli/settings.ts), Temporal's own TEMPORAL_*
+// variables and profiles for TLS and API keys, built into a connection by worker/connection.ts
+// as the worker's is, and the payload encryption keys shared with the worker. Every
 // @temporalio import is lazy, so `tideline --help` and `validate` never load the SDK. Connection
 // and lookup failures become CliErrors with a one-line diagnosis and what to try.
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily: `--help` and `validate` never load the SDK */
@@ -7,7 +8,7 @@ import type { Client } from '@temporalio/client';
 import type { EncryptionKeyRing } from '../worker/encryption-keys';
 import type { CliContext } from './context';
 import { CliError } from './errors';
-import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, resolveSettings, type CliSettings } from './settings';
+import { resolveSettings, type CliSettings } from './settings';
 
 /** How long to try reaching the server before giving up with exit code 3. */
 const CONNECT_TIMEOUT = '5s';
@@ -24,12 +25,6 @@ export interface TemporalSession {
   settings: CliSettings;
   keyRing: EncryptionKeyRing;
   close(): Promise<void>;
-}
-
-function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
-  const result: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) if (value !== undefined) result[name] = value;
-  return result;
 }
 
 function loadKeys(ctx: CliContext): EncryptionKeyRing {
@@ -65,48 +60,35 @@ function keyError(error: unknown): CliError | undefined {
 export async function openTemporal(ctx: CliContext): Promise<TemporalSession> {
   const settings = resolveSettings(ctx);
   const keyRing = loadKeys(ctx);
-  const { loadClientConnectConfig } =
-    require('@temporalio/envconfig') as typeof import('@temporalio/envconfig');
-  const env = definedOnly(ctx.env);
-  if (settings.address !== undefined) env.TEMPORAL_ADDRESS = settings.address;
-  if (settings.namespace !== undefined) env.TEMPORAL_NAMESPACE = settings.namespace;
-  let loaded: ReturnType<typeof loadClientConnectConfig>;
+  const { connectCodecClient, temporalConnectionSettings, TemporalSettingsError } =
+    require('../worker/connection') as typeof import('../worker/connection');
+  let temporal: ReturnType<typeof temporalConnectionSettings>;
   try {
-    loaded = loadClientConnectConfig({ overrideEnvVars: env });
+    temporal = temporalConnectionSettings({
+      env: ctx.env,
+      address: settings.address,
+      namespace: settings.namespace,
+    });
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    if (!(error instanceof TemporalSettingsError)) throw error;
     throw new CliError(
       'CLI_USAGE',
-      `invalid Temporal connection settings: ${reason}`,
+      error.message,
       'check the TEMPORAL_* variables and your Temporal profile',
     );
   }
   const target: TemporalTarget = {
-    address: loaded.connectionOptions.address ?? DEFAULT_ADDRESS,
-    namespace: loaded.namespace ?? DEFAULT_NAMESPACE,
+    address: temporal.connection.address,
+    namespace: temporal.namespace,
     taskQueue: settings.taskQueue,
   };
-  const connectionOptions = Object.fromEntries(
-    Object.entries(loaded.connectionOptions).filter(([, value]) => value !== undefined),
-  );
-  const { Client, Connection } = require('@temporalio/client') as typeof import('@temporalio/client');
-  const { createDataConverter } = require('../worker/codec') as typeof import('../worker/codec');
-  let connection: Awaited<ReturnType<typeof Connection.connect>>;
+  let client: Client;
   try {
-    connection = await Connection.connect({
-      ...connectionOptions,
-      address: target.address,
-      connectTimeout: CONNECT_TIMEOUT,
-    });
+    client = await connectCodecClient(temporal, keyRing, { connectTimeout: CONNECT_TIMEOUT });
   } catch (error) {
     throw unavailable(target, error);
   }
-  const client = new Client({
-    connection,
-    namespace: target.namespace,
-    dataConverter: createDataConverter(keyRing),
-  });
-  return { client, target, settings, keyRing, close: () => connection.close() };
+  return { client, target, settings, keyRing, close: () => client.connection.close() };
 }
 
 function unavailable(target: TemporalTarget, error: unknown): CliError {

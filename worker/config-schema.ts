@@ -3,8 +3,9 @@
 import { z } from 'zod';
 import { parseBaseUrl } from '../cloud/base-url';
 import { Secret } from '../cloud/redact';
+import { SHARED_DEFAULTS, sharedFileFields } from './shared-settings';
 
-export const DEFAULT_TASK_QUEUE = 'tideline';
+export const DEFAULT_TASK_QUEUE = SHARED_DEFAULTS.taskQueue;
 
 const NO_CREDENTIALS =
   'no Cloud API credentials (set TIDELINE_CLOUD_PROJECT_ID with TIDELINE_CLOUD_ACCESS_KEY and ' +
@@ -133,16 +134,10 @@ export const DEFAULT_WORKER_TUNING: Readonly<WorkerTuning> = {
 };
 
 export const WorkerConfigSchema = z.strictObject({
+  /** `taskQueue` and `temporal: { address, namespace }`, shared with the CLI (shared-settings.ts). */
+  ...sharedFileFields,
   /** Passed to the Temporal worker as they are; absent ones keep the SDK's defaults. */
   tuning: WorkerTuningSchema.optional(),
-  taskQueue: z.string().min(1, 'must not be empty').optional(),
-  /** Shared with the CLI; TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE (and profiles) take precedence. */
-  temporal: z
-    .strictObject({
-      address: z.string().min(1, 'must not be empty').optional(),
-      namespace: z.string().min(1, 'must not be empty').optional(),
-    })
-    .optional(),
   metricsAddress: HostPort.optional(),
   cloud: CloudSection,
 });
@@ -185,9 +180,9 @@ export function applyEnvironment(
     projects[project.id] = project.credentials;
     cloud.defaultProject = project.id;
   }
+  // TIDELINE_TASK_QUEUE and TEMPORAL_* are laid over the file by resolveSharedSettings.
   return {
     ...file,
-    ...(env.TIDELINE_TASK_QUEUE ? { taskQueue: env.TIDELINE_TASK_QUEUE } : {}),
     ...(env.TIDELINE_METRICS_ADDRESS ? { metricsAddress: env.TIDELINE_METRICS_ADDRESS } : {}),
     cloud,
   };

@@ -1,7 +1,8 @@
 // The worker's own configuration: task queue, metrics, and the Cloud API base URL with
 // credentials per project. It comes from an optional YAML/JSON file (TIDELINE_CONFIG) with
-// environment variables on top — never from workflow input. Temporal connection settings are
-// separate (connection.ts) and follow Temporal's standard variables and profiles.
+// environment variables on top — never from workflow input. The keys it shares with the CLI
+// (taskQueue, temporal) and their defaults are resolved by shared-settings.ts; the Temporal
+// connection is built by connection.ts from them and Temporal's standard variables and profiles.
 //
 // Config file (YAML or JSON):
 //   taskQueue: tideline                      # optional
@@ -21,14 +22,10 @@
 // TIDELINE_CLOUD_URL, TIDELINE_CLOUD_ALLOW_INSECURE_LOOPBACK=1, and together
 // TIDELINE_CLOUD_PROJECT_ID + TIDELINE_CLOUD_ACCESS_KEY + TIDELINE_CLOUD_SECRET_KEY, or
 // TIDELINE_CLOUD_PROJECT_ID + TIDELINE_CLOUD_BEARER_TOKEN (one project, which becomes the default).
-import path from 'node:path';
 import { inspect } from 'node:util';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { parseBaseUrl } from '../cloud/base-url';
-import { readSourceFile } from '../dsl/source-file';
 import {
   applyEnvironment,
-  DEFAULT_TASK_QUEUE,
   DEFAULT_WORKER_TUNING,
   isRecord,
   issueText,
@@ -38,6 +35,7 @@ import {
 } from './config-schema';
 import { WorkerError } from './errors';
 import { warnIfSecretConfigOpen } from './file-permissions';
+import { readConfigDocument, resolveConfigFile, resolveSharedSettings } from './shared-settings';
 
 export { DEFAULT_TASK_QUEUE, WorkerConfigSchema } from './config-schema';
 
@@ -83,51 +81,32 @@ function configError(problems: string[], source: string): WorkerError {
   );
 }
 
-/** The file's text, read bounded like a runbook (a directory, device or huge file is refused). */
-function readBoundedConfig(file: string): string {
-  const read = readSourceFile(file, 'config file');
+/** The file's content, parsed; a failure names the file and the position, never the text. */
+function readConfigContent(file: string, readFile: ((file: string) => string) | undefined): unknown {
+  const document = readConfigDocument(file, readFile);
   const fail = (why: string): WorkerError =>
     configError([`TIDELINE_CONFIG names ${file}, which ${why}`], file);
-  if (read.kind === 'missing') throw fail('cannot be read (ENOENT)');
-  if (read.kind === 'unreadable') throw fail(read.reason);
-  if (read.invalidUtf8) {
-    const { line, column } = read.invalidUtf8;
-    throw fail(`holds invalid UTF-8 at line ${line}, column ${column}`);
-  }
-  return read.text;
-}
-
-function readConfigFile(file: string, readFile: ((file: string) => string) | undefined): unknown {
-  let text: string;
-  if (readFile === undefined) text = readBoundedConfig(file);
-  else {
-    try {
-      text = readFile(file);
-    } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-      throw configError([`TIDELINE_CONFIG names ${file}, which cannot be read (${reason})`], file);
-    }
-  }
-  try {
-    return parseYaml(text) ?? {};
-  } catch (error) {
-    // The parser's message quotes the offending line, which may hold a secret: give position only.
-    if (error instanceof YAMLParseError) {
-      const where = error.linePos?.[0];
-      const at = where ? ` at line ${where.line}, column ${where.col}` : '';
-      throw configError([`syntax error${at} (${error.code})`], file);
-    }
-    throw error;
+  switch (document.kind) {
+    case 'parsed':
+      return document.content;
+    case 'missing':
+      throw fail('cannot be read (ENOENT)');
+    case 'unreadable':
+      throw fail(document.reason);
+    case 'invalid-utf8':
+      throw fail(`holds invalid UTF-8 at line ${document.line}, column ${document.column}`);
+    case 'syntax':
+      throw configError([`syntax error${document.at}${document.code ? ` (${document.code})` : ''}`], file);
   }
 }
 
 /** Reads and checks the configuration; every problem found is listed in one error. */
 export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerConfig {
   const env = options.env ?? process.env;
-  const configFile = env.TIDELINE_CONFIG ? path.resolve(env.TIDELINE_CONFIG) : undefined;
+  const configFile = resolveConfigFile(env);
   const source = configFile ? `${configFile} and environment` : 'environment';
 
-  const raw = configFile ? readConfigFile(configFile, options.readFile) : {};
+  const raw = configFile ? readConfigContent(configFile, options.readFile) : {};
   if (configFile && options.readFile === undefined) {
     const notice = options.notice ?? ((line: string) => process.stderr.write(`${line}\n`));
     warnIfSecretConfigOpen(configFile, raw, notice);
@@ -152,8 +131,10 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
   }
   const defaultProjectId = data.cloud.defaultProject ?? [...projects.keys()][0] ?? '';
 
+  const shared = resolveSharedSettings({ env, file: data });
+
   const config: WorkerConfig = {
-    taskQueue: data.taskQueue ?? DEFAULT_TASK_QUEUE,
+    taskQueue: shared.taskQueue,
     metricsAddress: data.metricsAddress,
     cloud: { baseUrl, allowInsecureLoopback, timeoutMs: data.cloud.timeoutMs, defaultProjectId, projects },
     temporal: { address: data.temporal?.address, namespace: data.temporal?.namespace },

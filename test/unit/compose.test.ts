@@ -141,7 +141,12 @@ describe('docker-compose.yml', () => {
     const worker = compose.services['tideline-worker']!;
     expect(() => environmentOf(worker, {})).toThrow(/TIDELINE_ENCRYPTION_KEYS/); // required: no throwaway key in a container
     const env = environmentOf(worker, { TIDELINE_ENCRYPTION_KEYS: KEYS });
-    const workerSources = ['worker/config-schema.ts', 'worker/config.ts', 'worker/key-store.ts']
+    const workerSources = [
+      'worker/config-schema.ts',
+      'worker/config.ts',
+      'worker/key-store.ts',
+      'worker/shared-settings.ts',
+    ]
       .map(read)
       .join('\n');
     for (const name of Object.keys(env).filter((n) => n.startsWith('TIDELINE_'))) {
