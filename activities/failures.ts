@@ -2,13 +2,7 @@
 // retry policies and the interpreter match on codes; the message is the API's, never a secret.
 import { ApplicationFailure } from '@temporalio/common';
 import { isCloudApiError } from '../cloud/errors';
-
-export type ActivityFailureCode =
-  | 'RESOURCE_NAME_TAKEN'
-  | 'WAIT_TIMEOUT'
-  | 'WAIT_FAILED_CONDITION'
-  | 'EXPRESSION_ERROR'
-  | 'ACTIVITY_INPUT_INVALID';
+import { INTERNAL_FAILURE, type ActivityFailureCode } from '../contract/failure-codes';
 
 /** A failure raised by tideline itself (not by the API), never retried. */
 export function activityFailure(
@@ -46,5 +40,5 @@ export function toActivityFailure(error: unknown): ApplicationFailure {
   }
   // Unknown errors are bugs or environment trouble; let the retry policy have them.
   const message = error instanceof Error ? error.message : String(error);
-  return ApplicationFailure.create({ type: 'TIDELINE_INTERNAL', message, nonRetryable: false });
+  return ApplicationFailure.create({ type: INTERNAL_FAILURE, message, nonRetryable: false });
 }

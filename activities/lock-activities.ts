@@ -6,7 +6,7 @@ import {
   LOCK_WORKFLOW_TYPE,
   lockWorkflowId,
   type LockRequest,
-} from '../workflows/lock-messages';
+} from '../contract/lock-messages';
 import { createLockHolderWatch } from './lock-holder-watch';
 
 export function createLockActivities() {

@@ -32,30 +32,17 @@
 import type { temporal } from '@temporalio/proto';
 import type { LoadedDataConverter } from '@temporalio/common';
 import type { RunbookDefinition } from '../dsl/definition';
-import type { RunbookWorkflowInput, StepRecord } from '../workflows/messages';
+import type { RunbookWorkflowInput, StepRecord } from '../contract/run-messages';
+import type { ActivityRun } from './activity-run';
 import { localCandidates, LocalActivityReader, localMarkerData, localReason } from './local-activity-markers';
+
+export type { ActivityRun };
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 type Failure = temporal.api.failure.v1.IFailure;
 
 /** Activity types of the run's service locking (`lock.request`), which no step schedules. */
 const LOCK_ACTIVITY_PREFIX = 'lock.';
-
-export interface ActivityRun {
-  activityId: string;
-  type: string;
-  scheduledAt: number;
-  endedAt?: number;
-  /** How many attempts ran (1 when it worked the first time; 0 while none has started). */
-  attempts: number;
-  outcome: 'completed' | 'failed' | 'timed-out' | 'cancelled' | 'running';
-  /** Why it ended failed, timed out or cancelled. */
-  failure?: string;
-  /** Why the attempt before the last one failed (the server keeps only the latest). */
-  retriedAfter?: string;
-  /** Set for a local activity: its sequence number (also its activity id) and its summary. */
-  local?: { seq: number; summary?: string };
-}
 
 export interface ChildRun {
   workflowId: string;

@@ -22,8 +22,8 @@
 import { z } from 'zod';
 import type { temporal } from '@temporalio/proto';
 import type { LoadedDataConverter } from '@temporalio/common';
-import type { StepRecord } from '../workflows/messages';
-import type { ActivityRun } from './history-timeline';
+import type { StepRecord } from '../contract/run-messages';
+import type { ActivityRun } from './activity-run';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 type Failure = temporal.api.failure.v1.IFailure;

@@ -13,9 +13,9 @@
 import type { temporal } from '@temporalio/proto';
 import type { LoadedDataConverter } from '@temporalio/common';
 import type { WorkflowExecutionDescription } from '@temporalio/client';
-import type { RunProgress, StepRecord } from '../workflows/messages';
+import type { RunProgress, StepRecord } from '../contract/run-messages';
 import { localCandidates, localMarkerData, summaryOf } from './local-activity-markers';
-import type { ActivityState } from './run-observer';
+import type { ActivityState } from './activity-state';
 import type { TemporalSession } from './temporal';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;

@@ -5,30 +5,19 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily: commands that never talk to Temporal stay fast */
 import type { WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
 import type { JsonValue } from '../dsl/expressions';
-import type { RunProgress, RunReport, StepRecord } from '../workflows/messages';
+import type { RunProgress, RunReport, StepRecord } from '../contract/run-messages';
+import type { ActivityState } from './activity-state';
 import { localCallStates } from './local-call-progress';
 import { currentInvocation, shellQuote } from './output/cli-invocation';
 import type { TemporalSession } from './temporal';
 
-export const RUNBOOK_WORKFLOW_TYPE = 'runbookWorkflow';
+export { RUNBOOK_WORKFLOW_TYPE } from '../contract/workflow-types';
+export type { ActivityState };
+
 const QUERY_TIMEOUT_MS = 5_000;
 
 export type RunStatusName =
   'running' | 'held' | 'compensating' | 'succeeded' | 'failed' | 'cancelled' | 'terminated' | 'timed-out';
-
-export interface ActivityState {
-  attempt: number;
-  /** The last attempt's failure, when the activity is being retried. */
-  lastFailure?: string;
-  /** A wait's heartbeat: polls so far and the last status it saw. */
-  polls?: number;
-  lastStatus?: string;
-  lastError?: string;
-  /** When the heartbeat these details came with reached Temporal (heartbeats are throttled). */
-  heartbeatAt?: number;
-  /** Since when (as far as this CLI has watched) the wait has seen `lastStatus` (trackActivities). */
-  lastStatusSince?: number;
-}
 
 export interface RunSnapshot {
   workflowId: string;
@@ -93,7 +82,7 @@ export async function queryProgress(
   session: TemporalSession,
   handle: WorkflowHandle,
 ): Promise<RunProgress | undefined> {
-  const { progressQuery } = require('../workflows/messages') as typeof import('../workflows/messages');
+  const { progressQuery } = require('../contract/run-messages') as typeof import('../contract/run-messages');
   try {
     return await session.client.withDeadline(Date.now() + QUERY_TIMEOUT_MS, () =>
       handle.query(progressQuery),

@@ -1,7 +1,7 @@
 // What the CLI learns only by watching a run over time, beyond one look at it: since when a wait
 // has seen the status it reports (UNSTABLE for a minute), and how long the run queued on another
 // run's service lock before its steps could start.
-import type { RunProgress } from '../workflows/messages';
+import type { RunProgress } from '../contract/run-messages';
 import type { ActivityState, RunSnapshot } from './run-observer';
 
 /**

@@ -1,5 +1,5 @@
 // Starting a run and following it: shared by `run` and `rerun`.
-import type { RunbookWorkflowInput } from '../workflows/messages';
+import type { RunbookWorkflowInput } from '../contract/run-messages';
 import type { CliContext } from './context';
 import { CliError, EXIT } from './errors';
 import { followRun } from './follow';

@@ -2,6 +2,8 @@
 // lock workflow, the runbook workflow and the activity that starts lock workflows.
 import { defineSignal } from '@temporalio/workflow';
 
+export { LOCK_WORKFLOW_TYPE } from './workflow-types';
+
 export interface LockRequest {
   /** The workflow id of the run asking for the lock. */
   requesterId: string;
@@ -14,8 +16,6 @@ export const releaseLockSignal = defineSignal<[LockRequest]>('tideline.lock.rele
 export const lockGrantedSignal = defineSignal<[{ key: string }]>('tideline.lock.granted');
 /** Sent by a lock to its holder now and then; failing to deliver it means the holder is gone. */
 export const lockPingSignal = defineSignal<[{ key: string }]>('tideline.lock.ping');
-
-export const LOCK_WORKFLOW_TYPE = 'resourceLockWorkflow';
 
 /** The lock workflow's id for a resource key such as `service/<project>/<service>`. */
 export function lockWorkflowId(key: string): string {

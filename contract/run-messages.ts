@@ -3,6 +3,7 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { OnFailurePolicy, RunbookDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
+import type { RunFailureCode } from './failure-codes';
 
 export interface RunbookWorkflowInput {
   /** The normalised, validated definition: the run is pinned to it. */
@@ -177,4 +178,4 @@ export const skipUpdate = defineUpdate<OperatorAction, [SkipRequest]>('skip');
 export const rollbackUpdate = defineUpdate<OperatorAction, [RollbackRequest]>('rollback');
 
 /** The failure type of a run that failed; its details hold the RunReport. */
-export const RUNBOOK_FAILED = 'RUNBOOK_FAILED';
+export const RUNBOOK_FAILED = 'RUNBOOK_FAILED' satisfies RunFailureCode;

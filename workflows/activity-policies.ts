@@ -2,11 +2,12 @@
 // proxy activities; it is plain data so it is safe inside the workflow sandbox.
 import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@temporalio/common';
 import type { OperationKind } from '../cloud/operations';
+import type { FailureCode } from '../contract/failure-codes';
 
 export type ActionClass = OperationKind | 'wait';
 
 /** Failure types that no retry can fix: a bad request, missing access, or a broken contract. */
-export const NON_RETRYABLE_TYPES = [
+export const NON_RETRYABLE_TYPES: FailureCode[] = [
   'CLOUD_API_BAD_REQUEST',
   'CLOUD_API_UNAUTHORIZED',
   'CLOUD_API_FORBIDDEN',

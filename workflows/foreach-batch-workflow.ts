@@ -8,7 +8,7 @@ import { compactRecord, narrowIteration, stepsById, stepsReadByUndo } from './fo
 import { concurrentCallsAsTasks } from './concurrent-calls';
 import { runIterations } from './foreach-lanes';
 import { Interpreter, type Scope, type StepResult } from './interpreter';
-import { progressQuery, type RunFailure } from './messages';
+import { progressQuery, type RunFailure } from '../contract/run-messages';
 import { startRelease } from './release-gate';
 import { RunState } from './run-state';
 import { StepFailed, summariseFailure } from './step-failure';

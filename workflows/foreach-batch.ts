@@ -34,13 +34,13 @@ import { foreachOutputReads, type ElementReads } from '../dsl/list-element-reads
 import type { JsonValue } from '../dsl/expressions';
 import { locksHeldFor } from './foreach-locks';
 import type { Interpreter, Scope, StepResult } from './interpreter';
-import type { RunFailure, StepRecord, StepResource } from './messages';
+import type { RunFailure, StepRecord, StepResource } from '../contract/run-messages';
 import { RunState } from './run-state';
 import { StepFailed, runCancelled } from './step-failure';
+import { FOREACH_BATCH_WORKFLOW_TYPE } from '../contract/workflow-types';
 
 /** Items per batch child; a foreach with at most this many items runs inline. */
 export const FOREACH_BATCH_SIZE = 100;
-export const FOREACH_BATCH_WORKFLOW_TYPE = 'foreachBatchWorkflow';
 
 export interface ForeachBatchInput {
   runbook: string;

@@ -23,7 +23,7 @@ import type { LockActivities } from '../activities/lock-activities';
 import type { StepDefinition } from '../dsl/definition';
 import { ACTIVITY_POLICIES } from './activity-policies';
 import type { Scope } from './interpreter';
-import { lockWorkflowId, releaseLockSignal } from './lock-messages';
+import { lockWorkflowId, releaseLockSignal } from '../contract/lock-messages';
 import { callLockKey, isLockedCall, lockGrants } from './locks';
 
 function* iterationCalls(steps: StepDefinition[]): Generator<StepDefinition> {

@@ -8,7 +8,7 @@ import { bindInputs } from '../dsl/inputs';
 import { missingOutputField, outputReads } from '../dsl/output-reads';
 import type { Holds } from './holds';
 import type { Scope } from './interpreter';
-import { retryUpdate, rollbackUpdate, skipUpdate, type RetryRequest } from './messages';
+import { retryUpdate, rollbackUpdate, skipUpdate, type RetryRequest } from '../contract/run-messages';
 
 /** The step with this id (ids are unique in a runbook), looking inside parallels and foreaches. */
 function stepById(steps: readonly StepDefinition[], id: string): StepDefinition | undefined {

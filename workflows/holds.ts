@@ -12,7 +12,7 @@ import type {
   RetryRequest,
   RollbackRequest,
   SkipRequest,
-} from './messages';
+} from '../contract/run-messages';
 
 export type HoldDecision = { kind: 'retry' } | { kind: 'skip'; output: JsonValue } | { kind: 'rollback' };
 

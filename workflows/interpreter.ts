@@ -9,7 +9,7 @@ import { resolveDurationMs } from '../dsl/templates';
 import { PATCHES } from './patches';
 import { hasPatch } from './release-gate';
 import type { RunState } from './run-state';
-import type { StepRecord } from './messages';
+import type { StepRecord } from '../contract/run-messages';
 import { RUN_CANCELLED, StepFailed, runCancelled, summariseFailure } from './step-failure';
 import { createdResource, touchedResources } from './step-resources';
 

@@ -26,7 +26,7 @@ import {
   lockPingSignal,
   releaseLockSignal,
   type LockRequest,
-} from './lock-messages';
+} from '../contract/lock-messages';
 import { PATCHES } from './patches';
 import { hasPatch, startRelease } from './release-gate';
 

@@ -15,8 +15,13 @@ import type { RunbookDefinition, StepDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { resolveTemplates } from '../dsl/templates';
 import { ACTIVITY_POLICIES } from './activity-policies';
-import { lockGrantedSignal, lockPingSignal, lockWorkflowId, releaseLockSignal } from './lock-messages';
-import type { LockWait } from './messages';
+import {
+  lockGrantedSignal,
+  lockPingSignal,
+  lockWorkflowId,
+  releaseLockSignal,
+} from '../contract/lock-messages';
+import type { LockWait } from '../contract/run-messages';
 
 function* lockableSteps(steps: StepDefinition[]): Generator<StepDefinition> {
   for (const step of steps) {

@@ -11,7 +11,7 @@ import type {
   StepRecord,
   StepResource,
   StepStatus,
-} from './messages';
+} from '../contract/run-messages';
 import { lockWaits } from './locks';
 import { addResource } from './step-resources';
 import type { Holds } from './holds';

@@ -1,5 +1,5 @@
 // How a run shows itself in Temporal's visibility store and Web UI: its search attributes
-// (TidelineRunbook, TidelineProject, TidelineServices, TidelineState; workflows/search-attributes.ts)
+// (TidelineRunbook, TidelineProject, TidelineServices, TidelineState; contract/search-attributes.ts)
 // and its current details (what an operator is asked and the exact command to answer).
 //
 // Upserts are commands in the history, so they are guarded by the `runVisibility` patch: a run
@@ -16,7 +16,7 @@ import {
   RUNBOOK_ATTRIBUTE,
   SERVICES_ATTRIBUTE,
   STATE_ATTRIBUTE,
-} from './search-attributes';
+} from '../contract/search-attributes';
 
 /** TidelineState's values: the run's status, with `running` split by what it waits for. */
 export type VisibleState =

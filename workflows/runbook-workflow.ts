@@ -14,7 +14,7 @@ import {
   progressQuery,
   type RunReport,
   type RunbookWorkflowInput,
-} from './messages';
+} from '../contract/run-messages';
 import { PATCHES } from './patches';
 import { hasPatch, startRelease } from './release-gate';
 import { RunState } from './run-state';

@@ -7,9 +7,13 @@ import {
   ChildWorkflowFailure,
   TemporalFailure,
 } from '@temporalio/workflow';
+import type { StepFailureCode } from '../contract/failure-codes';
 
 /** How a cancelled run and its interrupted step are described. */
-export const RUN_CANCELLED = { type: 'CANCELLED', message: 'the run was cancelled' } as const;
+export const RUN_CANCELLED = {
+  type: 'CANCELLED' satisfies StepFailureCode,
+  message: 'the run was cancelled',
+} as const;
 
 /** The failure that makes a cancellation take effect where the interpreter decides it does. */
 export function runCancelled(): CancelledFailure {

@@ -31,14 +31,14 @@ import { runIterations } from './foreach-lanes';
 import { locksHeldFor } from './foreach-locks';
 import type { Interpreter, Scope } from './interpreter';
 import { celVariables } from './interpreter';
-import type { ApprovalOutcome, RunReport } from './messages';
+import type { ApprovalOutcome, RunReport } from '../contract/run-messages';
 import { PATCHES } from './patches';
 import { hasPatch } from './release-gate';
 import { RunState } from './run-state';
 import { StepFailed } from './step-failure';
+import { RUNBOOK_WORKFLOW_TYPE } from '../contract/workflow-types';
 
 const WAIT_ACTIVITY = 'wait.until';
-const RUNBOOK_WORKFLOW_TYPE = 'runbookWorkflow';
 
 type CallStep = Extract<StepDefinition, { kind: 'call' }>;
 

@@ -8,7 +8,7 @@ import { RESOURCE_NAMES, RESOURCES, resourceOf } from '../cloud/resources';
 import type { StepDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { resolveTemplates } from '../dsl/templates';
-import type { StepResource } from './messages';
+import type { StepResource } from '../contract/run-messages';
 
 /**
  * Input fields that name a resource a step record lists, and how it lists it, in the order of

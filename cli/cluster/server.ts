@@ -15,13 +15,11 @@ import {
   serviceProblem,
   startedProblem,
 } from './service-readiness';
+import { SERVICES, type ServiceName } from './services';
 import { busyPorts, type ClusterPaths, type ClusterPorts, type ClusterState } from './state';
 
-/** In start order: the frontend and the worker service need history and matching in the ring. */
 export { frontendAddress } from './service-readiness';
-
-export const SERVICES = ['history', 'matching', 'frontend', 'worker'] as const;
-export type ServiceName = (typeof SERVICES)[number];
+export { SERVICES, type ServiceName };
 type ServicePids = Partial<Record<ServiceName, number>>;
 
 const SERVICE_PORTS: Record<ServiceName, ReadonlyArray<keyof ClusterPorts>> = {

@@ -6,7 +6,7 @@ import { Connection } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
 import { grpc, temporal } from '@temporalio/proto';
 import { GRPC_NOT_FOUND, grpcCode } from '../../worker/namespace-check';
-import type { ServiceName } from './server';
+import type { ServiceName } from './services';
 import type { ClusterState } from './state';
 
 export function frontendAddress(state: ClusterState): string {

@@ -2,7 +2,7 @@
 // interpreter's `approval` update, which checks that an approval is pending (and which one)
 // before it accepts. A rejected approval fails the run, which then compensates.
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily like every SDK module */
-import type { ApprovalDecision } from '../../workflows/messages';
+import type { ApprovalDecision } from '../../contract/run-messages';
 import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
 import { EXIT } from '../errors';
@@ -74,7 +74,8 @@ async function send(
   workflowId: string,
   decision: ApprovalDecision,
 ): Promise<number> {
-  const { approvalUpdate } = require('../../workflows/messages') as typeof import('../../workflows/messages');
+  const { approvalUpdate } =
+    require('../../contract/run-messages') as typeof import('../../contract/run-messages');
   const handle = session.client.workflow.getHandle(workflowId);
   const description = await handle.describe();
   const verb = decision.approved ? 'approve' : 'reject';

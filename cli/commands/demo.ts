@@ -4,7 +4,7 @@
 // prints the outputs (secrets masked), what the local cloud now holds and where the run is in the
 // Web UI, then stops everything. Exit 0 when the run succeeded, 1 otherwise.
 import path from 'node:path';
-import type { RunbookWorkflowInput } from '../../workflows/messages';
+import type { RunbookWorkflowInput } from '../../contract/run-messages';
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { CliError, EXIT } from '../errors';

@@ -19,7 +19,7 @@ import { styleFor } from '../output/style';
 import { orderedSteps, queryProgress, readOutcome, runStatusOf } from '../run-observer';
 import { withTemporal, type TemporalSession } from '../temporal';
 import { runIdArgument } from '../workflow-id';
-import type { StepRecord } from '../../workflows/messages';
+import type { StepRecord } from '../../contract/run-messages';
 
 export const HISTORY_SPEC = {
   name: 'history',

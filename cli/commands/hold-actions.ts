@@ -4,7 +4,7 @@
 // field a later step reads) before it is recorded. Exit 0 when the action was taken, 1 when it was refused or the run has ended.
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily like every SDK module */
 import type { JsonValue } from '../../dsl/expressions';
-import type { OperatorAction } from '../../workflows/messages';
+import type { OperatorAction } from '../../contract/run-messages';
 import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
 import { CliError, EXIT } from '../errors';
@@ -164,7 +164,7 @@ async function act(
   request: Record<string, unknown>,
   pairs: readonly InputPair[] = [],
 ): Promise<number> {
-  const messages = require('../../workflows/messages') as typeof import('../../workflows/messages');
+  const messages = require('../../contract/run-messages') as typeof import('../../contract/run-messages');
   const update = {
     retry: messages.retryUpdate,
     skip: messages.skipUpdate,

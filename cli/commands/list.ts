@@ -1,5 +1,5 @@
 // `tideline list`: recent runs from Temporal's visibility store (workflow type runbookWorkflow),
-// newest first, filtered by tideline's search attributes (workflows/search-attributes.ts):
+// newest first, filtered by tideline's search attributes (contract/search-attributes.ts):
 // --runbook, --project, --service and --state are conditions of the visibility query, so they
 // work on any number of runs (the same query works in the Web UI and `temporal workflow list`).
 // `--held` lists running runs and asks each for its progress (the `progress` query, answered by a
@@ -21,7 +21,7 @@ import {
   RUNBOOK_ATTRIBUTE,
   SERVICES_ATTRIBUTE,
   STATE_ATTRIBUTE,
-} from '../../workflows/search-attributes';
+} from '../../contract/search-attributes';
 
 /** TidelineState's values (workflows/run-visibility.ts). */
 export const RUN_STATES = [

@@ -3,7 +3,7 @@
 // and checked like `run`. The definition comes from the ended run's first history event, so the
 // new run does exactly what the old one was pinned to, whatever the file says today.
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily like every SDK module */
-import type { RunbookWorkflowInput } from '../../workflows/messages';
+import type { RunbookWorkflowInput } from '../../contract/run-messages';
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { CliError, EXIT } from '../errors';

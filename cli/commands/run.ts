@@ -1,6 +1,6 @@
 // `tideline run FILE`: validate, bind inputs, start the interpreter workflow, and follow it.
 import { randomBytes } from 'node:crypto';
-import type { RunbookWorkflowInput } from '../../workflows/messages';
+import type { RunbookWorkflowInput } from '../../contract/run-messages';
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { CliError } from '../errors';

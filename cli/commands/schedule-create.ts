@@ -4,7 +4,7 @@
 // uses the runbook as it was when the schedule was created.
 import type { ScheduleOptions } from '@temporalio/client';
 import { formatDuration as formatRunbookDuration, parseDuration } from '../../dsl/durations';
-import type { RunbookWorkflowInput } from '../../workflows/messages';
+import type { RunbookWorkflowInput } from '../../contract/run-messages';
 import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext } from '../context';
 import { CliError, EXIT } from '../errors';

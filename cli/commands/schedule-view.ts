@@ -9,7 +9,7 @@ import type {
 } from '@temporalio/client';
 import { formatDuration as formatRunbookDuration } from '../../dsl/durations';
 import type { JsonValue } from '../../dsl/expressions';
-import type { RunbookWorkflowInput } from '../../workflows/messages';
+import type { RunbookWorkflowInput } from '../../contract/run-messages';
 import { runStatusOf, type RunStatusName } from '../run-observer';
 import { SECRET_MASK } from '../output/style';
 import { memoOf, overlapName, type ScheduleMemo } from './schedule-common';

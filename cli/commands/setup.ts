@@ -1,4 +1,4 @@
-// `tideline setup`: registers tideline's search attributes (workflows/search-attributes.ts) on the
+// `tideline setup`: registers tideline's search attributes (contract/search-attributes.ts) on the
 // namespace of the CLI's settings, like `temporal operator search-attribute create`, but
 // idempotent: what is there already is left alone, so it is safe to run at every deployment.
 // `tideline dev`, the test servers and docker-compose register them themselves; this is for any
@@ -9,7 +9,7 @@ import type { Command } from '../context';
 import { CliError, EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { withTemporal } from '../temporal';
-import { TIDELINE_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { TIDELINE_SEARCH_ATTRIBUTES } from '../../contract/search-attributes';
 
 export const SETUP_SPEC = {
   name: 'setup',

@@ -6,6 +6,7 @@
 // Every open run is read (no cap), so "no open run needs it" is evidence, not a sample.
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { WORKFLOW_TYPES } from '../../contract/workflow-types';
 import { closestName } from '../../dsl/suggest';
 import { commandWordIndex, parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
@@ -16,8 +17,6 @@ import { knownPatches, patchNeeds, type RunPatchNeeds } from '../upgrade/patch-n
 
 /** Where Temporal's core SDK records the patch ids a run took. */
 const CHANGE_VERSION = defineSearchAttributeKey('TemporalChangeVersion', SearchAttributeType.KEYWORD_LIST);
-/** The workflow types that ask for patches (workflows/index.ts). */
-const WORKFLOW_TYPES = ['runbookWorkflow', 'foreachBatchWorkflow', 'resourceLockWorkflow'];
 
 export const UPGRADE_STATUS_SPEC = {
   name: 'upgrade status',

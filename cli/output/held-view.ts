@@ -1,6 +1,6 @@
 // A held run as people read it: each held step with its error, when the run rolls back on its
 // own, the three exact commands that act on it, and what operators did so far.
-import type { RunProgress } from '../../workflows/messages';
+import type { RunProgress } from '../../contract/run-messages';
 import type { CliContext } from '../context';
 import { actionLine, cliCommand } from './run-report';
 import { formatDuration, isoTime, type Style } from './style';

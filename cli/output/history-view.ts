@@ -2,7 +2,7 @@
 // its API call or wait, why it failed or what it undoes, which child run it started), then the
 // activities that belong to no step, what operators did on a held run, and the run's failure; or
 // the same as one JSON document.
-import type { OperatorAction, StepStatus } from '../../workflows/messages';
+import type { OperatorAction, StepStatus } from '../../contract/run-messages';
 import type { ActivityRun, OtherActivity, Timeline, TimelineStep } from '../history-timeline';
 import { stepDepth } from '../run-observer';
 import { compensationNote, resourcesNote } from './resource-notes';

@@ -1,7 +1,7 @@
 // Two ways to show a run while it goes: on a terminal, a step list redrawn in place a few times a
 // second; anywhere else (pipes, CI logs), one plain line per change, stamped with the time the
 // change happened. Both take RunSnapshots.
-import type { StepRecord } from '../../workflows/messages';
+import type { StepRecord } from '../../contract/run-messages';
 import type { CliContext } from '../context';
 import type { RunSnapshot } from '../run-observer';
 import { orderedSteps, stepDepth } from '../run-observer';

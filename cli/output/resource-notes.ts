@@ -1,7 +1,7 @@
 // What a step's resources say in a report: "created service X", and what became of what a
 // compensated step created ("deleted by compensation (create/undo.delete_service)"). Shared by
 // `tideline history` (a note per step) and the report of a finished run (`status`, `run`).
-import type { StepRecord, StepResource } from '../../workflows/messages';
+import type { StepRecord, StepResource } from '../../contract/run-messages';
 
 const RESOURCE_NAMES: Record<StepResource['type'], string> = {
   service: 'service',

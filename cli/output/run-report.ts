@@ -2,7 +2,7 @@
 // (secret ones masked unless --show-secrets), pending approvals with the exact command to answer
 // them, and the JSON shape of a run.
 import type { JsonValue } from '../../dsl/expressions';
-import type { OperatorAction, PendingApproval, RunProgress, StepRecord } from '../../workflows/messages';
+import type { OperatorAction, PendingApproval, RunProgress, StepRecord } from '../../contract/run-messages';
 import type { CliContext } from '../context';
 import type { RunOutcome, RunStatusName } from '../run-observer';
 import { orderedSteps } from '../run-observer';

@@ -1,7 +1,7 @@
 // How one step of a run reads: a symbol, its state, elapsed time, and what it is doing (the status
 // a wait last saw and how often it polled, a call's retry attempt, a child runbook's run, why a
 // step failed). Shared by the live view, the plain line log, the final report and `history`.
-import type { StepRecord, StepStatus } from '../../workflows/messages';
+import type { StepRecord, StepStatus } from '../../contract/run-messages';
 import type { ActivityState } from '../run-observer';
 import { formatDuration, truncate, type Style } from './style';
 

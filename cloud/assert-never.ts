@@ -1,0 +1,2 @@
+// Re-exports assertNever (contract/assert-never.ts) for code of the cloud client.
+export { assertNever } from '../contract/assert-never';

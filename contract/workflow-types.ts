@@ -1,0 +1,17 @@
+// The workflow type names the worker registers (workflows/index.ts exports functions of these
+// names) and clients start, signal, schedule and list by. Plain strings: sandbox-safe.
+
+/** A runbook run (and a child runbook step's run). */
+export const RUNBOOK_WORKFLOW_TYPE = 'runbookWorkflow';
+/** A batch of a large foreach's items, run as a child of the runbook run. */
+export const FOREACH_BATCH_WORKFLOW_TYPE = 'foreachBatchWorkflow';
+/** The per-resource lock that queues runs changing one service. */
+export const LOCK_WORKFLOW_TYPE = 'resourceLockWorkflow';
+
+/** Every workflow type tideline registers. */
+export const WORKFLOW_TYPES = [
+  RUNBOOK_WORKFLOW_TYPE,
+  FOREACH_BATCH_WORKFLOW_TYPE,
+  LOCK_WORKFLOW_TYPE,
+] as const;
+export type WorkflowTypeName = (typeof WORKFLOW_TYPES)[number];
