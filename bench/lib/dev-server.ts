@@ -2,10 +2,11 @@
 // can be restarted (chaos round two) without losing workflows. Runs under the test suite's guard
 // shell, so it never outlives the benchmark.
 import { createServer } from 'node:net';
-import { Connection } from '@temporalio/client';
+import type { Connection } from '@temporalio/client';
 import { spawnGuarded, type GuardedProcess } from '../../test/helpers/guarded-process';
 import { temporalExecutable } from './repo';
 import { sleep } from './stats';
+import { connectClient, localConnectionSettings } from '../../worker/connection';
 import { TIDELINE_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 
 export interface DevServer {
@@ -39,7 +40,7 @@ async function waitUntilServing(address: string, alive: () => boolean, timeoutMs
     if (!alive()) throw new Error(`Temporal dev server at ${address} exited while starting`);
     let connection: Connection | undefined;
     try {
-      connection = await Connection.connect({ address, connectTimeout: 2_000 });
+      connection = await connectClient(localConnectionSettings(address), { connectTimeout: 2_000 });
       await connection.workflowService.describeNamespace({ namespace: 'default' });
       return;
     } catch (error) {

@@ -2,13 +2,13 @@
 // on 127.0.0.1 port 0), a worker process, a Temporal client with the worker's payload keys, a typed
 // client of the local cloud, and a VPC to attach services to.
 import { randomBytes } from 'node:crypto';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import { createCloudClient, type CloudClient } from '../../cloud/client';
 import { loadRunbookFile } from '../../dsl/loader';
 import type { LocalCloud, LocalCloudOptions } from '../../simulator/server';
 import { startLocalCloud } from '../../simulator/server';
 import type { GuardedProcess } from '../../test/helpers/guarded-process';
-import { createDataConverter } from '../../worker/codec';
+import { connectCodecClient, localConnectionSettings } from '../../worker/connection';
 import type { RunbookDefinition } from '../../dsl/definition';
 import type { RunbookWorkflowInput } from '../../workflows/messages';
 import type { WorkerTuning } from '../tuned-worker';
@@ -85,8 +85,7 @@ export async function startBenchStack(options: StackOptions = {}): Promise<Bench
     cidr: '10.0.0.0/16',
     region_code: 'us-east-1',
   });
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection, dataConverter: createDataConverter(benchKeyRing) });
+  const client = await connectCodecClient(localConnectionSettings(server.address), benchKeyRing);
   const taskQueue = `bench-${randomBytes(4).toString('hex')}`;
 
   const stack: BenchStack = {
@@ -122,7 +121,7 @@ export async function startBenchStack(options: StackOptions = {}): Promise<Bench
     },
     async close(closeOptions = {}) {
       await stack.worker?.stop();
-      await connection.close();
+      await client.connection.close();
       await api.close();
       await cloud.close();
       if (!closeOptions.keepServer && !options.server) await server.stop();

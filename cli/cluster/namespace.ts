@@ -2,9 +2,10 @@
 // server's own APIs. A real server creates no namespace, and each service refreshes its namespace
 // cache about every 10 s: `up` returns only once a visibility query by a tideline search attribute
 // succeeds in the namespace, which is when workers and `tideline run` can use it.
-import { Connection } from '@temporalio/client';
+import type { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { TIDELINE_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { connectClient, localConnectionSettings } from '../../worker/connection';
 import { grpcCode, registerSearchAttributes } from '../../worker/namespace-check';
 import { CliError } from '../errors';
 
@@ -52,7 +53,9 @@ export async function ensureNamespace(
   namespace: string,
   timeoutMs = 120_000,
 ): Promise<void> {
-  const connection = await Connection.connect({ address, connectTimeout: 10_000 });
+  const connection = await connectClient(localConnectionSettings(address, namespace), {
+    connectTimeout: 10_000,
+  });
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   try {

@@ -5,11 +5,11 @@
 //   const stack = await startDevStack({ env, namespace: 'default', taskQueue: 'tideline', log });
 //   … stack.temporal.address, stack.temporal.webUiUrl, stack.cloud.url, stack.cloud.projects …
 //   await stack.close();
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
+import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { startLocalCloud, type Dialect, type LocalCloud } from '../../simulator/server';
-import { createDataConverter } from '../../worker/codec';
 import { loadWorkerConfig } from '../../worker/config';
+import { connectCodecClient, connectWorker, localConnectionSettings } from '../../worker/connection';
 import type { EncryptionKeyRing } from '../../worker/encryption-keys';
 import { loadEncryptionKeys, type KeySource } from '../../worker/key-store';
 import { createRedactingLogger } from '../../worker/redacting-logger';
@@ -155,7 +155,9 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
       options.workerLogLevel ?? 'WARN',
       cloud.projects.map((p) => p.secret_key),
     );
-    const connection = await NativeConnection.connect({ address: server.address });
+    // The server this stack started: its address alone, never the user's Temporal profile.
+    const temporal = localConnectionSettings(server.address, options.namespace);
+    const connection = await connectWorker(temporal);
     cleanups.push(() => connection.close());
     const worker: TidelineWorker = await createTidelineWorker(config, {
       keyRing: keys.keyRing,
@@ -170,7 +172,7 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
     });
     workerStopped.catch(() => undefined);
 
-    const clients: Connection[] = [];
+    const clients: Client[] = [];
     let closed: Promise<void> | undefined;
     return {
       temporal: {
@@ -186,17 +188,13 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
       codec: codec === undefined ? undefined : { endpoint: codec.endpoint },
       workerStopped,
       async connectClient() {
-        const clientConnection = await Connection.connect({ address: server.address });
-        clients.push(clientConnection);
-        return new Client({
-          connection: clientConnection,
-          namespace: options.namespace,
-          dataConverter: createDataConverter(keys.keyRing),
-        });
+        const client = await connectCodecClient(temporal, keys.keyRing);
+        clients.push(client);
+        return client;
       },
       close() {
         closed ??= (async () => {
-          for (const client of clients) await client.close().catch(() => undefined);
+          for (const client of clients) await client.connection.close().catch(() => undefined);
           await unwind();
         })();
         return closed;

@@ -3,7 +3,8 @@
 // frontend answers. `startDevServer` is the one of `tideline dev` (with the Web UI); the test
 // helper (test/helpers/temporal-server.ts) launches its restartable, headless one through
 // `launchDevServer` too.
-import { Connection } from '@temporalio/client';
+import type { Connection } from '@temporalio/client';
+import { connectClient, localConnectionSettings } from '../../worker/connection';
 import { TIDELINE_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { LOOPBACK } from './ports';
 import { spawnSupervised, type SupervisedProcess } from './supervised-process';
@@ -97,7 +98,7 @@ export async function waitForTemporal(
     }
     let connection: Connection | undefined;
     try {
-      connection = await Connection.connect({ address, connectTimeout: 2_000 });
+      connection = await connectClient(localConnectionSettings(address), { connectTimeout: 2_000 });
       for (const namespace of namespaces) await connection.workflowService.describeNamespace({ namespace });
       return;
     } catch (error) {

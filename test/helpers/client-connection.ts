@@ -4,7 +4,8 @@
 // result after a timeout, say) closes the connection, stops the server, and the call's retry
 // then throws "Channel has been shut down" from a timer — into whichever suite runs next in that
 // Jest worker. Once closed, this connection retries nothing: pending calls fail instead.
-import { Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
+import { defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type Connection } from '@temporalio/client';
+import { connectClient, localConnectionSettings } from '../../worker/connection';
 
 export interface ClosableConnection {
   connection: Connection;
@@ -15,8 +16,7 @@ export interface ClosableConnection {
 export async function connectClosable(address: string): Promise<ClosableConnection> {
   let closed = false;
   const defaults = defaultGrpcRetryOptions();
-  const connection = await Connection.connect({
-    address,
+  const connection = await connectClient(localConnectionSettings(address), {
     interceptors: [
       makeGrpcRetryInterceptor({
         ...defaults,
