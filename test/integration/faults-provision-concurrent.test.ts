@@ -1,5 +1,5 @@
 // Honest under faults: ten provisioning runs at once while every API call fails with a 5xx one
-// time in five, and service.create applies the change yet answers 5xx (the create must be
+// time in ten, and service.create applies the change yet answers 5xx (the create must be
 // adopted on retry, not repeated). Exactly ten services result, each READY, PROD and attached.
 import type { RunReport } from '../../workflows/messages';
 import { createVpc } from '../helpers/runbook-fixtures';
@@ -7,10 +7,14 @@ import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 
 const RUNS = 10;
 /**
- * Generous: a local change makes two calls per attempt (it checks first whether it already took
- * effect), so at 20 % faults about a third of its attempts fail, and the few runs that fail five
- * in a row back off 32 s and then 64 s (the mutate policy) before they finish.
+ * One call in ten fails: every run still meets several failures and retries (and the creates
+ * that apply yet fail), while a run rarely fails an attempt four times in a row. A local change
+ * makes two calls per attempt (it checks first whether it already took effect), so at 20 % about
+ * a third of its attempts failed and a run that failed five in a row backed off 32 s and then
+ * 64 s (the mutate policy): the suite took minutes waiting on one unlucky run's backoff.
  */
+const FAULT_PROBABILITY = 0.1;
+/** Generous: the mutate policy's backoff grows to 60 s after six failed attempts in a row. */
 const TIMEOUT_MS = 240_000;
 const APPLY_THEN_FAIL = 4;
 /** Fixes the fault draws (and ids) of the local cloud, so a failure can be studied again. */
@@ -27,10 +31,10 @@ beforeAll(async () => {
 afterAll(async () => stack?.close());
 
 test(
-  `${RUNS} concurrent provisionings under 20 % 5xx and apply-then-fail creates: exactly ${RUNS} PROD services`,
+  `${RUNS} concurrent provisionings under ${FAULT_PROBABILITY * 100} % 5xx and apply-then-fail creates: exactly ${RUNS} PROD services`,
   async () => {
     const [errors, applyThenFail] = stack.cloud.cloud.addFaults([
-      { action: '*', kind: 'error', status: 503, probability: 0.2 },
+      { action: '*', kind: 'error', status: 503, probability: FAULT_PROBABILITY },
       // `error` rules are drawn first: a create reaching this rule was not failed before applying.
       { action: 'service.create', kind: 'applyThenFail', times: APPLY_THEN_FAIL },
     ]);
