@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
+import { isCliError } from '../../cli/errors';
 import { resolveSettings } from '../../cli/settings';
 import { loadWorkerConfig } from '../../worker/config';
 import { DEFAULT_TASK_QUEUE } from '../../worker/config-schema';
@@ -172,6 +173,37 @@ describe('the connection builder', () => {
       expect(thrown).toBeInstanceOf(TemporalSettingsError);
       expect((thrown as Error).message).toMatch(/^invalid Temporal connection settings: /);
       expect((thrown as Error).message).not.toContain('key-secret');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('config file problems, as the CLI words them', () => {
+  test('a CLI_USAGE error naming the key, never its value', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tideline-cli-file-'));
+    try {
+      const messageFor = (content: string): string => {
+        const file = path.join(dir, 'tideline.yaml');
+        writeFileSync(file, content, { mode: 0o600 });
+        try {
+          resolveSettings({ globals: { json: false, config: file }, env: {}, cwd: dir });
+        } catch (error) {
+          if (isCliError(error) && error.code === 'CLI_USAGE') return error.message.replace(`${file}: `, '');
+          throw error;
+        }
+        throw new Error('no error');
+      };
+      expect(messageFor('taskQueue: ""\n')).toBe('config file taskQueue must be a non-empty string');
+      expect(messageFor('temporal: { address: 7233 }\n')).toBe(
+        'config file temporal.address must be a non-empty string',
+      );
+      expect(messageFor('temporal: secret-value\n')).toBe(
+        'config file temporal must be a mapping (address, namespace)',
+      );
+      expect(messageFor('temporal: { adress: secret-value }\n')).toBe(
+        'config file temporal has unknown keys "adress" (it takes address, namespace)',
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
