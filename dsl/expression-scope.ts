@@ -3,8 +3,10 @@
 // expressions reference — never the whole scope (a `service.list` answer over a fleet would be
 // copied into every wait). The references come from expression-references.ts, the validator's
 // own analysis. Pure and deterministic: used inside the workflow sandbox.
+import { assertNever } from '../contract/assert-never';
 import type { StepDefinition } from './definition';
 import { expressionReferences } from './expression-references';
+import { stepTree } from './step-tree';
 import { findTemplates } from './templates';
 
 /**
@@ -40,7 +42,8 @@ export function expressionNeeds(expressions: Array<string | undefined>): ScopeNe
   return needs;
 }
 
-function addStepNeeds(needs: ScopeNeeds, step: StepDefinition): void {
+/** What one step reads itself (its nested steps are walked separately). */
+function addOwnNeeds(needs: ScopeNeeds, step: StepDefinition): void {
   if (step.if !== undefined) addExpressionNeeds(needs, step.if);
   addTemplateNeeds(needs, step.timeoutMs);
   switch (step.kind) {
@@ -64,19 +67,18 @@ function addStepNeeds(needs: ScopeNeeds, step: StepDefinition): void {
       addTemplateNeeds(needs, step.message);
       break;
     case 'parallel':
-      for (const branch of step.branches) for (const inner of branch.steps) addStepNeeds(needs, inner);
       break;
     case 'foreach':
       addExpressionNeeds(needs, step.items);
       addTemplateNeeds(needs, step.concurrency);
-      for (const inner of step.steps) addStepNeeds(needs, inner);
       break;
     case 'runbook':
       // The child's own expressions read the child's scope, not ours: only its inputs count.
       addTemplateNeeds(needs, step.with);
       break;
+    default:
+      assertNever(step, 'step kind');
   }
-  for (const inner of step.compensate) addStepNeeds(needs, inner);
 }
 
 const stepListNeeds = new WeakMap<StepDefinition[], ScopeNeeds>();
@@ -89,7 +91,7 @@ export function stepsNeeds(steps: StepDefinition[]): ScopeNeeds {
   const cached = stepListNeeds.get(steps);
   if (cached) return cached;
   const needs: ScopeNeeds = new Map();
-  for (const step of steps) addStepNeeds(needs, step);
+  for (const { step } of stepTree(steps)) addOwnNeeds(needs, step);
   stepListNeeds.set(steps, needs);
   return needs;
 }

@@ -1,24 +1,52 @@
-// Walking the steps of a runbook: every step (nested and compensation ones too) with its path and
-// the containers it sits in, and which step ids a step makes readable once it completed. Pure.
+// The one walk over a runbook's step tree: every step (nested and compensation ones too) with its
+// path, its parent and the containers it sits in, descending into what the caller asks for. It
+// walks both shapes of a step: as written (schema `Step`, for validation) and normalised
+// (`StepDefinition`, for planning, locks, resources and the interpreter). Also which step ids a
+// step makes readable once it completed. Pure and sandbox-safe.
 import type { ProblemPath } from './problems';
 import type { Step } from './schema';
-import { DEFAULT_FOREACH_VARIABLE } from './definition';
+import { DEFAULT_FOREACH_VARIABLE, type StepDefinition } from './definition';
 
 export type Frame =
   | { type: 'branch'; parallel: string; branch: string }
   | { type: 'foreach'; id: string; variable: string }
   | { type: 'compensate'; owner: string };
 
-export interface PlacedStep {
-  step: Step;
+export interface PlacedStep<S = Step> {
+  step: S;
   path: ProblemPath;
+  /** The containers the step sits in, outermost first (the last one holds it directly). */
   frames: Frame[];
+  /** The step whose branch, foreach body or compensation holds it; undefined at the top. */
+  parent: S | undefined;
+  /** 0 at the top, one more per container. */
+  depth: number;
 }
 
 export interface PlacedBranch {
   id: string;
   parallel: string;
   path: ProblemPath;
+}
+
+/** What a walk descends into below each step; everything unless set to false. */
+export interface Descend {
+  /** The steps of a parallel step's branches. */
+  branches?: boolean;
+  /** A foreach step's body (its steps run once per item). */
+  foreach?: boolean;
+  /** A step's compensation steps. */
+  compensate?: boolean;
+}
+
+type Placed<S> = { step: S; path: ProblemPath };
+
+/** Where a step shape keeps its nested steps. */
+interface StepShape<S> {
+  id(step: S): string;
+  branches(step: S, path: ProblemPath): { id: string; path: ProblemPath; steps: Placed<S>[] }[];
+  foreach(step: S, path: ProblemPath): { variable: string; steps: Placed<S>[] } | undefined;
+  compensation(step: S, path: ProblemPath): Placed<S>[];
 }
 
 /** A step list with each step's own path (a single `compensate` step has no index). */
@@ -31,30 +59,99 @@ export function placedList(
   return [{ step: value, path }];
 }
 
-/** Visits every step in document order: nested steps after their parent, compensation last. */
+const indexed = <S>(steps: readonly S[], path: ProblemPath): Placed<S>[] =>
+  steps.map((step, index) => ({ step, path: [...path, index] }));
+
+const WRITTEN: StepShape<Step> = {
+  id: (step) => step.id,
+  branches: (step, path) =>
+    'parallel' in step
+      ? step.parallel.map((branch, index) => {
+          const branchPath = [...path, 'parallel', index];
+          return {
+            id: branch.id,
+            path: branchPath,
+            steps: placedList(branch.steps, [...branchPath, 'steps']),
+          };
+        })
+      : [],
+  foreach: (step, path) =>
+    'foreach' in step
+      ? { variable: step.as ?? DEFAULT_FOREACH_VARIABLE, steps: placedList(step.steps, [...path, 'steps']) }
+      : undefined,
+  compensation: (step, path) => placedList(step.compensate, [...path, 'compensate']),
+};
+
+const NORMALISED: StepShape<StepDefinition> = {
+  id: (step) => step.id,
+  branches: (step, path) =>
+    step.kind === 'parallel'
+      ? step.branches.map((branch, index) => {
+          const branchPath = [...path, 'branches', index];
+          return { id: branch.id, path: branchPath, steps: indexed(branch.steps, [...branchPath, 'steps']) };
+        })
+      : [],
+  foreach: (step, path) =>
+    step.kind === 'foreach'
+      ? { variable: step.as, steps: indexed(step.steps, [...path, 'steps']) }
+      : undefined,
+  compensation: (step, path) => indexed(step.compensate, [...path, 'compensate']),
+};
+
+/**
+ * The walk: each step, then its branches' steps, its foreach body, its compensation (document
+ * order), as far as `descend` allows. Child runbooks are never entered (their steps are another
+ * definition's).
+ */
+function walk<S>(
+  shape: StepShape<S>,
+  steps: Placed<S>[],
+  frames: Frame[],
+  parent: S | undefined,
+  descend: Descend,
+  visit: (placed: PlacedStep<S>) => void,
+  visitBranch?: (branch: PlacedBranch) => void,
+): void {
+  for (const { step, path } of steps) {
+    visit({ step, path, frames, parent, depth: frames.length });
+    const id = shape.id(step);
+    if (descend.branches !== false) {
+      for (const branch of shape.branches(step, path)) {
+        visitBranch?.({ id: branch.id, parallel: id, path: branch.path });
+        const frame: Frame = { type: 'branch', parallel: id, branch: branch.id };
+        walk(shape, branch.steps, [...frames, frame], step, descend, visit, visitBranch);
+      }
+    }
+    const body = descend.foreach === false ? undefined : shape.foreach(step, path);
+    if (body !== undefined) {
+      const frame: Frame = { type: 'foreach', id, variable: body.variable };
+      walk(shape, body.steps, [...frames, frame], step, descend, visit, visitBranch);
+    }
+    if (descend.compensate !== false) {
+      const frame: Frame = { type: 'compensate', owner: id };
+      walk(shape, shape.compensation(step, path), [...frames, frame], step, descend, visit, visitBranch);
+    }
+  }
+}
+
+/** Visits every step as written, in document order: nested steps after their parent. */
 export function walkSteps(
   steps: { step: Step; path: ProblemPath }[],
   frames: Frame[],
   visit: (placed: PlacedStep) => void,
   visitBranch?: (branch: PlacedBranch) => void,
 ): void {
-  for (const { step, path } of steps) {
-    visit({ step, path, frames });
-    if ('parallel' in step) {
-      step.parallel.forEach((branch, index) => {
-        const branchPath = [...path, 'parallel', index];
-        visitBranch?.({ id: branch.id, parallel: step.id, path: branchPath });
-        const frame: Frame = { type: 'branch', parallel: step.id, branch: branch.id };
-        walkSteps(placedList(branch.steps, [...branchPath, 'steps']), [...frames, frame], visit, visitBranch);
-      });
-    }
-    if ('foreach' in step) {
-      const frame: Frame = { type: 'foreach', id: step.id, variable: step.as ?? DEFAULT_FOREACH_VARIABLE };
-      walkSteps(placedList(step.steps, [...path, 'steps']), [...frames, frame], visit, visitBranch);
-    }
-    const compensation = placedList(step.compensate, [...path, 'compensate']);
-    walkSteps(compensation, [...frames, { type: 'compensate', owner: step.id }], visit, visitBranch);
-  }
+  walk(WRITTEN, steps, frames, undefined, {}, visit, visitBranch);
+}
+
+/** The normalised steps under `steps` (these included), in the walk's order. */
+export function stepTree(
+  steps: readonly StepDefinition[],
+  descend: Descend = {},
+): PlacedStep<StepDefinition>[] {
+  const placed: PlacedStep<StepDefinition>[] = [];
+  walk(NORMALISED, indexed(steps, ['steps']), [], undefined, descend, (step) => void placed.push(step));
+  return placed;
 }
 
 /**
@@ -63,9 +160,8 @@ export function walkSteps(
  * output (a list) is readable after it; compensation steps are never readable outside.
  */
 export function completedIds(step: Step): string[] {
-  const ids = [step.id];
-  if ('parallel' in step) {
-    for (const branch of step.parallel) for (const inner of branch.steps) ids.push(...completedIds(inner));
-  }
+  const ids: string[] = [];
+  const descend: Descend = { foreach: false, compensate: false };
+  walk(WRITTEN, [{ step, path: [] }], [], undefined, descend, (placed) => void ids.push(placed.step.id));
   return ids;
 }

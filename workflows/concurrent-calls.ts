@@ -11,19 +11,21 @@
 // activity task's result is a history event and is read at the same point on replay, so calls
 // that may run beside other steps are activity tasks; a line of steps keeps its local activities.
 import type { StepDefinition } from '../dsl/definition';
+import { stepTree } from '../dsl/step-tree';
 import type { Interpreter } from './interpreter';
 import { PATCHES } from './patches';
 import { hasPatch } from './release-gate';
 
-/** Whether steps can run side by side: a foreach not limited to 1 at a time, or a parallel. */
+/**
+ * Whether steps can run side by side: anywhere in the tree (branches, foreach bodies,
+ * compensations), a foreach not limited to 1 at a time, or a parallel of more than one branch.
+ */
 export function hasConcurrentSteps(steps: readonly StepDefinition[]): boolean {
-  return steps.some((step) => {
-    if (hasConcurrentSteps(step.compensate)) return true;
-    if (step.kind === 'parallel')
-      return step.branches.length > 1 || step.branches.some((b) => hasConcurrentSteps(b.steps));
-    if (step.kind === 'foreach') return step.concurrency !== 1 || hasConcurrentSteps(step.steps);
-    return false;
-  });
+  return stepTree(steps).some(
+    ({ step }) =>
+      (step.kind === 'parallel' && step.branches.length > 1) ||
+      (step.kind === 'foreach' && step.concurrency !== 1),
+  );
 }
 
 /**

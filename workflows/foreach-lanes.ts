@@ -6,7 +6,7 @@ import type { JsonValue } from '../dsl/expressions';
 import { sideBySide } from './concurrent-calls';
 import { iterationLockKeys, holdLocksFor, locksHeldFor, withIterationLocks } from './foreach-locks';
 import { celVariables, type Interpreter, type Scope } from './interpreter';
-import { isLockedCall } from './locks';
+import { isLockedCall, lockScope } from './locks';
 import { PATCHES } from './patches';
 import { hasPatch } from './release-gate';
 
@@ -37,14 +37,7 @@ const lockedBodies = new WeakMap<ForeachStepDefinition, boolean>();
 function bodyChangesServices(step: ForeachStepDefinition): boolean {
   let known = lockedBodies.get(step);
   if (known === undefined) {
-    const walk = (steps: ForeachStepDefinition['steps']): boolean =>
-      steps.some(
-        (s) =>
-          isLockedCall(s) ||
-          walk(s.compensate) ||
-          (s.kind === 'parallel' && s.branches.some((branch) => walk(branch.steps))),
-      );
-    known = walk(step.steps);
+    known = lockScope(step.steps).some(isLockedCall);
     lockedBodies.set(step, known);
   }
   return known;

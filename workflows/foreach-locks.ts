@@ -24,16 +24,7 @@ import type { StepDefinition } from '../dsl/definition';
 import { ACTIVITY_POLICIES } from './activity-policies';
 import type { Scope } from './interpreter';
 import { lockWorkflowId, releaseLockSignal } from '../contract/lock-messages';
-import { callLockKey, isLockedCall, lockGrants } from './locks';
-
-function* iterationCalls(steps: StepDefinition[]): Generator<StepDefinition> {
-  for (const step of steps) {
-    yield step;
-    yield* iterationCalls(step.compensate);
-    if (step.kind === 'parallel') for (const branch of step.branches) yield* iterationCalls(branch.steps);
-    // Nested foreach bodies lock per their own items; child runbooks lock for themselves.
-  }
-}
+import { callLockKey, isLockedCall, lockGrants, lockScope } from './locks';
 
 /**
  * The services an iteration changes and can name before its first step (from the item, the
@@ -45,7 +36,8 @@ export function iterationLockKeys(
   held: readonly string[],
 ): string[] {
   const keys = new Set<string>();
-  for (const step of iterationCalls(body)) {
+  // Nested foreach bodies lock per their own items; child runbooks lock for themselves.
+  for (const step of lockScope(body)) {
     if (!isLockedCall(step)) continue;
     const key = callLockKey(step, vars);
     if (key !== undefined && !held.includes(key)) keys.add(key);

@@ -6,24 +6,14 @@ import { setHandler } from '@temporalio/workflow';
 import type { RunbookDefinition, StepDefinition } from '../dsl/definition';
 import { bindInputs } from '../dsl/inputs';
 import { missingOutputField, outputReads } from '../dsl/output-reads';
+import { stepTree } from '../dsl/step-tree';
 import type { Holds } from './holds';
 import type { Scope } from './interpreter';
 import { retryUpdate, rollbackUpdate, skipUpdate, type RetryRequest } from '../contract/run-messages';
 
 /** The step with this id (ids are unique in a runbook), looking inside parallels and foreaches. */
 function stepById(steps: readonly StepDefinition[], id: string): StepDefinition | undefined {
-  for (const step of steps) {
-    if (step.id === id) return step;
-    const inner =
-      step.kind === 'foreach'
-        ? step.steps
-        : step.kind === 'parallel'
-          ? step.branches.flatMap((branch) => branch.steps)
-          : [];
-    const found = stepById(inner, id);
-    if (found !== undefined) return found;
-  }
-  return undefined;
+  return stepTree(steps, { compensate: false }).find(({ step }) => step.id === id)?.step;
 }
 
 /** Refuses `with` changes the held step cannot take: only fields its `with` already sets. */

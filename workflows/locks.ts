@@ -13,6 +13,7 @@ import type { LockActivities } from '../activities/lock-activities';
 import { RESOURCES, resourceOf } from '../cloud/resources';
 import type { RunbookDefinition, StepDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
+import { stepTree } from '../dsl/step-tree';
 import { resolveTemplates } from '../dsl/templates';
 import { ACTIVITY_POLICIES } from './activity-policies';
 import {
@@ -23,13 +24,13 @@ import {
 } from '../contract/lock-messages';
 import type { LockWait } from '../contract/run-messages';
 
-function* lockableSteps(steps: StepDefinition[]): Generator<StepDefinition> {
-  for (const step of steps) {
-    yield step;
-    yield* lockableSteps(step.compensate);
-    if (step.kind === 'parallel') for (const branch of step.branches) yield* lockableSteps(branch.steps);
-    // foreach bodies and child runbooks name their services at run time (or lock them themselves).
-  }
+/**
+ * The steps whose services a lock taken before `steps` run covers: these, their branches' and their
+ * compensations'. Not foreach bodies (they lock per item, foreach-locks.ts) nor child runbooks
+ * (they lock for themselves).
+ */
+export function lockScope(steps: readonly StepDefinition[]): StepDefinition[] {
+  return stepTree(steps, { foreach: false }).map(({ step }) => step);
 }
 
 /**
@@ -38,7 +39,7 @@ function* lockableSteps(steps: StepDefinition[]): Generator<StepDefinition> {
  */
 export function lockKeys(definition: RunbookDefinition, inputs: Record<string, JsonValue>): string[] {
   const keys = new Set<string>();
-  for (const step of lockableSteps(definition.steps)) {
+  for (const step of lockScope(definition.steps)) {
     if (!isLockedCall(step)) continue;
     // Depends on step outputs when it does not resolve: not known before the run.
     const key = callLockKey(step, { inputs, steps: {} });

@@ -37,6 +37,7 @@ import { hasPatch } from './release-gate';
 import { RunState } from './run-state';
 import { StepFailed } from './step-failure';
 import { RUNBOOK_WORKFLOW_TYPE } from '../contract/workflow-types';
+import { assertNever } from '../contract/assert-never';
 
 const WAIT_ACTIVITY = 'wait.until';
 
@@ -229,6 +230,8 @@ export async function runStepKind(
       });
       return report.outputs;
     }
+    default:
+      return assertNever(step, 'step kind');
   }
 }
 

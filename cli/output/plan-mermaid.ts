@@ -2,6 +2,7 @@
 // parallel branches fanning out and joining, foreach loops, conditions on the edges, and the
 // compensation chain of each step as dashed edges. Paste it into any Mermaid renderer.
 import type { Plan, PlanStep } from '../plan/build-plan';
+import { assertNever } from '../../contract/assert-never';
 
 interface Exit {
   id: string;
@@ -78,6 +79,8 @@ class FlowchartBuilder {
         return [title, `parallel`];
       case 'foreach':
         return [title, `foreach ${step.as ?? 'item'} in ${short(step.items ?? '', 32)}`];
+      default:
+        return assertNever(step.kind, 'step kind');
     }
   }
 

@@ -2,6 +2,7 @@
 // conditions and what undoes it, then the outputs. Nothing here calls anything.
 import type { Plan, PlanRequest, PlanStep } from '../plan/build-plan';
 import { inlineValue, SECRET_MASK, visibleLength, type Style } from './style';
+import { assertNever } from '../../contract/assert-never';
 
 /** CEL written over several YAML lines reads better on one. */
 function oneLine(text: string): string {
@@ -38,6 +39,8 @@ function headline(step: PlanStep): string {
       return `foreach ${step.as ?? 'item'} in ${step.items ?? ''} (${inlineValue(step.concurrency ?? 1)} at a time)`;
     case 'runbook':
       return `runbook ${step.runbook?.path ?? ''} (${step.runbook?.name ?? ''}) with ${JSON.stringify(step.runbook?.with ?? {})}`;
+    default:
+      return assertNever(step.kind, 'step kind');
   }
 }
 

@@ -14,6 +14,7 @@ import type {
 import { formatDuration } from '../../dsl/durations';
 import type { JsonValue } from '../../dsl/expressions';
 import { hasTemplate, listReferences, resolveDurationMs, resolveTemplates } from '../../dsl/templates';
+import { assertNever } from '../../contract/assert-never';
 
 export interface PlanInput {
   name: string;
@@ -203,6 +204,8 @@ function planStep(step: StepDefinition, key: string, resolver: PartialResolver):
       // The child's own inputs are only known at run time: show its steps unresolved.
       planned.steps = planSteps(step.runbook.steps, `${key}/`, new PartialResolver({}));
       break;
+    default:
+      assertNever(step, 'step kind');
   }
   return planned;
 }
