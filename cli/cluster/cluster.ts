@@ -35,9 +35,10 @@ import {
   withUiPort,
 } from './state';
 import { ensureClusterTools } from './tools';
+import { SHARED_DEFAULTS } from '../../worker/shared-settings';
 import { ensureUiServer, startUi, stopUi, uiPid, webUiUrl } from './web-ui';
 
-export const DEFAULT_NAMESPACE = 'default';
+export const DEFAULT_NAMESPACE = SHARED_DEFAULTS.namespace;
 
 export function defaultClusterDir(): string {
   return path.join(packageRoot(), '.tools', 'cluster');

@@ -10,6 +10,7 @@ import { waitForStopSignal } from '../dev-stack/stop-signal';
 import { CliError, EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { resolveSettings } from '../settings';
+import { SHARED_DEFAULTS } from '../../worker/shared-settings';
 
 const MIN_TOKEN_LENGTH = 16;
 
@@ -98,7 +99,7 @@ export const codecServerCommand: Command = async (argv, ctx) => {
   const { values } = parsed;
   const { host, port } = parseListen(values.listen);
   const origins = (values['cors-origin'] ?? []).map(parseOrigin);
-  const namespaces = values.namespace ?? [resolveSettings(ctx).namespace ?? 'default'];
+  const namespaces = values.namespace ?? [resolveSettings(ctx).namespace ?? SHARED_DEFAULTS.namespace];
   const maxBody = values['max-body-bytes'] === undefined ? undefined : Number(values['max-body-bytes']);
   if (maxBody !== undefined && (!Number.isInteger(maxBody) || maxBody < 1024)) {
     throw new CliError('CLI_USAGE', '--max-body-bytes must be a whole number of at least 1024');

@@ -10,6 +10,7 @@ import { waitForStopSignal } from '../dev-stack/stop-signal';
 import { EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { resolveSettings } from '../settings';
+import { SHARED_DEFAULTS } from '../../worker/shared-settings';
 
 // Loaded on use: they pull in Temporal's SDK, which `--help` must not wait for.
 const loadDevStack = () => require('../dev-stack/dev-stack') as typeof import('../dev-stack/dev-stack');
@@ -73,7 +74,7 @@ export const devCommand: Command = async (argv, ctx) => {
     const starting = loadDevStack()
       .startDevStack({
         env: ctx.env,
-        namespace: settings.namespace ?? 'default',
+        namespace: settings.namespace ?? SHARED_DEFAULTS.namespace,
         taskQueue: settings.taskQueue,
         port: portFlag('port', values.port),
         uiPort: portFlag('ui-port', values['ui-port']),
