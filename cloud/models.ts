@@ -171,6 +171,30 @@ export const ServiceLogsResponse = answerObject(
 );
 export type ServiceLogsResponse = z.infer<typeof ServiceLogsResponse>;
 
+/** The names of the metric series a service has (preview operation; e.g. `timescale_cloud_system_cpu_usage_millicores`). */
+export const MetricSeriesNames = z.array(z.string());
+export type MetricSeriesNames = z.infer<typeof MetricSeriesNames>;
+
+/**
+ * One bucket of a metric series: its start and aggregated value. The vendor's first document leaves
+ * a bucket without data out; the current one sends it with `value: null`, read here as absent.
+ */
+export const MetricDataPoint = answerObject({
+  time: z.iso.datetime({ offset: true }),
+  value: z.number().optional(),
+});
+export type MetricDataPoint = z.infer<typeof MetricDataPoint>;
+
+/**
+ * One labelled series (e.g. `{role: "primary"}`) and its data points, one per bucket. Both are
+ * required in the vendor's document, but its Go types send a nil map or slice as null: read as absent.
+ */
+export const MetricSeries = answerObject({
+  labels: z.record(z.string(), z.string()).optional(),
+  data: z.array(MetricDataPoint).optional(),
+});
+export type MetricSeries = z.infer<typeof MetricSeries>;
+
 const AuthInfoApiKey = answerObject({
   public_key: z.string(),
   name: z.string(),

@@ -160,3 +160,84 @@ export const LogsQuery = z.strictObject({
   /** Severities to keep, e.g. `["ERROR", "FATAL"]` (sent as repeated `severities`). */
   severities: z.array(filterTerm).max(20).optional(),
 });
+
+/** Aggregations a metric series query may ask for per bucket (the vendor's document). */
+export const MetricFn = z.enum([
+  'RATE',
+  'INCREASE',
+  'SUM',
+  'AVG',
+  'MIN',
+  'MAX',
+  'COUNT',
+  'P50',
+  'P90',
+  'P99',
+  'LAST',
+]);
+
+/** Metrics whose series take no `fn`: the API rejects one (the vendor's document lists them). */
+export const METRICS_WITHOUT_FN: readonly string[] = [
+  'timescale_cloud_system_cpu_total_millicores',
+  'timescale_cloud_system_cpu_usage_millicores',
+  'timescale_cloud_system_disk_io_read_bytes',
+  'timescale_cloud_system_disk_io_read_ops',
+  'timescale_cloud_system_disk_io_total_bytes',
+  'timescale_cloud_system_disk_io_total_ops',
+  'timescale_cloud_system_disk_io_write_bytes',
+  'timescale_cloud_system_disk_io_write_ops',
+  'timescale_cloud_system_disk_usage_bytes',
+  'timescale_cloud_system_memory_total_bytes',
+  'timescale_cloud_system_memory_usage_bytes',
+  'timescale_cloud_database_qps',
+  'timescale_cloud_database_num_connections',
+  'timescale_cloud_database_job_duration_usecs',
+  'timescale_cloud_database_job_success',
+];
+
+const HOUR_SECONDS = 3600;
+const DAY_SECONDS = 24 * HOUR_SECONDS;
+
+/**
+ * The finest bucket (seconds) a window of `windowSeconds` can be read in, which is also the bucket
+ * the API picks when none is asked for: 1 min up to 1 h, 1 h up to 30 days, 1 day beyond.
+ */
+export function metricsBucketTier(windowSeconds: number): number {
+  if (windowSeconds <= HOUR_SECONDS) return 60;
+  if (windowSeconds <= 30 * DAY_SECONDS) return HOUR_SECONDS;
+  return DAY_SECONDS;
+}
+
+/**
+ * A metric series query (preview operation), sent as a JSON body: a series name, a window
+ * (`from` before `to`), and optionally a bucket size, an aggregation and label filters such as
+ * `{key: "role", value: "replica"}`.
+ */
+export const MetricsSeriesBody = z
+  .strictObject({
+    name: z.string().min(1).max(256),
+    from: z.iso.datetime({ offset: true }),
+    to: z.iso.datetime({ offset: true }),
+    bucket_seconds: z.number().int().min(60).optional(),
+    fn: MetricFn.optional(),
+    filters: z.array(z.strictObject({ key: z.string().min(1), value: z.string() })).optional(),
+  })
+  .superRefine((body, ctx) => {
+    const windowSeconds = (Date.parse(body.to) - Date.parse(body.from)) / 1000;
+    if (!(windowSeconds > 0)) {
+      ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must be later than from' });
+      return;
+    }
+    const tier = metricsBucketTier(windowSeconds);
+    // Below 60 s the field's own minimum has already said so.
+    if (body.bucket_seconds !== undefined && body.bucket_seconds >= 60 && body.bucket_seconds < tier) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['bucket_seconds'],
+        message: `bucket_seconds ${body.bucket_seconds} is finer than this window allows; use at least ${tier}`,
+      });
+    }
+    if (body.fn !== undefined && METRICS_WITHOUT_FN.includes(body.name)) {
+      ctx.addIssue({ code: 'custom', path: ['fn'], message: `fn is not accepted on metric ${body.name}` });
+    }
+  });

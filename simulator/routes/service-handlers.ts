@@ -1,10 +1,11 @@
 // Handlers of the service lifecycle: list, create, get, delete, start, stop, fork, password,
-// environment and logs. Configuration changes live in service-config-handlers.ts.
+// environment, logs and metrics. Configuration changes live in service-config-handlers.ts.
 import type { ServiceType } from '../../cloud/models';
 import { badRequest, conflict } from '../errors';
 import { generatePassword, timestamp } from '../ids';
 import { SETTLED_RUNNING, hasSnapshot, planProvisioning, startTransition } from '../lifecycle';
 import { logsPage } from '../logs';
+import { METRIC_SERIES_NAMES, metricSeries } from '../metrics';
 import type { ServiceRecord } from '../state';
 import { SHARED_SIZE, serviceView, standbyServiceView } from '../views';
 import type { World } from '../world';
@@ -114,6 +115,8 @@ type ServiceAction = Extract<
   | 'service.setEnvironment'
   | 'service.rename'
   | 'service.logs'
+  | 'service.metricsAvailableSeries'
+  | 'service.metricsSeries'
 >;
 
 export const serviceHandlers: Pick<HandlerTable, ServiceAction> = {
@@ -220,4 +223,12 @@ export const serviceHandlers: Pick<HandlerTable, ServiceAction> = {
     const service = requireService(world, project.id, params.service_id);
     return logsPage(service, query, now, world.logs);
   },
+
+  'service.metricsAvailableSeries': ({ world, project, params }) => {
+    requireService(world, project.id, params.service_id);
+    return [...METRIC_SERIES_NAMES];
+  },
+
+  'service.metricsSeries': ({ world, project, params, body, now }) =>
+    metricSeries(requireService(world, project.id, params.service_id), body, now),
 };

@@ -305,6 +305,33 @@ const successCases: { readonly [A in ActionName]: () => Promise<SuccessCase> } =
       check: (result) => expect((result as { logs: string[] }).logs.length).toBeGreaterThan(0),
     };
   },
+  'service.metricsAvailableSeries': async () => {
+    const service_id = await fx.readyService('measured');
+    return {
+      input: { ...project, service_id },
+      check: (result) => expect(result).toContain('timescale_cloud_system_cpu_usage_millicores'),
+    };
+  },
+  'service.metricsSeries': async () => {
+    const service_id = await fx.readyService('measured-series');
+    const created = Date.parse((await service(service_id)).created!);
+    return {
+      input: {
+        ...project,
+        service_id,
+        name: 'timescale_cloud_system_cpu_total_millicores',
+        from: new Date(created - 600_000).toISOString(),
+        to: new Date(created + 3_600_000).toISOString(),
+      },
+      check: (result) =>
+        expect(result).toEqual([
+          {
+            labels: { role: 'primary', ordinal: '0' },
+            data: expect.arrayContaining([{ time: expect.any(String), value: 500 }]),
+          },
+        ]),
+    };
+  },
   'service.setHA': async () => {
     const service_id = await fx.readyService('replicated');
     return {

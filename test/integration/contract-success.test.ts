@@ -282,6 +282,30 @@ const cases: { readonly [A in ActionName]: () => Promise<void> } = {
     const times = page.entries!.map((entry) => Date.parse(entry.timestamp));
     expect(times).toEqual([...times].sort((a, b) => b - a));
   },
+  'service.metricsAvailableSeries': async () => {
+    const service_id = await fx.readyService('measured');
+    const names = await fx.expectSuccess('service.metricsAvailableSeries', { ...project, service_id });
+    expect(names).toEqual(expect.arrayContaining(['timescale_cloud_system_memory_usage_bytes']));
+    expect(names).toEqual([...names].sort());
+  },
+  'service.metricsSeries': async () => {
+    const service_id = await fx.readyService('measured');
+    const created = Date.parse((await fx.getService(service_id)).created!);
+    const series = await fx.expectSuccess('service.metricsSeries', {
+      ...project,
+      service_id,
+      name: 'timescale_cloud_system_memory_total_bytes',
+      from: new Date(created - 3_600_000).toISOString(),
+      to: new Date(created + 3_600_000).toISOString(),
+    });
+    // 2 GB, from the bucket in which the service became READY up to now, one point a minute.
+    expect(series).toEqual([{ labels: { role: 'primary', ordinal: '0' }, data: expect.any(Array) }]);
+    const data = series[0]!.data!;
+    expect(data.length).toBeGreaterThan(0);
+    expect(data.every((point) => point.value === 2 * 1024 ** 3)).toBe(true);
+    const times = data.map((point) => Date.parse(point.time));
+    expect(times.slice(1).map((t, i) => t - times[i]!)).toEqual(times.slice(1).map(() => 60_000));
+  },
   'service.setHA': async () => {
     const service_id = await fx.readyService('replicated');
     const input = { ...project, service_id, replica_count: 2, sync_replica_count: 1 };
@@ -366,8 +390,8 @@ function peer(account: string) {
   return { peer_account_id: account, peer_region_code: 'us-west-2', peer_vpc_id: `vpc-${account}` };
 }
 
-test("the catalogue has spec.md's 33 operations, GET /auth/info (the vendor's client calls it) and the current dialect's service rename", () => {
-  expect(ACTION_NAMES).toHaveLength(35);
+test("the catalogue has spec.md's 33 operations, GET /auth/info (the vendor's client calls it), the current dialect's service rename and the two preview metrics operations", () => {
+  expect(ACTION_NAMES).toHaveLength(37);
 });
 
 test.each(ACTION_NAMES)('%s succeeds with its documented status, shape and effect', async (action) => {

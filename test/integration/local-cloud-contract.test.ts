@@ -39,6 +39,13 @@ describeWithTools("the local cloud's answers match the vendor document", vendorD
       await c.service.get(s);
       await c.service.logs(s);
       await c.service.logs({ ...s, search: ['checkpoint'], severities: ['LOG'] });
+      await c.service.metricsAvailableSeries(s);
+      const created = Date.parse((await c.service.get(s)).created!);
+      const window = {
+        from: new Date(created - 600_000).toISOString(),
+        to: new Date(created + 3_600_000).toISOString(),
+      };
+      await c.service.metricsSeries({ ...s, ...window, name: 'timescale_cloud_system_cpu_usage_millicores' });
       await c.service.rename({ ...s, name: 'contract-svc-2' });
       await c.service.setEnvironment({ ...s, environment: 'PROD' });
       await c.service.updatePassword({ ...s, password: 'a-long-enough-password-1' });
@@ -55,6 +62,13 @@ describeWithTools("the local cloud's answers match the vendor document", vendorD
       fx.settle();
       await c.service.setHA({ ...s, replica_count: 2, sync_replica_count: 1 });
       fx.settle();
+      const replicas = [{ key: 'role', value: 'replica' }];
+      await c.service.metricsSeries({
+        ...s,
+        ...window,
+        name: 'timescale_cloud_database_qps',
+        filters: replicas,
+      });
 
       const set = await c.replicaSet.create({
         ...s,

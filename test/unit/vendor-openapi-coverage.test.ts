@@ -9,17 +9,12 @@ import {
   CONTRACT_DIALECTS,
   dialectDocument,
   successStatuses,
+  vendorDocument,
   vendorDocumentMissing,
 } from '../helpers/vendor-openapi';
 
-/** Not in the catalogue: analytics, logout, and the metrics preview (docs/local-cloud.md, fidelity notes). */
-const UNCOVERED = [
-  'logout',
-  'identifyUser',
-  'trackEvent',
-  'getServiceMetricsAvailableSeries',
-  'getServiceMetricsSeries',
-];
+/** Not in the catalogue: analytics and logout (docs/local-cloud.md, fidelity notes). */
+const UNCOVERED = ['logout', 'identifyUser', 'trackEvent'];
 
 describeWithTools('the catalogue against the vendor document', vendorDocumentMissing(), () => {
   describe.each(CONTRACT_DIALECTS)('%s dialect', (dialect) => {
@@ -53,5 +48,18 @@ describeWithTools('the catalogue against the vendor document', vendorDocumentMis
     const known = Object.keys((operations['service.logs'].query as z.ZodObject).shape);
     expect([...op.query.keys()].filter((name) => !known.includes(name))).toEqual([]);
     expect([...op.query.keys()].sort()).toEqual(['cursor', 'node', 'search', 'severities', 'since', 'until']);
+  });
+
+  test("the metrics series body takes exactly the fields of the document's request, the same ones required", () => {
+    const vendor = vendorDocument();
+    if (!vendor.available) throw new Error(vendor.reason);
+    const request = vendor.doc.components.schemas?.MetricsSeriesRequest as {
+      properties: Record<string, unknown>;
+      required: string[];
+    };
+    const shape = operations['service.metricsSeries'].body.shape as Record<string, z.ZodType>;
+    const required = Object.keys(shape).filter((name) => !shape[name]!.safeParse(undefined).success);
+    expect(Object.keys(shape).sort()).toEqual(Object.keys(request.properties).sort());
+    expect(required.sort()).toEqual([...request.required].sort());
   });
 });
