@@ -3,7 +3,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import {
   choiceOption,
   integerOption,
@@ -15,6 +14,7 @@ import type { CliContext } from '../../cli/context';
 import { isCliError } from '../../cli/errors';
 import { printUnexpectedError } from '../../cli/output/errors';
 import { resolveSettings, settingsEnvironment } from '../../cli/settings';
+import { capturedStreams } from '../helpers/captured-streams';
 
 const SPEC = {
   name: 'demo-cmd',
@@ -34,12 +34,7 @@ function context(
   env: NodeJS.ProcessEnv = {},
   cwd = process.cwd(),
 ): CliContext & { out: () => string; err: () => string } {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const { stdout, stderr, out, err } = capturedStreams();
   return {
     stdout,
     stderr,
@@ -47,8 +42,8 @@ function context(
     cwd,
     globals: { json: false },
     interrupted: new Promise(() => undefined),
-    out: () => out,
-    err: () => err,
+    out,
+    err,
   };
 }
 

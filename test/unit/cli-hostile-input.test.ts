@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { gatherInputs, secretOnCommandLineWarning } from '../../cli/input-sources';
 import { runCli } from '../../cli/main';
+import { capturedStreams } from '../helpers/captured-streams';
 
 const KEYS = `test:${Buffer.alloc(32, 7).toString('base64')}`;
 const SECRET_RUNBOOK = [
@@ -58,12 +59,7 @@ interface Ran {
 }
 
 async function tideline(args: string[], env: NodeJS.ProcessEnv = {}, limitMs = 10_000): Promise<Ran> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const { stdout, stderr, out, err } = capturedStreams();
   const started = Date.now();
   const code = await runCli(args, {
     stdout,
@@ -73,8 +69,8 @@ async function tideline(args: string[], env: NodeJS.ProcessEnv = {}, limitMs = 1
     interrupted: new Promise(() => undefined),
   });
   expect(Date.now() - started).toBeLessThan(limitMs);
-  expect(`${out}${err}`).not.toMatch(/unexpected error|\n\s+at /);
-  return { code, out, err };
+  expect(`${out()}${err()}`).not.toMatch(/unexpected error|\n\s+at /);
+  return { code, out: out(), err: err() };
 }
 
 describe('runbook paths', () => {

@@ -1,18 +1,12 @@
 // Every relative link in README.md and docs/*.md points at a file of the repository, and a link
 // with an anchor (`page.md#heading`, or `#heading` on the same page) at a heading that page has,
 // so moving or renaming a page or a heading cannot leave a dead link behind.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { DOCS_PAGES, REPO_ROOT } from '../helpers/docs-pages';
 
-const REPO = path.resolve(__dirname, '..', '..');
-
-const PAGES = [
-  'README.md',
-  ...readdirSync(path.join(REPO, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .sort()
-    .map((name) => `docs/${name}`),
-];
+const REPO = REPO_ROOT;
+const PAGES = DOCS_PAGES;
 
 /** The page's text outside fenced code blocks and inline code, where links are links. */
 function prose(markdown: string): string[] {

@@ -33,7 +33,6 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
 import { parse, stringify } from 'yaml';
 import { runCli } from '../../cli/main';
@@ -42,17 +41,11 @@ import { parseConfig } from '../../simulator/config';
 import { startLocalCloud, type LocalCloud } from '../../simulator/server';
 import { WorkerConfigSchema } from '../../worker/config-schema';
 import { TIDELINE_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { capturedStreams } from '../helpers/captured-streams';
+import { DOCS_PAGES, REPO_ROOT } from '../helpers/docs-pages';
 
-const REPO = path.resolve(__dirname, '..', '..');
-
-/** The pages checked: the README and every page under docs/. */
-const PAGES = [
-  'README.md',
-  ...readdirSync(path.join(REPO, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .sort()
-    .map((name) => `docs/${name}`),
-];
+const REPO = REPO_ROOT;
+const PAGES = DOCS_PAGES;
 const TEXT = new Map(PAGES.map((page) => [page, readFileSync(path.join(REPO, page), 'utf8')]));
 
 interface Block {
@@ -349,12 +342,7 @@ interface Ran {
 }
 
 async function tideline(args: string[], cwd: string): Promise<Ran> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const { stdout, stderr, out, err } = capturedStreams();
   const code = await runCli(args, {
     stdout,
     stderr,
@@ -362,7 +350,7 @@ async function tideline(args: string[], cwd: string): Promise<Ran> {
     cwd,
     interrupted: new Promise(() => undefined),
   });
-  return { code, out, err };
+  return { code, out: out(), err: err() };
 }
 
 /** Where shown runbooks are written, beside a link to the shipped ones, as in a checkout. */
