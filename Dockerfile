@@ -8,6 +8,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY contract ./contract
 COPY cloud ./cloud
 COPY simulator ./simulator
 COPY dsl ./dsl
@@ -17,9 +18,14 @@ COPY worker ./worker
 COPY cli ./cli
 COPY scripts ./scripts
 # Compiles into dist/ and pre-bundles the workflow code (dist/workflow-bundle.js), so workers
-# start without bundling; then drops the build-only packages.
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+# start without bundling; then drops the incremental-build record (the npm package leaves it out
+# too) and the build-only packages.
+RUN npm run build && rm -f dist/.tsbuildinfo && npm prune --omit=dev --no-audit --no-fund
 
+# The image holds what the npm package ships (package.json "files"; test/unit/package-files.test.ts
+# keeps the two lists equal) plus the production node_modules. Tools built at run time (the
+# Temporal CLI for `tideline dev`) go to the user's cache (~/.cache/tideline), since /app is
+# read-only for the `node` user.
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
@@ -27,9 +33,10 @@ COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
-COPY scripts ./scripts
+COPY scripts/tools-dir.js scripts/setup-temporal.js scripts/setup-cluster.js ./scripts/
 COPY runbooks ./runbooks
 COPY schema ./schema
+COPY README.md ./
 # Where the local cloud keeps its state (a volume in docker-compose.yml), writable by the user.
 RUN mkdir -p /data && chown node:node /data
 USER node

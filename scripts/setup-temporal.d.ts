@@ -41,7 +41,8 @@ export interface ResolvedTemporal {
   source: 'env' | 'path' | 'tools' | 'built';
 }
 
-export declare function toolsPaths(root?: string): ToolsPaths;
+/** The Temporal CLI's files under the tools folder of `root` (scripts/tools-dir.js decides where). */
+export declare function toolsPaths(root?: string, env?: NodeJS.ProcessEnv): ToolsPaths;
 export declare function findOnPath(name: string, pathValue: string | undefined): string | undefined;
 /** The first working `go` (PATH, then /usr/local/go/bin/go), with its `go env GOVERSION`. */
 export declare function findGo(env: NodeJS.ProcessEnv, fallbackPaths?: string[]): GoToolchain | undefined;

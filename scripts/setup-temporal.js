@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // Provides the `temporal` CLI (which runs the Temporal dev server) for tests and the demo.
 // Plain CommonJS so it runs before TypeScript is built. Resolution order:
-//   1. $TIDELINE_TEMPORAL_BIN, 2. `temporal` on PATH, 3. <repo>/.tools/bin/temporal (if it runs),
-//   4. build it with `go install` into <repo>/.tools/bin (pinned: later CLI versions carry a
+//   1. $TIDELINE_TEMPORAL_BIN, 2. `temporal` on PATH, 3. <tools>/bin/temporal (if it runs),
+//   4. build it with `go install` into <tools>/bin (pinned: later CLI versions carry a
 //      `replace` directive that `go install` refuses).
-// The resolved absolute path is written to <repo>/.tools/temporal-path for the test helpers.
+// <tools> is <repo>/.tools in a writable checkout and the per-user cache (~/.cache/tideline) in an
+// installed package; $TIDELINE_TOOLS_DIR overrides both (scripts/tools-dir.js has the rule).
+// The resolved absolute path is written to <tools>/temporal-path for the test helpers.
 // When everything is in place the script only stats a few files, so it stays fast.
 'use strict';
 
@@ -12,6 +14,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
 const { setTimeout, setInterval, clearInterval } = require('node:timers');
+const { toolsDir: locateToolsDir } = require('./tools-dir');
 
 const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal';
 const TEMPORAL_CLI_VERSION = 'v1.5.1';
@@ -27,8 +30,9 @@ class SetupError extends Error {
   }
 }
 
-function toolsPaths(root = REPO_ROOT) {
-  const toolsDir = path.join(root, '.tools');
+/** The files of the Temporal CLI under the tools folder of `root` (scripts/tools-dir.js). */
+function toolsPaths(root = REPO_ROOT, env = process.env) {
+  const toolsDir = locateToolsDir(root, env);
   return {
     toolsDir,
     binDir: path.join(toolsDir, 'bin'),
@@ -113,7 +117,7 @@ function toolsBinaryWorks(paths, probe) {
  */
 function resolveTemporalBinary(options = {}) {
   const env = options.env || process.env;
-  const paths = toolsPaths(options.root);
+  const paths = toolsPaths(options.root, env);
   const probe = options.probe || probeVersion;
 
   const explicit = env.TIDELINE_TEMPORAL_BIN;
@@ -157,7 +161,8 @@ function missingToolsMessage(detail) {
     'Install one of:',
     '  - the Temporal CLI: https://docs.temporal.io/cli#install (put `temporal` on PATH,',
     '    or set TIDELINE_TEMPORAL_BIN=/path/to/temporal), or',
-    `  - Go ${'>='} 1.${MIN_GO_MINOR} (https://go.dev/dl/); this script then builds the CLI into .tools/bin.`,
+    `  - Go ${'>='} 1.${MIN_GO_MINOR} (https://go.dev/dl/); tideline then builds the CLI once, into .tools/bin`,
+    '    of a checkout or the per-user cache ~/.cache/tideline/bin (TIDELINE_TOOLS_DIR overrides).',
   ].join('\n');
 }
 
@@ -278,13 +283,13 @@ async function buildTemporal(options) {
 
 /**
  * Resolves the CLI, building it when nothing usable exists, and records the path in
- * .tools/temporal-path.
+ * <tools>/temporal-path.
  * @returns {Promise<{ path: string, source: 'env' | 'path' | 'tools' | 'built' }>}
  */
 async function ensureTemporalBinary(options = {}) {
   const env = options.env || process.env;
   const log = options.log || ((line) => process.stderr.write(`${line}\n`));
-  const paths = toolsPaths(options.root);
+  const paths = toolsPaths(options.root, env);
   let resolved = resolveTemporalBinary({ env, root: options.root });
   if (!resolved) {
     resolved = await withBuildLock(paths, log, async () => {
@@ -302,12 +307,11 @@ async function ensureTemporalBinary(options = {}) {
       return { path: built, source: 'built' };
     });
   }
-  recordTemporalPath(resolved.path, options.root);
+  recordTemporalPath(paths, resolved.path);
   return resolved;
 }
 
-function recordTemporalPath(binaryPath, root) {
-  const paths = toolsPaths(root);
+function recordTemporalPath(paths, binaryPath) {
   let current;
   try {
     current = fs.readFileSync(paths.pathFile, 'utf8').trim();
@@ -325,7 +329,7 @@ function recordTemporalPath(binaryPath, root) {
  */
 function readTemporalPath(options = {}) {
   const env = options.env || process.env;
-  const paths = toolsPaths(options.root);
+  const paths = toolsPaths(options.root, env);
   if (!env.TIDELINE_TEMPORAL_BIN) {
     try {
       const recorded = fs.readFileSync(paths.pathFile, 'utf8').trim();
