@@ -4,13 +4,12 @@
 // the server SIGKILLed (and brought back by `cluster up`), PostgreSQL stopped for 20 s (and started
 // again). The rounds are saved next to the dev-server rounds in bench/results/chaos.json.
 import { stopClusterPostgres, stopClusterServer } from '../cli/cluster/cluster';
-import type { GuardedProcess } from '../test/helpers/guarded-process';
 import type { Disruption, RoundOptions, RoundResult, RoundTarget } from './chaos/campaign';
 import { runChaosRound } from './chaos/campaign';
 import { benchLog, startBenchCluster } from './cluster-server';
 import type { BenchStack } from './lib/stack';
 import { sleep } from './lib/stats';
-import { startWorker } from './lib/worker-process';
+import { startWorker, type WorkerProcess } from './lib/worker-process';
 
 export const CLUSTER_WORKERS = 3;
 export const POSTGRES_OUTAGE_MS = 20_000;
@@ -27,9 +26,9 @@ export async function clusterTarget(
 ): Promise<RoundTarget> {
   const cluster = await startBenchCluster('cluster-chaos');
   const { dir, info } = cluster;
-  const workers: GuardedProcess[] = [];
+  const workers: WorkerProcess[] = [];
   let next = 0;
-  const start = (stack: BenchStack): Promise<GuardedProcess> =>
+  const start = (stack: BenchStack): Promise<WorkerProcess> =>
     startWorker({ temporalAddress: info.address, taskQueue: stack.taskQueue, cloud: stack.access });
   return {
     server: cluster.server,

@@ -8,13 +8,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { NEW_CLUSTER_SHARDS } from '../cli/cluster/state';
-import type { GuardedProcess } from '../test/helpers/guarded-process';
 import { benchLog, startBenchCluster } from './cluster-server';
 import { loadAverage, startUsageSampler, type UsageReport } from './lib/proc-usage';
 import { RESULTS_DIR } from './lib/repo';
 import { startBenchStack } from './lib/stack';
 import { mapLimit, round, sleep, summarize, type Summary } from './lib/stats';
-import { startWorker } from './lib/worker-process';
+import { startWorker, type WorkerProcess } from './lib/worker-process';
 import { STANDARD_DURATIONS, TUNED_WORKER, TUNED_WORKER_NODE_ARGS, lifecycleMs } from './settings';
 import { closedRuns, runningCount } from './throughput';
 
@@ -62,7 +61,7 @@ export async function measureClusterScale(workerCount: number, runs: number): Pr
     durations: STANDARD_DURATIONS,
     noWorker: true,
   });
-  const workers: GuardedProcess[] = [];
+  const workers: WorkerProcess[] = [];
   try {
     const spec = { temporalAddress: cluster.info.address, taskQueue: stack.taskQueue, cloud: stack.access };
     const tuned = { ...spec, tuning: TUNED_WORKER, nodeArgs: TUNED_WORKER_NODE_ARGS };

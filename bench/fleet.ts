@@ -8,7 +8,7 @@
 // 1 s, its default; the run stops 20 at a time (the runbook's largest concurrency). Wall time is
 // from the start of the run to its result, on the stock worker in its own process.
 import type { RunReport } from '../workflows/messages';
-import { runFootprint, seedFleet, type HistorySize } from '../test/helpers/fleet';
+import { runFootprint, seedFleet, type HistorySize } from './lib/fleet';
 import type { DevServer } from './lib/dev-server';
 import { RUNBOOKS_DIR } from './lib/repo';
 import { startBenchStack } from './lib/stack';

@@ -1,20 +1,20 @@
 // The system under test for a benchmark: a Temporal dev server, the local cloud (in this process,
-// on 127.0.0.1 port 0), a worker process, a Temporal client with the worker's payload keys, a typed
-// client of the local cloud, and a VPC to attach services to.
+// on 127.0.0.1 port 0) and a worker process, each started as the dev stack starts its own
+// (cli/dev-stack/); a Temporal client with the worker's payload keys, a typed client of the local
+// cloud, and a VPC to attach services to.
 import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { createCloudClient, type CloudClient } from '../../cloud/client';
 import { loadRunbookFile } from '../../dsl/loader';
+import { firstProjectAccess, startLoopbackCloud, type CloudAccess } from '../../cli/dev-stack/local-cloud';
 import type { LocalCloud, LocalCloudOptions } from '../../simulator/server';
-import { startLocalCloud } from '../../simulator/server';
-import type { GuardedProcess } from '../../test/helpers/guarded-process';
 import { connectCodecClient, localConnectionSettings } from '../../worker/connection';
 import type { RunbookDefinition } from '../../dsl/definition';
 import type { RunbookWorkflowInput } from '../../workflows/messages';
 import type { WorkerTuning } from '../tuned-worker';
 import { startDevServer, type DevServer } from './dev-server';
 import { PROVISION_RUNBOOK } from './repo';
-import { benchKeyRing, startWorker, type CloudAccess } from './worker-process';
+import { benchKeyRing, startWorker, type WorkerProcess } from './worker-process';
 
 export type Durations = NonNullable<LocalCloudOptions['durations']>;
 
@@ -41,8 +41,8 @@ export interface BenchStack {
   taskQueue: string;
   vpcId: string;
   /** The worker process (undefined until started). */
-  worker: GuardedProcess | undefined;
-  startWorker(tuning?: WorkerTuning): Promise<GuardedProcess>;
+  worker: WorkerProcess | undefined;
+  startWorker(tuning?: WorkerTuning): Promise<WorkerProcess>;
   /** Starts provision-production-service for a service name (and optionally another VPC). */
   startProvisioning(name: string, vpcId?: string, definition?: RunbookDefinition): Promise<WorkflowHandle>;
   close(options?: { keepServer?: boolean }): Promise<void>;
@@ -58,29 +58,21 @@ export function provisioningDefinition(): RunbookDefinition {
 export async function startBenchStack(options: StackOptions = {}): Promise<BenchStack> {
   const [server, cloud] = await Promise.all([
     options.server ?? startDevServer(options.dbFile ? { dbFile: options.dbFile } : {}),
-    startLocalCloud({
-      host: '127.0.0.1',
-      port: 0,
+    startLoopbackCloud({
       timeScale: 1,
       ...(options.seed !== undefined ? { seed: options.seed } : {}),
       ...(options.durations ? { durations: options.durations } : {}),
     }),
   ]);
-  const project = cloud.projects[0]!;
-  const access: CloudAccess = {
-    url: cloud.url,
-    projectId: project.id,
-    accessKey: project.access_key,
-    secretKey: project.secret_key,
-  };
+  const access = firstProjectAccess(cloud);
   const api = createCloudClient({
     baseUrl: cloud.url,
-    accessKey: project.access_key,
-    secretKey: project.secret_key,
+    accessKey: access.accessKey,
+    secretKey: access.secretKey,
     allowInsecureLoopback: true,
   });
   const vpc = await api.vpc.create({
-    project_id: project.id,
+    project_id: access.projectId,
     name: 'bench',
     cidr: '10.0.0.0/16',
     region_code: 'us-east-1',
@@ -111,7 +103,7 @@ export async function startBenchStack(options: StackOptions = {}): Promise<Bench
     startProvisioning(name, vpcId, definition) {
       const input: RunbookWorkflowInput = {
         definition: definition ?? provisioningDefinition(),
-        inputs: { project_id: project.id, name, vpc_id: vpcId ?? stack.vpcId },
+        inputs: { project_id: access.projectId, name, vpc_id: vpcId ?? stack.vpcId },
       };
       return client.workflow.start('runbookWorkflow', {
         taskQueue,

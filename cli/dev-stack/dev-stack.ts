@@ -7,14 +7,14 @@
 //   await stack.close();
 import type { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
-import { startLocalCloud, type Dialect, type LocalCloud } from '../../simulator/server';
-import { loadWorkerConfig } from '../../worker/config';
+import type { Dialect, LocalCloud } from '../../simulator/server';
 import { connectCodecClient, connectWorker, localConnectionSettings } from '../../worker/connection';
 import type { EncryptionKeyRing } from '../../worker/encryption-keys';
 import { loadEncryptionKeys, type KeySource } from '../../worker/key-store';
 import { createRedactingLogger } from '../../worker/redacting-logger';
-import { createTidelineWorker, type TidelineWorker } from '../../worker/worker';
 import { startCodecServer, type CodecServer } from '../../worker/codec-server';
+import { startInProcessWorker } from './in-process-worker';
+import { allProjectsAccess, localCloudWorkerConfig, startLoopbackCloud } from './local-cloud';
 import { choosePort } from './ports';
 import { startDevServer, type DevServer } from './temporal-dev-server';
 import { resolveTemporalExecutable } from './temporal-binary';
@@ -72,18 +72,6 @@ function installRuntime(level: LogLevel, secrets: string[]): void {
   });
 }
 
-/** The worker's configuration, built from the local cloud's key pairs (not from the environment). */
-function workerConfigFor(cloud: LocalCloud, taskQueue: string) {
-  const projects = Object.fromEntries(
-    cloud.projects.map((p) => [p.id, { accessKey: p.access_key, secretKey: p.secret_key }]),
-  );
-  const content = JSON.stringify({
-    taskQueue,
-    cloud: { baseUrl: cloud.url, allowInsecureLoopback: true, projects },
-  });
-  return loadWorkerConfig({ env: { TIDELINE_CONFIG: 'tideline-dev-stack.json' }, readFile: () => content });
-}
-
 export async function startDevStack(options: DevStackOptions): Promise<DevStack> {
   const keys = loadEncryptionKeys({ env: options.env, notice: options.log });
   const port = await choosePort({
@@ -138,8 +126,7 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
         cleanups.unshift(() => started.stop());
         return started;
       }),
-      startLocalCloud({
-        host: '127.0.0.1',
+      startLoopbackCloud({
         port: cloudPort,
         ...(options.timeScale !== undefined ? { timeScale: options.timeScale } : {}),
         ...(options.dialect !== undefined ? { dialect: options.dialect } : {}),
@@ -150,7 +137,8 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
       }),
     ]);
 
-    const config = workerConfigFor(cloud, options.taskQueue);
+    // Built from the local cloud's key pairs, never from the environment.
+    const config = localCloudWorkerConfig(cloud.url, allProjectsAccess(cloud), options.taskQueue);
     installRuntime(
       options.workerLogLevel ?? 'WARN',
       cloud.projects.map((p) => p.secret_key),
@@ -159,18 +147,13 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
     const temporal = localConnectionSettings(server.address, options.namespace);
     const connection = await connectWorker(temporal);
     cleanups.push(() => connection.close());
-    const worker: TidelineWorker = await createTidelineWorker(config, {
+    const worker = await startInProcessWorker(config, {
       keyRing: keys.keyRing,
       connection,
       namespace: options.namespace,
       log: options.log,
     });
-    const workerStopped = worker.run();
-    cleanups.push(async () => {
-      worker.shutdown();
-      await workerStopped.catch(() => undefined);
-    });
-    workerStopped.catch(() => undefined);
+    cleanups.push(() => worker.stop());
 
     const clients: Client[] = [];
     let closed: Promise<void> | undefined;
@@ -186,7 +169,7 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
       taskQueue: options.taskQueue,
       keys: { keyRing: keys.keyRing, source: keys.source, file: keys.file },
       codec: codec === undefined ? undefined : { endpoint: codec.endpoint },
-      workerStopped,
+      workerStopped: worker.stopped,
       async connectClient() {
         const client = await connectCodecClient(temporal, keys.keyRing);
         clients.push(client);

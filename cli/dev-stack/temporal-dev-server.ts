@@ -1,8 +1,8 @@
 // The Temporal dev server: `temporal server start-dev` bound to 127.0.0.1, optionally persisted to
 // a SQLite file, supervised so it never outlives the process that started it, and ready once its
-// frontend answers. `startDevServer` is the one of `tideline dev` (with the Web UI); the test
-// helper (test/helpers/temporal-server.ts) launches its restartable, headless one through
-// `launchDevServer` too.
+// frontend answers. `startDevServer` is the one of `tideline dev` (with the Web UI); the headless,
+// restartable one of the tests and benchmarks (local-temporal.ts) is launched by `launchDevServer`
+// too, so there is one way to spawn `temporal server start-dev`.
 import type { Connection } from '@temporalio/client';
 import { connectClient, localConnectionSettings } from '../../worker/connection';
 import { TIDELINE_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
@@ -22,6 +22,8 @@ export interface DevServerLaunch {
   namespaces?: readonly string[];
   /** Search attributes to register, e.g. `{ TidelineRunbook: 'Keyword' }`. */
   searchAttributes?: Readonly<Record<string, string>>;
+  /** Server settings (`--dynamic-config-value key=value`), e.g. eager activity dispatch. */
+  dynamicConfig?: Readonly<Record<string, string | number | boolean>>;
   /** Default `warn`. */
   logLevel?: 'warn' | 'error';
   /** How long to wait until the frontend answers. Default 90 s. */
@@ -51,6 +53,11 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
+/** tideline's search attributes as name → type: runs upsert them, and workers refuse a namespace without them. */
+export const TIDELINE_ATTRIBUTE_TYPES: Readonly<Record<string, string>> = Object.fromEntries(
+  TIDELINE_SEARCH_ATTRIBUTES.map(({ name, type }) => [name, type]),
+);
+
 const POLL_MS = 250;
 const OUTPUT_TAIL = 4000;
 
@@ -72,6 +79,9 @@ export function devServerArgs(launch: Omit<DevServerLaunch, 'executable' | 'star
   for (const namespace of launch.namespaces ?? []) args.push('--namespace', namespace);
   for (const [name, type] of Object.entries(launch.searchAttributes ?? {})) {
     args.push('--search-attribute', `${name}=${type}`);
+  }
+  for (const [key, value] of Object.entries(launch.dynamicConfig ?? {})) {
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
   return args;
 }
@@ -142,8 +152,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     uiCodecEndpoint: options.uiCodecEndpoint,
     dbFile: options.dbFile,
     namespaces: namespace === 'default' ? [] : [namespace],
-    // Runs upsert them, and the worker refuses a namespace without them (worker/namespace-check.ts).
-    searchAttributes: Object.fromEntries(TIDELINE_SEARCH_ATTRIBUTES.map(({ name, type }) => [name, type])),
+    searchAttributes: TIDELINE_ATTRIBUTE_TYPES,
     startTimeoutMs: options.startTimeoutMs,
   });
   return {

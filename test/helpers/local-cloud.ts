@@ -1,15 +1,15 @@
-// Starts the local cloud in-process on 127.0.0.1 port 0 for a test, and talks to it over real
-// HTTP with undici. `manualClock: true` makes lifecycles move only on `advance(ms)`. `call()` sends
+// Starts the local cloud in-process on 127.0.0.1 port 0 for a test (as the dev stack starts it,
+// cli/dev-stack/local-cloud.ts), and talks to it over real HTTP with undici. `manualClock: true` makes lifecycles move only on `advance(ms)`. `call()` sends
 // the control token to control API URLs and the first project's key pair to the rest.
 import { request } from 'undici';
 import { createCloudClient, type CloudClient } from '../../cloud/client';
 import { ManualClock } from '../../simulator/clock';
 import {
-  startLocalCloud,
-  type LocalCloud,
-  type LocalCloudOptions,
-  type ProjectCredentials,
-} from '../../simulator/server';
+  cloudWorkerEnv as workerEnvFor,
+  startLoopbackCloud,
+  type CloudAccess,
+} from '../../cli/dev-stack/local-cloud';
+import type { LocalCloud, LocalCloudOptions, ProjectCredentials } from '../../simulator/server';
 import { answerCheckForTests, type AnswerContractRecorder } from './answer-contract';
 
 /** The dialects the local cloud answers in, for suites that run in each (`describe.each(DIALECTS)`). */
@@ -54,10 +54,8 @@ export async function startTestCloud(options: TestCloudOptions = {}): Promise<Te
   const clock = manualClock ? new ManualClock() : undefined;
   const answerCheck = checkAnswers ? answerCheckForTests() : undefined;
   const observers = [answerCheck?.observe, onAnswer].filter((o) => o !== undefined);
-  const cloud = await startLocalCloud({
+  const cloud = await startLoopbackCloud({
     ...rest,
-    host: '127.0.0.1',
-    port: 0,
     ...(clock ? { clock } : {}),
     ...(observers.length > 0
       ? { onAnswer: (answer) => observers.forEach((observe) => observe(answer)) }
@@ -84,15 +82,19 @@ export async function startTestCloud(options: TestCloudOptions = {}): Promise<Te
   };
 }
 
+/** The access to the cloud's first project (a worker's or a client's). */
+export function firstProject(cloud: TestCloud): CloudAccess {
+  return {
+    url: cloud.url,
+    projectId: cloud.project.id,
+    accessKey: cloud.project.access_key,
+    secretKey: cloud.project.secret_key,
+  };
+}
+
 /** The worker settings (TIDELINE_CLOUD_*) that point a worker at the cloud's first project. */
 export function cloudWorkerEnv(cloud: TestCloud): Record<string, string> {
-  return {
-    TIDELINE_CLOUD_URL: cloud.url,
-    TIDELINE_CLOUD_ALLOW_INSECURE_LOOPBACK: '1',
-    TIDELINE_CLOUD_PROJECT_ID: cloud.project.id,
-    TIDELINE_CLOUD_ACCESS_KEY: cloud.project.access_key,
-    TIDELINE_CLOUD_SECRET_KEY: cloud.project.secret_key,
-  };
+  return workerEnvFor(firstProject(cloud));
 }
 
 /** A typed client of the cloud's first project, for asserting state (close it when done). */

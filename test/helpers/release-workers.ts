@@ -13,12 +13,13 @@ import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { RunbookDefinition } from '../../dsl/definition';
 import type { RunReport } from '../../workflows/messages';
+import { startWorkerProcess } from '../../cli/dev-stack/worker-process';
 import { ensureReleases, readManifest, type BuiltRelease } from '../../scripts/setup-releases';
 import type { GuardedProcess } from './guarded-process';
 import { spawnGuarded } from './guarded-process';
 import { pollUntil } from './runbook-fixtures';
 import { failedReport } from './runbook-stack';
-import { REPO_ROOT, WORKER_READY, workerEnvironment } from './worker-process';
+import { REPO_ROOT, TEST_ENCRYPTION_KEYS } from './worker-process';
 
 /** The newest release of releases/releases.json (the tree is the next one), built or cached. */
 export async function previousRelease(): Promise<BuiltRelease> {
@@ -30,22 +31,14 @@ export async function previousRelease(): Promise<BuiltRelease> {
 }
 
 /** Starts the release's own `dist/worker/main.js`, from its own directory, and waits until it polls. */
-export async function startReleaseWorker(
-  release: BuiltRelease,
-  env: NodeJS.ProcessEnv,
-): Promise<GuardedProcess> {
-  const worker = spawnGuarded(process.execPath, [release.workerEntry], {
-    env: workerEnvironment(env),
+export function startReleaseWorker(release: BuiltRelease, env: NodeJS.ProcessEnv): Promise<GuardedProcess> {
+  return startWorkerProcess({
+    entry: release.workerEntry,
+    env: { TIDELINE_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS, ...env },
     cwd: release.dir,
     label: `tideline worker of release ${release.name}`,
+    spawn: spawnGuarded,
   });
-  try {
-    await worker.waitForOutput(WORKER_READY, 60_000);
-  } catch (error) {
-    await worker.kill();
-    throw error;
-  }
-  return worker;
 }
 
 /**

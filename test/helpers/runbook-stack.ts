@@ -1,5 +1,6 @@
 // A whole tideline stack for tests: a Temporal dev server, the local cloud, an in-process worker
-// running the real interpreter and activities, and a client with the same encryption keys.
+// running the real interpreter and activities (each started as the dev stack starts its own,
+// cli/dev-stack/), and a client with the same encryption keys.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Client, type WorkflowHandle } from '@temporalio/client';
@@ -10,14 +11,15 @@ import type { CloudClient } from '../../cloud/client';
 import { loadRunbookFile } from '../../dsl/loader';
 import { bundleWorkflows } from '../../worker/bundle';
 import { createDataConverter } from '../../worker/codec';
-import { loadWorkerConfig } from '../../worker/config';
 import { EncryptionKeyRing } from '../../worker/encryption-keys';
-import { createTidelineWorker, type TidelineWorker } from '../../worker/worker';
+import type { TidelineWorker } from '../../worker/worker';
 import type { WorkflowSource } from '../../worker/workflow-source';
 import type { RunReport, RunbookWorkflowInput } from '../../workflows/messages';
+import { startInProcessWorker } from '../../cli/dev-stack/in-process-worker';
+import { localCloudWorkerConfig } from '../../cli/dev-stack/local-cloud';
 import {
   cloudApiClient,
-  cloudWorkerEnv,
+  firstProject,
   startTestCloud,
   type TestCloud,
   type TestCloudOptions,
@@ -66,18 +68,11 @@ export async function startRunbookStack(
   const cloud = await startTestCloud(cloudOptions);
   const taskQueue = `rb-${randomBytes(4).toString('hex')}`;
   const keyRing = options.keyRing ?? new EncryptionKeyRing([{ id: 'test', key: randomBytes(32) }]);
-  const config = loadWorkerConfig({
-    env: {
-      TIDELINE_TASK_QUEUE: taskQueue,
-      ...cloudWorkerEnv(cloud),
-    },
-  });
+  const config = localCloudWorkerConfig(cloud.url, [firstProject(cloud)], taskQueue);
   const workerConnection = await NativeConnection.connect({ address: server.address });
-  const startWorker = async (workflows: WorkflowSource) => {
-    const started = await createTidelineWorker(config, { keyRing, connection: workerConnection, workflows });
-    return { worker: started, running: started.run() };
-  };
-  let { worker, running } = await startWorker({ workflowsPath: require.resolve('../../workflows') });
+  const startWorker = (workflows: WorkflowSource) =>
+    startInProcessWorker(config, { keyRing, connection: workerConnection, workflows });
+  let running = await startWorker({ workflowsPath: require.resolve('../../workflows') });
   const closable = await connectClosable(server.address);
   const { connection } = closable;
   const client = new Client({ connection, dataConverter: createDataConverter(keyRing) });
@@ -92,13 +87,13 @@ export async function startRunbookStack(
     projectId: cloud.project.id,
     client,
     get worker() {
-      return worker;
+      return running.worker;
     },
     taskQueue,
     async replaceWorker(workflows) {
-      worker.shutdown();
-      await running;
-      ({ worker, running } = await startWorker(workflows));
+      running.worker.shutdown();
+      await running.stopped;
+      running = await startWorker(workflows);
     },
     async replayError(workflowId) {
       replayDir ??= mkdtempSync(path.join(tmpdir(), 'tideline-replay-'));
@@ -131,8 +126,7 @@ export async function startRunbookStack(
       });
     },
     async close() {
-      worker.shutdown();
-      await running.catch(() => undefined);
+      await running.stop();
       await workerConnection.close();
       await closable.close();
       await api.close();

@@ -7,24 +7,17 @@
 //   await server.stop();
 //
 // The `temporal` CLI is the one `scripts/setup-temporal.js` resolved (run by `pretest`). The
-// server is launched (arguments, readiness) as `tideline dev` launches its own, headless here.
+// server is the shared local one (cli/dev-stack/local-temporal.ts), launched as `tideline dev`
+// launches its own, headless here, its process on the tests' registry (guarded-process.ts).
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { startLocalTemporal } from '../../cli/dev-stack/local-temporal';
 import { findFreePort } from '../../cli/dev-stack/ports';
-import { launchDevServer } from '../../cli/dev-stack/temporal-dev-server';
+import { TIDELINE_ATTRIBUTE_TYPES } from '../../cli/dev-stack/temporal-dev-server';
 import { readTemporalPath } from '../../scripts/setup-temporal';
-import {
-  PROJECT_ATTRIBUTE,
-  RUNBOOK_ATTRIBUTE,
-  SERVICES_ATTRIBUTE,
-  STATE_ATTRIBUTE,
-  TIDELINE_SEARCH_ATTRIBUTES,
-} from '../../workflows/search-attributes';
-import { spawnGuarded, type GuardedProcess, type ProcessExit } from './guarded-process';
+import { spawnGuarded, type ProcessExit } from './guarded-process';
 
 /** tideline's search attributes as `--search-attribute` name → type. */
-export const TIDELINE_ATTRIBUTE_TYPES: Readonly<Record<string, string>> = Object.fromEntries(
-  TIDELINE_SEARCH_ATTRIBUTES.map(({ name, type }) => [name, type]),
-);
+export { TIDELINE_ATTRIBUTE_TYPES };
 
 export { findFreePort };
 
@@ -67,61 +60,38 @@ export interface TemporalServer {
 }
 
 export async function startTemporalServer(options: TemporalServerOptions = {}): Promise<TemporalServer> {
-  const executable = options.executable ?? readTemporalPath();
-  const port = options.port ?? (await findFreePort());
-  const address = `127.0.0.1:${port}`;
-  let current: GuardedProcess | undefined;
-
-  const start = async (): Promise<void> => {
-    if (current?.isRunning()) return;
-    await launchDevServer(
-      {
-        executable,
-        port,
-        dbFile: options.dbFile,
-        namespaces: options.namespaces,
-        searchAttributes: options.searchAttributes ?? TIDELINE_ATTRIBUTE_TYPES,
-        startTimeoutMs: options.startTimeoutMs ?? 60_000,
-      },
-      (command, args) =>
-        (current = spawnGuarded(command, args, { label: `temporal dev server (${address})` })),
-    );
-  };
-  const stop = async (): Promise<void> => {
-    await current?.stop();
-  };
-
-  await start();
-  return {
-    address,
-    port,
-    namespace: 'default',
+  const server = await startLocalTemporal({
+    executable: options.executable ?? readTemporalPath(),
+    port: options.port,
     dbFile: options.dbFile,
-    isRunning: () => current?.isRunning() ?? false,
-    output: () => current?.output() ?? '',
-    stop,
-    kill: async () => (current ? current.kill() : { code: null, signal: null }),
-    start,
-    restart: async () => {
-      await stop();
-      await start();
-    },
-  };
+    namespaces: options.namespaces,
+    searchAttributes: options.searchAttributes,
+    startTimeoutMs: options.startTimeoutMs ?? 60_000,
+    spawn: spawnGuarded,
+  });
+  return { ...server, namespace: 'default' };
 }
 
 /**
- * The SDK's test environment (client, native connection, dev server it manages) on the binary the
- * setup script resolved, bound to 127.0.0.1. Call `env.teardown()` when done. Use
- * `startTemporalServer` instead when the server must be stopped and restarted.
+ * The SDK's test environment (client, native connection) on a server started as
+ * `startTemporalServer` starts one, on the binary the setup script resolved; `env.teardown()` also
+ * stops the server. Use `startTemporalServer` instead when the server must be stopped and restarted.
  */
-export function createLocalTestEnvironment(
+export async function createLocalTestEnvironment(
   options: { executable?: string } = {},
 ): Promise<TestWorkflowEnvironment> {
-  return TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: options.executable ?? readTemporalPath() },
-      ip: '127.0.0.1',
-      searchAttributes: [RUNBOOK_ATTRIBUTE, PROJECT_ATTRIBUTE, SERVICES_ATTRIBUTE, STATE_ATTRIBUTE],
-    },
-  });
+  const server = await startTemporalServer(options);
+  let env: TestWorkflowEnvironment;
+  try {
+    env = await TestWorkflowEnvironment.createFromExistingServer({ address: server.address });
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  const closeConnections = env.teardown.bind(env);
+  env.teardown = async () => {
+    await closeConnections();
+    await server.stop();
+  };
+  return env;
 }

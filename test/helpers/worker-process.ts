@@ -10,13 +10,18 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import {
+  startWorkerProcess as launchWorkerProcess,
+  WORKER_READY,
+  workerProcessEnv,
+} from '../../cli/dev-stack/worker-process';
 import { EncryptionKeyRing } from '../../worker/encryption-keys';
 import { spawnGuarded, type GuardedProcess } from './guarded-process';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const WORKER_ENTRY = path.join(REPO_ROOT, 'dist', 'worker', 'main.js');
 /** Printed by worker/main.ts once the worker is about to poll. */
-export const WORKER_READY = /tideline worker ready/;
+export { WORKER_READY };
 
 const TEST_KEY = randomBytes(32);
 /** Encryption keys for workers started by tests (one per test process); clients use `testKeyRing`. */
@@ -114,28 +119,18 @@ export interface WorkerProcessOptions {
 }
 
 export function workerEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const base: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith('TEMPORAL_') && !name.startsWith('TIDELINE_')) base[name] = value;
-  }
-  return { ...base, TIDELINE_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS, ...env };
+  return workerProcessEnv({ TIDELINE_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS, ...env });
 }
 
 /** Starts `node dist/worker/main.js` (call buildDist() first) and waits until it is ready. */
-export async function startWorkerProcess(options: WorkerProcessOptions): Promise<GuardedProcess> {
-  if (!existsSync(WORKER_ENTRY)) throw new Error(`${WORKER_ENTRY} is missing: call buildDist() first`);
-  const worker = spawnGuarded(process.execPath, [WORKER_ENTRY], {
-    env: workerEnvironment(options.env),
+export function startWorkerProcess(options: WorkerProcessOptions): Promise<GuardedProcess> {
+  return launchWorkerProcess({
+    entry: WORKER_ENTRY,
+    env: { TIDELINE_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS, ...options.env },
     cwd: REPO_ROOT,
-    label: 'tideline worker process',
+    waitUntilReady: options.waitUntilReady,
+    readyTimeoutMs: options.readyTimeoutMs,
+    missingHint: 'call buildDist() first',
+    spawn: spawnGuarded,
   });
-  if (options.waitUntilReady ?? true) {
-    try {
-      await worker.waitForOutput(WORKER_READY, options.readyTimeoutMs ?? 60_000);
-    } catch (error) {
-      await worker.kill();
-      throw error;
-    }
-  }
-  return worker;
 }
