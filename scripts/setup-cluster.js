@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Builds the pinned Temporal server and its SQL schema tool (for `tideline cluster`, the native
-// PostgreSQL-backed cluster) into <repo>/.tools/bin/temporal-server and .tools/bin/temporal-sql-tool.
+// PostgreSQL-backed cluster) into <tools>/bin/temporal-server and <tools>/bin/temporal-sql-tool,
+// where <tools> is the tools folder of scripts/tools-dir.js (.tools/ in a checkout).
 // Plain CommonJS so it runs before TypeScript is built. `go install` builds into a scratch GOBIN
 // (the binaries are called `server` and `sql` there) and the results are renamed. A stamp remembers
 // the built binaries, so later runs only stat files. Shares setup-temporal's build lock helper.
 // Without Go it reports `unavailable` and exits 0; `tideline cluster up` then explains, and the
 // native-cluster test skips with the reason. The Temporal Web UI server (ui-server, optional: the
-// cluster runs without it) is built the same way into .tools/bin/temporal-ui-server. PostgreSQL
+// cluster runs without it) is built the same way into <tools>/bin/temporal-ui-server. PostgreSQL
 // comes from the OS package: when it is missing and we are root with apt-get (CI, a fresh Debian
 // machine), setup installs it (`tideline cluster up` would otherwise do it on first use).
 'use strict';
@@ -21,11 +22,12 @@ const SERVER_MODULE = 'go.temporal.io/server';
 const SERVER_VERSION = 'v1.29.1';
 const MIN_GO_MINOR = 24; // the server's go.mod needs a recent Go
 const REPO_ROOT = path.resolve(__dirname, '..');
+const { toolsDir: locateToolsDir } = require('./tools-dir');
 const UI_MODULE = 'github.com/temporalio/ui-server/v2';
 const UI_VERSION = 'v2.42.1'; // its assets are embedded: one binary serves the Web UI
 
 function clusterToolPaths(root = REPO_ROOT) {
-  const toolsDir = path.join(root, '.tools');
+  const toolsDir = locateToolsDir(root);
   return {
     toolsDir,
     server: path.join(toolsDir, 'bin', 'temporal-server'),
@@ -123,7 +125,7 @@ async function buildClusterTools(paths, go, env, log) {
 }
 
 function clusterUiPaths(root = REPO_ROOT) {
-  const toolsDir = path.join(root, '.tools');
+  const toolsDir = locateToolsDir(root);
   return {
     toolsDir,
     uiServer: path.join(toolsDir, 'bin', 'temporal-ui-server'),

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { CliError } from '../errors';
-import { packageRoot } from '../dev-stack/temporal-binary';
+import { toolsDirectory } from '../dev-stack/temporal-binary';
 import { ensureNamespace } from './namespace';
 import { ensurePostgresBin, initPostgres, postgresPid, startPostgres, stopPostgres } from './postgres';
 import { applySchemas } from './schema';
@@ -41,7 +41,7 @@ import { ensureUiServer, startUi, stopUi, uiPid, webUiUrl } from './web-ui';
 export const DEFAULT_NAMESPACE = SHARED_DEFAULTS.namespace;
 
 export function defaultClusterDir(): string {
-  return path.join(packageRoot(), '.tools', 'cluster');
+  return path.join(toolsDirectory(process.env), 'cluster');
 }
 
 /** What `up` and `status` print (the first JSON line); never the password. */

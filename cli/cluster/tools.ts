@@ -3,7 +3,7 @@
 // loaded from the checkout at run time, as the Temporal CLI's setup script is.
 import path from 'node:path';
 import type * as ClusterSetup from '../../scripts/setup-cluster';
-import { packageRoot } from '../dev-stack/temporal-binary';
+import { packageRoot, toolsDirectory } from '../dev-stack/temporal-binary';
 import { CliError } from '../errors';
 
 export interface ClusterTools {
@@ -37,7 +37,7 @@ export async function ensureClusterTools(
     throw new CliError(
       'CLUSTER_BUILD_FAILED',
       `cannot build the Temporal server: ${result.unavailable}`,
-      'install Go (https://go.dev/dl/); the server is then built once into .tools/bin',
+      `install Go (https://go.dev/dl/); the server is then built once into ${path.join(toolsDirectory(process.env), 'bin')}`,
     );
   }
   return result;
