@@ -7,6 +7,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { createCloudClient, type CloudClient } from '../../cloud/client';
 import { loadRunbookFile } from '../../dsl/loader';
 import { firstProjectAccess, startLoopbackCloud, type CloudAccess } from '../../cli/dev-stack/local-cloud';
+import { createTeardown, unwindOnFailure } from '../../cli/dev-stack/teardown';
 import type { LocalCloud, LocalCloudOptions } from '../../simulator/server';
 import { connectCodecClient, localConnectionSettings } from '../../worker/connection';
 import type { RunbookDefinition } from '../../dsl/definition';
@@ -56,28 +57,43 @@ export function provisioningDefinition(): RunbookDefinition {
 }
 
 export async function startBenchStack(options: StackOptions = {}): Promise<BenchStack> {
-  const [server, cloud] = await Promise.all([
-    options.server ?? startDevServer(options.dbFile ? { dbFile: options.dbFile } : {}),
-    startLoopbackCloud({
-      timeScale: 1,
-      ...(options.seed !== undefined ? { seed: options.seed } : {}),
-      ...(options.durations ? { durations: options.durations } : {}),
-    }),
-  ]);
-  const access = firstProjectAccess(cloud);
-  const api = createCloudClient({
-    baseUrl: cloud.url,
-    accessKey: access.accessKey,
-    secretKey: access.secretKey,
-    allowInsecureLoopback: true,
+  const teardown = createTeardown();
+  // Read when the stack closes: a server it started may outlive it (`close({ keepServer })`).
+  let keepServer = options.server !== undefined;
+  const { server, cloud, access, api, vpcId, client } = await unwindOnFailure(teardown, async () => {
+    const [server, cloud] = await Promise.all([
+      options.server ??
+        startDevServer(options.dbFile ? { dbFile: options.dbFile } : {}).then((started) => {
+          teardown.addLast(() => (keepServer ? undefined : started.stop()));
+          return started;
+        }),
+      startLoopbackCloud({
+        timeScale: 1,
+        ...(options.seed !== undefined ? { seed: options.seed } : {}),
+        ...(options.durations ? { durations: options.durations } : {}),
+      }).then((started) => {
+        teardown.add(() => started.close());
+        return started;
+      }),
+    ]);
+    const access = firstProjectAccess(cloud);
+    const api = createCloudClient({
+      baseUrl: cloud.url,
+      accessKey: access.accessKey,
+      secretKey: access.secretKey,
+      allowInsecureLoopback: true,
+    });
+    teardown.add(() => api.close());
+    const vpc = await api.vpc.create({
+      project_id: access.projectId,
+      name: 'bench',
+      cidr: '10.0.0.0/16',
+      region_code: 'us-east-1',
+    });
+    const client = await connectCodecClient(localConnectionSettings(server.address), benchKeyRing);
+    teardown.add(() => client.connection.close());
+    return { server, cloud, access, api, vpcId: vpc.id!, client };
   });
-  const vpc = await api.vpc.create({
-    project_id: access.projectId,
-    name: 'bench',
-    cidr: '10.0.0.0/16',
-    region_code: 'us-east-1',
-  });
-  const client = await connectCodecClient(localConnectionSettings(server.address), benchKeyRing);
   const taskQueue = `bench-${randomBytes(4).toString('hex')}`;
 
   const stack: BenchStack = {
@@ -87,7 +103,7 @@ export async function startBenchStack(options: StackOptions = {}): Promise<Bench
     api,
     client,
     taskQueue,
-    vpcId: vpc.id!,
+    vpcId,
     worker: undefined,
     async startWorker(tuning) {
       const worker = await startWorker({
@@ -98,6 +114,7 @@ export async function startBenchStack(options: StackOptions = {}): Promise<Bench
         ...(options.workerNodeArgs ? { nodeArgs: options.workerNodeArgs } : {}),
       });
       stack.worker = worker;
+      teardown.add(() => worker.stop());
       return worker;
     },
     startProvisioning(name, vpcId, definition) {
@@ -111,21 +128,13 @@ export async function startBenchStack(options: StackOptions = {}): Promise<Bench
         args: [input],
       });
     },
-    async close(closeOptions = {}) {
-      await stack.worker?.stop();
-      await client.connection.close();
-      await api.close();
-      await cloud.close();
-      if (!closeOptions.keepServer && !options.server) await server.stop();
+    close(closeOptions = {}) {
+      keepServer ||= closeOptions.keepServer === true;
+      return teardown.close();
     },
   };
   if (!options.noWorker) {
-    try {
-      await stack.startWorker(options.tuning);
-    } catch (error) {
-      await stack.close().catch(() => undefined);
-      throw error;
-    }
+    await unwindOnFailure(teardown, () => stack.startWorker(options.tuning));
   }
   return stack;
 }

@@ -16,6 +16,7 @@ import { startCodecServer, type CodecServer } from '../../worker/codec-server';
 import { startInProcessWorker } from './in-process-worker';
 import { allProjectsAccess, localCloudWorkerConfig, startLoopbackCloud } from './local-cloud';
 import { choosePort } from './ports';
+import { createTeardown } from './teardown';
 import { startDevServer, type DevServer } from './temporal-dev-server';
 import { resolveTemporalExecutable } from './temporal-binary';
 
@@ -92,10 +93,7 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
   });
   const executable = await resolveTemporalExecutable(options.env, options.log);
 
-  const cleanups: (() => Promise<void>)[] = [];
-  const unwind = async (): Promise<void> => {
-    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
-  };
+  const teardown = createTeardown();
   try {
     // The Web UI decrypts through this codec server (same key ring as the worker). The dev UI has
     // no login and cannot send a token, so it answers without one, on 127.0.0.1 only, with CORS for
@@ -111,7 +109,7 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
         namespaces: [options.namespace],
       });
       const started = codec;
-      cleanups.push(() => started.close());
+      teardown.add(() => started.close());
     }
     const cloudStateFile = options.dbFile !== undefined ? `${options.dbFile}.cloud.json` : undefined;
     const [server, cloud] = await Promise.all([
@@ -123,7 +121,7 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
         dbFile: options.dbFile,
         namespace: options.namespace,
       }).then((started: DevServer) => {
-        cleanups.unshift(() => started.stop());
+        teardown.addLast(() => started.stop());
         return started;
       }),
       startLoopbackCloud({
@@ -132,7 +130,7 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
         ...(options.dialect !== undefined ? { dialect: options.dialect } : {}),
         ...(cloudStateFile !== undefined ? { stateFile: cloudStateFile } : {}),
       }).then((started) => {
-        cleanups.push(() => started.close());
+        teardown.add(() => started.close());
         return started;
       }),
     ]);
@@ -146,17 +144,15 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
     // The server this stack started: its address alone, never the user's Temporal profile.
     const temporal = localConnectionSettings(server.address, options.namespace);
     const connection = await connectWorker(temporal);
-    cleanups.push(() => connection.close());
+    teardown.add(() => connection.close());
     const worker = await startInProcessWorker(config, {
       keyRing: keys.keyRing,
       connection,
       namespace: options.namespace,
       log: options.log,
     });
-    cleanups.push(() => worker.stop());
+    teardown.add(() => worker.stop());
 
-    const clients: Client[] = [];
-    let closed: Promise<void> | undefined;
     return {
       temporal: {
         address: server.address,
@@ -172,19 +168,16 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
       workerStopped: worker.stopped,
       async connectClient() {
         const client = await connectCodecClient(temporal, keys.keyRing);
-        clients.push(client);
+        teardown.add(() => client.connection.close());
         return client;
       },
       close() {
-        closed ??= (async () => {
-          for (const client of clients) await client.connection.close().catch(() => undefined);
-          await unwind();
-        })();
-        return closed;
+        // A part that fails to stop does not stop the others, nor fail the CLI on its way out.
+        return teardown.close().catch(() => undefined);
       },
     };
   } catch (error) {
-    await unwind();
+    await teardown.close().catch(() => undefined);
     throw error;
   }
 }

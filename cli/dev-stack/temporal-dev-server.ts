@@ -124,23 +124,34 @@ export async function waitForTemporal(
   );
 }
 
+/**
+ * How many times a dev server that exits at start because a port was taken is started again. The
+ * server picks its HTTP API and metrics ports itself (free when it looked, yet another process on
+ * the machine may bind one first); a new start picks new ones.
+ */
+const PORT_TAKEN_STARTS = 3;
+const PORT_TAKEN = /bind: address already in use/;
+
 /** Starts a dev server and resolves once it is ready; one that does not get ready is stopped. */
 export async function launchDevServer(
   launch: DevServerLaunch,
   spawn: SpawnDevServer = spawnSupervised,
 ): Promise<SupervisedProcess> {
-  const server = spawn(launch.executable, devServerArgs(launch));
-  try {
-    await waitForTemporal(`${LOOPBACK}:${launch.port}`, {
-      namespaces: ['default', ...(launch.namespaces ?? [])],
-      timeoutMs: launch.startTimeoutMs ?? 90_000,
-      server,
-    });
-  } catch (error) {
-    await server.stop(5_000);
-    throw error;
+  for (let start = 1; ; start++) {
+    const server = spawn(launch.executable, devServerArgs(launch));
+    try {
+      await waitForTemporal(`${LOOPBACK}:${launch.port}`, {
+        namespaces: ['default', ...(launch.namespaces ?? [])],
+        timeoutMs: launch.startTimeoutMs ?? 90_000,
+        server,
+      });
+      return server;
+    } catch (error) {
+      await server.stop(5_000);
+      const portTaken = !server.isRunning() && PORT_TAKEN.test(server.output());
+      if (!portTaken || start >= PORT_TAKEN_STARTS) throw error;
+    }
   }
-  return server;
 }
 
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {

@@ -6,8 +6,8 @@ import { createCloudClient, type CloudClient } from '../../cloud/client';
 import { ManualClock } from '../../simulator/clock';
 import {
   cloudWorkerEnv as workerEnvFor,
+  firstProjectAccess,
   startLoopbackCloud,
-  type CloudAccess,
 } from '../../cli/dev-stack/local-cloud';
 import type { LocalCloud, LocalCloudOptions, ProjectCredentials } from '../../simulator/server';
 import { answerCheckForTests, type AnswerContractRecorder } from './answer-contract';
@@ -82,19 +82,9 @@ export async function startTestCloud(options: TestCloudOptions = {}): Promise<Te
   };
 }
 
-/** The access to the cloud's first project (a worker's or a client's). */
-export function firstProject(cloud: TestCloud): CloudAccess {
-  return {
-    url: cloud.url,
-    projectId: cloud.project.id,
-    accessKey: cloud.project.access_key,
-    secretKey: cloud.project.secret_key,
-  };
-}
-
 /** The worker settings (TIDELINE_CLOUD_*) that point a worker at the cloud's first project. */
 export function cloudWorkerEnv(cloud: TestCloud): Record<string, string> {
-  return workerEnvFor(firstProject(cloud));
+  return workerEnvFor(firstProjectAccess(cloud.cloud));
 }
 
 /** A typed client of the cloud's first project, for asserting state (close it when done). */

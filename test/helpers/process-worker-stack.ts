@@ -12,6 +12,7 @@ import {
   type TestCloud,
   type TestCloudOptions,
 } from './local-cloud';
+import { createTeardown, unwindOnFailure } from '../../cli/dev-stack/teardown';
 import { connectClosable } from './client-connection';
 import { startTemporalServer, type TemporalServer, type TemporalServerOptions } from './temporal-server';
 import { buildDist, testKeyRing } from './worker-process';
@@ -36,15 +37,27 @@ export async function startProcessWorkerStack(options: {
   /** Options of the Temporal dev server, e.g. `dbFile` to stop and restart it during a run. */
   temporal?: TemporalServerOptions;
 }): Promise<ProcessWorkerStack> {
-  const [server, cloud] = await Promise.all([
-    startTemporalServer(options.temporal),
-    startTestCloud(options.cloud),
-    buildDist(),
-  ]);
-  const closable = await connectClosable(server.address);
+  const teardown = createTeardown();
+  const { server, cloud, closable, api } = await unwindOnFailure(teardown, async () => {
+    const [server, cloud] = await Promise.all([
+      startTemporalServer(options.temporal).then((started) => {
+        teardown.addLast(() => started.stop());
+        return started;
+      }),
+      startTestCloud(options.cloud).then((started) => {
+        teardown.add(() => started.close());
+        return started;
+      }),
+      buildDist(),
+    ]);
+    const api = cloudApiClient(cloud);
+    teardown.add(() => api.close());
+    const closable = await connectClosable(server.address);
+    teardown.add(() => closable.close());
+    return { server, cloud, closable, api };
+  });
   const { connection } = closable;
   const client = new Client({ connection, dataConverter: createDataConverter(testKeyRing) });
-  const api = cloudApiClient(cloud);
   return {
     server,
     cloud,
@@ -56,11 +69,6 @@ export async function startProcessWorkerStack(options: {
       TIDELINE_TASK_QUEUE: options.taskQueue,
       ...cloudWorkerEnv(cloud),
     }),
-    async close() {
-      await closable.close();
-      await api.close();
-      await cloud.close();
-      await server.stop();
-    },
+    close: () => teardown.close(),
   };
 }

@@ -16,14 +16,9 @@ import type { TidelineWorker } from '../../worker/worker';
 import type { WorkflowSource } from '../../worker/workflow-source';
 import type { RunReport, RunbookWorkflowInput } from '../../workflows/messages';
 import { startInProcessWorker } from '../../cli/dev-stack/in-process-worker';
-import { localCloudWorkerConfig } from '../../cli/dev-stack/local-cloud';
-import {
-  cloudApiClient,
-  firstProject,
-  startTestCloud,
-  type TestCloud,
-  type TestCloudOptions,
-} from './local-cloud';
+import { firstProjectAccess, localCloudWorkerConfig } from '../../cli/dev-stack/local-cloud';
+import { createTeardown, unwindOnFailure } from '../../cli/dev-stack/teardown';
+import { cloudApiClient, startTestCloud, type TestCloud, type TestCloudOptions } from './local-cloud';
 import { connectClosable } from './client-connection';
 import { startTemporalServer, type TemporalServer, type TemporalServerOptions } from './temporal-server';
 
@@ -64,22 +59,37 @@ export async function startRunbookStack(
   cloudOptions: TestCloudOptions = {},
   options: RunbookStackOptions = {},
 ): Promise<RunbookStack> {
-  const server = await startTemporalServer(options.temporal);
-  const cloud = await startTestCloud(cloudOptions);
-  const taskQueue = `rb-${randomBytes(4).toString('hex')}`;
-  const keyRing = options.keyRing ?? new EncryptionKeyRing([{ id: 'test', key: randomBytes(32) }]);
-  const config = localCloudWorkerConfig(cloud.url, [firstProject(cloud)], taskQueue);
-  const workerConnection = await NativeConnection.connect({ address: server.address });
-  const startWorker = (workflows: WorkflowSource) =>
-    startInProcessWorker(config, { keyRing, connection: workerConnection, workflows });
-  let running = await startWorker({ workflowsPath: require.resolve('../../workflows') });
-  const closable = await connectClosable(server.address);
-  const { connection } = closable;
-  const client = new Client({ connection, dataConverter: createDataConverter(keyRing) });
-  const api = cloudApiClient(cloud);
-  // The workflow code in the tree, bundled once for replayError (removed by close).
+  const teardown = createTeardown();
+  // The workflow code in the tree, bundled once for replayError (removed last by close).
   let replayDir: string | undefined;
   let replayBundle: Promise<string> | undefined;
+  teardown.add(() => {
+    if (replayDir !== undefined) rmSync(replayDir, { recursive: true, force: true });
+  });
+  const taskQueue = `rb-${randomBytes(4).toString('hex')}`;
+  const keyRing = options.keyRing ?? new EncryptionKeyRing([{ id: 'test', key: randomBytes(32) }]);
+  const started = await unwindOnFailure(teardown, async () => {
+    const server = await startTemporalServer(options.temporal);
+    teardown.add(() => server.stop());
+    const cloud = await startTestCloud(cloudOptions);
+    teardown.add(() => cloud.close());
+    const api = cloudApiClient(cloud);
+    teardown.add(() => api.close());
+    const closable = await connectClosable(server.address);
+    teardown.add(() => closable.close());
+    const workerConnection = await NativeConnection.connect({ address: server.address });
+    teardown.add(() => workerConnection.close());
+    const config = localCloudWorkerConfig(cloud.url, [firstProjectAccess(cloud.cloud)], taskQueue);
+    const startWorker = (workflows: WorkflowSource) =>
+      startInProcessWorker(config, { keyRing, connection: workerConnection, workflows });
+    const first = await startWorker({ workflowsPath: require.resolve('../../workflows') });
+    return { server, cloud, api, connection: closable.connection, startWorker, first };
+  });
+  const { server, cloud, api, connection, startWorker } = started;
+  let running = started.first;
+  // The worker of the moment (replaceWorker swaps it), stopped first.
+  teardown.add(() => running.stop());
+  const client = new Client({ connection, dataConverter: createDataConverter(keyRing) });
   return {
     server,
     cloud,
@@ -125,15 +135,7 @@ export async function startRunbookStack(
         args: [input],
       });
     },
-    async close() {
-      await running.stop();
-      await workerConnection.close();
-      await closable.close();
-      await api.close();
-      await cloud.close();
-      await server.stop();
-      if (replayDir !== undefined) rmSync(replayDir, { recursive: true, force: true });
-    },
+    close: () => teardown.close(),
   };
 }
 

@@ -10,11 +10,11 @@
 // server is the shared local one (cli/dev-stack/local-temporal.ts), launched as `tideline dev`
 // launches its own, headless here, its process on the tests' registry (guarded-process.ts).
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { startLocalTemporal } from '../../cli/dev-stack/local-temporal';
+import { startLocalTemporal, type LocalTemporal } from '../../cli/dev-stack/local-temporal';
 import { findFreePort } from '../../cli/dev-stack/ports';
 import { TIDELINE_ATTRIBUTE_TYPES } from '../../cli/dev-stack/temporal-dev-server';
 import { readTemporalPath } from '../../scripts/setup-temporal';
-import { spawnGuarded, type ProcessExit } from './guarded-process';
+import { spawnGuarded } from './guarded-process';
 
 /** tideline's search attributes as `--search-attribute` name → type. */
 export { TIDELINE_ATTRIBUTE_TYPES };
@@ -40,23 +40,12 @@ export interface TemporalServerOptions {
   startTimeoutMs?: number;
 }
 
-export interface TemporalServer {
-  /** `127.0.0.1:<port>`, for `Connection.connect({ address })` and `NativeConnection.connect`. */
-  readonly address: string;
-  readonly port: number;
+/**
+ * `address` (`127.0.0.1:<port>`) is for `Connection.connect({ address })` and
+ * `NativeConnection.connect`; `kill()` flushes nothing beyond what SQLite already committed.
+ */
+export interface TemporalServer extends LocalTemporal {
   readonly namespace: 'default';
-  readonly dbFile: string | undefined;
-  isRunning(): boolean;
-  /** Output of the current (or last) server process. */
-  output(): string;
-  /** Graceful stop (SIGTERM); resolves once the process has exited. */
-  stop(): Promise<void>;
-  /** Hard kill (SIGKILL): nothing is flushed beyond what SQLite already committed. */
-  kill(): Promise<ProcessExit>;
-  /** Starts it again (after stop or kill) on the same port and database, and waits until ready. */
-  start(): Promise<void>;
-  /** stop() + start(). */
-  restart(): Promise<void>;
 }
 
 export async function startTemporalServer(options: TemporalServerOptions = {}): Promise<TemporalServer> {
