@@ -1,0 +1,42 @@
+// A dev server that exits at start because a port it bound was taken is started again (it picks
+// its HTTP API and metrics ports itself, so a new start picks new ones); any other exit fails at once.
+import { launchDevServer } from '../../cli/dev-stack/temporal-dev-server';
+import type { SupervisedProcess } from '../../cli/dev-stack/supervised-process';
+
+function exitedServer(output: string): SupervisedProcess {
+  const exit = { code: 1, signal: null };
+  return {
+    label: 'temporal dev server',
+    pid: 0,
+    exited: Promise.resolve(exit),
+    isRunning: () => false,
+    output: () => output,
+    waitForOutput: () => Promise.reject(new Error('exited')),
+    signal: () => undefined,
+    stop: () => Promise.resolve(exit),
+  } as unknown as SupervisedProcess;
+}
+
+const PORT_TAKEN =
+  'failed listening for HTTP API on 127.0.0.1:37329: listen tcp 127.0.0.1:37329: bind: address already in use';
+
+test('a start that lost a port to another process is tried again, three starts in all', async () => {
+  const spawned: string[][] = [];
+  const launch = launchDevServer({ executable: 'temporal', port: 7233, startTimeoutMs: 5_000 }, (_, args) => {
+    spawned.push([...args]);
+    return exitedServer(PORT_TAKEN);
+  });
+  await expect(launch).rejects.toThrow(/exited while starting[\s\S]*address already in use/);
+  expect(spawned).toHaveLength(3);
+  expect(spawned[0]).toContain('7233');
+});
+
+test('any other exit at start fails at once', async () => {
+  let starts = 0;
+  const launch = launchDevServer({ executable: 'temporal', port: 7233, startTimeoutMs: 5_000 }, () => {
+    starts++;
+    return exitedServer('unknown flag: --db-filename');
+  });
+  await expect(launch).rejects.toThrow(/unknown flag/);
+  expect(starts).toBe(1);
+});
