@@ -10,7 +10,7 @@
 // overstate lag. A virtual-clock model of the same policies (thousands of samples) is reported
 // next to them.
 import { createCloudClient } from '../cloud/client';
-import { startLocalCloud } from '../simulator/server';
+import { startLoopbackCloud } from '../cli/dev-stack/local-cloud';
 import { modelWait, POLICIES, waitWith, type PolicyName } from './wait-policies';
 import { mean, percentile, round, sleep } from './lib/stats';
 
@@ -65,9 +65,7 @@ async function measurePolicy(
   samples: number,
 ): Promise<PolicyFigures> {
   const real = (nominalMs: number) => Math.round(nominalMs * length.scale);
-  const cloud = await startLocalCloud({
-    host: '127.0.0.1',
-    port: 0,
+  const cloud = await startLoopbackCloud({
     timeScale: 1,
     durations: { queued: 0, configuring: real(length.waitMs * 1.1) },
   });
