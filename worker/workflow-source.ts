@@ -1,5 +1,6 @@
 // Where the worker gets its workflow code: the bundle built at build time (fast start) when it is
-// present and newer than the compiled code, otherwise the workflows module, bundled at start.
+// present and newer than the compiled code (or shipped in an installed package), otherwise the
+// workflows module, bundled at start.
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -55,6 +56,11 @@ function mtimeOf(file: string): number | undefined {
   }
 }
 
+/** Whether `file` lies in an npm-installed package (a `node_modules` folder), not a checkout. */
+function isInstalledPackage(file: string): boolean {
+  return path.resolve(file).split(path.sep).includes('node_modules');
+}
+
 export interface ResolvedWorkflowSource {
   source: WorkflowSource;
   /** Why this source was chosen, for the start-up log line. */
@@ -66,6 +72,14 @@ export function resolveWorkflowSource(
 ): ResolvedWorkflowSource {
   const bundlePath = options.bundlePath ?? DEFAULT_WORKFLOW_BUNDLE;
   const bundleTime = mtimeOf(bundlePath);
+  if (bundleTime !== undefined && isInstalledPackage(bundlePath)) {
+    // An installed package is never rebuilt in place, and npm stamps its files with the time they
+    // were unpacked, so their times say nothing about which was built first.
+    return {
+      source: { workflowBundle: { codePath: bundlePath } },
+      reason: `prebuilt bundle ${bundlePath} of the installed package`,
+    };
+  }
   if (bundleTime !== undefined) {
     // A bundle older than any compiled file may miss changes: bundle afresh rather than run it.
     const compiledTime = newestJsMtime(path.dirname(bundlePath), bundlePath);

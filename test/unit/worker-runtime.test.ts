@@ -145,6 +145,19 @@ describe('workflow source', () => {
     expect(resolved.source).toEqual({ workflowBundle: { codePath: bundle } });
   });
 
+  test('an installed package runs its bundle whatever times npm gave the files', () => {
+    const installed = path.join(dist, 'node_modules', 'tideline', 'dist');
+    mkdirSync(path.join(installed, 'workflows'), { recursive: true });
+    const bundle = path.join(installed, 'workflow-bundle.js');
+    writeFileSync(bundle, '');
+    writeFileSync(path.join(installed, 'workflows', 'index.js'), '');
+    setTime(bundle, 1_000);
+    setTime(path.join(installed, 'workflows', 'index.js'), 2_000);
+    const resolved = resolveWorkflowSource({ bundlePath: bundle, workflowsPath: '/w' });
+    expect(resolved.source).toEqual({ workflowBundle: { codePath: bundle } });
+    expect(resolved.reason).toMatch(/installed package/);
+  });
+
   test('bundles at start when the bundle is stale or missing', () => {
     const bundle = path.join(dist, 'workflow-bundle.js');
     expect(resolveWorkflowSource({ bundlePath: bundle, workflowsPath: '/w' }).source).toEqual({
