@@ -10,6 +10,7 @@ import type { CliContext, Command } from './context';
 import { CliError, EXIT, isCliError } from './errors';
 import { printCliError, printUnexpectedError } from './output/errors';
 import { renderMainHelp } from './output/help';
+import { COMMAND_SUMMARIES } from './command-summaries';
 
 /**
  * What Ctrl-C means while a command runs: `detach` — the command stops following and returns
@@ -29,135 +30,135 @@ interface CommandEntry {
 export const COMMANDS: CommandEntry[] = [
   {
     name: 'run',
-    summary: 'validate a runbook, start it and follow its progress',
+    summary: COMMAND_SUMMARIES.run,
     interrupt: 'detach',
     load: () => (require('./commands/run') as typeof import('./commands/run')).runCommand,
   },
   {
     name: 'validate',
-    summary: 'check runbooks and print every problem (file:line:column)',
+    summary: COMMAND_SUMMARIES.validate,
     interrupt: 'exit',
     load: () => (require('./commands/validate') as typeof import('./commands/validate')).validateCommand,
   },
   {
     name: 'plan',
-    summary: 'show the steps and API calls a run would make, without making them',
+    summary: COMMAND_SUMMARIES.plan,
     interrupt: 'exit',
     load: () => (require('./commands/plan') as typeof import('./commands/plan')).planCommand,
   },
   {
     name: 'status',
-    summary: 'show a run, following it until it ends (reattach)',
+    summary: COMMAND_SUMMARIES.status,
     interrupt: 'detach',
     load: () => (require('./commands/status') as typeof import('./commands/status')).statusCommand,
   },
   {
     name: 'list',
-    summary: 'list runs (running, failed, by runbook)',
+    summary: COMMAND_SUMMARIES.list,
     interrupt: 'exit',
     load: () => (require('./commands/list') as typeof import('./commands/list')).listCommand,
   },
   {
     name: 'history',
-    summary: 'per-step timeline of a run with attempts and durations',
+    summary: COMMAND_SUMMARIES.history,
     interrupt: 'exit',
     load: () => (require('./commands/history') as typeof import('./commands/history')).historyCommand,
   },
   {
     name: 'cancel',
-    summary: 'cancel a run; its completed steps are compensated',
+    summary: COMMAND_SUMMARIES.cancel,
     interrupt: 'detach',
     load: () => (require('./commands/cancel') as typeof import('./commands/cancel')).cancelCommand,
   },
   {
     name: 'approve',
-    summary: "approve a run's pending approval step",
+    summary: COMMAND_SUMMARIES.approve,
     interrupt: 'exit',
     load: () => (require('./commands/approve') as typeof import('./commands/approve')).approveCommand,
   },
   {
     name: 'reject',
-    summary: "reject a run's pending approval step (the run fails and compensates)",
+    summary: COMMAND_SUMMARIES.reject,
     interrupt: 'exit',
     load: () => (require('./commands/approve') as typeof import('./commands/approve')).rejectCommand,
   },
   {
     name: 'retry',
-    summary: 'run the failed step of a held run again (optionally with changed inputs)',
+    summary: COMMAND_SUMMARIES.retry,
     interrupt: 'exit',
     load: () => (require('./commands/hold-actions') as typeof import('./commands/hold-actions')).retryCommand,
   },
   {
     name: 'skip',
-    summary: 'mark the failed step of a held run done with a given output, and go on',
+    summary: COMMAND_SUMMARIES.skip,
     interrupt: 'exit',
     load: () => (require('./commands/hold-actions') as typeof import('./commands/hold-actions')).skipCommand,
   },
   {
     name: 'rollback',
-    summary: 'roll a held run back now (compensate and fail)',
+    summary: COMMAND_SUMMARIES.rollback,
     interrupt: 'exit',
     load: () =>
       (require('./commands/hold-actions') as typeof import('./commands/hold-actions')).rollbackCommand,
   },
   {
     name: 'rerun',
-    summary: "start a new run of an ended run's pinned definition and inputs",
+    summary: COMMAND_SUMMARIES.rerun,
     interrupt: 'detach',
     load: () => (require('./commands/rerun') as typeof import('./commands/rerun')).rerunCommand,
   },
   {
     name: 'schedule',
-    summary: 'run runbooks on a schedule (create, list, describe, pause, unpause, trigger, delete)',
+    summary: COMMAND_SUMMARIES.schedule,
     interrupt: 'exit',
     load: () => (require('./commands/schedule') as typeof import('./commands/schedule')).scheduleCommand,
   },
   {
     name: 'upgrade',
-    summary: 'open runs by the release they started on, and the patches they may still need',
+    summary: COMMAND_SUMMARIES.upgrade,
     interrupt: 'exit',
     load: () => (require('./commands/upgrade') as typeof import('./commands/upgrade')).upgradeCommand,
   },
   {
     name: 'setup',
-    summary: "register tideline's search attributes on the namespace (idempotent)",
+    summary: COMMAND_SUMMARIES.setup,
     interrupt: 'exit',
     load: () => (require('./commands/setup') as typeof import('./commands/setup')).setupCommand,
   },
   {
     name: 'worker',
-    summary: 'run a worker that executes runbooks',
+    summary: COMMAND_SUMMARIES.worker,
     interrupt: 'command',
     load: () => (require('./commands/worker') as typeof import('./commands/worker')).workerCommand,
   },
   {
     name: 'simulator',
-    summary: 'run the local cloud (a faithful Cloud API for rehearsals)',
+    summary: COMMAND_SUMMARIES.simulator,
     interrupt: 'command',
     load: () => (require('./commands/simulator') as typeof import('./commands/simulator')).simulatorCommand,
   },
   {
     name: 'codec-server',
-    summary: "decrypt payloads for Temporal's Web UI and CLI (remote codec server)",
+    summary: COMMAND_SUMMARIES['codec-server'],
     interrupt: 'command',
     load: () =>
       (require('./commands/codec-server') as typeof import('./commands/codec-server')).codecServerCommand,
   },
   {
     name: 'dev',
-    summary: 'Temporal dev server + local cloud + worker in one command',
+    summary: COMMAND_SUMMARIES.dev,
     interrupt: 'command',
     load: () => (require('./commands/dev') as typeof import('./commands/dev')).devCommand,
   },
   {
     name: 'cluster',
-    summary: 'a production-style Temporal on PostgreSQL on this machine (up, down, status)',
+    summary: COMMAND_SUMMARIES.cluster,
     interrupt: 'exit',
     load: () => (require('./commands/cluster') as typeof import('./commands/cluster')).clusterCommand,
   },
   {
     name: 'demo',
-    summary: 'start the dev stack and run provision-production-service end to end',
+    summary: COMMAND_SUMMARIES.demo,
     interrupt: 'command',
     load: () => (require('./commands/demo') as typeof import('./commands/demo')).demoCommand,
   },

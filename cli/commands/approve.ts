@@ -13,6 +13,7 @@ import { queryProgress, runStatusOf } from '../run-observer';
 import { operatorName, sendRunUpdate } from '../run-update';
 import { withTemporal, type TemporalSession } from '../temporal';
 import { runIdArgument } from '../workflow-id';
+import { COMMAND_SUMMARIES } from '../command-summaries';
 
 /** How long to wait for the worker to take the decision. */
 
@@ -31,7 +32,7 @@ const OPTION_HELP: [string, string][] = [
 export const APPROVE_SPEC = {
   name: 'approve',
   usage: 'ID [--step STEP] [--comment TEXT] [--by NAME]',
-  summary: "approve a run's pending approval step",
+  summary: COMMAND_SUMMARIES.approve,
   description: ['The run goes on with the step after the approval. Exit 1 when no approval is pending.'],
   options: OPTIONS,
   optionHelp: OPTION_HELP,
@@ -45,7 +46,7 @@ export const APPROVE_SPEC = {
 export const REJECT_SPEC = {
   ...APPROVE_SPEC,
   name: 'reject',
-  summary: "reject a run's pending approval step (the run fails and compensates)",
+  summary: COMMAND_SUMMARIES.reject,
   description: [
     'The approval step fails, so the run fails and undoes what it completed. Exit 1 when no approval',
     'is pending.',

@@ -11,11 +11,12 @@ import { cliCommand } from '../output/run-report';
 import { runStatusOf, type RunOutcome } from '../run-observer';
 import { withTemporal } from '../temporal';
 import { runIdArgument } from '../workflow-id';
+import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const CANCEL_SPEC = {
   name: 'cancel',
   usage: 'ID [--detach]',
-  summary: 'cancel a run; its completed steps are compensated',
+  summary: COMMAND_SUMMARIES.cancel,
   description: [
     'Requests cancellation of run ID. The run undoes the steps it completed (their `compensate`',
     'steps, newest first) and ends Cancelled; the command follows that and reports what was undone.',

@@ -17,6 +17,7 @@ import { waitForStopSignal, type StopSignal } from '../dev-stack/stop-signal';
 import { packageRoot } from '../dev-stack/temporal-binary';
 import { newRunId } from './run';
 import type { DevStack } from '../dev-stack/dev-stack';
+import { COMMAND_SUMMARIES } from '../command-summaries';
 
 // Loaded on use: they pull in Temporal's SDK, which `--help` must not wait for.
 const loadFollow = () => require('../follow') as typeof import('../follow');
@@ -31,7 +32,7 @@ const SERVICE_NAME = /^[a-z][a-z0-9-]{2,62}$/;
 const SPEC = {
   name: 'demo',
   usage: '[--name SERVICE] [--time-scale X] [--dialect seed|current] [--keep-running] [--show-secrets]',
-  summary: 'start the dev stack and run provision-production-service end to end',
+  summary: COMMAND_SUMMARIES.demo,
   description: [
     'Starts a Temporal dev server (with its Web UI), the local cloud and a worker on free 127.0.0.1 ports, creates a VPC in the local cloud, and runs runbooks/provision-production-service.yaml with live progress: create the service, wait until READY, attach it to the VPC, enable the pooler, tag it PROD.',
     "Then it prints the outputs (secret ones masked), the service as the local cloud shows it, and the run's Web UI address, and stops everything. With --keep-running the stack stays up (Web UI included) until Ctrl-C. Exit 0 when the run succeeded, 1 when it failed.",

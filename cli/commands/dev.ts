@@ -11,6 +11,7 @@ import { EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { resolveSettings } from '../settings';
 import { SHARED_DEFAULTS } from '../../worker/shared-settings';
+import { COMMAND_SUMMARIES } from '../command-summaries';
 
 // Loaded on use: they pull in Temporal's SDK, which `--help` must not wait for.
 const loadDevStack = () => require('../dev-stack/dev-stack') as typeof import('../dev-stack/dev-stack');
@@ -19,7 +20,7 @@ const SPEC = {
   name: 'dev',
   usage:
     '[--port N] [--ui-port N] [--cloud-port N] [--db FILE] [--time-scale X] [--dialect seed|current] [--no-codec-server]',
-  summary: 'run a local Temporal dev server (with Web UI), the local cloud and a worker, until Ctrl-C',
+  summary: COMMAND_SUMMARIES.dev,
   description: [
     'Everything binds to 127.0.0.1. Without --port the usual ports 7233 (Temporal) and 8233 (Web UI) are used when free, otherwise free ones; the local cloud takes a free port.',
     "The local cloud's key pair is printed: it is a development credential of this local cloud only. The worker uses the local cloud's credentials and your encryption keys (TIDELINE_ENCRYPTION_KEYS, TIDELINE_KEY_FILE or ~/.tideline/keys.json), so `tideline run … --address <printed address>` from another terminal works against it.",

@@ -20,11 +20,12 @@ import { orderedSteps, queryProgress, readOutcome, runStatusOf } from '../run-ob
 import { withTemporal, type TemporalSession } from '../temporal';
 import { runIdArgument } from '../workflow-id';
 import type { StepRecord } from '../../contract/run-messages';
+import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const HISTORY_SPEC = {
   name: 'history',
   usage: 'ID',
-  summary: 'per-step timeline of a run with attempts and durations',
+  summary: COMMAND_SUMMARIES.history,
   description: [
     'For each step of run ID: its state, start time, duration, the attempts its API call or wait',
     'took (retries after 5xx, 429 or timeouts), and the reason it failed. Compensation steps are',

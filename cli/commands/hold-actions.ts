@@ -16,6 +16,7 @@ import { runStatusOf } from '../run-observer';
 import { operatorName, sendRunUpdate } from '../run-update';
 import { withTemporal, type TemporalSession } from '../temporal';
 import { runIdArgument } from '../workflow-id';
+import { COMMAND_SUMMARIES } from '../command-summaries';
 
 type Verb = 'retry' | 'skip' | 'rollback';
 
@@ -27,7 +28,7 @@ const COMMON_HELP: [string, string][] = [
 export const RETRY_SPEC = {
   name: 'retry',
   usage: "ID [--step KEY] [-i key=value]… [--with '{…}'] [--by NAME] [-m TEXT]",
-  summary: 'run the failed step of a held run again',
+  summary: COMMAND_SUMMARIES.retry,
   description: [
     'Runs the held step again (a create that had taken effect is adopted, not duplicated). -i changes',
     'input values first; they are checked like at start. --with gives values for fields the step’s',
@@ -60,7 +61,7 @@ export const RETRY_SPEC = {
 export const SKIP_SPEC = {
   name: 'skip',
   usage: 'ID --step KEY [--output JSON] [--by NAME] [-m TEXT]',
-  summary: 'mark the failed step of a held run done with a given output, and go on',
+  summary: COMMAND_SUMMARIES.skip,
   description: [
     'The held step counts as done with --output (JSON, default null); it must have every field later',
     'steps read. Nothing is undone for a skipped step. Exit 1 when the step is not held.',
@@ -85,7 +86,7 @@ export const SKIP_SPEC = {
 export const ROLLBACK_SPEC = {
   name: 'rollback',
   usage: 'ID [--by NAME] [-m TEXT]',
-  summary: 'roll a held run back now: compensate and fail',
+  summary: COMMAND_SUMMARIES.rollback,
   description: [
     'Compensates the completed steps, newest first, and fails the run. Exit 1 when nothing is held.',
   ],

@@ -22,6 +22,7 @@ import {
   SERVICES_ATTRIBUTE,
   STATE_ATTRIBUTE,
 } from '../../contract/search-attributes';
+import { COMMAND_SUMMARIES } from '../command-summaries';
 
 /** TidelineState's values (workflows/run-visibility.ts). */
 export const RUN_STATES = [
@@ -41,7 +42,7 @@ export const LIST_SPEC = {
   name: 'list',
   usage:
     '[--running | --failed | --held] [--state STATE] [--runbook NAME] [--project ID] [--service ID] [--limit N]',
-  summary: 'list runs (running, failed, by runbook, project, service or state)',
+  summary: COMMAND_SUMMARIES.list,
   description: [
     'Lists runbook runs, newest first (by start time). Runs started by a parent runbook (child',
     'runbooks) are left out (they show up as steps of their parent), except with --held, --state',

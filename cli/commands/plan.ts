@@ -11,11 +11,12 @@ import { styleFor } from '../output/style';
 import { buildPlan } from '../plan/build-plan';
 import { gatherInputs } from '../input-sources';
 import { bindRunInputs, loadRunbook, runbooksRootOption } from '../runbook-input';
+import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const PLAN_SPEC = {
   name: 'plan',
   usage: 'FILE [-i key=value]… [--inputs FILE|-] [--runbooks-root DIR] [--format text|mermaid|json]',
-  summary: 'show the steps and API calls a run would make, without making them',
+  summary: COMMAND_SUMMARIES.plan,
   description: [
     'Validates the runbook, binds the inputs given, and prints each step with the request it would',
     'send (method, path, body). Values that depend only on inputs are filled in; values from earlier',

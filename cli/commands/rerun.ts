@@ -17,12 +17,13 @@ import { startAndFollow } from '../start-run';
 import { withTemporal } from '../temporal';
 import { runIdArgument, workflowIdProblem } from '../workflow-id';
 import { newRunId } from './run';
+import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const RERUN_SPEC = {
   name: 'rerun',
   usage:
     'ID [-i key=value]… [--inputs FILE|-] [--id NEW] [--on-failure rollback|hold] [--detach] [--show-secrets]',
-  summary: "start a new run of an ended run's definition and inputs",
+  summary: COMMAND_SUMMARIES.rerun,
   description: [
     'Starts the definition run ID was pinned to, with the inputs it was started with (-i and',
     '--inputs change some), as a new run, and follows it like `run`. Only for runs that ended',

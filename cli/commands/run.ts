@@ -9,12 +9,13 @@ import { gatherInputs } from '../input-sources';
 import { bindRunInputs, loadRunbook, runbooksRootOption } from '../runbook-input';
 import { startAndFollow } from '../start-run';
 import { workflowIdProblem } from '../workflow-id';
+import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const RUN_SPEC = {
   name: 'run',
   usage:
     'FILE [-i key=value]… [--inputs FILE|-] [--id ID] [--on-failure rollback|hold] [--detach] [--show-secrets]',
-  summary: 'validate a runbook, start it, and follow its progress',
+  summary: COMMAND_SUMMARIES.run,
   description: [
     'Checks the runbook and its inputs first (problems are printed with file:line:column, exit 2),',
     'starts it on the task queue as run `<runbook name>-<random>` (or --id), and shows each step as',

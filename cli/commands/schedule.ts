@@ -16,11 +16,12 @@ import {
   scheduleJson,
   type ScheduleListItemJson,
 } from './schedule-view';
+import { COMMAND_SUMMARIES } from '../command-summaries';
 
 const SCHEDULE_SPEC = {
   name: 'schedule',
   usage: 'create|list|describe|pause|unpause|trigger|delete …',
-  summary: 'run runbooks on a schedule (Temporal Schedules)',
+  summary: COMMAND_SUMMARIES.schedule,
   description: [
     [
       'subcommands:',

@@ -10,11 +10,12 @@ import { CliError, EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { withTemporal } from '../temporal';
 import { TIDELINE_SEARCH_ATTRIBUTES } from '../../contract/search-attributes';
+import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const SETUP_SPEC = {
   name: 'setup',
   usage: '[--check]',
-  summary: "register tideline's search attributes on the namespace (idempotent)",
+  summary: COMMAND_SUMMARIES.setup,
   description: [
     `Registers ${TIDELINE_SEARCH_ATTRIBUTES.map((a) => `${a.name} (${a.type})`).join(', ')}`,
     'on the namespace (--namespace, TEMPORAL_NAMESPACE, default `default`). Runs keep them',

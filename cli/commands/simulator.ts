@@ -10,11 +10,12 @@ import type { Command } from '../context';
 import { waitForStopSignal } from '../dev-stack/stop-signal';
 import { CliError, EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
+import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const SIMULATOR_SPEC = {
   name: 'simulator',
   usage: SIMULATOR_USAGE,
-  summary: 'run the local cloud (a faithful Cloud API for rehearsals)',
+  summary: COMMAND_SUMMARIES.simulator,
   description: [
     'The first stdout line is one JSON object: {"url": …, "projects": [{"id", "name", "access_key",',
     '"secret_key"}], "controlUrl": …, "controlToken": …} — the key pairs are development credentials',

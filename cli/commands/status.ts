@@ -7,11 +7,12 @@ import { followRun } from '../follow';
 import { printCommandHelp } from '../output/help';
 import { withTemporal } from '../temporal';
 import { runIdArgument } from '../workflow-id';
+import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const STATUS_SPEC = {
   name: 'status',
   usage: 'ID [--once] [--show-secrets]',
-  summary: 'show a run, following it until it ends (reattach)',
+  summary: COMMAND_SUMMARIES.status,
   description: [
     'Shows the steps of run ID with their state and elapsed time, what a wait is waiting for, and a',
     'pending approval with the command that answers it. Without --once it follows the run until it',

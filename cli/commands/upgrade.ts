@@ -14,6 +14,7 @@ import { CliError, EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { withTemporal, type TemporalSession } from '../temporal';
 import { knownPatches, patchNeeds, type RunPatchNeeds } from '../upgrade/patch-needs';
+import { COMMAND_SUMMARIES } from '../command-summaries';
 
 /** Where Temporal's core SDK records the patch ids a run took. */
 const CHANGE_VERSION = defineSearchAttributeKey('TemporalChangeVersion', SearchAttributeType.KEYWORD_LIST);
@@ -46,7 +47,7 @@ export const UPGRADE_STATUS_SPEC = {
 const UPGRADE_SPEC = {
   name: 'upgrade',
   usage: 'status …',
-  summary: 'what an upgrade of the workers has to keep: open runs by release, patches they need',
+  summary: COMMAND_SUMMARIES.upgrade,
   description: ['subcommands:\n  status [--patch ID]            open runs by release, patches they may need'],
   options: {},
   optionHelp: [],

@@ -9,11 +9,12 @@ import { EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { styleFor } from '../output/style';
 import { displayName, problemLines, runbooksRootOption } from '../runbook-input';
+import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const VALIDATE_SPEC = {
   name: 'validate',
   usage: 'FILE… [--runbooks-root DIR]',
-  summary: 'check runbooks and print every problem (file:line:column)',
+  summary: COMMAND_SUMMARIES.validate,
   description: [
     'Checks the schema, actions and their inputs, references between steps, expressions and',
     'secrets, in the files given and the child runbooks they name. Nothing runs and no server is',

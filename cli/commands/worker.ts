@@ -6,11 +6,12 @@ import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { printCommandHelp } from '../output/help';
 import { settingsEnvironment } from '../settings';
+import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const WORKER_SPEC = {
   name: 'worker',
   usage: '[--metrics HOST:PORT]',
-  summary: 'run a worker that executes runbooks',
+  summary: COMMAND_SUMMARIES.worker,
   description: [
     'Polls the task queue and runs the runbook interpreter and the Cloud API activities. The Cloud',
     'API endpoint and credentials come from the config file (--config / TIDELINE_CONFIG: cloud.baseUrl',
