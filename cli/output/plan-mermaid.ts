@@ -48,7 +48,12 @@ class FlowchartBuilder {
     this.lines.push(`  ${from.id} ${dashed ? '-.->' : '-->'}${label} ${to}`);
   }
 
-  /** Adds a list of steps after `entries`; returns where the list ends. */
+  /**
+   * Adds a list of steps after `entries`; returns where the list ends. This recursion is over the
+   * built plan, not a walk of the step tree (dsl/step-tree.ts): each step's edges start where the
+   * step before it ended and a parallel or foreach ends where its nested steps ended, so a step
+   * needs what its nested steps returned, which a visit-each-step walk does not give.
+   */
   steps(steps: PlanStep[], entries: Exit[]): Exit[] {
     let exits = entries;
     for (const step of steps) exits = this.step(step, exits);

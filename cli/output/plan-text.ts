@@ -44,6 +44,12 @@ function headline(step: PlanStep): string {
   }
 }
 
+/**
+ * A step's lines, then those of the steps it holds, indented under it. This recursion is over the
+ * built plan, not a walk of the step tree (dsl/step-tree.ts): the plan was made by that walk
+ * (cli/plan/build-plan.ts), it also holds a child runbook's steps (which the walk never enters),
+ * and each line's number and indentation come from the plan's nesting as it is rendered.
+ */
 function stepLines(step: PlanStep, label: string, pad: string, style: Style): string[] {
   const title = `${pad}${label} ${style.bold(step.id)}${step.name ? ` — ${step.name}` : ''}`;
   const inner = `${pad}     `;

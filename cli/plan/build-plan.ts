@@ -14,6 +14,7 @@ import type {
 import { formatDuration } from '../../dsl/durations';
 import type { JsonValue } from '../../dsl/expressions';
 import { hasTemplate, listReferences, resolveDurationMs, resolveTemplates } from '../../dsl/templates';
+import { stepTree, type Frame } from '../../dsl/step-tree';
 import { assertNever } from '../../contract/assert-never';
 
 export interface PlanInput {
@@ -139,17 +140,55 @@ function request(action: ActionName, input: Record<string, JsonValue>): PlanRequ
   return planned;
 }
 
-function planSteps(steps: StepDefinition[], prefix: string, resolver: PartialResolver): PlanStep[] {
-  return steps.map((step) => planStep(step, `${prefix}${step.id}`, resolver));
+/** Where a step's plan goes in its parent's plan, and the key prefix the interpreter gives it. */
+function placeIn(parent: PlanStep, frame: Frame): { prefix: string; list: PlanStep[] } {
+  switch (frame.type) {
+    case 'branch': {
+      const branch = parent.branches?.find((planned) => planned.id === frame.branch);
+      if (branch === undefined) throw new Error(`no branch ${frame.branch} planned under ${parent.key}`);
+      return { prefix: `${parent.key}.${frame.branch}.`, list: branch.steps };
+    }
+    case 'foreach':
+      if (parent.steps === undefined) throw new Error(`no foreach body planned under ${parent.key}`);
+      return { prefix: `${parent.key}[*].`, list: parent.steps };
+    case 'compensate':
+      return { prefix: `${parent.key}/undo.`, list: parent.compensate };
+    default:
+      return assertNever(frame, 'step container');
+  }
 }
 
+/**
+ * The plans of `steps` and every step they hold, nested like the definition, from one walk of the
+ * step tree (dsl/step-tree.ts). The walk reaches each step before the steps it holds, so a step's
+ * plan is placed in its parent's (already made) by the container the walk says it sits in. A child
+ * runbook's steps belong to another definition, which the walk never enters: they get a walk of
+ * their own (planStep).
+ */
+function planSteps(steps: readonly StepDefinition[], prefix: string, resolver: PartialResolver): PlanStep[] {
+  const top: PlanStep[] = [];
+  // Each step's latest plan: a step object used twice has its nested steps walked right after it.
+  const plans = new Map<StepDefinition, PlanStep>();
+  for (const { step, parent, frames } of stepTree(steps)) {
+    const frame = frames.at(-1);
+    const above = parent === undefined ? undefined : plans.get(parent);
+    if ((frame === undefined) !== (above === undefined)) throw new Error(`step ${step.id} out of place`);
+    const place = frame === undefined || above === undefined ? { prefix, list: top } : placeIn(above, frame);
+    const planned = planStep(step, `${place.prefix}${step.id}`, resolver);
+    place.list.push(planned);
+    plans.set(step, planned);
+  }
+  return top;
+}
+
+/** A step's own plan; the steps it holds are added by the walk (planSteps), a child runbook's here. */
 function planStep(step: StepDefinition, key: string, resolver: PartialResolver): PlanStep {
   const planned: PlanStep = {
     key,
     id: step.id,
     kind: step.kind,
     continueOnError: step.continueOnError,
-    compensate: planSteps(step.compensate, `${key}/undo.`, resolver),
+    compensate: [],
   };
   if (step.name !== undefined) planned.name = step.name;
   if (step.if !== undefined) planned.if = step.if;
@@ -186,14 +225,14 @@ function planStep(step: StepDefinition, key: string, resolver: PartialResolver):
       planned.branches = step.branches.map((branch) => ({
         id: branch.id,
         ...(branch.name !== undefined ? { name: branch.name } : {}),
-        steps: planSteps(branch.steps, `${key}.${branch.id}.`, resolver),
+        steps: [],
       }));
       break;
     case 'foreach':
       planned.items = step.items;
       planned.as = step.as;
       planned.concurrency = resolver.value(step.concurrency);
-      planned.steps = planSteps(step.steps, `${key}[*].`, resolver);
+      planned.steps = [];
       break;
     case 'runbook':
       planned.runbook = {

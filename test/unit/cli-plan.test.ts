@@ -4,7 +4,7 @@ import { loadRunbookText } from '../../dsl/loader';
 import { renderPlanMermaid } from '../../cli/output/plan-mermaid';
 import { renderPlanText } from '../../cli/output/plan-text';
 import { PLAIN_STYLE } from '../../cli/output/style';
-import { buildPlan, PartialResolver } from '../../cli/plan/build-plan';
+import { buildPlan, PartialResolver, type PlanStep } from '../../cli/plan/build-plan';
 
 const RUNBOOK = `
 apiVersion: tideline/v1
@@ -124,6 +124,70 @@ describe('buildPlan', () => {
     expect(plan.outputs).toEqual([
       { name: 'id', value: '${{ steps.create.output.service_id }}', secret: false },
       { name: 'label', value: 'plan for ${{ inputs.name }}', secret: false },
+    ]);
+  });
+
+  test('steps nested several deep sit under their container, with the keys the run will use', () => {
+    const nested = loadRunbookText(
+      `
+apiVersion: tideline/v1
+name: plan-nested
+description: Compensation inside a foreach inside a branch; a parallel inside a compensation.
+steps:
+  - id: first
+    sleep: 1s
+    compensate:
+      - { id: undo_a, sleep: 1s }
+      - id: undo_b
+        parallel:
+          - id: x
+            steps: [{ id: xs, sleep: 1s }]
+  - id: both
+    parallel:
+      - id: left
+        steps:
+          - id: each
+            foreach: '\${{ [1, 2] }}'
+            steps:
+              - { id: stop, sleep: 1s, compensate: { id: back, sleep: 1s } }
+              - id: inner
+                parallel:
+                  - id: i1
+                    steps: [{ id: n1, sleep: 1s }]
+      - id: right
+        steps: [{ id: nap, sleep: 2s }]
+`,
+      'plan-nested.yaml',
+    );
+    const keys = (steps: PlanStep[]): unknown[] =>
+      steps.map((step) => [
+        step.key,
+        ...(step.compensate.length > 0 ? [{ undo: keys(step.compensate) }] : []),
+        ...(step.branches ?? []).map((branch) => ({ [branch.id]: keys(branch.steps) })),
+        ...(step.steps !== undefined ? [{ body: keys(step.steps) }] : []),
+      ]);
+    expect(keys(buildPlan(nested, 'plan-nested.yaml', {}, new Set(), new Set()).steps)).toEqual([
+      [
+        'first',
+        { undo: [['first/undo.undo_a'], ['first/undo.undo_b', { x: [['first/undo.undo_b.x.xs']] }]] },
+      ],
+      [
+        'both',
+        {
+          left: [
+            [
+              'both.left.each',
+              {
+                body: [
+                  ['both.left.each[*].stop', { undo: [['both.left.each[*].stop/undo.back']] }],
+                  ['both.left.each[*].inner', { i1: [['both.left.each[*].inner.i1.n1']] }],
+                ],
+              },
+            ],
+          ],
+        },
+        { right: [['both.right.nap']] },
+      ],
     ]);
   });
 
