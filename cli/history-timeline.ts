@@ -34,7 +34,7 @@ import type { LoadedDataConverter } from '@temporalio/common';
 import type { RunbookDefinition } from '../dsl/definition';
 import type { RunbookWorkflowInput, StepRecord } from '../contract/run-messages';
 import type { ActivityRun } from './activity-run';
-import { localCandidates, LocalActivityReader, localMarkerData, localReason } from './local-activity-markers';
+import { localCandidates, LocalActivityReader, localReason } from './local-activity-markers';
 
 export type { ActivityRun };
 
@@ -121,11 +121,10 @@ export async function historyRuns(
   const locals = new LocalActivityReader(converter, (failure) => failureText(failure, converter));
   for (const event of events) {
     const at = millis(event.eventTime);
-    const marker = localMarkerData(event);
-    if (marker) {
-      const run = await locals.add(event, marker, at);
+    const local = await locals.read(event, at);
+    if (local) {
       // Keyed apart from event ids, which the other activities use.
-      if (run) activities.set(`local:${marker.seq}`, run);
+      if (local.started) activities.set(`local:${local.seq}`, local.started);
       continue;
     }
     const scheduled = event.activityTaskScheduledEventAttributes;

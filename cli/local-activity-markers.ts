@@ -1,4 +1,15 @@
-// The local activities of a run's history, for `tideline history` (cli/history-timeline.ts).
+// The local activities of a run's history, for `tideline history` (cli/history-timeline.ts) and a
+// running call's attempt (cli/local-call-progress.ts). The only place that knows the SDK core's
+// marker format: its callers get activity runs and attempt ends, never the marker's fields.
+//
+// What the CLI shows of a local call comes from the run's own records where they carry it: the
+// step records (progress query, report) give the call's step, state, times and error; the
+// summary tideline gives each local activity (step name, else key) names its step. What only the
+// markers tell: how many attempts the call took, why the attempt before the last failed, whether
+// it ended cancelled or timed out, and, while it runs, that it is backing off after a failure.
+// Tideline's own records do not carry these (a local activity retries inside the worker, out of
+// the workflow's sight), so they are read here. Were the workflow to record them (behind a patch),
+// runs started before it would still have only these markers to tell them.
 //
 // A call that reads, changes or deletes runs as a Temporal local activity (patch localCalls,
 // tideline 2026-12). It leaves no ActivityTaskScheduled/Started/Completed events, only one
@@ -28,12 +39,12 @@ import type { ActivityRun } from './activity-run';
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 type Failure = temporal.api.failure.v1.IFailure;
 
-export const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
+const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
 
 const timestampSchema = z.object({ seconds: z.number(), nanos: z.number().optional() }).nullish();
 
 /** What core writes in a local activity marker's `data` (snake_case: core's serde names). */
-export const localMarkerDataSchema = z.object({
+const localMarkerDataSchema = z.object({
   seq: z.number().int(),
   attempt: z.number().int(),
   activity_id: z.string(),
@@ -42,14 +53,14 @@ export const localMarkerDataSchema = z.object({
   backoff: timestampSchema,
   original_schedule_time: timestampSchema,
 });
-export type LocalMarkerData = z.infer<typeof localMarkerDataSchema>;
+type LocalMarkerData = z.infer<typeof localMarkerDataSchema>;
 
 function timestampMs(time: z.infer<typeof timestampSchema>): number | undefined {
   return time ? time.seconds * 1000 + Math.floor((time.nanos ?? 0) / 1e6) : undefined;
 }
 
 /** The marker's metadata, or undefined when the event is no local activity marker core wrote. */
-export function localMarkerData(event: HistoryEvent): LocalMarkerData | undefined {
+function localMarkerData(event: HistoryEvent): LocalMarkerData | undefined {
   const marker = event.markerRecordedEventAttributes;
   if (marker?.markerName !== LOCAL_ACTIVITY_MARKER) return undefined;
   const data = marker.details?.data?.payloads?.[0]?.data;
@@ -63,10 +74,7 @@ export function localMarkerData(event: HistoryEvent): LocalMarkerData | undefine
 }
 
 /** The summary the workflow gave the local activity (step name, else key), decrypted. */
-export async function summaryOf(
-  event: HistoryEvent,
-  converter: LoadedDataConverter,
-): Promise<string | undefined> {
+async function summaryOf(event: HistoryEvent, converter: LoadedDataConverter): Promise<string | undefined> {
   const { decodeOptionalSinglePayload } =
     require('@temporalio/common/lib/internal-non-workflow') as typeof import('@temporalio/common/lib/internal-non-workflow');
   try {
@@ -75,6 +83,38 @@ export async function summaryOf(
   } catch {
     return undefined; // not decryptable with these keys: the marker stays unattributed
   }
+}
+
+/** How a local activity's attempt ended, as its marker tells it. */
+export interface LocalAttemptEnd {
+  /** The SDK's sequence number, also the activity's id. */
+  seq: number;
+  type: string;
+  /** The summary the workflow gave it (step name, else key); undefined when unreadable. */
+  summary: string | undefined;
+  /** The attempt that ended (1 for the first). */
+  attempt: number;
+  failure: Failure | undefined;
+  /** After this failure the call is scheduled again once a backoff timer fires. */
+  backingOff: boolean;
+}
+
+/** The end of a local activity's attempt, or undefined when the event is no such marker. */
+export async function localAttemptEnd(
+  event: HistoryEvent,
+  converter: LoadedDataConverter,
+): Promise<LocalAttemptEnd | undefined> {
+  const data = localMarkerData(event);
+  if (data === undefined) return undefined;
+  const failure = event.markerRecordedEventAttributes?.failure ?? undefined;
+  return {
+    seq: data.seq,
+    type: data.activity_type,
+    summary: await summaryOf(event, converter),
+    attempt: data.attempt,
+    failure,
+    backingOff: failure !== undefined && Boolean(data.backoff),
+  };
 }
 
 function outcomeOf(failure: Failure | null | undefined): ActivityRun['outcome'] {
@@ -91,8 +131,9 @@ function continuationKey(data: LocalMarkerData): string | undefined {
 }
 
 /**
- * Reads local activity markers one by one (in history order) into activity runs: `add` returns
- * the run a marker starts, or undefined when it continued one after a backoff timer.
+ * Reads a history's events one by one (in history order) into the runs of its local activities:
+ * `read` says whether an event is a local activity's marker, and gives the run it starts (keyed
+ * by its sequence number), or none when it continued one after a backoff timer.
  */
 export class LocalActivityReader {
   /** Runs whose last marker asked for a backoff timer: the next schedule continues them. */
@@ -103,7 +144,20 @@ export class LocalActivityReader {
     private readonly failureText: (failure: Failure) => Promise<string | undefined>,
   ) {}
 
-  async add(event: HistoryEvent, data: LocalMarkerData, eventAt: number): Promise<ActivityRun | undefined> {
+  async read(
+    event: HistoryEvent,
+    eventAt: number,
+  ): Promise<{ seq: number; started: ActivityRun | undefined } | undefined> {
+    const data = localMarkerData(event);
+    if (data === undefined) return undefined;
+    return { seq: data.seq, started: await this.add(event, data, eventAt) };
+  }
+
+  private async add(
+    event: HistoryEvent,
+    data: LocalMarkerData,
+    eventAt: number,
+  ): Promise<ActivityRun | undefined> {
     const failure = event.markerRecordedEventAttributes?.failure;
     const failureText = failure ? await this.failureText(failure) : undefined;
     const key = continuationKey(data);

@@ -14,7 +14,7 @@ import type { temporal } from '@temporalio/proto';
 import type { LoadedDataConverter } from '@temporalio/common';
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import type { RunProgress, StepRecord } from '../contract/run-messages';
-import { localCandidates, localMarkerData, summaryOf } from './local-activity-markers';
+import { localAttemptEnd, localCandidates } from './local-activity-markers';
 import type { ActivityState } from './activity-state';
 import type { TemporalSession } from './temporal';
 
@@ -37,22 +37,18 @@ export async function backoffStates(
   const seen = new Set<string>();
   const states: Record<string, ActivityState> = {};
   for (const event of newestFirst) {
-    const data = localMarkerData(event);
-    const summary = data === undefined ? undefined : await summaryOf(event, converter);
-    if (data === undefined || summary === undefined) continue;
-    const call = `${data.activity_type}\n${summary}`;
+    const end = await localAttemptEnd(event, converter);
+    const summary = end?.summary;
+    if (end === undefined || summary === undefined) continue;
+    const call = `${end.type}\n${summary}`;
     if (seen.has(call)) continue;
     seen.add(call);
-    const failure = event.markerRecordedEventAttributes?.failure;
-    if (!failure || !data.backoff) continue;
-    const [step, ...more] = localCandidates(
-      { type: data.activity_type, local: { seq: data.seq, summary } },
-      running,
-    );
+    if (end.failure === undefined || !end.backingOff) continue;
+    const [step, ...more] = localCandidates({ type: end.type, local: { seq: end.seq, summary } }, running);
     if (step === undefined || more.length > 0) continue; // no single step: say nothing rather than guess
-    const state: ActivityState = { attempt: data.attempt + 1 };
+    const state: ActivityState = { attempt: end.attempt + 1 };
     try {
-      const error = await decodeOptionalFailureToOptionalError(converter, failure);
+      const error = await decodeOptionalFailureToOptionalError(converter, end.failure);
       if (error) state.lastFailure = error.message;
     } catch {
       // Progress display only: an undecodable failure is left out.

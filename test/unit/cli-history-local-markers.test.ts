@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
 import { buildTimeline, historyRuns } from '../../cli/history-timeline';
-import { localMarkerData } from '../../cli/local-activity-markers';
+import { localAttemptEnd, LocalActivityReader } from '../../cli/local-activity-markers';
 import { backoffStates } from '../../cli/local-call-progress';
 import { historyJson, renderHistory } from '../../cli/output/history-view';
 import { PLAIN_STYLE } from '../../cli/output/style';
@@ -174,11 +174,14 @@ describe('local activity markers', () => {
     );
   });
 
-  test('other markers (patches) are no local activity', () => {
+  test('other markers (patches) are no local activity', async () => {
     const [patch] = historyOf((add) => {
       add(0, { markerRecordedEventAttributes: { markerName: 'core_patch', details: {} } });
     });
-    expect(patch && localMarkerData(patch)).toBeUndefined();
+    if (patch === undefined) throw new Error('no event');
+    expect(await localAttemptEnd(patch, converter)).toBeUndefined();
+    const reader = new LocalActivityReader(converter, () => Promise.resolve(undefined));
+    expect(await reader.read(patch, T0)).toBeUndefined();
   });
 });
 
