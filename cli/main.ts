@@ -41,6 +41,12 @@ export const COMMANDS: CommandEntry[] = [
     load: () => (require('./commands/validate') as typeof import('./commands/validate')).validateCommand,
   },
   {
+    name: 'test',
+    summary: COMMAND_SUMMARIES.test,
+    interrupt: 'exit',
+    load: () => (require('./commands/test') as typeof import('./commands/test')).testCommand,
+  },
+  {
     name: 'plan',
     summary: COMMAND_SUMMARIES.plan,
     interrupt: 'exit',

@@ -10,7 +10,9 @@ import { RUNBOOKS_DIR } from '../helpers/runbook-stack';
 const kindOf = (hold: string | undefined) =>
   hold === undefined ? 'nothing' : operations[hold as ActionName].kind.replace('delete', 'mutate');
 
-describe.each(readdirSync(RUNBOOKS_DIR).filter((file) => file.endsWith('.yaml')))('%s', (file) => {
+describe.each(
+  readdirSync(RUNBOOKS_DIR).filter((file) => file.endsWith('.yaml') && !file.endsWith('.test.yaml')),
+)('%s', (file) => {
   const all = cancelPointsOf(loadRunbookFile(`${RUNBOOKS_DIR}/${file}`));
   const slice = representativeCancelPoints(all);
   const cases = (points: typeof all) => new Set(points.map((p) => `${p.when}:${kindOf(p.hold)}`));

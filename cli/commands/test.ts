@@ -1,0 +1,98 @@
+// `tideline test [PATH…]`: runs the cases of runbook test files (`*.test.yaml`) on a stack it
+// starts and stops itself — an in-memory Temporal dev server, a worker in this process and a local
+// cloud per case — and reports each case. Exit 0 when all pass, 1 when one fails, 2 when a test
+// file (or a runbook it names) is invalid.
+/* eslint-disable @typescript-eslint/no-require-imports -- lazy loading keeps start-up fast */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { integerOption, parseCommand, type CommandSpec } from '../args';
+import type { Command } from '../context';
+import { CliError, EXIT } from '../errors';
+import { printCommandHelp } from '../output/help';
+import { styleFor } from '../output/style';
+import { COMMAND_SUMMARIES } from '../command-summaries';
+
+export const TEST_SPEC = {
+  name: 'test',
+  usage: '[PATH…] [--filter TEXT] [--junit FILE] [--jobs N] [--timeout SECONDS]',
+  summary: COMMAND_SUMMARIES.test,
+  description: [
+    'Runs every case of the test files given, and of every *.test.yaml under the folders given',
+    '(default: runbooks/). Each case gets a fresh local cloud holding its starting state and faults;',
+    'its run goes through a Temporal dev server and a worker that this command starts and stops, so',
+    'nothing needs to be running. Test files are checked first: a problem is printed with',
+    'file:line:column and nothing runs (exit 2). Exit 0 when every case passes, 1 when any fails.',
+  ],
+  options: {
+    filter: { type: 'string' },
+    junit: { type: 'string' },
+    jobs: { type: 'string', short: 'j' },
+    timeout: { type: 'string' },
+  },
+  optionHelp: [
+    ['--filter TEXT', 'only the cases whose name (or file) contains TEXT, in any case'],
+    ['--junit FILE', 'also write the results as JUnit XML to FILE (for CI test reports)'],
+    ['-j, --jobs N', 'how many cases run at once (default 2)'],
+    ['--timeout SECONDS', 'how long one case may take (default 120)'],
+  ],
+  examples: [
+    'tideline test',
+    'tideline test runbooks/provision-production-service.test.yaml --filter rollback',
+    'tideline test runbooks/ --junit test-results.xml',
+  ],
+  positionals: { min: 0, names: 'a test file or folder' },
+} satisfies CommandSpec;
+
+export const testCommand: Command = async (argv, ctx) => {
+  const parsed = parseCommand(TEST_SPEC, argv, ctx);
+  if (parsed.help) return printCommandHelp(TEST_SPEC, ctx);
+  const { values } = parsed;
+  const jobs = integerOption('jobs', values.jobs, 1, 2);
+  const timeoutMs = integerOption('timeout', values.timeout, 1, 120) * 1000;
+  const { loadSuite, runSuite } =
+    require('../runbook-test/run-suite') as typeof import('../runbook-test/run-suite');
+  const report = require('../runbook-test/test-report') as typeof import('../runbook-test/test-report');
+  const loaded = loadSuite(
+    parsed.positionals.length > 0 ? parsed.positionals : ['runbooks'],
+    ctx.cwd,
+    values.filter,
+  );
+  if (!loaded.ok) {
+    if (ctx.globals.json) {
+      ctx.stdout.write(`${JSON.stringify({ ok: false, problems: loaded.problems })}\n`);
+    } else {
+      const count = loaded.problems.length;
+      ctx.stderr.write(`${loaded.problems.flatMap(report.problemText).join('\n')}\n`);
+      ctx.stderr.write(
+        `tideline: ${count} problem${count === 1 ? '' : 's'} in the test files; nothing was run\n`,
+      );
+    }
+    return EXIT.USAGE;
+  }
+  if (loaded.cases.length === 0) {
+    throw new CliError(
+      'CLI_USAGE',
+      values.filter !== undefined ? `no test case matches "${values.filter}"` : 'no test cases found',
+      `test files end in .test.yaml; looked in ${loaded.files.length > 0 ? loaded.files.join(', ') : parsed.positionals.join(', ') || 'runbooks'}`,
+    );
+  }
+  const style = styleFor(ctx);
+  const started = Date.now();
+  const results = await runSuite(loaded.cases, {
+    env: ctx.env,
+    jobs,
+    timeoutMs,
+    log: (line) => ctx.stderr.write(`${line}\n`),
+    onResult: (result) => {
+      if (!ctx.globals.json) ctx.stdout.write(`${report.caseLines(result, style).join('\n')}\n`);
+    },
+  });
+  const elapsed = Date.now() - started;
+  if (values.junit !== undefined) {
+    const { junitXml } = require('../runbook-test/junit') as typeof import('../runbook-test/junit');
+    writeFileSync(path.resolve(ctx.cwd, values.junit), junitXml(results));
+  }
+  if (ctx.globals.json) ctx.stdout.write(`${report.resultsJson(results, elapsed)}\n`);
+  else ctx.stdout.write(`${report.summaryLine(results, elapsed, style)}\n`);
+  return results.every((r) => r.passed) ? EXIT.OK : EXIT.FAILED;
+};

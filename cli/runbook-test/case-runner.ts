@@ -1,0 +1,200 @@
+// Runs one test case: its own local cloud with the starting state, the run started as `tideline
+// run` starts it, the scripted approvals sent through the same update as `tideline approve`, and
+// once the run has ended (or is held, when that is expected) the expectations checked against its
+// report, its requests, the cloud's end state and its stored history.
+import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { RunbookWorkflowInput, RunProgress, RunReport, StepRecord } from '../../contract/run-messages';
+import { approvalUpdate, progressQuery } from '../../contract/run-messages';
+import { RUNBOOK_WORKFLOW_TYPE } from '../../contract/workflow-types';
+import { startCaseCloud, type CaseCloud } from './case-cloud';
+import { resolveReferences } from './cloud-references';
+import { unmetExpectations, type Mismatch } from './expectations';
+import { historyText } from './history-text';
+import type { LoadedCase } from './test-file-loader';
+import type { TestStack } from './test-stack';
+
+export interface CaseResult {
+  file: string;
+  name: string;
+  runbook: string;
+  passed: boolean;
+  durationMs: number;
+  workflowId: string | undefined;
+  mismatches: Mismatch[];
+  /** Why the case could not be run or finished (then `mismatches` is empty). */
+  error?: { code: 'TEST_CASE_ERROR' | 'TEST_CASE_TIMEOUT'; message: string };
+  /** The run's steps as they ended. */
+  steps: StepRecord[];
+}
+
+/** How often the runner asks a running run for its progress (approvals, holds). */
+const PROGRESS_POLL_MS = 100;
+
+async function progressOf(handle: WorkflowHandle): Promise<RunProgress | undefined> {
+  try {
+    return await handle.query(progressQuery);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The report of an ended run: its result, or the one its failure carries. */
+async function reportOf(handle: WorkflowHandle): Promise<RunReport> {
+  try {
+    return (await handle.result()) as RunReport;
+  } catch (error) {
+    const details = (error as { cause?: { details?: unknown[] } }).cause?.details;
+    const report = details?.[0] as RunReport | undefined;
+    if (report !== undefined) return report;
+    throw error;
+  }
+}
+
+/** Sends the scripted decisions as their approvals come up; settles once all are sent or the run ended. */
+async function driveApprovals(
+  handle: WorkflowHandle,
+  testCase: LoadedCase,
+  ended: () => boolean,
+): Promise<void> {
+  for (const approval of testCase.approvals) {
+    for (;;) {
+      if (ended()) return;
+      const progress = await progressOf(handle);
+      if (progress?.pendingApproval?.stepKey === approval.step) break;
+      await delay(PROGRESS_POLL_MS);
+    }
+    await handle.executeUpdate(approvalUpdate, {
+      args: [
+        {
+          approved: approval.decision === 'approve',
+          step: approval.step,
+          by: approval.by,
+          ...(approval.comment !== undefined ? { comment: approval.comment } : {}),
+        },
+      ],
+    });
+  }
+}
+
+/** A held run does not end: its progress is its report, once it is held. */
+async function heldReport(handle: WorkflowHandle): Promise<RunReport> {
+  for (;;) {
+    const progress = await progressOf(handle);
+    if (progress !== undefined && progress.status === 'held')
+      return { ...progress, outputs: {}, secretOutputs: [] };
+    const description = await handle.describe();
+    if (description.status.name !== 'RUNNING') return reportOf(handle);
+    await delay(PROGRESS_POLL_MS);
+  }
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)));
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
+function secretValues(
+  testCase: LoadedCase,
+  inputs: Record<string, unknown>,
+  report: RunReport,
+  cloud: CaseCloud,
+): string[] {
+  const values = [
+    ...Object.entries(testCase.definition.inputs)
+      .filter(([, spec]) => spec.secret === true)
+      .map(([name]) => inputs[name]),
+    ...report.secretOutputs.map((name) => report.outputs[name]),
+    cloud.cloud.projects[0]?.secret_key,
+  ];
+  return values.filter((v): v is string => typeof v === 'string' && v.length >= 4);
+}
+
+export async function runCase(
+  stack: TestStack,
+  testCase: LoadedCase,
+  timeoutMs: number,
+): Promise<CaseResult> {
+  const started = Date.now();
+  const result: CaseResult = {
+    file: testCase.file,
+    name: testCase.name,
+    runbook: testCase.runbook,
+    passed: false,
+    durationMs: 0,
+    workflowId: undefined,
+    mismatches: [],
+    steps: [],
+  };
+  let cloud: CaseCloud | undefined;
+  let unroute = () => undefined as unknown;
+  let handle: WorkflowHandle | undefined;
+  try {
+    cloud = await startCaseCloud(testCase, stack.credentials);
+    unroute = stack.route(cloud.ids.projectId, cloud.api);
+    const inputs = resolveReferences(testCase.inputs, cloud.ids);
+    const input: RunbookWorkflowInput = {
+      definition: testCase.definition,
+      inputs,
+      ...(testCase.onFailure !== undefined ? { onFailure: testCase.onFailure } : {}),
+    };
+    result.workflowId = `test-${testCase.definition.name}-${randomBytes(4).toString('hex')}`;
+    cloud.arm();
+    const run = await stack.client.workflow.start(RUNBOOK_WORKFLOW_TYPE, {
+      taskQueue: stack.taskQueue,
+      workflowId: result.workflowId,
+      args: [input],
+      memo: { runbook: testCase.definition.name },
+    });
+    handle = run;
+    let ended = false;
+    const finished = (testCase.expect.status === 'held' ? heldReport(run) : reportOf(run)).finally(
+      () => (ended = true),
+    );
+    const work = Promise.all([finished, driveApprovals(run, testCase, () => ended)]).then(
+      ([report]) => report,
+    );
+    const report = await withDeadline(work, timeoutMs);
+    if (report === 'timeout') {
+      const progress = await progressOf(run);
+      result.steps = progress?.steps ?? [];
+      result.error = {
+        code: 'TEST_CASE_TIMEOUT',
+        message: `the run did not ${testCase.expect.status === 'held' ? 'hold or end' : 'end'} within ${timeoutMs / 1000}s (status ${progress?.status ?? 'unknown'})`,
+      };
+      return result;
+    }
+    result.steps = report.steps;
+    const project_id = cloud.ids.projectId;
+    const [services, vpcs, history] = await Promise.all([
+      cloud.api.service.list({ project_id }),
+      cloud.api.vpc.list({ project_id }),
+      testCase.expect.noSecretsInHistory === true ? run.fetchHistory().then(historyText) : undefined,
+    ]);
+    const outcome = {
+      report,
+      calls: cloud.calls(),
+      services,
+      vpcs,
+      secrets: secretValues(testCase, inputs, report, cloud),
+      ...(history !== undefined ? { history } : {}),
+    };
+    result.mismatches = unmetExpectations(resolveReferences(testCase.expect, cloud.ids), outcome, cloud.ids);
+    result.passed = result.mismatches.length === 0;
+    return result;
+  } catch (error) {
+    result.error = {
+      code: 'TEST_CASE_ERROR',
+      message: error instanceof Error ? error.message : String(error),
+    };
+    return result;
+  } finally {
+    result.durationMs = Date.now() - started;
+    // A run still going (held, timed out) must not act on after its cloud is gone.
+    if (handle !== undefined) await handle.terminate('tideline test: case over').catch(() => undefined);
+    unroute();
+    await cloud?.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,172 @@
+// The format of a runbook test file (`*.test.yaml`): cases, each naming a runbook, its inputs, the
+// local cloud's starting state, injected faults, scripted approvals and what must hold afterwards.
+// This zod schema is the single source of the format: the loader parses with it, the types are
+// inferred from it and schema/runbook-test.schema.json (for editors) is generated from it.
+import { z } from 'zod';
+import { ACTION_NAMES, type ActionName } from '../../cloud/operations';
+import { FaultRuleInput, OutcomeKind } from '../../simulator/fault-schema';
+
+export const RUNBOOK_TEST_SCHEMA_FILE = 'schema/runbook-test.schema.json';
+
+const Name = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]{0,62}$/, 'must be lowercase letters, digits and hyphens, starting with a letter');
+
+const Operation = z.enum(ACTION_NAMES as [ActionName, ...ActionName[]], {
+  error: 'must be an operation name such as "service.create"',
+});
+
+const Environment = z.enum(['DEV', 'PROD']);
+
+const CloudService = z.strictObject({
+  name: Name.describe('The service name; inputs reach its id as ${{ cloud.services.NAME.id }}'),
+  status: z.enum(['READY', 'PAUSED']).default('READY').describe('The state it is in when the case starts'),
+  cpu_millis: z.enum(['500', '1000', '2000', '4000', '8000', '16000', '32000']).default('1000'),
+  environment: Environment.default('DEV'),
+  vpc: Name.optional().describe('A VPC of this case (by name) to attach the service to'),
+});
+
+const CloudVpc = z.strictObject({
+  name: Name.describe('The VPC name; inputs reach its id as ${{ cloud.vpcs.NAME.id }}'),
+  cidr: z.string().default('10.0.0.0/16'),
+});
+
+const StartingCloud = z
+  .strictObject({
+    services: z.array(CloudService).default([]),
+    vpcs: z.array(CloudVpc).default([]),
+  })
+  .describe('What the local cloud holds when the case starts, created through its API');
+
+export const TestFault = z
+  .strictObject({
+    operation: z.union([z.literal('*'), Operation]).describe('The Cloud API operation, or "*" for all'),
+    kind: z
+      .enum(['error', 'rateLimit', 'latency', 'applyThenFail', 'outcome'])
+      .default('error')
+      .describe("The local cloud's fault kind (docs/local-cloud.md)"),
+    nth: z
+      .number()
+      .int()
+      .min(1)
+      .default(1)
+      .describe('The first call of the operation it applies to (1-based)'),
+    times: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('How many calls it applies to; every later one when absent'),
+    probability: z.number().min(0).max(1).optional(),
+    status: z.number().int().min(500).max(599).optional().describe('error, applyThenFail: the 5xx answered'),
+    message: z.string().min(1).max(500).optional(),
+    mode: z.enum(['error', 'drop']).optional().describe('applyThenFail: answer a 5xx or drop the connection'),
+    ms: z.number().int().min(0).max(3_600_000).optional().describe('latency: real milliseconds added'),
+    retryAfterSeconds: z.number().int().min(0).max(86_400).optional(),
+    outcome: OutcomeKind.optional(),
+  })
+  .superRefine((fault, ctx) => {
+    // The local cloud's own rule schema decides which fields each kind takes.
+    const checked = FaultRuleInput.safeParse(faultRule(fault));
+    for (const issue of checked.success ? [] : checked.error.issues) {
+      const [first, ...rest] = issue.path;
+      ctx.addIssue({
+        code: 'custom',
+        path: [first === 'action' ? 'operation' : (first ?? 'kind'), ...rest].filter(
+          (p): p is string | number => typeof p === 'string' || typeof p === 'number',
+        ),
+        message: issue.message,
+      });
+    }
+  });
+export type TestFault = z.output<typeof TestFault>;
+
+/** A test fault as the local cloud's rule (`nth` is applied by the runner, not the rule). */
+export function faultRule(fault: z.input<typeof TestFault>): Record<string, unknown> {
+  const { operation, nth: _nth, kind = 'error', ...rest } = fault;
+  const fields = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+  return { action: operation, kind, ...fields };
+}
+
+const Approval = z.strictObject({
+  step: z.string().min(1).describe('The approval step to answer'),
+  decision: z.enum(['approve', 'reject']),
+  by: z.string().min(1).default('tideline-test'),
+  comment: z.string().min(1).optional(),
+});
+
+const StepStatus = z.enum([
+  'pending',
+  'running',
+  'done',
+  'failed',
+  'skipped',
+  'compensating',
+  'compensated',
+  'compensation-failed',
+]);
+
+const ServiceExpectation = z.union([
+  z.literal('absent'),
+  z.strictObject({
+    status: z.string().min(1).optional(),
+    environment: Environment.optional(),
+    cpu_millis: z.number().int().optional(),
+    vpc: Name.optional().describe('The VPC (by name) it is attached to'),
+    pooler: z.boolean().optional().describe('Whether it has a connection pooler endpoint'),
+  }),
+]);
+
+const Expectations = z.strictObject({
+  status: z.enum(['succeeded', 'failed', 'cancelled', 'held']).describe('How the run ends'),
+  failure: z
+    .strictObject({
+      step: z.string().min(1).optional(),
+      type: z.string().min(1).optional(),
+      message: z.string().min(1).optional().describe('A text the failure message contains'),
+    })
+    .optional(),
+  outputs: z.record(z.string(), z.unknown()).optional().describe('Outputs that must have these values'),
+  steps: z.record(z.string(), StepStatus).optional().describe('Step id (or key) → its final status'),
+  calls: z
+    .record(z.string(), z.number().int().min(0))
+    .optional()
+    .describe('Operation → how many requests the run made to it (faulted ones included)'),
+  cloud: z
+    .strictObject({
+      services: z
+        .record(z.string(), ServiceExpectation)
+        .optional()
+        .describe('By name: its fields, or absent'),
+      vpcs: z.record(z.string(), z.literal('absent').or(z.literal('present'))).optional(),
+    })
+    .optional(),
+  noSecretsInHistory: z
+    .boolean()
+    .optional()
+    .describe("No secret input or output value appears in the run's history as Temporal stores it"),
+});
+
+export const TestCase = z.strictObject({
+  name: z.string().min(1).max(200),
+  runbook: z.string().min(1).describe('The runbook file, relative to this test file'),
+  inputs: z.record(z.string(), z.unknown()).default({}),
+  cloud: StartingCloud.default({ services: [], vpcs: [] }),
+  faults: z.array(TestFault).default([]),
+  approvals: z.array(Approval).default([]),
+  onFailure: z.enum(['rollback', 'hold']).optional().describe("Overrides the runbook's onFailure"),
+  expect: Expectations,
+});
+export type TestCase = z.output<typeof TestCase>;
+export type Expectations = z.output<typeof Expectations>;
+
+export const RunbookTestFile = z.strictObject({
+  cases: z.array(TestCase).min(1),
+});
+export type RunbookTestFile = z.output<typeof RunbookTestFile>;
+
+/** The JSON Schema (draft-07) of a test file, for editors. */
+export function runbookTestJsonSchemaText(): string {
+  const schema = z.toJSONSchema(RunbookTestFile, { target: 'draft-7', io: 'input', unrepresentable: 'any' });
+  return `${JSON.stringify(schema, null, 2)}\n`;
+}
