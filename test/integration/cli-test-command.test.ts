@@ -1,0 +1,106 @@
+// `tideline test` through the built CLI: the shipped runbook tests pass (exit 0, with a JUnit
+// report); the rollback case of a deliberately broken runbook fails with the expectation it broke
+// and the step trail (exit 1); an invalid test file is refused at file:line:column (exit 2)
+// before anything starts.
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { jsonOutput, runTideline } from '../helpers/cli-process';
+import { buildDist, REPO_ROOT } from '../helpers/worker-process';
+
+const RUNBOOKS = path.join(REPO_ROOT, 'runbooks');
+const PROVISION = 'provision-production-service.yaml';
+const PROVISION_TESTS = 'provision-production-service.test.yaml';
+
+let dir: string;
+beforeAll(async () => {
+  await buildDist();
+  dir = mkdtempSync(path.join(tmpdir(), 'tideline-cli-test-'));
+}, 240_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+test('the shipped runbook tests pass, with one JUnit testcase per case', async () => {
+  const junit = path.join(dir, 'results.xml');
+  const result = await runTideline(['test', 'runbooks/', '--junit', junit], { timeoutMs: 240_000 });
+  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(result.stdout).toMatch(/^✓ provisions a READY PROD service/m);
+  expect(result.stdout).toMatch(/^✓ a pooler that keeps failing rolls back/m);
+  expect(result.stdout).toMatch(/^✓ an approved fork takes the parent's place/m);
+  expect(result.stdout).toMatch(/^✓ a rejected fork is deleted/m);
+  expect(result.stdout).toMatch(/^4 passed \(4 cases in [\d.]+s\)$/m);
+  const xml = readFileSync(junit, 'utf8');
+  expect(xml.match(/<testcase /g)).toHaveLength(4);
+  expect(xml).not.toContain('<failure');
+}, 240_000);
+
+test("a broken compensation fails the rollback case with what it left behind and the run's steps", async () => {
+  const broken = path.join(dir, 'broken');
+  rmSync(broken, { recursive: true, force: true });
+  // The compensation deletes (and waits for) the VPC's id instead of the service's: the runbook is
+  // valid, but rolling back leaves the service behind.
+  const text = readFileSync(path.join(RUNBOOKS, PROVISION), 'utf8');
+  const wrong = text
+    .replace("service_id: '${{ steps.create.output.service_id }}'", "service_id: '${{ inputs.vpc_id }}'")
+    .replace("service_id: '${{ steps.create.output.service_id }}'", "service_id: '${{ inputs.vpc_id }}'");
+  expect(wrong).not.toBe(text);
+  mkdirSync(broken);
+  writeFileSync(path.join(broken, PROVISION), wrong);
+  copyFileSync(path.join(RUNBOOKS, PROVISION_TESTS), path.join(broken, PROVISION_TESTS));
+
+  const result = await runTideline(['test', broken, '--filter', 'rolls back', '--json'], {
+    timeoutMs: 240_000,
+  });
+  expect(result.code).toBe(1);
+  const report = jsonOutput<{
+    ok: boolean;
+    cases: {
+      name: string;
+      passed: boolean;
+      mismatches: { what: string; expected: unknown; actual: unknown }[];
+    }[];
+  }>(result);
+  expect(report.ok).toBe(false);
+  expect(report.cases).toHaveLength(1);
+  const [only] = report.cases;
+  expect(only?.passed).toBe(false);
+  // The delete never reaches the service (its "already gone" check reads the VPC's id: a 404).
+  expect(only?.mismatches).toEqual([
+    { what: 'calls.service.delete', expected: 1, actual: 0 },
+    { what: 'cloud.services.doomed', expected: 'absent', actual: expect.stringMatching(/^READY \(\w+\)$/) },
+  ]);
+
+  const text2 = await runTideline(['test', broken, '--filter', 'rolls back'], { timeoutMs: 240_000 });
+  expect(text2.code).toBe(1);
+  expect(text2.stdout).toMatch(/^✗ a pooler that keeps failing rolls back/m);
+  expect(text2.stdout).toMatch(/^ {4}calls\.service\.delete: expected 1, got 0$/m);
+  expect(text2.stdout).toMatch(/^ {4}cloud\.services\.doomed: expected absent, got READY \(\w+\)$/m);
+  expect(text2.stdout).toMatch(/^ {6}create\/undo\.delete_service \(undoes create\): done$/m);
+  expect(text2.stdout).toMatch(/^ {6}pooler: failed — CLOUD_API_RATE_LIMITED: /m);
+  expect(text2.stdout).toMatch(/^0 passed, 1 failed/m);
+}, 240_000);
+
+test('an invalid test file is refused at file:line:column and nothing runs', async () => {
+  const invalid = path.join(dir, 'invalid');
+  mkdirSync(invalid, { recursive: true });
+  copyFileSync(path.join(RUNBOOKS, PROVISION), path.join(invalid, PROVISION));
+  writeFileSync(
+    path.join(invalid, 'bad.test.yaml'),
+    [
+      'cases:',
+      '  - name: typo',
+      `    runbook: ${PROVISION}`,
+      '    inputs: { project_id: p, name: orders, vpc_id: v }',
+      '    expect:',
+      '      status: succeeded',
+      '      stpes: { create: done }',
+    ].join('\n'),
+  );
+  const result = await runTideline(['test', path.relative(REPO_ROOT, invalid)], { timeoutMs: 60_000 });
+  expect(result.code).toBe(2);
+  expect(result.stdout).toBe('');
+  const shown = path.relative(REPO_ROOT, path.join(invalid, 'bad.test.yaml'));
+  expect(result.stderr).toContain(
+    `${shown}:7:7: cases.0.expect: Unrecognized key: "stpes" [TEST_FILE_INVALID]`,
+  );
+  expect(result.stderr).toMatch(/nothing was run/);
+});
