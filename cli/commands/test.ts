@@ -22,6 +22,8 @@ export const TEST_SPEC = {
     'its run goes through a Temporal dev server and a worker that this command starts and stops, so',
     'nothing needs to be running. Test files are checked first: a problem is printed with',
     'file:line:column and nothing runs (exit 2). Exit 0 when every case passes, 1 when any fails.',
+    'The Temporal flags (--address, --namespace, --task-queue, --config) do not apply: the server,',
+    'namespace and task queue are its own.',
   ],
   options: {
     filter: { type: 'string' },
@@ -37,7 +39,7 @@ export const TEST_SPEC = {
   ],
   examples: [
     'tideline test',
-    'tideline test runbooks/provision-production-service.test.yaml --filter rollback',
+    'tideline test runbooks/provision-production-service.test.yaml --filter pooler',
     'tideline test runbooks/ --junit test-results.xml',
   ],
   positionals: { min: 0, names: 'a test file or folder' },

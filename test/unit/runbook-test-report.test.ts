@@ -5,6 +5,7 @@ import type { CaseResult } from '../../cli/runbook-test/case-runner';
 import { unmetExpectations, type Outcome } from '../../cli/runbook-test/expectations';
 import { junitXml, xmlEscape } from '../../cli/runbook-test/junit';
 import { caseLines } from '../../cli/runbook-test/test-report';
+import { historyText } from '../../cli/runbook-test/history-text';
 import { PLAIN_STYLE } from '../../cli/output/style';
 import { resolveReferences } from '../../cli/runbook-test/cloud-references';
 import type { RunReport } from '../../contract/run-messages';
@@ -242,5 +243,23 @@ describe('expectations', () => {
   it('never shows a secret output in a mismatch', () => {
     const [mismatch] = unmetExpectations({ status: 'failed', outputs: { password: 'other' } }, outcome, ids);
     expect(mismatch).toEqual({ what: 'outputs.password', expected: 'other', actual: '••••••' });
+  });
+});
+
+describe('the history searched for secrets', () => {
+  it('holds every string and every byte field read as text', () => {
+    const history = {
+      events: [
+        {
+          eventId: 1,
+          attributes: { input: { payloads: [{ data: Buffer.from('{"password":"hunter2-secret"}') }] } },
+        },
+        { eventId: 2, failure: { message: 'step failed: token abc-123' }, raw: new Uint8Array([104, 105]) },
+      ],
+    };
+    const text = historyText(history);
+    expect(text).toContain('hunter2-secret');
+    expect(text).toContain('token abc-123');
+    expect(text).toContain('hi');
   });
 });
