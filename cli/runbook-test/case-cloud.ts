@@ -127,7 +127,7 @@ async function fill(
       project_id,
       name: service.name,
       addons: ['time-series'],
-      cpu_millis: service.cpu_millis,
+      cpu_millis: String(service.cpu_millis),
       memory_gbs: String(Number(service.cpu_millis) / 250),
       environment_tag: service.environment,
     });

@@ -18,10 +18,15 @@ const Operation = z.enum(ACTION_NAMES as [ActionName, ...ActionName[]], {
 
 const Environment = z.enum(['DEV', 'PROD']);
 
+const CPU_SIZES = ['500', '1000', '2000', '4000', '8000', '16000', '32000'] as const;
+
 const CloudService = z.strictObject({
   name: Name.describe('The service name; inputs reach its id as ${{ cloud.services.NAME.id }}'),
   status: z.enum(['READY', 'PAUSED']).default('READY').describe('The state it is in when the case starts'),
-  cpu_millis: z.enum(['500', '1000', '2000', '4000', '8000', '16000', '32000']).default('1000'),
+  cpu_millis: z
+    .union([z.enum(CPU_SIZES), z.literal(CPU_SIZES.map(Number))])
+    .default('1000')
+    .describe('Millicores; memory follows at 4 GB per 1000'),
   environment: Environment.default('DEV'),
   vpc: Name.optional().describe('A VPC of this case (by name) to attach the service to'),
 });

@@ -32,16 +32,15 @@ const NAMESPACE = 'default';
 function routingResolver(routes: Map<string, CloudCaller>): CloudClientResolver {
   return {
     forProject(projectId) {
-      const caller =
-        projectId !== undefined
-          ? routes.get(projectId)
-          : routes.size === 1
-            ? [...routes.values()][0]
-            : undefined;
+      const caller = projectId !== undefined ? routes.get(projectId) : undefined;
       if (caller !== undefined) return caller;
+      // Cases run side by side, so a call without a project could belong to any of them.
       throw new CloudApiError({
         code: 'CLOUD_API_CONFIG',
-        message: `no local cloud of a running test case has project "${projectId ?? '(default)'}"; pass \${{ cloud.project_id }} as the runbook's project`,
+        message:
+          projectId === undefined
+            ? 'in a runbook test every Cloud API call must name its project (pass ${{ cloud.project_id }})'
+            : `no local cloud of a running test case has project "${projectId}"; pass \${{ cloud.project_id }} as the runbook's project`,
       });
     },
   };
