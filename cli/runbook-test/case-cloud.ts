@@ -24,8 +24,11 @@ export interface CaseCloud {
   readonly ids: CloudIds;
   /** Adds the case's faults and starts counting calls: everything after this is the run's. */
   arm(): void;
-  /** Requests per operation since `arm`. */
-  calls(): StatsView['byAction'];
+  /**
+   * Ends the run's part: removes the faults (reading the end state must not meet them) and gives
+   * the requests per operation since `arm`.
+   */
+  disarm(): StatsView['byAction'];
   close(): Promise<void>;
 }
 
@@ -90,7 +93,11 @@ export async function startCaseCloud(
         );
         armed = true;
       },
-      calls: () => started.stats().byAction,
+      disarm() {
+        armed = false;
+        started.clearFaults();
+        return started.stats().byAction;
+      },
       async close() {
         await api.close();
         await started.close();

@@ -167,6 +167,7 @@ export async function runCase(
       return result;
     }
     result.steps = report.steps;
+    const calls = cloud.disarm();
     const project_id = cloud.ids.projectId;
     const [services, vpcs, history] = await Promise.all([
       cloud.api.service.list({ project_id }),
@@ -175,7 +176,7 @@ export async function runCase(
     ]);
     const outcome = {
       report,
-      calls: cloud.calls(),
+      calls,
       services,
       vpcs,
       secrets: secretValues(testCase, inputs, report, cloud),

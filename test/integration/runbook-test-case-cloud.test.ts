@@ -1,6 +1,7 @@
 // A test case's local cloud (cli/runbook-test/case-cloud.ts) over real HTTP: the starting state
 // is there, in the states asked for, before the run; faults apply only once armed, `nth` from the
-// operation's N-th request on and `times` as often as asked; calls count only what came after arming.
+// operation's N-th request on and `times` as often as asked; calls count only what came after
+// arming, and disarming removes the faults.
 import { startCaseCloud, type CaseCloud } from '../../cli/runbook-test/case-cloud';
 import { TestCase } from '../../cli/runbook-test/test-file-schema';
 
@@ -49,6 +50,7 @@ test('faults wait for arming; nth and times pick the requests; calls count from 
     testCase({
       faults: [
         { operation: 'vpc.list', kind: 'error', status: 503, nth: 3, times: 2 },
+        { operation: 'vpc.list', kind: 'error', status: 500, nth: 6 },
         { operation: 'project.list', kind: 'error', status: 502, times: 1 },
       ],
     }),
@@ -67,6 +69,10 @@ test('faults wait for arming; nth and times pick the requests; calls count from 
   expect(answers).toEqual([200, 200, 503, 503, 200]);
   expect(await statusOf(cloud.api.project.list({}))).toBe(502);
   expect(await statusOf(cloud.api.project.list({}))).toBe(200);
-  expect(cloud.calls()['vpc.list']?.total).toBe(5);
-  expect(cloud.calls()['project.list']?.total).toBe(2);
+  const calls = cloud.disarm();
+  expect(calls['vpc.list']?.total).toBe(5);
+  expect(calls['project.list']?.total).toBe(2);
+  // Disarmed: the end state is read without the faults.
+  expect(await statusOf(cloud.api.vpc.list({ project_id }))).toBe(200);
+  expect(await statusOf(cloud.api.vpc.list({ project_id }))).toBe(200);
 });
