@@ -32,7 +32,9 @@ export type ProblemRule =
   | 'child-inputs'
   | 'compensate-nested'
   | 'approve-default'
-  | 'on-failure';
+  | 'on-failure'
+  /** A runbook test file (`*.test.yaml`) with a problem. */
+  | 'test-file';
 
 export interface SourcePosition {
   /** 1-based. */

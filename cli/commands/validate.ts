@@ -1,5 +1,6 @@
 // `tideline validate FILE…`: every problem of every runbook (and its child runbooks), with
-// file:line:column and a hint. Exit 0 when all are valid, 2 otherwise. Needs no server.
+// file:line:column and a hint; a runbook test file (`*.test.yaml`) is checked as one, with the
+// runbooks it names. Exit 0 when all are valid, 2 otherwise. Needs no server.
 /* eslint-disable @typescript-eslint/no-require-imports -- lazy loading keeps start-up fast */
 import path from 'node:path';
 import type { RunbookProblem } from '../../dsl/problems';
@@ -10,6 +11,7 @@ import { printCommandHelp } from '../output/help';
 import { styleFor } from '../output/style';
 import { displayName, problemLines, runbooksRootOption } from '../runbook-input';
 import { COMMAND_SUMMARIES } from '../command-summaries';
+import { TEST_FILE_SUFFIX } from '../runbook-test/test-files';
 
 export const VALIDATE_SPEC = {
   name: 'validate',
@@ -34,10 +36,33 @@ interface FileResult {
   ok: boolean;
   name?: string;
   steps?: number;
+  /** For a test file: how many cases it holds. */
+  cases?: number;
   problems: RunbookProblem[];
 }
 
+function checkTestFile(file: string, cwd: string): FileResult {
+  const { loadTestFile } =
+    require('../runbook-test/test-file-loader') as typeof import('../runbook-test/test-file-loader');
+  const checked = loadTestFile(path.resolve(cwd, file), displayName({ cwd }));
+  if (checked.ok) return { file, ok: true, cases: checked.cases.length, problems: [] };
+  return {
+    file,
+    ok: false,
+    problems: checked.problems.map((p) => ({
+      rule: 'test-file',
+      path: [],
+      file: p.file,
+      line: p.line,
+      column: p.column,
+      message: `${p.message} [${p.code}]`,
+      ...(p.hint !== undefined ? { hint: p.hint } : {}),
+    })),
+  };
+}
+
 function checkFile(file: string, cwd: string, runbooksRoot: string | undefined): FileResult {
+  if (file.endsWith(TEST_FILE_SUFFIX)) return checkTestFile(file, cwd);
   const { checkRunbookFile } = require('../../dsl/loader') as typeof import('../../dsl/loader');
   try {
     const checked = checkRunbookFile(path.resolve(cwd, file), {
@@ -99,6 +124,12 @@ export const validateCommand: Command = async (argv, ctx) => {
   const style = styleFor(ctx);
   const lines: string[] = [];
   for (const result of results) {
+    if (result.ok && result.cases !== undefined) {
+      lines.push(
+        `${style.green('✓')} ${result.file}: runbook tests are valid (${result.cases} case${result.cases === 1 ? '' : 's'})`,
+      );
+      continue;
+    }
     if (result.ok) {
       lines.push(
         `${style.green('✓')} ${result.file}: ${result.name} is valid (${result.steps} step${result.steps === 1 ? '' : 's'})`,

@@ -2,7 +2,8 @@
 // plan output, an unreachable Temporal server (exit 3), and that --help and validate never load
 // the Temporal SDK (start-up time).
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { findFreePort } from '../../cli/dev-stack/ports';
 import { jsonOutput, runTideline, startCli } from '../helpers/cli-process';
@@ -134,6 +135,26 @@ describe('validate', () => {
         },
       ],
     });
+  });
+
+  test('a runbook test file is checked as one, with the runbook it names', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'tideline-validate-'));
+    const broken = path.join(dir, 'broken.test.yaml');
+    writeFileSync(broken, 'cases:\n  - name: no expectations\n    runbook: nope.yaml\n');
+    try {
+      const result = await runTideline([
+        'validate',
+        'runbooks/provision-production-service.test.yaml',
+        broken,
+      ]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toMatch(
+        /✓ runbooks\/provision-production-service\.test\.yaml: runbook tests are valid \(\d+ cases?\)/,
+      );
+      expect(result.stdout).toMatch(/broken\.test\.yaml:2:5: .*\[TEST_FILE_INVALID\]/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('a missing file is reported, not thrown', async () => {
