@@ -23,7 +23,6 @@ module.exports = {
   globalSetup: '<rootDir>/scripts/jest-global-setup.js',
   // Unit suites first, then integration suites.
   testSequencer: '<rootDir>/scripts/jest-test-sequencer.js',
-  // Integration suites mostly wait (on the local cloud's lifecycles, Temporal timers, child
-  // processes), so three workers keep two cores busy; every suite holds on a loaded machine.
-  maxWorkers: 3,
+  // Integration tests start servers and processes; two cores cannot run many at once.
+  maxWorkers: 2,
 };
