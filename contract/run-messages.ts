@@ -156,6 +156,15 @@ export interface RunReport extends RunProgress {
   secretOutputs: string[];
 }
 
+/**
+ * The report a failed run carries: the workflow fails with its report as the failure's first
+ * detail, which a client's `result()` rejects with as `error.cause.details`.
+ */
+export function reportInFailure(error: unknown): RunReport | undefined {
+  const details = (error as { cause?: { details?: unknown[] } } | undefined)?.cause?.details;
+  return details?.[0] as RunReport | undefined;
+}
+
 export interface ApprovalDecision {
   approved: boolean;
   /** Which approval step; optional when only one is pending. */

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { FaultRuleInput } from '../../simulator/fault-schema';
-import type { RunReport } from '../../workflows/messages';
+import { reportInFailure, type RunReport } from '../../contract/run-messages';
 import { startDevServer, type DevServer } from '../lib/dev-server';
 import { startBenchStack, type BenchStack, type Durations } from '../lib/stack';
 import { round, sleep, summarize, type Summary } from '../lib/stats';
@@ -107,8 +107,7 @@ async function outcome(handle: WorkflowHandle, deadline: number): Promise<RunRep
         try {
           await handle.result();
         } catch (error) {
-          const details = (error as { cause?: { details?: unknown[] } }).cause?.details;
-          return (details?.[0] as RunReport | undefined) ?? ({ status: 'failed' } as RunReport);
+          return reportInFailure(error) ?? ({ status: 'failed' } as RunReport);
         }
       }
       if (status.name !== 'RUNNING') return { status: 'failed' } as RunReport;

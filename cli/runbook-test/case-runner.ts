@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { RunbookWorkflowInput, RunProgress, RunReport, StepRecord } from '../../contract/run-messages';
-import { approvalUpdate, progressQuery } from '../../contract/run-messages';
+import { approvalUpdate, progressQuery, reportInFailure } from '../../contract/run-messages';
 import { RUNBOOK_WORKFLOW_TYPE } from '../../contract/workflow-types';
 import { startCaseCloud, type CaseCloud } from './case-cloud';
 import { resolveReferences } from './cloud-references';
@@ -45,8 +45,7 @@ async function reportOf(handle: WorkflowHandle): Promise<RunReport> {
   try {
     return (await handle.result()) as RunReport;
   } catch (error) {
-    const details = (error as { cause?: { details?: unknown[] } }).cause?.details;
-    const report = details?.[0] as RunReport | undefined;
+    const report = reportInFailure(error);
     if (report !== undefined) return report;
     throw error;
   }

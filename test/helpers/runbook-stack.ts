@@ -14,7 +14,7 @@ import { createDataConverter } from '../../worker/codec';
 import { EncryptionKeyRing } from '../../worker/encryption-keys';
 import type { TidelineWorker } from '../../worker/worker';
 import type { WorkflowSource } from '../../worker/workflow-source';
-import type { RunReport, RunbookWorkflowInput } from '../../workflows/messages';
+import { reportInFailure, type RunReport, type RunbookWorkflowInput } from '../../contract/run-messages';
 import { startInProcessWorker } from '../../cli/dev-stack/in-process-worker';
 import { firstProjectAccess, localCloudWorkerConfig } from '../../cli/dev-stack/local-cloud';
 import { createTeardown, unwindOnFailure } from '../../cli/dev-stack/teardown';
@@ -144,8 +144,7 @@ export async function failedReport(handle: WorkflowHandle): Promise<RunReport> {
   try {
     await handle.result();
   } catch (error) {
-    const details = (error as { cause?: { details?: unknown[] } }).cause?.details;
-    const report = details?.[0] as RunReport | undefined;
+    const report = reportInFailure(error);
     if (report) return report;
     throw error;
   }
