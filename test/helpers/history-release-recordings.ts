@@ -117,7 +117,7 @@ const NEW_PATHS_2026_11: Recording[] = [
   },
   {
     name: `held-then-retried.${RELEASE}`,
-    // onFailure: hold (issue 14): the pooler fails (5xx, one attempt) and holds the run; the fault
+    // onFailure: hold: the pooler fails (5xx, one attempt) and holds the run; the fault
     // is removed and an operator's retry update runs the pooler again; the run completes.
     covers: {
       activities: { 'service.create': 1, 'service.enablePooler': 2 },
