@@ -4,6 +4,7 @@ export const COMMAND_SUMMARIES = {
   run: 'validate a runbook, start it and follow its progress',
   validate: 'check runbooks and print every problem (file:line:column)',
   test: 'run runbook test files (*.test.yaml) against a local cloud, with faults and assertions',
+  init: 'write a new runbook and its test file (*.test.yaml), both passing, to start from',
   plan: 'show the steps and API calls a run would make, without making them',
   status: 'show a run, following it until it ends (reattach)',
   list: 'list runs (running, failed, by runbook, project, service or state)',

@@ -34,7 +34,8 @@ export type CliErrorCode =
   | 'CLUSTER_START_FAILED'
   | 'CLUSTER_NOT_FOUND'
   | 'SEARCH_ATTRIBUTES_REFUSED'
-  | 'PATCH_STILL_NEEDED';
+  | 'PATCH_STILL_NEEDED'
+  | 'FILE_EXISTS';
 
 const EXIT_FOR: Record<CliErrorCode, ExitCode> = {
   CLI_USAGE: EXIT.USAGE,
@@ -54,6 +55,8 @@ const EXIT_FOR: Record<CliErrorCode, ExitCode> = {
   CLUSTER_NOT_FOUND: EXIT.NOT_FOUND,
   SEARCH_ATTRIBUTES_REFUSED: EXIT.FAILED,
   PATCH_STILL_NEEDED: EXIT.FAILED,
+  /** A file a command would write is there already (`init` without --force). */
+  FILE_EXISTS: EXIT.USAGE,
 };
 
 export class CliError extends Error {

@@ -47,6 +47,12 @@ export const COMMANDS: CommandEntry[] = [
     load: () => (require('./commands/test') as typeof import('./commands/test')).testCommand,
   },
   {
+    name: 'init',
+    summary: COMMAND_SUMMARIES.init,
+    interrupt: 'exit',
+    load: () => (require('./commands/init') as typeof import('./commands/init')).initCommand,
+  },
+  {
     name: 'plan',
     summary: COMMAND_SUMMARIES.plan,
     interrupt: 'exit',

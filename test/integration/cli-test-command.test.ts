@@ -1,7 +1,7 @@
 // `tideline test` through the built CLI: the shipped runbook tests pass (exit 0, with a JUnit
 // report); the rollback case of a deliberately broken runbook fails with the expectation it broke
 // and the step trail (exit 1); an invalid test file is refused at file:line:column (exit 2)
-// before anything starts.
+// before anything starts; the runbook and test file `tideline init` writes pass (exit 0).
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -106,3 +106,17 @@ test('an invalid test file is refused at file:line:column and nothing runs', asy
   );
   expect(result.stderr).toMatch(/nothing was run/);
 });
+
+test('a runbook scaffolded by tideline init passes its own test cases', async () => {
+  const scaffold = path.join(dir, 'scaffold');
+  const init = await runTideline(['init', 'scaffolded', '--dir', scaffold], { timeoutMs: 60_000 });
+  expect({ code: init.code, stderr: init.stderr }).toEqual({ code: 0, stderr: '' });
+  const written = loadSuite([scaffold], REPO_ROOT, undefined);
+  if (!written.ok) throw new Error(JSON.stringify(written.problems));
+  const count = written.cases.length;
+  expect(count).toBeGreaterThanOrEqual(2);
+  const result = await runTideline(['test', scaffold], { timeoutMs: 150_000 });
+  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+  for (const name of written.cases.map((c) => c.name)) expect(result.stdout).toContain(`✓ ${name} (`);
+  expect(result.stdout).toMatch(new RegExp(`^${count} passed \\(${count} cases in \\S+\\)$`, 'm'));
+}, 180_000);
