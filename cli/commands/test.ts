@@ -1,7 +1,7 @@
 // `tideline test [PATH…]`: runs the cases of runbook test files (`*.test.yaml`) on a stack it
 // starts and stops itself — an in-memory Temporal dev server, a worker in this process and a local
-// cloud per case — and reports each case. Exit 0 when all pass, 1 when one fails, 2 when a test
-// file (or a runbook it names) is invalid.
+// cloud per case — and reports each case, then what the cases covered of each runbook. Exit 0
+// when all pass, 1 when one fails, 2 when a test file (or a runbook it names) is invalid.
 /* eslint-disable @typescript-eslint/no-require-imports -- lazy loading keeps start-up fast */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,7 +14,7 @@ import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const TEST_SPEC = {
   name: 'test',
-  usage: '[PATH…] [--filter TEXT] [--junit FILE] [--jobs N] [--timeout SECONDS]',
+  usage: '[PATH…] [--filter TEXT] [--junit FILE] [--jobs N] [--timeout SECONDS] [--no-coverage]',
   summary: COMMAND_SUMMARIES.test,
   description: [
     'Runs every case of the test files given, and of every *.test.yaml under the folders given',
@@ -24,18 +24,22 @@ export const TEST_SPEC = {
     'file:line:column and nothing runs (exit 2). Exit 0 when every case passes, 1 when any fails.',
     'The Temporal flags (--address, --namespace, --task-queue, --config) do not apply: the server,',
     'namespace and task queue are its own.',
+    'After the results it shows, per runbook, how many of its steps, branches (if, approvals,',
+    'compensations) and failure paths the cases that ran exercised, and which ones none did.',
   ],
   options: {
     filter: { type: 'string' },
     junit: { type: 'string' },
     jobs: { type: 'string', short: 'j' },
     timeout: { type: 'string' },
+    'no-coverage': { type: 'boolean' },
   },
   optionHelp: [
     ['--filter TEXT', 'only the cases whose name (or file) contains TEXT, in any case'],
     ['--junit FILE', 'also write the results as JUnit XML to FILE (for CI test reports)'],
     ['-j, --jobs N', 'how many cases run at once (default 2)'],
     ['--timeout SECONDS', 'how long one case may take (default 120)'],
+    ['--no-coverage', 'leave out the coverage of the runbooks (text and --json)'],
   ],
   examples: [
     'tideline test',
@@ -54,6 +58,7 @@ export const testCommand: Command = async (argv, ctx) => {
   const { loadSuite, runSuite } =
     require('../runbook-test/run-suite') as typeof import('../runbook-test/run-suite');
   const report = require('../runbook-test/test-report') as typeof import('../runbook-test/test-report');
+  const { suiteCoverage } = require('../runbook-test/coverage') as typeof import('../runbook-test/coverage');
   const loaded = loadSuite(
     parsed.positionals.length > 0 ? parsed.positionals : ['runbooks'],
     ctx.cwd,
@@ -94,7 +99,13 @@ export const testCommand: Command = async (argv, ctx) => {
     const { junitXml } = require('../runbook-test/junit') as typeof import('../runbook-test/junit');
     writeFileSync(path.resolve(ctx.cwd, values.junit), junitXml(results));
   }
-  if (ctx.globals.json) ctx.stdout.write(`${report.resultsJson(results, elapsed)}\n`);
-  else ctx.stdout.write(`${report.summaryLine(results, elapsed, style)}\n`);
+  // Counted over the cases that ran: with --filter, only the cases it kept.
+  const coverage = values['no-coverage'] === true ? undefined : suiteCoverage(loaded.cases, results);
+  if (ctx.globals.json) ctx.stdout.write(`${report.resultsJson(results, elapsed, coverage)}\n`);
+  else {
+    ctx.stdout.write(`${report.summaryLine(results, elapsed, style)}\n`);
+    const lines = coverage === undefined ? [] : report.coverageLines(coverage, style);
+    if (lines.length > 0) ctx.stdout.write(`${lines.join('\n')}\n`);
+  }
   return results.every((r) => r.passed) ? EXIT.OK : EXIT.FAILED;
 };

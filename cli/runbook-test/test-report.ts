@@ -1,8 +1,10 @@
 // How `tideline test` shows its results: a line per case, and for a failed case each unmet
-// expectation (expected vs actual) and the run's step trail; or one JSON object (`--json`).
+// expectation (expected vs actual) and the run's step trail; after the summary, each runbook's
+// coverage; or one JSON object (`--json`).
 import type { Style } from '../output/style';
 import { formatDuration } from '../output/style';
 import type { CaseResult } from './case-runner';
+import type { CoverageBranch, CoverageCount, FailurePath, RunbookCoverage } from './coverage';
 import type { TestFileProblem } from './test-file-loader';
 
 function shown(value: unknown): string {
@@ -52,7 +54,73 @@ export function summaryLine(results: readonly CaseResult[], elapsedMs: number, s
   return `${counts} (${results.length} case${results.length === 1 ? '' : 's'} in ${formatDuration(elapsedMs)})`;
 }
 
-export function resultsJson(results: readonly CaseResult[], elapsedMs: number): string {
+const BRANCH_TEXT: Record<CoverageBranch['outcome'], string> = {
+  taken: 'if taken',
+  'not-taken': 'if not taken',
+  approved: 'approved',
+  rejected: 'rejected',
+  compensated: 'compensated',
+};
+
+const branchText = (branch: CoverageBranch) => `${branch.step} (${BRANCH_TEXT[branch.outcome]})`;
+// Step ids have no spaces, so `run rollback` cannot be a step's key.
+const failureText = (path: FailurePath) => ('step' in path ? path.step : `run ${path.run}`);
+
+/** How wide the lists of uncovered items may grow before they wrap. */
+const LIST_WIDTH = 100;
+
+/** `label: a, b, c`, wrapped at LIST_WIDTH, continuation lines under the first item. */
+function listLines(label: string, items: readonly string[]): string[] {
+  const lines: string[] = [];
+  const indent = ' '.repeat(label.length + 2);
+  let line = `${label}:`;
+  items.forEach((item, index) => {
+    const text = `${item}${index < items.length - 1 ? ',' : ''}`;
+    const first = line === `${label}:`;
+    if (!first && line.length + 1 + text.length > LIST_WIDTH) {
+      lines.push(line);
+      line = `${indent}${text}`;
+    } else line = `${line} ${text}`;
+  });
+  lines.push(line);
+  return lines;
+}
+
+const ratio = (count: CoverageCount<unknown>) => `${count.covered}/${count.total}`;
+
+/**
+ * Each runbook's coverage: one line of counts per runbook, then (indented, dimmed) what no case
+ * exercised. Nothing when no runbook was run.
+ */
+export function coverageLines(coverage: readonly RunbookCoverage[], style: Style): string[] {
+  if (coverage.length === 0) return [];
+  const cases = coverage.reduce((sum, c) => sum + c.cases, 0);
+  const width = Math.max(...coverage.map((c) => c.runbook.length));
+  const lines = [`coverage by the ${cases} case${cases === 1 ? '' : 's'} run:`];
+  for (const c of coverage) {
+    lines.push(
+      `  ${c.runbook.padEnd(width)}  steps ${ratio(c.steps)}  branches ${ratio(c.branches)}  failure paths ${ratio(c.failurePaths)}`,
+    );
+    const uncovered = [
+      ...(c.steps.uncovered.length > 0 ? listLines('steps not reached', c.steps.uncovered) : []),
+      ...(c.branches.uncovered.length > 0
+        ? listLines('branches not taken', c.branches.uncovered.map(branchText))
+        : []),
+      ...(c.failurePaths.uncovered.length > 0
+        ? listLines('failure paths not seen', c.failurePaths.uncovered.map(failureText))
+        : []),
+    ];
+    lines.push(...uncovered.map((line) => `    ${style.dim(line)}`));
+  }
+  return lines;
+}
+
+/** The results as one JSON object; `coverage` is left out when not counted (`--no-coverage`). */
+export function resultsJson(
+  results: readonly CaseResult[],
+  elapsedMs: number,
+  coverage?: readonly RunbookCoverage[],
+): string {
   const failed = results.filter((r) => !r.passed).length;
   return JSON.stringify({
     ok: failed === 0,
@@ -70,5 +138,6 @@ export function resultsJson(results: readonly CaseResult[], elapsedMs: number): 
       mismatches: r.mismatches,
       steps: r.steps.map((s) => ({ key: s.key, status: s.status, error: s.error ?? null })),
     })),
+    ...(coverage !== undefined ? { coverage } : {}),
   });
 }

@@ -4,7 +4,8 @@
 import type { CaseResult } from '../../cli/runbook-test/case-runner';
 import { unmetExpectations, type Outcome } from '../../cli/runbook-test/expectations';
 import { junitXml, xmlEscape } from '../../cli/runbook-test/junit';
-import { caseLines } from '../../cli/runbook-test/test-report';
+import { caseLines, coverageLines, resultsJson } from '../../cli/runbook-test/test-report';
+import type { RunbookCoverage } from '../../cli/runbook-test/coverage';
 import { historyText } from '../../cli/runbook-test/history-text';
 import { PLAIN_STYLE } from '../../cli/output/style';
 import { resolveReferences } from '../../cli/runbook-test/cloud-references';
@@ -172,6 +173,71 @@ describe('the text report', () => {
       '      create: compensated',
       '      attach: failed — CLOUD_API_NOT_FOUND: VPC 99 \u0001 not found <here>',
     ]);
+  });
+});
+
+describe('the coverage report', () => {
+  const provision: RunbookCoverage = {
+    runbook: 'runbooks/provision-production-service.yaml',
+    cases: 3,
+    steps: { covered: 9, total: 9, uncovered: [] },
+    branches: { covered: 1, total: 1, uncovered: [] },
+    failurePaths: {
+      covered: 2,
+      total: 4,
+      uncovered: [{ step: 'create/undo.delete_service' }, { run: 'hold' }],
+    },
+  };
+  const fleet: RunbookCoverage = {
+    runbook: 'ops/fleet.yaml',
+    cases: 1,
+    steps: { covered: 2, total: 4, uncovered: ['each[*].stop', 'each[*].stop/undo.start'] },
+    branches: {
+      covered: 0,
+      total: 3,
+      uncovered: [
+        { step: 'check', outcome: 'not-taken' },
+        { step: 'ok', outcome: 'rejected' },
+        { step: 'each[*].stop', outcome: 'compensated' },
+      ],
+    },
+    failurePaths: { covered: 0, total: 1, uncovered: [{ run: 'rollback' }] },
+  };
+
+  it('gives a line of counts per runbook, aligned, then what no case exercised, indented', () => {
+    expect(coverageLines([provision, fleet], PLAIN_STYLE)).toEqual([
+      'coverage by the 4 cases run:',
+      '  runbooks/provision-production-service.yaml  steps 9/9  branches 1/1  failure paths 2/4',
+      '    failure paths not seen: create/undo.delete_service, run hold',
+      '  ops/fleet.yaml                              steps 2/4  branches 0/3  failure paths 0/1',
+      '    steps not reached: each[*].stop, each[*].stop/undo.start',
+      '    branches not taken: check (if not taken), ok (rejected), each[*].stop (compensated)',
+      '    failure paths not seen: run rollback',
+    ]);
+    expect(coverageLines([], PLAIN_STYLE)).toEqual([]);
+  });
+
+  it('wraps a long list under its first item', () => {
+    const many = Array.from({ length: 12 }, (_, i) => `a_rather_long_step_${i}`);
+    const lines = coverageLines(
+      [{ ...fleet, steps: { covered: 0, total: 12, uncovered: many } }],
+      PLAIN_STYLE,
+    );
+    const list = lines.slice(
+      2,
+      lines.findIndex((line) => line.includes('branches not taken')),
+    );
+    expect(list.length).toBeGreaterThan(2);
+    for (const line of list) expect(line.length).toBeLessThanOrEqual(4 + 100);
+    expect(list[1]).toMatch(/^ {4} {19}a_rather_long_step_\d+,/);
+    // Nothing lost or repeated: the lines joined again are the whole list.
+    expect(list.map((line) => line.trim()).join(' ')).toBe(`steps not reached: ${many.join(', ')}`);
+  });
+
+  it('is the `coverage` field of --json, left out when not counted', () => {
+    const parsed = JSON.parse(resultsJson([passed], 10, [fleet])) as { coverage?: unknown };
+    expect(parsed.coverage).toEqual([fleet]);
+    expect(JSON.parse(resultsJson([passed], 10))).not.toHaveProperty('coverage');
   });
 });
 
