@@ -30,6 +30,10 @@ test('the shipped runbook tests pass, with one JUnit testcase per case', async (
   expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
   for (const name of shipped.cases.map((c) => c.name)) expect(result.stdout).toContain(`✓ ${name} (`);
   expect(result.stdout).toMatch(new RegExp(`^${count} passed \\(${count} cases in \\S+\\)$`, 'm'));
+  // After the summary, each runbook's coverage: a line of counts per runbook.
+  expect(result.stdout).toMatch(
+    /^coverage by the \d+ cases run:\n(?:.*\n)*? {2}runbooks\/provision-production-service\.yaml +steps \d+\/\d+ {2}branches \d+\/\d+ {2}failure paths \d+\/\d+$/m,
+  );
   const xml = readFileSync(junit, 'utf8');
   expect(xml.match(/<testcase /g)).toHaveLength(count);
   expect(xml).not.toContain('<failure');
