@@ -31,13 +31,21 @@ function target(stack: RunbookStack): CancelTarget {
 export const FULL_CANCEL_MATRIX_VARIABLE = 'TIDELINE_FULL_CANCEL_MATRIX';
 
 /**
- * The cancel points of a runbook in `runbooks/`: during and after each top-level step. `npm test`
- * takes a representative slice (representativeCancelPoints); TIDELINE_FULL_CANCEL_MATRIX=1 takes
- * them all (`npm run test:cancel-matrix`).
+ * The cancel points of runbooks in `runbooks/`: during and after each top-level step. `npm test`
+ * takes a representative slice shared by the suite's runbooks (representativeCancelPoints, one
+ * `cancelPoints` per suite); TIDELINE_FULL_CANCEL_MATRIX=1 takes them all (`npm run
+ * test:cancel-matrix`).
  */
-export function cancelPoints(runbook: string): CancelPoint[] {
-  const all = cancelPointsOf(loadRunbookFile(path.join(RUNBOOKS_DIR, runbook)));
-  return process.env[FULL_CANCEL_MATRIX_VARIABLE] === '1' ? all : representativeCancelPoints(all);
+export function cancelMatrix(): { cancelPoints(runbook: string): CancelPoint[] } {
+  const covered = new Set<string>();
+  return {
+    cancelPoints(runbook) {
+      const all = cancelPointsOf(loadRunbookFile(path.join(RUNBOOKS_DIR, runbook)));
+      return process.env[FULL_CANCEL_MATRIX_VARIABLE] === '1'
+        ? all
+        : representativeCancelPoints(all, covered);
+    },
+  };
 }
 
 /** What a point holds open, as far as cancelling goes: a create, a change, a read, or nothing. */
@@ -47,19 +55,33 @@ function heldKind(point: CancelPoint): string {
   return kind === 'delete' ? 'mutate' : kind;
 }
 
+/** The way a cancel meets a run at this point: during or after a step, with what in flight. */
+export const cancelCase = (point: CancelPoint): string => `${point.when}:${heldKind(point)}`;
+
+/** A cancel while a create or change is in flight: what it leaves to undo is the runbook's own. */
+export const cancelsAChange = (point: CancelPoint): boolean =>
+  point.when === 'during' && ['create', 'mutate'].includes(heldKind(point));
+
 /**
- * One point for each way a cancel can meet a run — during or after a step, with a create, a change,
- * a read or nothing (an approval, the end) in flight — plus the last point: the first of each in
- * the runbook's order. Further points repeat a case already covered.
+ * A runbook's slice of its cancel points: its first point that cancels a create in flight and its
+ * first that cancels a change in flight (how a runbook undoes its work is its own), the first point
+ * of each other way a cancel can meet a run — after a step, during a read, with nothing in flight
+ * (an approval, the end) — that no runbook before it in `covered` had (how the engine answers those
+ * does not depend on the runbook), and the runbook's last point. In the runbook's order.
  */
-export function representativeCancelPoints(points: readonly CancelPoint[]): CancelPoint[] {
-  const seen = new Set<string>();
+export function representativeCancelPoints(
+  points: readonly CancelPoint[],
+  covered: Set<string> = new Set(),
+): CancelPoint[] {
+  const own = new Set<string>();
   const last = points.at(-1);
   return points.filter((point) => {
-    const key = `${point.when}:${heldKind(point)}`;
-    const first = !seen.has(key);
-    seen.add(key);
-    return first || point === last;
+    const key = cancelCase(point);
+    const first = !covered.has(key);
+    const firstChangeHere = cancelsAChange(point) && !own.has(key);
+    covered.add(key);
+    own.add(key);
+    return first || firstChangeHere || point === last;
   });
 }
 

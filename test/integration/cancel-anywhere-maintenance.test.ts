@@ -1,13 +1,14 @@
 // Cancel at any moment, for the shipped runbooks cancel-anywhere.test.ts does not cover:
 // resize-with-rollback, enable-ha, rotate-password, add-read-replica, vpc-with-peering,
-// stop-dev-services and start-dev-services. Each is cancelled during each of its top-level steps
-// (the step's first call held in flight by the local cloud's latency fault) and right after each,
-// on a real dev server; afterwards the local cloud holds what it held before (what the runbook's
+// stop-dev-services and start-dev-services. Each is cancelled during its top-level steps (the
+// step's first call held in flight by the local cloud's latency fault) and right after them, on a
+// real dev server — in npm test the representative slice (cancelMatrix), in npm run
+// test:cancel-matrix every point; afterwards the local cloud holds what it held before (what the runbook's
 // compensation documents: the previous size, HA layout, password — not part of the inventory —,
 // no replica set, no VPC or peering, the services running or paused as they were).
 import {
   cancelPointLabel,
-  cancelPoints,
+  cancelMatrix,
   runAndCancel,
   settledInventory,
   stableInventory,
@@ -16,6 +17,8 @@ import { seedService } from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 
 const label = cancelPointLabel;
+/** One slice for the suite: a way of cancelling the runbooks before already met is not repeated. */
+const { cancelPoints } = cancelMatrix();
 
 let stack: RunbookStack;
 

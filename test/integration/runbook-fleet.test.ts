@@ -1,4 +1,4 @@
-// Fleet-sized foreach loops (issue 9): a loop over more items than a batch runs in child
+// Fleet-sized foreach loops: a loop over more items than a batch runs in child
 // workflows, every history stays small, the loop's output is whole, a failure in a later batch
 // undoes the iterations of every batch newest first, and iterations lock the services they
 // change, so concurrent runs never change one service at the same time.

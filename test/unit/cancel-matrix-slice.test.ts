@@ -1,28 +1,54 @@
-// The cancel matrices' slice in npm test: every way a cancel can meet a run that the full matrix
-// has, the slice has too, and it always ends with the runbook's last point.
+// The cancel matrices' slice in npm test: over the runbooks of a suite it meets a run in every way
+// the full matrices do, each runbook keeps its first cancel of a create and of a change in flight
+// (its own undo) and its last point, in the runbook's order.
 import { readdirSync } from 'node:fs';
-import { cancelPointsOf } from '../../bench/lib/cancel-runs';
-import { operations, type ActionName } from '../../cloud/operations';
+import { cancelPointsOf, type CancelPoint } from '../../bench/lib/cancel-runs';
 import { loadRunbookFile } from '../../dsl/loader';
-import { representativeCancelPoints } from '../helpers/cancel-matrix';
+import { cancelCase, cancelsAChange, representativeCancelPoints } from '../helpers/cancel-matrix';
 import { RUNBOOKS_DIR } from '../helpers/runbook-stack';
 
-const kindOf = (hold: string | undefined) =>
-  hold === undefined ? 'nothing' : operations[hold as ActionName].kind.replace('delete', 'mutate');
+const runbooks = readdirSync(RUNBOOKS_DIR)
+  .filter((file) => file.endsWith('.yaml') && !file.endsWith('.test.yaml'))
+  .sort();
+const matrices = runbooks.map((file) => cancelPointsOf(loadRunbookFile(`${RUNBOOKS_DIR}/${file}`)));
+const covered = new Set<string>();
+const slices = matrices.map((all) => representativeCancelPoints(all, covered));
+const cases = (points: readonly CancelPoint[]) => new Set(points.map(cancelCase));
 
-describe.each(
-  readdirSync(RUNBOOKS_DIR).filter((file) => file.endsWith('.yaml') && !file.endsWith('.test.yaml')),
-)('%s', (file) => {
-  const all = cancelPointsOf(loadRunbookFile(`${RUNBOOKS_DIR}/${file}`));
-  const slice = representativeCancelPoints(all);
-  const cases = (points: typeof all) => new Set(points.map((p) => `${p.when}:${kindOf(p.hold)}`));
+test('over the suite, the slices meet runs in every way the full matrices do', () => {
+  expect(cases(slices.flat())).toEqual(cases(matrices.flat()));
+  expect(slices.flat().length).toBeLessThan(matrices.flat().length);
+});
 
-  it('covers every case of the full matrix, in the runbook’s order, ending at its last point', () => {
-    expect(cases(slice)).toEqual(cases(all));
-    expect(slice.map((p) => all.indexOf(p))).toEqual(
-      [...slice.map((p) => all.indexOf(p))].sort((a, b) => a - b),
-    );
-    expect(slice.at(-1)).toBe(all.at(-1));
-    expect(slice.length).toBeLessThanOrEqual(all.length);
-  });
+describe.each(runbooks.map((file, i) => [file, matrices[i]!, slices[i]!] as const))(
+  '%s',
+  (_file, all, slice) => {
+    it('keeps its first cancel of a create and of a change in flight and its last point, in order', () => {
+      const firstOfEach = (points: readonly CancelPoint[]) =>
+        points.filter(
+          (p, i) => cancelsAChange(p) && points.findIndex((q) => cancelCase(q) === cancelCase(p)) === i,
+        );
+      expect(firstOfEach(slice)).toEqual(firstOfEach(all));
+      expect(slice.at(-1)).toBe(all.at(-1));
+      const order = slice.map((p) => all.indexOf(p));
+      expect(order).toEqual([...order].sort((a, b) => a - b));
+    });
+  },
+);
+
+test('a way of cancelling already met is not repeated, unless it is a runbook’s first cancel of that change', () => {
+  const seen = new Set<string>();
+  for (const [i, all] of matrices.entries()) {
+    const here = new Set<string>();
+    for (const point of slices[i]!) {
+      const key = cancelCase(point);
+      if (seen.has(key) && point !== all.at(-1))
+        expect({ key, ownFirstChange: cancelsAChange(point) && !here.has(key) }).toEqual({
+          key,
+          ownFirstChange: true,
+        });
+      here.add(key);
+    }
+    for (const point of all) seen.add(cancelCase(point));
+  }
 });
