@@ -148,6 +148,22 @@ async function fill(
       await api.service.attachToVpc({ project_id, service_id, vpc_id: vpcId });
       clock.advance(SETTLE_MS);
     }
+    if (service.ha_replicas !== undefined) {
+      await api.service.setHA({ project_id, service_id, ...service.ha_replicas });
+      clock.advance(SETTLE_MS);
+    }
+    // Replica sets need the service's first snapshot, which the skipped time has taken.
+    for (const set of service.replica_sets) {
+      await api.replicaSet.create({
+        project_id,
+        service_id,
+        name: set.name,
+        nodes: set.nodes,
+        cpu_millis: Number(set.cpu_millis),
+        memory_gbs: Number(set.cpu_millis) / 250,
+      });
+      clock.advance(SETTLE_MS);
+    }
     if (service.status === 'PAUSED') {
       await api.service.stop({ project_id, service_id });
       clock.advance(SETTLE_MS);

@@ -1,7 +1,8 @@
 // Runs one test case: its own local cloud with the starting state, the run started as `tideline
-// run` starts it, the scripted approvals sent through the same update as `tideline approve`, and
-// once the run has ended (or is held, when that is expected) the expectations checked against its
-// report, its requests, the cloud's end state and its stored history.
+// run` starts it, the scripted approvals sent through the same update as `tideline approve` (and
+// the scripted cancel as `tideline cancel` sends it), and once the run has ended (or is held, when
+// that is expected) the expectations checked against its report, its requests, the cloud's end
+// state and its stored history.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -40,15 +41,39 @@ async function progressOf(handle: WorkflowHandle): Promise<RunProgress | undefin
   }
 }
 
-/** The report of an ended run: its result, or the one its failure carries. */
+/**
+ * The report of an ended run: its result, or the one its failure carries. A cancelled run ends
+ * with the cancellation itself (after compensating), so its report is its last progress.
+ */
 async function reportOf(handle: WorkflowHandle): Promise<RunReport> {
   try {
     return (await handle.result()) as RunReport;
   } catch (error) {
     const report = reportInFailure(error);
     if (report !== undefined) return report;
+    const progress = await progressOf(handle);
+    if (progress?.status === 'cancelled') return { ...progress, outputs: {}, secretOutputs: [] };
     throw error;
   }
+}
+
+/** Cancels the run once the step named has the status asked for; settles if the run ends first. */
+async function driveCancel(
+  handle: WorkflowHandle,
+  testCase: LoadedCase,
+  ended: () => boolean,
+): Promise<void> {
+  const { cancel } = testCase;
+  if (cancel === undefined) return;
+  for (;;) {
+    if (ended()) return;
+    const progress = await progressOf(handle);
+    const record =
+      progress?.steps.find((s) => s.key === cancel.step) ?? progress?.steps.find((s) => s.id === cancel.step);
+    if (record?.status === cancel.status) break;
+    await delay(PROGRESS_POLL_MS);
+  }
+  await handle.cancel();
 }
 
 /** Sends the scripted decisions as their approvals come up; settles once all are sent or the run ended. */
@@ -152,9 +177,11 @@ export async function runCase(
     const finished = (testCase.expect.status === 'held' ? heldReport(run) : reportOf(run)).finally(
       () => (ended = true),
     );
-    const work = Promise.all([finished, driveApprovals(run, testCase, () => ended)]).then(
-      ([report]) => report,
-    );
+    const work = Promise.all([
+      finished,
+      driveApprovals(run, testCase, () => ended),
+      driveCancel(run, testCase, () => ended),
+    ]).then(([report]) => report);
     const report = await withDeadline(work, timeoutMs);
     if (report === 'timeout') {
       const progress = await progressOf(run);
@@ -173,11 +200,22 @@ export async function runCase(
       cloud.api.vpc.list({ project_id }),
       testCase.expect.noSecretsInHistory === true ? run.fetchHistory().then(historyText) : undefined,
     ]);
+    const { api } = cloud;
+    const peerings = Object.fromEntries(
+      await Promise.all(
+        vpcs.flatMap(({ id: vpc_id }) =>
+          vpc_id === undefined
+            ? []
+            : [api.peering.list({ project_id, vpc_id }).then((list) => [vpc_id, list] as const)],
+        ),
+      ),
+    );
     const outcome = {
       report,
       calls,
       services,
       vpcs,
+      peerings,
       secrets: secretValues(testCase, inputs, report, cloud),
       ...(history !== undefined ? { history } : {}),
     };

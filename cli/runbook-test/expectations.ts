@@ -2,7 +2,7 @@
 // local cloud holds at the end and the run's stored history. Each unmet expectation is one
 // mismatch with what was expected and what was found, so a report can say exactly what broke.
 import type { RunReport } from '../../contract/run-messages';
-import type { Service, Vpc } from '../../cloud/models';
+import type { Peering, ReadReplicaSet, Service, Vpc } from '../../cloud/models';
 import type { StatsView } from '../../simulator/stats';
 import { SECRET_MASK } from '../output/style';
 import type { CloudIds } from './cloud-references';
@@ -20,6 +20,8 @@ export interface Outcome {
   calls: StatsView['byAction'];
   services: Service[];
   vpcs: Vpc[];
+  /** Each VPC's peerings, by VPC id; a VPC not listed has none that were read. */
+  peerings?: Record<string, Peering[]>;
   /** The run's history as Temporal stores it, as text; absent when not fetched. */
   history?: string;
   /** Secret values given to or made by the run. */
@@ -45,21 +47,112 @@ function check(found: Mismatch[], what: string, expected: unknown, actual: unkno
   if (!sameValue(expected, actual)) found.push({ what, expected, actual: actual ?? null });
 }
 
+type CloudExpectations = NonNullable<Expectations['cloud']>;
+type Fields<T> = Exclude<T, 'absent' | 'present'>;
+type ServiceFields = Fields<NonNullable<CloudExpectations['services']>[string]>;
+type VpcFields = Fields<NonNullable<CloudExpectations['vpcs']>[string]>;
+
+/** The fields given (nested objects compared field by field, as `ha_replicas.replica_count`). */
+function givenFields(expected: object, actual: Record<string, unknown>): [string, unknown, unknown][] {
+  return Object.entries(expected)
+    .filter(([, value]) => value !== undefined)
+    .flatMap(([field, value]): [string, unknown, unknown][] => {
+      const found = actual[field];
+      if (value !== null && typeof value === 'object' && !Array.isArray(value))
+        return givenFields(value, (found ?? {}) as Record<string, unknown>).map(([inner, e, a]) => [
+          `${field}.${inner}`,
+          e,
+          a,
+        ]);
+      return [[field, value, found]];
+    });
+}
+
 function serviceFields(
-  expected: Exclude<NonNullable<NonNullable<Expectations['cloud']>['services']>[string], 'absent'>,
+  expected: Omit<ServiceFields, 'replica_sets'>,
   service: Service,
   vpcName: (id: string | undefined) => string | undefined,
 ): [string, unknown, unknown][] {
-  const actual: Record<string, unknown> = {
+  return givenFields(expected, {
     status: service.status,
     environment: service.metadata?.environment,
     cpu_millis: service.resources?.[0]?.spec?.cpu_millis,
     vpc: vpcName(service.vpc_endpoint?.vpc_id ?? undefined),
     pooler: service.connection_pooler?.endpoint?.host !== undefined,
+    ha_replicas: {
+      replica_count: service.ha_replicas?.replica_count ?? 0,
+      sync_replica_count: service.ha_replicas?.sync_replica_count ?? 0,
+    },
+  });
+}
+
+function replicaSetFields(set: ReadReplicaSet): Record<string, unknown> {
+  return {
+    status: set.status,
+    nodes: set.nodes,
+    cpu_millis: set.cpu_millis,
+    environment: set.metadata?.environment,
+    pooler: set.connection_pooler?.endpoint?.host !== undefined,
   };
-  return Object.entries(expected)
-    .filter(([, value]) => value !== undefined)
-    .map(([field, value]) => [field, value, actual[field]]);
+}
+
+function peeringFields(peering: Peering): Record<string, unknown> {
+  return {
+    status: peering.status,
+    peer_account_id: peering.peer_account_id,
+    peer_region_code: peering.peer_region_code,
+  };
+}
+
+/**
+ * Named things expected by name (replica sets, peerings): `absent`, or the fields given. A thing
+ * listed twice under one name (a replica set deleted and made again) is matched by its last entry.
+ */
+function checkNamed<T>(
+  found: Mismatch[],
+  what: string,
+  expected: Record<string, 'absent' | object>,
+  listed: readonly T[],
+  nameOf: (item: T) => string | undefined,
+  fieldsOf: (item: T) => Record<string, unknown>,
+  describe: (item: T) => string,
+): void {
+  for (const [name, wanted] of Object.entries(expected)) {
+    const item = listed.findLast((candidate) => nameOf(candidate) === name);
+    if (wanted === 'absent') {
+      if (item !== undefined)
+        found.push({ what: `${what}.${name}`, expected: 'absent', actual: describe(item) });
+      continue;
+    }
+    if (item === undefined) {
+      found.push({ what: `${what}.${name}`, expected: 'present', actual: 'absent' });
+      continue;
+    }
+    for (const [field, value, actual] of givenFields(wanted, fieldsOf(item)))
+      check(found, `${what}.${name}.${field}`, value, actual);
+  }
+}
+
+function checkVpcFields(
+  found: Mismatch[],
+  name: string,
+  wanted: VpcFields,
+  vpc: Vpc,
+  peerings: readonly Peering[] | undefined,
+): void {
+  const { peerings: wantedPeerings, ...fields } = wanted;
+  for (const [field, value, actual] of givenFields(fields, { cidr: vpc.cidr, region_code: vpc.region_code }))
+    check(found, `cloud.vpcs.${name}.${field}`, value, actual);
+  if (wantedPeerings !== undefined)
+    checkNamed(
+      found,
+      `cloud.vpcs.${name}.peerings`,
+      wantedPeerings,
+      peerings ?? [],
+      (peering) => peering.peer_vpc_id,
+      peeringFields,
+      (peering) => `${peering.status ?? 'present'} (${peering.id ?? '?'})`,
+    );
 }
 
 export function unmetExpectations(expect: Expectations, outcome: Outcome, ids: CloudIds): Mismatch[] {
@@ -112,12 +205,31 @@ export function unmetExpectations(expect: Expectations, outcome: Outcome, ids: C
       found.push({ what: `cloud.services.${name}`, expected: 'present', actual: 'absent' });
       continue;
     }
-    for (const [field, expected, actual] of serviceFields(wanted, service, vpcName))
+    const { replica_sets: sets, ...fields } = wanted;
+    for (const [field, expected, actual] of serviceFields(fields, service, vpcName))
       check(found, `cloud.services.${name}.${field}`, expected, actual);
+    if (sets !== undefined)
+      checkNamed(
+        found,
+        `cloud.services.${name}.replica_sets`,
+        sets,
+        service.read_replica_sets ?? [],
+        (set) => set.name,
+        replicaSetFields,
+        (set) => `${set.status ?? 'present'} (${set.id ?? '?'})`,
+      );
   }
   for (const [name, wanted] of Object.entries(expect.cloud?.vpcs ?? {})) {
-    const present = outcome.vpcs.some((v) => v.name === name);
-    check(found, `cloud.vpcs.${name}`, wanted, present ? 'present' : 'absent');
+    const vpc = outcome.vpcs.find((v) => v.name === name);
+    if (typeof wanted === 'string') {
+      check(found, `cloud.vpcs.${name}`, wanted, vpc !== undefined ? 'present' : 'absent');
+      continue;
+    }
+    if (vpc === undefined) {
+      found.push({ what: `cloud.vpcs.${name}`, expected: 'present', actual: 'absent' });
+      continue;
+    }
+    checkVpcFields(found, name, wanted, vpc, vpc.id !== undefined ? outcome.peerings?.[vpc.id] : undefined);
   }
   if (expect.noSecretsInHistory === true && outcome.history !== undefined) {
     const leaked = outcome.secrets.filter((secret) => outcome.history?.includes(secret));

@@ -9,6 +9,7 @@ import { checkRunbookFile } from '../../dsl/loader';
 import { PositionIndex } from '../../dsl/positions';
 import type { RunbookDefinition } from '../../dsl/definition';
 import { readSourceFile } from '../../dsl/source-file';
+import { stepTree } from '../../dsl/step-tree';
 import { limitAliases, limitNesting } from '../../dsl/yaml-limits';
 import { placeholderIds, referenceProblems, resolveReferences } from './cloud-references';
 import { RunbookTestFile, type TestCase } from './test-file-schema';
@@ -150,6 +151,20 @@ export function loadTestFile(absolutePath: string, display: (absolute: string) =
       return;
     }
     cases.push({ ...testCase, file, definition: checked.definition });
+    if (testCase.cancel !== undefined) {
+      // A key names its step last (`each[2].stop`, `create/undo.delete_set`): a typo would make
+      // the case wait for a status that never comes.
+      const ids = new Set(stepTree(checked.definition.steps).map((placed) => placed.step.id));
+      const last = /([^./[\]]+)(?:\[\d+\])?$/.exec(testCase.cancel.step)?.[1] ?? testCase.cancel.step;
+      if (!ids.has(last))
+        problems.push(
+          problem(
+            'TEST_REFERENCE_UNKNOWN',
+            `cancel.step: runbook ${testCase.runbook} has no step "${last}"`,
+            at([...base, 'cancel', 'step']),
+          ),
+        );
+    }
     if (unknownReferences > 0) return;
     const bound = bindInputs(
       checked.definition.inputs,

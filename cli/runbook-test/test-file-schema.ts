@@ -1,5 +1,6 @@
 // The format of a runbook test file (`*.test.yaml`): cases, each naming a runbook, its inputs, the
-// local cloud's starting state, injected faults, scripted approvals and what must hold afterwards.
+// local cloud's starting state, injected faults, scripted approvals (and a cancel) and what must
+// hold afterwards.
 // This zod schema is the single source of the format: the loader parses with it, the types are
 // inferred from it and schema/runbook-test.schema.json (for editors) is generated from it.
 import { z } from 'zod';
@@ -19,16 +20,40 @@ const Operation = z.enum(ACTION_NAMES as [ActionName, ...ActionName[]], {
 const Environment = z.enum(['DEV', 'PROD']);
 
 const CPU_SIZES = ['500', '1000', '2000', '4000', '8000', '16000', '32000'] as const;
+const CpuMillis = z.union([z.enum(CPU_SIZES), z.literal(CPU_SIZES.map(Number))]).default('1000');
+
+const ReplicaCount = z.number().int().min(0).max(2).describe('HA replicas in total');
+const SyncReplicaCount = z
+  .number()
+  .int()
+  .min(0)
+  .max(1)
+  .describe('How many of them are synchronous (1 needs replica_count 2)');
+
+const HaLayout = z
+  .strictObject({ replica_count: ReplicaCount, sync_replica_count: SyncReplicaCount.default(0) })
+  .refine((layout) => layout.sync_replica_count === 0 || layout.replica_count === 2, {
+    path: ['sync_replica_count'],
+    message: 'a synchronous replica needs replica_count 2',
+  });
+
+const CloudReplicaSet = z.strictObject({
+  name: Name.describe("The replica set's name"),
+  nodes: z.number().int().min(1).max(10).default(1),
+  cpu_millis: CpuMillis.describe('Millicores per node; memory follows at 4 GB per 1000'),
+});
 
 const CloudService = z.strictObject({
   name: Name.describe('The service name; inputs reach its id as ${{ cloud.services.NAME.id }}'),
   status: z.enum(['READY', 'PAUSED']).default('READY').describe('The state it is in when the case starts'),
-  cpu_millis: z
-    .union([z.enum(CPU_SIZES), z.literal(CPU_SIZES.map(Number))])
-    .default('1000')
-    .describe('Millicores; memory follows at 4 GB per 1000'),
+  cpu_millis: CpuMillis.describe('Millicores; memory follows at 4 GB per 1000'),
   environment: Environment.default('DEV'),
   vpc: Name.optional().describe('A VPC of this case (by name) to attach the service to'),
+  ha_replicas: HaLayout.optional().describe('Its HA layout, set with service.setHA (none when absent)'),
+  replica_sets: z
+    .array(CloudReplicaSet)
+    .default([])
+    .describe('Read replica sets it has, active when the case starts'),
 });
 
 const CloudVpc = z.strictObject({
@@ -111,6 +136,17 @@ const StepStatus = z.enum([
   'compensation-failed',
 ]);
 
+const ReplicaSetExpectation = z.union([
+  z.literal('absent'),
+  z.strictObject({
+    status: z.string().min(1).optional().describe('creating, active, resizing, deleting or error'),
+    nodes: z.number().int().optional(),
+    cpu_millis: z.number().int().optional(),
+    environment: Environment.optional(),
+    pooler: z.boolean().optional().describe('Whether it has a connection pooler endpoint'),
+  }),
+]);
+
 const ServiceExpectation = z.union([
   z.literal('absent'),
   z.strictObject({
@@ -119,6 +155,39 @@ const ServiceExpectation = z.union([
     cpu_millis: z.number().int().optional(),
     vpc: Name.optional().describe('The VPC (by name) it is attached to'),
     pooler: z.boolean().optional().describe('Whether it has a connection pooler endpoint'),
+    ha_replicas: z
+      .strictObject({
+        replica_count: ReplicaCount.optional(),
+        sync_replica_count: SyncReplicaCount.optional(),
+      })
+      .optional()
+      .describe('Its HA layout (the counts given)'),
+    replica_sets: z
+      .record(z.string(), ReplicaSetExpectation)
+      .optional()
+      .describe('Its read replica sets by name: their fields, or absent'),
+  }),
+]);
+
+const PeeringExpectation = z.union([
+  z.literal('absent'),
+  z.strictObject({
+    status: z.string().min(1).optional().describe('pending, active or failed'),
+    peer_account_id: z.string().min(1).optional(),
+    peer_region_code: z.string().min(1).optional(),
+  }),
+]);
+
+const VpcExpectation = z.union([
+  z.literal('absent'),
+  z.literal('present'),
+  z.strictObject({
+    cidr: z.string().min(1).optional(),
+    region_code: z.string().min(1).optional(),
+    peerings: z
+      .record(z.string(), PeeringExpectation)
+      .optional()
+      .describe("Its peerings by the peer VPC's id: their fields, or absent"),
   }),
 ]);
 
@@ -143,7 +212,10 @@ const Expectations = z.strictObject({
         .record(z.string(), ServiceExpectation)
         .optional()
         .describe('By name: its fields, or absent'),
-      vpcs: z.record(z.string(), z.literal('absent').or(z.literal('present'))).optional(),
+      vpcs: z
+        .record(z.string(), VpcExpectation)
+        .optional()
+        .describe('By name: present, its fields, or absent'),
     })
     .optional(),
   noSecretsInHistory: z
@@ -160,6 +232,13 @@ export const TestCase = z.strictObject({
   faults: z.array(TestFault).default([]),
   approvals: z.array(Approval).default([]),
   onFailure: z.enum(['rollback', 'hold']).optional().describe("Overrides the runbook's onFailure"),
+  cancel: z
+    .strictObject({
+      step: z.string().min(1).describe('The step (id or key) to watch'),
+      status: StepStatus.default('done').describe('Cancel once the step has this status'),
+    })
+    .optional()
+    .describe('Cancels the run, as `tideline cancel` does, once a step has reached a status'),
   expect: Expectations,
 });
 export type TestCase = z.output<typeof TestCase>;

@@ -144,6 +144,54 @@ describe('loading test files', () => {
     ]);
   });
 
+  it('refuses a cancel that waits for a step the runbook does not have', () => {
+    const lines = [...valid, '    cancel: { step: polaris, status: running }'];
+    expect(problemsOf(lines.join('\n'))).toEqual([
+      expect.objectContaining({
+        code: 'TEST_REFERENCE_UNKNOWN',
+        line: 12,
+        column: 21,
+        message: 'cancel.step: runbook provision.yaml has no step "polaris"',
+      }),
+    ]);
+    // A key names its step last: a compensation step, an iteration's step.
+    for (const step of ['create/undo.delete_service', 'each[2].pooler']) {
+      const file = path.join(dir, 'cancel.test.yaml');
+      writeFileSync(file, [...valid, `    cancel: { step: '${step}' }`].join('\n'));
+      const loaded = loadTestFile(file, (absolute) => path.basename(absolute));
+      expect(loaded.ok ? loaded.cases[0]?.cancel : loaded.problems).toEqual({ step, status: 'done' });
+    }
+  });
+
+  it('refuses a starting HA layout the Cloud API would refuse, and fills in replica sets', () => {
+    const layout = (ha: string) => {
+      const lines = [...valid];
+      lines.splice(
+        5,
+        0,
+        `      services: [{ name: shop, ha_replicas: ${ha}, replica_sets: [{ name: reports }] }]`,
+      );
+      return lines.join('\n');
+    };
+    expect(problemsOf(layout('{ replica_count: 1, sync_replica_count: 1 }'))).toEqual([
+      expect.objectContaining({
+        code: 'TEST_FILE_INVALID',
+        line: 6,
+        column: 85,
+        message:
+          'cases.0.cloud.services.0.ha_replicas.sync_replica_count: a synchronous replica needs replica_count 2',
+      }),
+    ]);
+    const file = path.join(dir, 'ha.test.yaml');
+    writeFileSync(file, layout('{ replica_count: 1 }'));
+    const loaded = loadTestFile(file, (absolute) => path.basename(absolute));
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
+    expect(loaded.cases[0]?.cloud.services[0]).toMatchObject({
+      ha_replicas: { replica_count: 1, sync_replica_count: 0 },
+      replica_sets: [{ name: 'reports', nodes: 1, cpu_millis: '1000' }],
+    });
+  });
+
   it("checks the inputs against the runbook's declarations", () => {
     const lines = valid.map((line) => line.replace('      name: orders', '      nmae: orders'));
     const codes = problemsOf(lines.join('\n')).map((p) => [p.code, p.line, p.message]);
