@@ -19,6 +19,15 @@ export function activityFailure(
 }
 
 /**
+ * The delay before the next attempt after a 429. `Retry-After: 0` means "now", but Temporal reads a
+ * next-retry delay of zero as "no retry" and fails the activity, so "now" is the shortest delay.
+ */
+const SHORTEST_RETRY_DELAY_MS = 1;
+function retryDelay(retryAfterMs: number | undefined): number | undefined {
+  return retryAfterMs === undefined ? undefined : Math.max(SHORTEST_RETRY_DELAY_MS, retryAfterMs);
+}
+
+/**
  * Maps any error thrown while calling the Cloud API to an ApplicationFailure:
  * 400/401/403/404/invalid response → non-retryable; 5xx, timeouts, network errors and 409 (busy)
  * → retryable with the policy's backoff; 429 → retryable after the server's Retry-After delay.
@@ -30,7 +39,7 @@ export function toActivityFailure(error: unknown): ApplicationFailure {
       type: error.code,
       message: error.message,
       nonRetryable: !error.retryable,
-      nextRetryDelay: error.code === 'CLOUD_API_RATE_LIMITED' ? error.retryAfterMs : undefined,
+      nextRetryDelay: error.code === 'CLOUD_API_RATE_LIMITED' ? retryDelay(error.retryAfterMs) : undefined,
       details: [{ action: error.action, status: error.status, apiCode: error.apiCode }],
     });
   }

@@ -131,9 +131,9 @@ cases:
       project_id: \${{ cloud.project_id }}
       service_id: \${{ cloud.services.shop.id }}
     faults:
-      # Every setEnvironment answers 429 with Retry-After: 1 s, so the step spends its attempts
-      # within seconds, fails, and the run undoes the pooler step.
-      - { operation: service.setEnvironment, kind: rateLimit, retryAfterSeconds: 1 }
+      # Every setEnvironment answers 429 with Retry-After: 0, so the step spends its attempts at
+      # once, fails, and the run undoes the pooler step.
+      - { operation: service.setEnvironment, kind: rateLimit, retryAfterSeconds: 0 }
     expect:
       status: failed
       failure: { step: prod }

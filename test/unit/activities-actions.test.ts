@@ -284,6 +284,14 @@ describe('error mapping', () => {
     expect(failure.nextRetryDelay).toBe(2_000);
   });
 
+  test('429 with Retry-After: 0 retries at once, not never (a zero delay means no retry to Temporal)', () => {
+    const failure = toActivityFailure(
+      new CloudApiError({ code: 'CLOUD_API_RATE_LIMITED', message: 'now', status: 429, retryAfterMs: 0 }),
+    );
+    expect(failure.nextRetryDelay).toBe(1);
+    expect(failure.nonRetryable).toBe(false);
+  });
+
   test('an activity surfaces the mapped failure', async () => {
     const cloud = fakeCloud({
       'service.stop': new CloudApiError({
