@@ -37,7 +37,7 @@ export const TEST_SPEC = {
   optionHelp: [
     ['--filter TEXT', 'only the cases whose name (or file) contains TEXT, in any case'],
     ['--junit FILE', 'also write the results as JUnit XML to FILE (for CI test reports)'],
-    ['-j, --jobs N', 'how many cases run at once (default 2)'],
+    ['-j, --jobs N', 'how many cases run at once (default 4; they mostly wait on the cloud)'],
     ['--timeout SECONDS', 'how long one case may take (default 120)'],
     ['--no-coverage', 'leave out the coverage of the runbooks (text and --json)'],
   ],
@@ -53,7 +53,7 @@ export const testCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(TEST_SPEC, argv, ctx);
   if (parsed.help) return printCommandHelp(TEST_SPEC, ctx);
   const { values } = parsed;
-  const jobs = integerOption('jobs', values.jobs, 1, 2);
+  const jobs = integerOption('jobs', values.jobs, 1, 4);
   const timeoutMs = integerOption('timeout', values.timeout, 1, 120) * 1000;
   const { loadSuite, runSuite } =
     require('../runbook-test/run-suite') as typeof import('../runbook-test/run-suite');

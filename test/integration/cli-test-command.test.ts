@@ -1,12 +1,13 @@
-// `tideline test` through the built CLI: the shipped runbook tests pass (exit 0, with a JUnit
-// report); the rollback case of a deliberately broken runbook fails with the expectation it broke
-// and the step trail (exit 1); an invalid test file is refused at file:line:column (exit 2)
-// before anything starts; the runbook and test file `tideline init` writes pass (exit 0).
+// `tideline test` through the built CLI: the shipped runbook tests and the runbook and test file
+// `tideline init` writes pass together (exit 0, with a JUnit report); the rollback case of a
+// deliberately broken runbook fails with the expectation it broke and the step trail (exit 1, and
+// a JUnit failure); an invalid test file is refused at file:line:column (exit 2) before anything
+// starts. Each command that runs cases starts a dev server and a worker, so there are two.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadSuite } from '../../cli/runbook-test/run-suite';
-import { jsonOutput, runTideline } from '../helpers/cli-process';
+import { runTideline } from '../helpers/cli-process';
 import { buildDist, REPO_ROOT } from '../helpers/worker-process';
 
 const RUNBOOKS = path.join(REPO_ROOT, 'runbooks');
@@ -14,21 +15,26 @@ const PROVISION = 'provision-production-service.yaml';
 const PROVISION_TESTS = 'provision-production-service.test.yaml';
 
 let dir: string;
+let scaffold: string;
 beforeAll(async () => {
   await buildDist();
   dir = mkdtempSync(path.join(tmpdir(), 'tideline-cli-test-'));
+  scaffold = path.join(dir, 'scaffold');
+  const init = await runTideline(['init', 'scaffolded', '--dir', scaffold], { timeoutMs: 60_000 });
+  expect({ code: init.code, stderr: init.stderr }).toEqual({ code: 0, stderr: '' });
 }, 240_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-test('the shipped runbook tests pass, with one JUnit testcase per case', async () => {
-  const shipped = loadSuite(['runbooks'], REPO_ROOT, undefined);
-  if (!shipped.ok) throw new Error(JSON.stringify(shipped.problems));
-  const count = shipped.cases.length;
-  expect(count).toBeGreaterThanOrEqual(9);
+test('the shipped runbook tests and a runbook scaffolded by tideline init pass, one JUnit testcase per case', async () => {
+  const suite = loadSuite(['runbooks', scaffold], REPO_ROOT, undefined);
+  if (!suite.ok) throw new Error(JSON.stringify(suite.problems));
+  const count = suite.cases.length;
+  expect(suite.cases.filter((c) => c.file.startsWith('runbooks')).length).toBeGreaterThanOrEqual(9);
+  expect(suite.cases.filter((c) => c.runbook.endsWith('scaffolded.yaml')).length).toBeGreaterThanOrEqual(2);
   const junit = path.join(dir, 'results.xml');
-  const result = await runTideline(['test', 'runbooks/', '--junit', junit], { timeoutMs: 240_000 });
+  const result = await runTideline(['test', 'runbooks/', scaffold, '--junit', junit], { timeoutMs: 240_000 });
   expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
-  for (const name of shipped.cases.map((c) => c.name)) expect(result.stdout).toContain(`✓ ${name} (`);
+  for (const name of suite.cases.map((c) => c.name)) expect(result.stdout).toContain(`✓ ${name} (`);
   expect(result.stdout).toMatch(new RegExp(`^${count} passed \\(${count} cases in \\S+\\)$`, 'm'));
   // After the summary, each runbook's coverage: a line of counts per runbook.
   expect(result.stdout).toMatch(
@@ -53,36 +59,23 @@ test("a broken compensation fails the rollback case with what it left behind and
   writeFileSync(path.join(broken, PROVISION), wrong);
   copyFileSync(path.join(RUNBOOKS, PROVISION_TESTS), path.join(broken, PROVISION_TESTS));
 
-  const result = await runTideline(['test', broken, '--filter', 'rolls back', '--json'], {
+  const junit = path.join(dir, 'broken.xml');
+  const result = await runTideline(['test', broken, '--filter', 'rolls back', '--junit', junit], {
     timeoutMs: 240_000,
   });
   expect(result.code).toBe(1);
-  const report = jsonOutput<{
-    ok: boolean;
-    cases: {
-      name: string;
-      passed: boolean;
-      mismatches: { what: string; expected: unknown; actual: unknown }[];
-    }[];
-  }>(result);
-  expect(report.ok).toBe(false);
-  expect(report.cases).toHaveLength(1);
-  const [only] = report.cases;
-  expect(only?.passed).toBe(false);
-  // The delete never reaches the service (its "already gone" check reads the VPC's id: a 404).
-  expect(only?.mismatches).toEqual([
-    { what: 'calls.service.delete', expected: 1, actual: 0 },
-    { what: 'cloud.services.doomed', expected: 'absent', actual: expect.stringMatching(/^READY \(\w+\)$/) },
-  ]);
-
-  const text2 = await runTideline(['test', broken, '--filter', 'rolls back'], { timeoutMs: 240_000 });
-  expect(text2.code).toBe(1);
-  expect(text2.stdout).toMatch(/^✗ a pooler that keeps failing rolls back/m);
-  expect(text2.stdout).toMatch(/^ {4}calls\.service\.delete: expected 1, got 0$/m);
-  expect(text2.stdout).toMatch(/^ {4}cloud\.services\.doomed: expected absent, got READY \(\w+\)$/m);
-  expect(text2.stdout).toMatch(/^ {6}create\/undo\.delete_service \(undoes create\): done$/m);
-  expect(text2.stdout).toMatch(/^ {6}pooler: failed — CLOUD_API_RATE_LIMITED: /m);
-  expect(text2.stdout).toMatch(/^0 passed, 1 failed/m);
+  expect(result.stdout).toMatch(/^✗ a pooler that keeps failing rolls back/m);
+  expect(result.stdout).toMatch(/^ {4}calls\.service\.delete: expected 1, got 0$/m);
+  expect(result.stdout).toMatch(/^ {4}cloud\.services\.doomed: expected absent, got READY \(\w+\)$/m);
+  expect(result.stdout).toMatch(/^ {6}create\/undo\.delete_service \(undoes create\): done$/m);
+  expect(result.stdout).toMatch(/^ {6}pooler: failed — CLOUD_API_RATE_LIMITED: /m);
+  expect(result.stdout).toMatch(/^0 passed, 1 failed/m);
+  // The same mismatches, as a JUnit failure of the one case run.
+  const xml = readFileSync(junit, 'utf8');
+  expect(xml.match(/<testcase /g)).toHaveLength(1);
+  expect(xml).toMatch(
+    /<failure message="calls\.service\.delete, cloud\.services\.doomed" type="TEST_EXPECTATION_UNMET">/,
+  );
 }, 240_000);
 
 test('an invalid test file is refused at file:line:column and nothing runs', async () => {
@@ -110,17 +103,3 @@ test('an invalid test file is refused at file:line:column and nothing runs', asy
   );
   expect(result.stderr).toMatch(/nothing was run/);
 });
-
-test('a runbook scaffolded by tideline init passes its own test cases', async () => {
-  const scaffold = path.join(dir, 'scaffold');
-  const init = await runTideline(['init', 'scaffolded', '--dir', scaffold], { timeoutMs: 60_000 });
-  expect({ code: init.code, stderr: init.stderr }).toEqual({ code: 0, stderr: '' });
-  const written = loadSuite([scaffold], REPO_ROOT, undefined);
-  if (!written.ok) throw new Error(JSON.stringify(written.problems));
-  const count = written.cases.length;
-  expect(count).toBeGreaterThanOrEqual(2);
-  const result = await runTideline(['test', scaffold], { timeoutMs: 150_000 });
-  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
-  for (const name of written.cases.map((c) => c.name)) expect(result.stdout).toContain(`✓ ${name} (`);
-  expect(result.stdout).toMatch(new RegExp(`^${count} passed \\(${count} cases in \\S+\\)$`, 'm'));
-}, 180_000);
