@@ -299,11 +299,12 @@ test('rolling deploy: the tree joins the release on the queue, the runs go on, t
 // current name) beside spec.md's `vpcEndpoint`, and the tree's fork-and-promote reads
 // `vpc_endpoint`; the release's reader fills only `vpcEndpoint`. So a fork-and-promote started on
 // the tree and attached to a VPC by the release waits for an attachment it cannot see until its
-// ready_timeout, fails there and compensates. The other runs finish.
+// ready_timeout, fails there and compensates. The other runs finish. A 20 s ready_timeout: at
+// this pace the fork is READY within a second or two, so only the attachment wait runs it out.
 test('rollback: runs that made progress on the tree are finished by the earlier release, except a read it names differently', async () => {
   const taskQueue = `rollback-${randomBytes(3).toString('hex')}`;
   const current = await startWorker('tree', taskQueue);
-  const scenario = await leaveRunsWaiting('tree', 'back', taskQueue, '10.3.0.0/16', '40s');
+  const scenario = await leaveRunsWaiting('tree', 'back', taskQueue, '10.3.0.0/16', '20s');
   await stopWorker(current);
   expect(await scheduledActivities(scenario.fleet, 'service.stop')).toBeLessThan(FLEET_SIZE);
 
