@@ -24,6 +24,8 @@ export const STEP_FAILURE_CODES = [
   'APPROVAL_REJECTED',
   'STEP_TIMEOUT',
   'CANCELLED',
+  /** A foreach's items failed more often than its `maxErrors` allows (the message reports them). */
+  'FOREACH_MAX_ERRORS',
 ] as const;
 export type StepFailureCode = (typeof STEP_FAILURE_CODES)[number];
 

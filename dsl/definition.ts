@@ -116,7 +116,21 @@ export interface ForeachStepDefinition extends StepBase<'foreach'> {
   as: string;
   /** A number, or a `${{ … }}` resolved at run time with `resolveCount`. */
   concurrency: number | string;
+  /**
+   * The error budget, as written: a count or a percentage string (`"10%"`); workflows/foreach-budget.ts.
+   * Absent: the first failed item stops new starts and is the foreach's failure (as ever).
+   */
+  maxErrors?: number | string;
+  /** What the items in flight do once the budget is spent (absent: finish). */
+  onMaxErrors?: 'finish' | 'cancel';
+  /** Start `start` items at a time and widen by `factor` while items succeed. */
+  ramp?: ForeachRampDefinition;
   steps: StepDefinition[];
+}
+
+export interface ForeachRampDefinition {
+  start: number;
+  factor: number;
 }
 
 export interface RunbookStepDefinition extends StepBase<'runbook'> {
@@ -174,3 +188,5 @@ export const DEFAULT_RETRY_BACKOFF = 2;
 export const DEFAULT_RETRY_MAX_INTERVAL_MS = 60_000;
 export const DEFAULT_FOREACH_VARIABLE = 'item';
 export const DEFAULT_FOREACH_CONCURRENCY = 1;
+export const DEFAULT_RAMP_START = 1;
+export const DEFAULT_RAMP_FACTOR = 2;

@@ -16,6 +16,8 @@ import {
   DEFINITION_FORMAT_VERSION,
   DEFAULT_FOREACH_CONCURRENCY,
   DEFAULT_FOREACH_VARIABLE,
+  DEFAULT_RAMP_FACTOR,
+  DEFAULT_RAMP_START,
   DEFAULT_RETRY_BACKOFF,
   DEFAULT_RETRY_INITIAL_INTERVAL_MS,
   DEFAULT_RETRY_MAX_INTERVAL_MS,
@@ -164,6 +166,15 @@ function normaliseStep(step: Step, options: NormaliseOptions): StepDefinition {
       items: conditionExpression(step.foreach),
       as: step.as ?? DEFAULT_FOREACH_VARIABLE,
       concurrency: step.concurrency ?? DEFAULT_FOREACH_CONCURRENCY,
+      // Set only when written: definitions without them stay exactly as before.
+      ...(step.maxErrors !== undefined && { maxErrors: step.maxErrors }),
+      ...(step.onMaxErrors !== undefined && { onMaxErrors: step.onMaxErrors }),
+      ...(step.ramp !== undefined && {
+        ramp: {
+          start: step.ramp.start ?? DEFAULT_RAMP_START,
+          factor: step.ramp.factor ?? DEFAULT_RAMP_FACTOR,
+        },
+      }),
       steps: nested(step.steps),
     };
   }

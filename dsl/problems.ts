@@ -33,6 +33,8 @@ export type ProblemRule =
   | 'compensate-nested'
   | 'approve-default'
   | 'on-failure'
+  /** A foreach's `onMaxErrors` without `maxErrors`. */
+  | 'foreach-budget'
   /** A runbook test file (`*.test.yaml`) with a problem. */
   | 'test-file';
 

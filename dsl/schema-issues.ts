@@ -100,6 +100,7 @@ function sizeMessage(issue: Issue & { code: 'too_small' | 'too_big' }): string {
     return least && limit === 1
       ? 'must not be empty'
       : `must be ${least ? 'at least' : 'at most'} ${limit} characters`;
+  if (issue.inclusive === false) return `must be ${least ? 'more' : 'less'} than ${limit}`;
   return `must be ${least ? 'at least' : 'at most'} ${limit}`;
 }
 

@@ -10,6 +10,9 @@ export const STEP_ID_PATTERN = /^[a-z][a-z0-9_-]*$/;
 /** Input, output and loop variable names are CEL identifiers, so `inputs.vpc_id` reads naturally. */
 export const VARIABLE_NAME_PATTERN = /^[a-z_][a-z0-9_]*$/;
 
+/** A percentage from 0% to 100% with at most two decimals (a foreach's `maxErrors`). */
+export const MAX_ERRORS_PERCENT_PATTERN = /^(?:100(?:\.0{1,2})?|\d{1,2}(?:\.\d{1,2})?)%$/;
+
 const TEMPLATE_SOURCE = '\\$\\{\\{[\\s\\S]*\\}\\}';
 
 export const RunbookName = z

@@ -10,6 +10,7 @@ import {
   DurationOrTemplate,
   Expression,
   InputSpec,
+  MAX_ERRORS_PERCENT_PATTERN,
   OutputSpec,
   Retry,
   RunbookName,
@@ -158,6 +159,40 @@ export const ParallelStep = z
   })
   .meta({ id: 'ParallelStep', description: 'Run branches concurrently; the step fails if any branch fails' });
 
+/** `maxErrors`: a count of items, or a percentage of the list (floored: 5% of 10 items is 0). */
+export const MaxErrors = z
+  .union([
+    z.int().min(0),
+    z
+      .string()
+      .regex(
+        MAX_ERRORS_PERCENT_PATTERN,
+        'must be a count (0, 1, …) or a percentage of the items from 0% to 100%, e.g. 10% or 2.5%',
+      ),
+  ])
+  .meta({
+    id: 'MaxErrors',
+    description:
+      'How many items may fail before no new item starts: a count, or a percentage of the items ("10%", floored: 5% of 10 items is 0). 0 stops at the first failure; "100%" never stops early. Failures within it are tolerated and the foreach succeeds',
+  });
+
+/** `ramp`: start few items at a time and widen towards `concurrency` while items succeed. */
+export const ForeachRamp = z
+  .strictObject({
+    start: z.int().min(1).max(100).optional().describe('Items in flight at first (default 1)'),
+    factor: z
+      .number()
+      .gt(1)
+      .max(10)
+      .optional()
+      .describe('How much the width grows after that many items in a row succeeded (default 2)'),
+  })
+  .meta({
+    id: 'ForeachRamp',
+    description:
+      'Canary-style start: `start` items at a time, multiplied by `factor` (up to `concurrency`) each time as many items in a row succeeded; the first failed item stops the widening for the rest of the loop',
+  });
+
 export const ForeachStep = z
   .strictObject({
     ...common,
@@ -167,6 +202,14 @@ export const ForeachStep = z
       .union([z.int().min(1).max(100), TemplateString])
       .optional()
       .describe('How many items run at once (default 1); a number or a ${{ … }} giving one'),
+    maxErrors: MaxErrors.optional(),
+    onMaxErrors: z
+      .enum(['finish', 'cancel'])
+      .optional()
+      .describe(
+        'Once more items failed than `maxErrors` allows: let the items in flight finish (default) or cancel them',
+      ),
+    ramp: ForeachRamp.optional(),
     get steps(): StepList {
       return z.array(Step).min(1);
     },

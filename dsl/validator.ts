@@ -196,6 +196,15 @@ export function validateRunbook(
           hint: "e.g. until: \"${{ result.status == 'READY' }}\", or until: 'true' to take any answer",
         });
       }
+      if ('foreach' in step && step.onMaxErrors !== undefined && step.maxErrors === undefined) {
+        problems.push({
+          rule: 'foreach-budget',
+          path: [...path, 'onMaxErrors'],
+          message:
+            '`onMaxErrors` says what happens once `maxErrors` is exceeded, but this foreach has no `maxErrors`',
+          hint: 'add one, e.g. maxErrors: 2 or maxErrors: "10%" (0 stops at the first failed item)',
+        });
+      }
       if ('foreach' in step && ['inputs', 'steps', 'result'].includes(step.as ?? '')) {
         problems.push({
           rule: 'schema',

@@ -3,7 +3,8 @@
 // and what would undo it — also when an iteration failed or the run cancelled it.
 import { CancellationScope, isCancellation, setHandler } from '@temporalio/workflow';
 import type { JsonValue } from '../dsl/expressions';
-import type { BatchUndo, ForeachBatchInput, ForeachBatchResult } from './foreach-batch';
+import type { BatchBudgetResult, BatchUndo, ForeachBatchInput, ForeachBatchResult } from './foreach-batch';
+import { runBudgetedIterations } from './foreach-budget-lanes';
 import { compactRecord, narrowIteration, stepsById, stepsReadByUndo } from './foreach-batch';
 import { concurrentCallsAsTasks } from './concurrent-calls';
 import { runIterations } from './foreach-lanes';
@@ -32,7 +33,7 @@ export async function foreachBatchWorkflow(input: ForeachBatchInput): Promise<Fo
   // Before any call (workflows/concurrent-calls.ts): its lanes run side by side like the run's.
   interpreter.concurrentCallsAsTasks = concurrentCallsAsTasks([step]);
   const iterations: Scope[] = [];
-  const outcome = await runIterations({
+  const options = {
     step,
     items: input.items,
     offset: input.offset,
@@ -40,8 +41,18 @@ export async function foreachBatchWorkflow(input: ForeachBatchInput): Promise<Fo
     scope: input.scope,
     key,
     interpreter,
-    onIteration: (position, iteration) => void (iterations[position] = iteration),
-  });
+    onIteration: (position: number, iteration: Scope) => void (iterations[position] = iteration),
+  };
+  // A batch of a foreach with `maxErrors` or `ramp` (only those have `budget`; foreach-budget-lanes.ts)
+  // answers its items' outcomes instead of failing at its first failed item.
+  let budget: BatchBudgetResult | undefined;
+  let outcome: { done: boolean[]; firstError: unknown };
+  if (input.budget !== undefined) {
+    const budgeted = await runBudgetedIterations({ ...options, ...input.budget });
+    outcome = { done: budgeted.outcomes.map((o) => o === 'succeeded'), firstError: budgeted.abort };
+    budget = { outcomes: budgeted.outcomes, failures: budgeted.failures, exceeded: budgeted.exceeded };
+    if (input.budget.ramp !== undefined) budget.ramp = input.budget.ramp;
+  } else outcome = await runIterations(options);
 
   const positions = new Map<Scope, number>();
   iterations.forEach((iteration, position) => positions.set(iteration, position));
@@ -87,5 +98,6 @@ export async function foreachBatchWorkflow(input: ForeachBatchInput): Promise<Fo
     cancelled,
   };
   if (failure) result.failure = failure;
+  if (budget) result.budget = budget;
   return result;
 }

@@ -38,6 +38,10 @@ import type { RunFailure, StepRecord, StepResource } from '../contract/run-messa
 import { RunState } from './run-state';
 import { StepFailed, runCancelled } from './step-failure';
 import { FOREACH_BATCH_WORKFLOW_TYPE } from '../contract/workflow-types';
+import { BudgetTally, isBudgeted, type BatchBudget, type BatchBudgetResult } from './foreach-budget';
+import { throwIfBudgetSpent } from './foreach-budget-lanes';
+
+export type { BatchBudgetResult } from './foreach-budget';
 
 /** Items per batch child; a foreach with at most this many items runs inline. */
 export const FOREACH_BATCH_SIZE = 100;
@@ -59,6 +63,8 @@ export interface ForeachBatchInput {
    * output (null). A step not named is read by nothing. Absent (older runs, nested batches): all.
    */
   outputReads?: Record<string, string[] | null>;
+  /** A foreach with `maxErrors` or `ramp` only: what is left of its budget (foreach-budget.ts). */
+  budget?: BatchBudget;
 }
 
 /** Undo work the child registered: the owner step (by id) and where its scope comes from. */
@@ -83,6 +89,8 @@ export interface ForeachBatchResult {
   records: BatchRecord[];
   failure?: RunFailure;
   cancelled: boolean;
+  /** With `budget`: the items' outcomes and failures (the batch then has no `failure`). */
+  budget?: BatchBudgetResult;
 }
 
 /** The wire form of what a runbook reads of a foreach's output; undefined when it reads it all. */
@@ -183,7 +191,12 @@ export async function runForeachInBatches(
   const parentId = workflowInfo().workflowId;
   const definition = interpreter.state.definition;
   const outputReads = definition && outputReadsOf(foreachOutputReads(definition, step.id));
+  // Only a definition with `maxErrors` or `ramp` has a tally (foreach-budget-lanes.ts: no run
+  // started on an earlier release has one); without it the batches run as they always did.
+  const tally = isBudgeted(step) ? new BudgetTally(step, items.length, limit) : undefined;
   for (let offset = 0; offset < items.length; offset += FOREACH_BATCH_SIZE) {
+    // The budget ran out in an earlier batch: the later ones never start.
+    if (tally?.exceeded === true) break;
     const slice = items.slice(offset, offset + FOREACH_BATCH_SIZE);
     const last = offset + slice.length - 1;
     const input: ForeachBatchInput = {
@@ -197,6 +210,7 @@ export async function runForeachInBatches(
       heldLocks,
     };
     if (outputReads !== undefined) input.outputReads = outputReads;
+    if (tally !== undefined) input.budget = tally.forBatch();
     const answer = await executeChild<(input: ForeachBatchInput) => Promise<ForeachBatchResult>>(
       FOREACH_BATCH_WORKFLOW_TYPE,
       {
@@ -252,10 +266,12 @@ export async function runForeachInBatches(
         step.steps.map((s) => [s.id, steps[s.id]?.output ?? null]),
       );
     });
+    if (tally !== undefined && answer.budget !== undefined) tally.add(offset, answer.budget);
     if (answer.failure !== undefined) {
       throw new StepFailed(answer.failure.stepKey, answer.failure.type, answer.failure.message);
     }
     if (answer.cancelled) throw runCancelled();
   }
+  if (tally !== undefined) throwIfBudgetSpent(tally, key);
   return results;
 }

@@ -34,7 +34,8 @@ export interface IterationsOutcome {
 
 const lockedBodies = new WeakMap<ForeachStepDefinition, boolean>();
 
-function bodyChangesServices(step: ForeachStepDefinition): boolean {
+/** Whether the body changes services, so its iterations take per-service locks. */
+export function bodyChangesServices(step: ForeachStepDefinition): boolean {
   let known = lockedBodies.get(step);
   if (known === undefined) {
     known = lockScope(step.steps).some(isLockedCall);
@@ -43,8 +44,53 @@ function bodyChangesServices(step: ForeachStepDefinition): boolean {
   return known;
 }
 
+/** The scope item `position` runs in; told to `onIteration` (a batch keeps them for compensation). */
+export function iterationScope(options: IterationsOptions, position: number): Scope {
+  const { step, items, scope } = options;
+  const iteration: Scope = {
+    inputs: scope.inputs,
+    steps: { ...scope.steps },
+    vars: { ...scope.vars, [step.as]: items[position] ?? null },
+  };
+  options.onIteration?.(position, iteration);
+  return iteration;
+}
+
+/**
+ * Runs item `position`'s steps under its locks. Not async: the caller awaits the very promise of
+ * the steps (or of the locks around them), so the loop's timing is the same as when it was inline.
+ */
+export function iterationRun(
+  options: IterationsOptions,
+  position: number,
+  iteration: Scope,
+  lockable: boolean,
+): Promise<void> {
+  const { step, offset, scope, key, interpreter } = options;
+  const run = () => interpreter.runSteps(step.steps, iteration, `${key}[${offset + position}].`);
+  const outer = locksHeldFor(scope);
+  const keys = lockable
+    ? iterationLockKeys(step.steps, narrowVariables(celVariables(iteration), stepsNeeds(step.steps)), [
+        ...interpreter.heldLocks(),
+        ...outer,
+      ])
+    : [];
+  // Runs recorded before per-iteration locks run their iterations unlocked.
+  if (keys.length > 0 && hasPatch(PATCHES.foreachLocks)) {
+    holdLocksFor(iteration, [...outer, ...keys]);
+    return withIterationLocks(keys, run);
+  }
+  if (outer.length > 0) holdLocksFor(iteration, outer);
+  return run();
+}
+
+/** An iteration's entry in the foreach's output: `{ <step id>: output }` of its body. */
+export function iterationResult(step: ForeachStepDefinition, iteration: Scope): JsonValue {
+  return Object.fromEntries(step.steps.map((s) => [s.id, iteration.steps[s.id]?.output ?? null]));
+}
+
 export async function runIterations(options: IterationsOptions): Promise<IterationsOutcome> {
-  const { step, items, offset, scope, key, interpreter } = options;
+  const { step, items, interpreter } = options;
   const results: JsonValue[] = new Array<JsonValue>(items.length).fill(null);
   const done: boolean[] = new Array<boolean>(items.length).fill(false);
   const lockable = bodyChangesServices(step);
@@ -53,32 +99,10 @@ export async function runIterations(options: IterationsOptions): Promise<Iterati
   const lane = async (): Promise<void> => {
     while (next < items.length && firstError === undefined) {
       const position = next++;
-      const iteration: Scope = {
-        inputs: scope.inputs,
-        steps: { ...scope.steps },
-        vars: { ...scope.vars, [step.as]: items[position] ?? null },
-      };
-      options.onIteration?.(position, iteration);
-      const run = () => interpreter.runSteps(step.steps, iteration, `${key}[${offset + position}].`);
+      const iteration = iterationScope(options, position);
       try {
-        const outer = locksHeldFor(scope);
-        const keys = lockable
-          ? iterationLockKeys(step.steps, narrowVariables(celVariables(iteration), stepsNeeds(step.steps)), [
-              ...interpreter.heldLocks(),
-              ...outer,
-            ])
-          : [];
-        // Runs recorded before per-iteration locks run their iterations unlocked.
-        if (keys.length > 0 && hasPatch(PATCHES.foreachLocks)) {
-          holdLocksFor(iteration, [...outer, ...keys]);
-          await withIterationLocks(keys, run);
-        } else {
-          if (outer.length > 0) holdLocksFor(iteration, outer);
-          await run();
-        }
-        results[position] = Object.fromEntries(
-          step.steps.map((s) => [s.id, iteration.steps[s.id]?.output ?? null]),
-        );
+        await iterationRun(options, position, iteration, lockable);
+        results[position] = iterationResult(step, iteration);
         done[position] = true;
       } catch (error) {
         firstError ??= error;

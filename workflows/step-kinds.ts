@@ -28,6 +28,8 @@ import {
 import { sideBySide } from './concurrent-calls';
 import { FOREACH_BATCH_SIZE, runForeachInBatches } from './foreach-batch';
 import { runIterations } from './foreach-lanes';
+import { isBudgeted } from './foreach-budget';
+import { runBudgetedForeach } from './foreach-budget-lanes';
 import { locksHeldFor } from './foreach-locks';
 import type { Interpreter, Scope } from './interpreter';
 import { celVariables } from './interpreter';
@@ -325,6 +327,8 @@ async function runForeach(
   if (items.length > FOREACH_BATCH_SIZE && hasPatch(PATCHES.foreachBatches)) {
     return runForeachInBatches(step, items, limit, scope, key, interpreter);
   }
+  // Only definitions with `maxErrors` or `ramp` (never a run started on an earlier release).
+  if (isBudgeted(step)) return runBudgetedForeach(step, items, limit, scope, key, interpreter);
   const outcome = await runIterations({ step, items, offset: 0, limit, scope, key, interpreter });
   if (outcome.firstError !== undefined) throw outcome.firstError;
   return outcome.results;

@@ -36,12 +36,27 @@ function headline(step: PlanStep): string {
     case 'parallel':
       return `parallel: ${step.branches?.length ?? 0} branches at once`;
     case 'foreach':
-      return `foreach ${step.as ?? 'item'} in ${step.items ?? ''} (${inlineValue(step.concurrency ?? 1)} at a time)`;
+      return `foreach ${step.as ?? 'item'} in ${step.items ?? ''} (${foreachLimits(step)})`;
     case 'runbook':
       return `runbook ${step.runbook?.path ?? ''} (${step.runbook?.name ?? ''}) with ${JSON.stringify(step.runbook?.with ?? {})}`;
     default:
       return assertNever(step.kind, 'step kind');
   }
+}
+
+/** `3 at a time, ramp 1×2, stop starting after 2 failed items, finish those in flight`. */
+function foreachLimits(step: PlanStep): string {
+  const parts = [`${inlineValue(step.concurrency ?? 1)} at a time`];
+  if (step.ramp !== undefined)
+    parts.push(`ramp from ${step.ramp.start}, ×${step.ramp.factor} while items succeed`);
+  if (step.maxErrors !== undefined) {
+    const budget =
+      typeof step.maxErrors === 'number' ? `${step.maxErrors}` : `${step.maxErrors} of the items`;
+    parts.push(
+      `maxErrors ${budget}: more failed items stop new starts and ${step.onMaxErrors === 'cancel' ? 'cancel' : 'finish'} those in flight`,
+    );
+  }
+  return parts.join(', ');
 }
 
 /**

@@ -57,6 +57,9 @@ export interface PlanStep {
   items?: string;
   as?: string;
   concurrency?: JsonValue;
+  maxErrors?: number | string;
+  onMaxErrors?: 'finish' | 'cancel';
+  ramp?: { start: number; factor: number };
   runbook?: { path: string; name: string; with: Record<string, JsonValue> };
   retry?: RetryDefinition;
   continueOnError: boolean;
@@ -232,6 +235,9 @@ function planStep(step: StepDefinition, key: string, resolver: PartialResolver):
       planned.items = step.items;
       planned.as = step.as;
       planned.concurrency = resolver.value(step.concurrency);
+      if (step.maxErrors !== undefined) planned.maxErrors = step.maxErrors;
+      if (step.onMaxErrors !== undefined) planned.onMaxErrors = step.onMaxErrors;
+      if (step.ramp !== undefined) planned.ramp = { ...step.ramp };
       planned.steps = [];
       break;
     case 'runbook':

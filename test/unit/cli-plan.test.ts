@@ -199,6 +199,26 @@ steps:
     expect(text).not.toContain('hunter2');
   });
 
+  test("a foreach's error budget and ramp show beside its concurrency", () => {
+    const budgeted = loadRunbookText(
+      RUNBOOK.replace(
+        '    as: svc\n',
+        "    as: svc\n    concurrency: 8\n    maxErrors: '10%'\n    onMaxErrors: cancel\n    ramp: { start: 2 }\n",
+      ),
+      'plan-sample.yaml',
+    );
+    const each = buildPlan(budgeted, 'plan-sample.yaml', bound, new Set(['name']), new Set()).steps[4];
+    expect(each).toMatchObject({ maxErrors: '10%', onMaxErrors: 'cancel', ramp: { start: 2, factor: 2 } });
+    const text = renderPlanText(
+      buildPlan(budgeted, 'plan-sample.yaml', bound, new Set(['name']), new Set()),
+      PLAIN_STYLE,
+    );
+    expect(text).toContain(
+      '(8 at a time, ramp from 2, ×2 while items succeed, maxErrors 10% of the items: more failed items stop new starts and cancel those in flight)',
+    );
+    expect(renderPlanText(plan, PLAIN_STYLE)).toContain('(1 at a time)');
+  });
+
   test('mermaid: a chain with a labelled condition, a fork and join, a loop, and undo edges', () => {
     const graph = renderPlanMermaid(plan);
     const lines = graph.trim().split('\n');

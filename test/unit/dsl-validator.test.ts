@@ -55,6 +55,14 @@ const EXPECTED: Record<string, string[]> = {
     '18:11 expression: `broken ${{ inputs.n` opens `${{` without a closing `}}`',
     "20:14 condition-type: `'abc'` gives string, but foreach needs a list",
   ],
+  'foreach-budget.yaml': [
+    '7:16 schema: `maxErrors` must be a count (0, 1, …) or a percentage of the items from 0% to 100%, e.g. 10% or 2.5%',
+    '11:16 schema: `maxErrors` must be a count (0, 1, …) or a percentage of the items from 0% to 100%, e.g. 10% or 2.5%',
+    '15:16 schema: `maxErrors` must be at least 0',
+    '19:18 foreach-budget: `onMaxErrors` says what happens once `maxErrors` is exceeded, but this foreach has no `maxErrors`',
+    '24:20 schema: `start` must be at least 1',
+    '24:31 schema: `factor` must be more than 1',
+  ],
   'input-spec.yaml': [
     '5:17 input-spec: enum input `size` needs `values`',
     '6:36 input-spec: `pattern` applies to string inputs only; `count` is an integer',
