@@ -1,8 +1,10 @@
 // Calls one Cloud API action for an activity: validates the input against the operation's schemas,
-// picks the project's client, and turns any error into a Temporal failure.
+// picks the project's client, and turns any error into a Temporal failure. Each request is a call
+// span when tracing is on (activities/call-span.ts).
 import type { ActionInput, ActionName, ActionOutput } from '../cloud/operations';
 import { validateActionInput, type SplitInput } from '../cloud/action-input';
 import type { ActivityDeps, CallOptions } from './deps';
+import { inCallSpan } from './call-span';
 import { activityFailure } from './failures';
 
 /**
@@ -28,5 +30,7 @@ export async function callAction<A extends ActionName>(
   const checkedInput = assertValidInput(action, input);
   const projectId = typeof input.project_id === 'string' ? input.project_id : undefined;
   const client = deps.clients.forProject(projectId);
-  return client.call(action, input as ActionInput<A>, { ...options, checkedInput });
+  return inCallSpan(action, (onStatus) =>
+    client.call(action, input as ActionInput<A>, { ...options, checkedInput, ...(onStatus && { onStatus }) }),
+  );
 }

@@ -57,6 +57,8 @@ export interface CallOptions {
    * anything else is ignored and the input is validated as usual.
    */
   checkedInput?: SplitInput | undefined;
+  /** Told the HTTP status of the answer as soon as it arrives (call spans record it); nothing else. */
+  onStatus?: ((status: number) => void) | undefined;
 }
 
 /** Anything that can perform Cloud API actions: the client, or a test double of it. */
@@ -204,6 +206,7 @@ export class CloudClientBase implements CloudCaller {
       },
       { action, timeoutMs, signal: options.signal, secrets },
     );
+    options.onStatus?.(answer.status);
     return interpretAnswer(answer, { action, def, secrets }) as ActionOutput<A>;
   }
 

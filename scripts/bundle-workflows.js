@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Writes dist/workflow-bundle.js (the workflow code, pre-bundled) so workers start without
-// webpack. Run after `tsc -p tsconfig.build.json`; plain JS because it drives the compiled code.
+// Writes dist/workflow-bundle.js (the workflow code, pre-bundled) and dist/workflow-bundle-traced.js
+// (the same with the tracing interceptors) so workers start without webpack. Run after
+// `tsc -p tsconfig.build.json`; plain JS because it drives the compiled code.
 'use strict';
 
 const path = require('node:path');
@@ -17,12 +18,15 @@ async function main() {
     );
     process.exit(1);
   }
-  const started = Date.now();
-  const { outFile, bytes } = await bundleWorkflows();
-  const relative = path.relative(process.cwd(), outFile);
-  process.stderr.write(
-    `tideline: bundled workflows into ${relative} (${Math.round(bytes / 1024)} KiB, ${Date.now() - started} ms)\n`,
-  );
+  // The plain bundle, and the one with the tracing interceptors for workers that trace.
+  for (const traced of [false, true]) {
+    const started = Date.now();
+    const { outFile, bytes } = await bundleWorkflows({ traced });
+    const relative = path.relative(process.cwd(), outFile);
+    process.stderr.write(
+      `tideline: bundled workflows into ${relative} (${Math.round(bytes / 1024)} KiB, ${Date.now() - started} ms)\n`,
+    );
+  }
 }
 
 main().catch((error) => {

@@ -7,6 +7,7 @@ import { describeWorkerConfig, loadWorkerConfig, projectSecrets } from './config
 import { describeTemporalSettings, loadTemporalSettings } from './connection';
 import { loadEncryptionKeys } from './key-store';
 import { installRuntime } from './runtime';
+import { startTracing, tracingSettingsFromEnv, type TracingSettings } from './tracing';
 import { createTidelineWorker } from './worker';
 
 export const READY_LINE = 'tideline worker ready';
@@ -17,6 +18,12 @@ function hasCode(error: unknown): error is Error & { code: string } {
 
 function summary(value: unknown): string {
   return inspect(value, { depth: 4, breakLength: Infinity, compact: true });
+}
+
+/** The start-up line about tracing: where spans go (without credentials or query) and as whom. */
+export function describeTracing(settings: TracingSettings): string {
+  const url = new URL(settings.url); // checked by tracingSettingsFromEnv
+  return `tracing: spans to ${url.protocol}//${url.host}${url.pathname} (OTLP/HTTP JSON) as service "${settings.serviceName}"`;
 }
 
 export async function runWorkerProcess(
@@ -36,7 +43,8 @@ export async function runWorkerProcess(
       },
     });
     const keys = loadEncryptionKeys({ env, notice: log });
-    setup = { config, temporal, keys };
+    const tracingSettings = tracingSettingsFromEnv(env);
+    setup = { config, temporal, keys, tracingSettings };
   } catch (error) {
     if (hasCode(error) && error.code.startsWith('TIDELINE_')) {
       log(`tideline worker: ${error.message}`);
@@ -44,17 +52,24 @@ export async function runWorkerProcess(
     }
     throw error;
   }
-  const { config, temporal, keys } = setup;
+  const { config, temporal, keys, tracingSettings } = setup;
 
   const secrets = projectSecrets(config.cloud);
   installRuntime({
     metricsAddress: config.metricsAddress,
     secrets: [...secrets, temporal.connection.apiKey],
   });
+  const tracing = tracingSettings && startTracing(tracingSettings, [...secrets, temporal.connection.apiKey]);
   let worker;
   try {
-    worker = await createTidelineWorker(config, { keyRing: keys.keyRing, temporal, log });
+    worker = await createTidelineWorker(config, {
+      keyRing: keys.keyRing,
+      temporal,
+      log,
+      ...(tracing && { tracing }),
+    });
   } catch (error) {
+    await tracing?.shutdown();
     if (
       hasCode(error) &&
       (error.code === 'TIDELINE_NAMESPACE_NOT_FOUND' || error.code === 'TIDELINE_SEARCH_ATTRIBUTES_MISSING')
@@ -70,8 +85,14 @@ export async function runWorkerProcess(
   log(`tideline worker: config ${summary(describeWorkerConfig(config))}`);
   log(`tideline worker: payload encryption key "${keys.keyRing.currentKeyId}" (${keys.source})`);
   if (config.metricsAddress) log(`tideline worker: metrics on http://${config.metricsAddress}/metrics`);
+  if (tracingSettings) log(`tideline worker: ${describeTracing(tracingSettings)}`);
   log(`${READY_LINE}: task queue "${worker.taskQueue}", namespace "${worker.namespace}"`);
-  await worker.run();
+  try {
+    await worker.run();
+  } finally {
+    // The spans still buffered (the run spans of runs that just ended) go out before the exit.
+    await tracing?.shutdown();
+  }
   log('tideline worker: stopped');
   return 0;
 }

@@ -10,7 +10,13 @@ import type { WorkerConfig } from './config';
 import { connectWorker, type TemporalSettings } from './connection';
 import type { EncryptionKeyRing } from './encryption-keys';
 import { ensureNamespaceExists, ensureSearchAttributes } from './namespace-check';
-import { resolveWorkflowSource, workflowPreloadModules, type WorkflowSource } from './workflow-source';
+import type { WorkerTracing } from './tracing';
+import {
+  resolveWorkflowSource,
+  tracingWorkflowModules,
+  workflowPreloadModules,
+  type WorkflowSource,
+} from './workflow-source';
 
 export interface TidelineWorkerDeps {
   /** Keys for the payload codec; every client of the namespace must use the same keys. */
@@ -32,6 +38,8 @@ export interface TidelineWorkerDeps {
   identity?: string;
   /** Receives one-line, secret-free start-up messages. */
   log?: (line: string) => void;
+  /** Traces runs (worker/tracing.ts): its interceptors and sink, and the traced workflow bundle. */
+  tracing?: WorkerTracing;
 }
 
 export interface TidelineWorker {
@@ -92,7 +100,7 @@ export async function createTidelineWorker(
 
   let workflows = deps.workflows;
   if (workflows === undefined) {
-    const resolved = resolveWorkflowSource();
+    const resolved = resolveWorkflowSource({ traced: deps.tracing !== undefined });
     log(`tideline worker: workflow code from ${resolved.reason}`);
     workflows = resolved.source;
   }
@@ -103,6 +111,8 @@ export async function createTidelineWorker(
       ...(deps.clock ? { clock: deps.clock } : {}),
     });
 
+  const { tracing } = deps;
+  const bundledAtStart = 'workflowsPath' in workflows;
   const options: WorkerOptions = {
     connection,
     namespace,
@@ -113,7 +123,17 @@ export async function createTidelineWorker(
     ...tuningOptions(config.tuning),
     ...workflows,
     // Bundled at start: with the same shared modules as the prebuilt bundle (worker/bundle.ts).
-    ...('workflowsPath' in workflows ? { bundlerOptions: { preloadModules: workflowPreloadModules() } } : {}),
+    ...(bundledAtStart ? { bundlerOptions: { preloadModules: workflowPreloadModules() } } : {}),
+    // A prebuilt traced bundle already holds the workflow interceptors; one made at start gets them.
+    ...(tracing !== undefined
+      ? {
+          interceptors: {
+            ...tracing.interceptors,
+            ...(bundledAtStart ? { workflowModules: tracingWorkflowModules() } : {}),
+          },
+          sinks: tracing.sinks,
+        }
+      : {}),
     ...(deps.identity ? { identity: deps.identity } : {}),
   };
   let worker: Worker;

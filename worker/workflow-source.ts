@@ -9,6 +9,17 @@ export type WorkflowSource = { workflowBundle: { codePath: string } } | { workfl
 /** Next to the compiled `worker/` folder: `dist/workflow-bundle.js`. */
 export const DEFAULT_WORKFLOW_BUNDLE = path.resolve(__dirname, '..', 'workflow-bundle.js');
 
+/**
+ * The same workflows with the tracing interceptors (worker/tracing.ts), for workers that trace:
+ * `dist/workflow-bundle-traced.js`. A worker without tracing never loads it.
+ */
+export const TRACED_WORKFLOW_BUNDLE = path.resolve(__dirname, '..', 'workflow-bundle-traced.js');
+
+/** The workflow interceptor module only the traced bundle holds (workflows/tracing-interceptors.ts). */
+export function tracingWorkflowModules(): string[] {
+  return [require.resolve('../workflows/tracing-interceptors')];
+}
+
 /** The workflows module (`workflows/index.ts`, or `dist/workflows/index.js` when compiled). */
 export function defaultWorkflowsPath(): string {
   return require.resolve('../workflows');
@@ -37,11 +48,11 @@ export function workflowPreloadModules(): string[] {
   ].map((name) => require.resolve(`../dsl/${name}`));
 }
 
-function newestJsMtime(dir: string, skip: string): number {
+function newestJsMtime(dir: string, skip: ReadonlySet<string>): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
-    if (full === skip || entry.name === 'node_modules') continue;
+    if (skip.has(full) || entry.name === 'node_modules') continue;
     if (entry.isDirectory()) newest = Math.max(newest, newestJsMtime(full, skip));
     else if (entry.name.endsWith('.js')) newest = Math.max(newest, statSync(full).mtimeMs);
   }
@@ -68,9 +79,10 @@ export interface ResolvedWorkflowSource {
 }
 
 export function resolveWorkflowSource(
-  options: { bundlePath?: string; workflowsPath?: string } = {},
+  options: { bundlePath?: string; workflowsPath?: string; traced?: boolean } = {},
 ): ResolvedWorkflowSource {
-  const bundlePath = options.bundlePath ?? DEFAULT_WORKFLOW_BUNDLE;
+  const bundlePath =
+    options.bundlePath ?? (options.traced ? TRACED_WORKFLOW_BUNDLE : DEFAULT_WORKFLOW_BUNDLE);
   const bundleTime = mtimeOf(bundlePath);
   if (bundleTime !== undefined && isInstalledPackage(bundlePath)) {
     // An installed package is never rebuilt in place, and npm stamps its files with the time they
@@ -82,7 +94,9 @@ export function resolveWorkflowSource(
   }
   if (bundleTime !== undefined) {
     // A bundle older than any compiled file may miss changes: bundle afresh rather than run it.
-    const compiledTime = newestJsMtime(path.dirname(bundlePath), bundlePath);
+    // Neither bundle counts as compiled code: they are written one after the other.
+    const bundles = new Set([bundlePath, DEFAULT_WORKFLOW_BUNDLE, TRACED_WORKFLOW_BUNDLE]);
+    const compiledTime = newestJsMtime(path.dirname(bundlePath), bundles);
     if (compiledTime <= bundleTime) {
       return {
         source: { workflowBundle: { codePath: bundlePath } },

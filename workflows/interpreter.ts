@@ -12,6 +12,7 @@ import type { RunState } from './run-state';
 import type { StepRecord } from '../contract/run-messages';
 import { RUN_CANCELLED, StepFailed, runCancelled, summariseFailure } from './step-failure';
 import { createdResource, touchedResources } from './step-resources';
+import { inStepSpan } from './step-tracing';
 
 export interface StepResult {
   output: JsonValue;
@@ -71,7 +72,18 @@ export class Interpreter {
     return this.state.get(key) ?? this.state.record(key, step, compensates);
   }
 
-  async runStep(step: StepDefinition, scope: Scope, prefix: string, compensates?: string): Promise<void> {
+  /** Runs one step (and, after a hold, its retries) inside a step span (workflows/step-tracing.ts). */
+  runStep(step: StepDefinition, scope: Scope, prefix: string, compensates?: string): Promise<void> {
+    const record = this.recordFor(step, `${prefix}${step.id}`, compensates);
+    return inStepSpan(this.state.runbook, record, () => this.runStepOnce(step, scope, prefix, compensates));
+  }
+
+  private async runStepOnce(
+    step: StepDefinition,
+    scope: Scope,
+    prefix: string,
+    compensates?: string,
+  ): Promise<void> {
     const key = `${prefix}${step.id}`;
     const record = this.recordFor(step, key, compensates);
     const undoable = compensates === undefined && step.compensate.length > 0;

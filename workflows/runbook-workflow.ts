@@ -24,6 +24,7 @@ import { runIdentity } from './run-identity';
 import { RUN_CANCELLED, StepFailed, runCancelled, summariseFailure } from './step-failure';
 import { runStepKind } from './step-kinds';
 import { concurrentCallsAsTasks } from './concurrent-calls';
+import { noteRunbookOnRunSpan } from './step-tracing';
 
 export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunReport> {
   // First, before any other patch or command (workflows/release-gate.ts).
@@ -41,6 +42,7 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
     });
   }
   const state = new RunState(definition.name, Date.now());
+  noteRunbookOnRunSpan(definition.name);
   setHandler(progressQuery, () => state.progress());
   setHandler(
     approvalUpdate,
