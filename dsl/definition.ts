@@ -159,11 +159,17 @@ export type StepDefinition =
   | FailStepDefinition;
 
 /**
- * The version of this normalised format. The interpreter refuses a definition whose format it does
- * not know (a newer CLI or schedule than the worker); absent means 1 (normalised before the field).
- * Raise it when the shape changes incompatibly, and keep the interpreter reading the older ones.
+ * The newest version of this normalised format, the one the interpreter reads up to. It refuses a
+ * definition whose format it does not know (a newer CLI or schedule than the worker); absent means
+ * 1 (normalised before the field). Raise it when the shape changes incompatibly, and keep the
+ * interpreter reading the older ones.
+ *
+ * 2: a foreach may carry an error budget (`maxErrors`, `onMaxErrors`) or a `ramp`. A worker of
+ * format 1 would ignore them and run the whole fleet at full concurrency, so a definition that uses
+ * them is format 2 and such a worker refuses it; every other definition stays format 1 and runs on
+ * either (see `definitionFormatVersion` in normalise.ts).
  */
-export const DEFINITION_FORMAT_VERSION = 1;
+export const DEFINITION_FORMAT_VERSION = 2;
 
 export interface RunbookDefinition {
   formatVersion?: number;

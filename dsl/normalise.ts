@@ -28,6 +28,7 @@ import {
 import type { InputSpec, OutputSpec, Retry, Runbook, RunbookStep, Step } from './schema';
 import { stepKind } from './schema';
 import { conditionExpression, hasTemplate } from './templates';
+import { stepTree } from './step-tree';
 
 export interface NormaliseOptions {
   /** The normalised child of a `runbook` step (the loader resolves the path). */
@@ -202,17 +203,30 @@ export class NormaliseError extends Error {
   }
 }
 
+/**
+ * The oldest format that holds the definition's steps: 2 when a foreach has an error budget or a
+ * ramp (a format-1 worker would ignore them), else 1, so that workers not yet upgraded still run
+ * what they can run as written.
+ */
+export function definitionFormatVersion(steps: readonly StepDefinition[]): number {
+  const needsBudget = stepTree(steps).some(
+    ({ step }) => step.kind === 'foreach' && (step.maxErrors !== undefined || step.ramp !== undefined),
+  );
+  return needsBudget ? DEFINITION_FORMAT_VERSION : 1;
+}
+
 /** Builds the normalised definition of a runbook the schema (and validator) accepted. */
 export function normaliseRunbook(runbook: Runbook, options: NormaliseOptions = {}): RunbookDefinition {
+  const steps = runbook.steps.map((step) => normaliseStep(step, options));
   return {
-    formatVersion: DEFINITION_FORMAT_VERSION,
+    formatVersion: definitionFormatVersion(steps),
     apiVersion: runbook.apiVersion,
     name: runbook.name,
     description: runbook.description,
     inputs: Object.fromEntries(
       Object.entries(runbook.inputs ?? {}).map(([name, spec]) => [name, normaliseInput(spec)]),
     ),
-    steps: runbook.steps.map((step) => normaliseStep(step, options)),
+    steps,
     outputs: Object.fromEntries(
       Object.entries(runbook.outputs ?? {}).map(([name, spec]) => [name, normaliseOutput(spec)]),
     ),

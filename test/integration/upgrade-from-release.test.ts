@@ -318,3 +318,24 @@ test('rollback: runs that made progress on the tree are finished by the earlier 
   });
   expect(await servedByBuilds(scenario)).toEqual(everyRun({ builds: ['tree', 'release'], failed: [] }));
 }, 600_000);
+
+// A definition that uses what the release cannot read (a foreach's error budget, format 2) is
+// refused by the release's worker, not run as if the budget were not there; the tree still writes
+// format 1 for everything else, so the release runs those (the scenarios above).
+test('a foreach with an error budget is refused by the release, which would misread it', async () => {
+  const taskQueue = `format-${randomBytes(3).toString('hex')}`;
+  await startWorker('release', taskQueue);
+  const run = await start('tree', taskQueue, 'test/fixtures/budget/stop-budget.yaml', {
+    project_id: stack.cloud.project.id,
+    prefix: 'none-',
+    failing: [],
+  });
+  const failure = await run.result().then(
+    () => undefined,
+    (error: unknown) => (error as { cause?: { type?: string; message?: string } }).cause,
+  );
+  expect({ type: failure?.type, message: failure?.message }).toEqual({
+    type: 'RUNBOOK_FORMAT_UNSUPPORTED',
+    message: expect.stringContaining('format version 2; this worker reads up to 1'),
+  });
+}, 120_000);

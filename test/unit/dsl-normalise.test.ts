@@ -336,3 +336,38 @@ describe('normalised definition', () => {
     expect(JSON.parse(JSON.stringify(definition))).toEqual(definition);
   });
 });
+
+describe('format version', () => {
+  const foreach = (extra: Record<string, unknown>) => ({
+    id: 'each',
+    foreach: '${{ inputs.names }}',
+    ...extra,
+    // Nested under a parallel branch: the format looks at every foreach, wherever it is.
+    steps: [{ id: 'nap', sleep: '1s' }],
+  });
+  const nested = (extra: Record<string, unknown>) => [
+    {
+      id: 'par',
+      parallel: [
+        { id: 'left', steps: [foreach(extra)] },
+        { id: 'right', steps: [{ id: 'other', sleep: '1s' }] },
+      ],
+    },
+  ];
+
+  it.each([
+    ['a plain foreach', {}, 1],
+    ['maxErrors', { maxErrors: 2 }, 2],
+    ['a percentage budget with onMaxErrors', { maxErrors: '10%', onMaxErrors: 'cancel' }, 2],
+    ['a ramp', { ramp: { start: 1 } }, 2],
+  ])('%s → format %i (a format-1 worker refuses only what it would misread)', (_what, extra, format) => {
+    expect(load(nested(extra)).formatVersion).toBe(format);
+  });
+
+  it('every shipped runbook stays format 1', () => {
+    for (const file of ['provision-production-service', 'fork-and-promote', 'stop-dev-services']) {
+      const { formatVersion } = loadRunbookFile(join('runbooks', `${file}.yaml`));
+      expect({ file, formatVersion }).toEqual({ file, formatVersion: 1 });
+    }
+  });
+});
