@@ -4,7 +4,7 @@
 // no new item starts, the items in flight finish, the run fails with FOREACH_MAX_ERRORS and a
 // report, and the rollback starts again exactly the services that were stopped.
 //
-// Run: npm run build && npx tsc -p bench/tsconfig.json && node bench/build/bench/foreach-budget.js
+// Run: npm run bench:foreach-budget
 import { randomBytes } from 'node:crypto';
 import { loadRunbookText } from '../dsl/loader';
 import { progressQuery, type StepRecord } from '../workflows/messages';
