@@ -32,6 +32,7 @@ import type { ForeachStepDefinition, StepDefinition } from '../dsl/definition';
 import { narrowVariables, stepsNeeds } from '../dsl/expression-scope';
 import { foreachOutputReads, type ElementReads } from '../dsl/list-element-reads';
 import type { JsonValue } from '../dsl/expressions';
+import { stepTree } from '../dsl/step-tree';
 import { locksHeldFor } from './foreach-locks';
 import type { Interpreter, Scope, StepResult } from './interpreter';
 import type { RunFailure, StepRecord, StepResource } from '../contract/run-messages';
@@ -149,14 +150,8 @@ export function compactRecord(record: StepRecord): BatchRecord {
 }
 
 /** Every step of a body by id (nested and compensation steps too): ids are unique in a runbook. */
-export function stepsById(steps: StepDefinition[], into = new Map<string, StepDefinition>()) {
-  for (const step of steps) {
-    if (!into.has(step.id)) into.set(step.id, step);
-    stepsById(step.compensate, into);
-    if (step.kind === 'parallel') for (const branch of step.branches) stepsById(branch.steps, into);
-    if (step.kind === 'foreach') stepsById(step.steps, into);
-  }
-  return into;
+export function stepsById(steps: readonly StepDefinition[]): Map<string, StepDefinition> {
+  return new Map(stepTree(steps).map(({ step }) => [step.id, step]));
 }
 
 /** The items cut to what the body reads of its loop variable (whole when read as a whole). */
