@@ -26,9 +26,9 @@ export interface CaseCloud {
   arm(): void;
   /**
    * Ends the run's part: removes the faults (reading the end state must not meet them) and gives
-   * the requests per operation since `arm`.
+   * the requests per operation since `arm`, and the operations in the order they were answered.
    */
-  disarm(): StatsView['byAction'];
+  disarm(): { calls: StatsView['byAction']; sequence: ActionName[] };
   close(): Promise<void>;
 }
 
@@ -60,8 +60,10 @@ export async function startCaseCloud(
   let armed = false;
   const waiting = testCase.faults.filter((fault) => fault.nth > 1);
   let cloud: LocalCloud | undefined = undefined;
+  const sequence: ActionName[] = [];
   const onAnswer = ({ action }: { action: ActionName }) => {
     if (!armed) return;
+    sequence.push(action);
     for (const key of [action, '*']) answered.set(key, (answered.get(key) ?? 0) + 1);
     for (const fault of waiting.splice(0)) {
       if ((answered.get(fault.operation) ?? 0) >= fault.nth - 1)
@@ -96,7 +98,7 @@ export async function startCaseCloud(
       disarm() {
         armed = false;
         started.clearFaults();
-        return started.stats().byAction;
+        return { calls: started.stats().byAction, sequence: [...sequence] };
       },
       async close() {
         await api.close();

@@ -193,7 +193,7 @@ export async function runCase(
       return result;
     }
     result.steps = report.steps;
-    const calls = cloud.disarm();
+    const { calls, sequence } = cloud.disarm();
     const project_id = cloud.ids.projectId;
     const [services, vpcs, history] = await Promise.all([
       cloud.api.service.list({ project_id }),
@@ -213,6 +213,7 @@ export async function runCase(
     const outcome = {
       report,
       calls,
+      sequence,
       services,
       vpcs,
       peerings,

@@ -18,6 +18,8 @@ export interface Mismatch {
 export interface Outcome {
   report: RunReport;
   calls: StatsView['byAction'];
+  /** The operations the run's requests were answered for, in order. */
+  sequence: readonly string[];
   services: Service[];
   vpcs: Vpc[];
   /** Each VPC's peerings, by VPC id; a VPC not listed has none that were read. */
@@ -188,6 +190,16 @@ export function unmetExpectations(expect: Expectations, outcome: Outcome, ids: C
   }
   for (const [operation, count] of Object.entries(expect.calls ?? {}))
     check(found, `calls.${operation}`, count, outcome.calls[operation]?.total ?? 0);
+  if (expect.callOrder !== undefined) {
+    // Each operation's first request, in the order they came; one never called comes last.
+    const first = (operation: string) => outcome.sequence.indexOf(operation);
+    const called = expect.callOrder.filter((operation) => first(operation) >= 0);
+    const actual = [
+      ...called.sort((a, b) => first(a) - first(b)),
+      ...expect.callOrder.filter((operation) => first(operation) < 0).map((op) => `${op} (never called)`),
+    ];
+    check(found, 'callOrder', expect.callOrder, actual);
+  }
   const vpcName = (id: string | undefined) =>
     id === undefined ? undefined : ([...ids.vpcs].find(([, vpcId]) => vpcId === id)?.[0] ?? id);
   for (const [name, wanted] of Object.entries(expect.cloud?.services ?? {})) {

@@ -206,6 +206,11 @@ const Expectations = z.strictObject({
     .record(z.string(), z.number().int().min(0))
     .optional()
     .describe('Operation → how many requests the run made to it (faulted ones included)'),
+  callOrder: z
+    .array(Operation)
+    .min(2)
+    .optional()
+    .describe('Operations whose first requests of the run came in this order (others may come between them)'),
   cloud: z
     .strictObject({
       services: z

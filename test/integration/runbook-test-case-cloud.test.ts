@@ -69,9 +69,10 @@ test('faults wait for arming; nth and times pick the requests; calls count from 
   expect(answers).toEqual([200, 200, 503, 503, 200]);
   expect(await statusOf(cloud.api.project.list({}))).toBe(502);
   expect(await statusOf(cloud.api.project.list({}))).toBe(200);
-  const calls = cloud.disarm();
+  const { calls, sequence } = cloud.disarm();
   expect(calls['vpc.list']?.total).toBe(5);
   expect(calls['project.list']?.total).toBe(2);
+  expect(sequence).toEqual([...Array<string>(5).fill('vpc.list'), 'project.list', 'project.list']);
   // Disarmed: the end state is read without the faults.
   expect(await statusOf(cloud.api.vpc.list({ project_id }))).toBe(200);
   expect(await statusOf(cloud.api.vpc.list({ project_id }))).toBe(200);

@@ -17,6 +17,7 @@ const report: RunReport = {
 const outcome: Outcome = {
   report,
   calls: {},
+  sequence: [],
   services: [
     {
       name: 'shop',

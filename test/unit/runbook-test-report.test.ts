@@ -221,6 +221,7 @@ describe('expectations', () => {
   const outcome: Outcome = {
     report,
     calls: { 'service.create': { total: 1, byStatus: { '202': 1 } } },
+    sequence: ['service.create', 'service.get', 'service.enablePooler', 'service.get', 'service.delete'],
     services: [
       { name: 'shop', status: 'READY', metadata: { environment: 'PROD' }, vpc_endpoint: { vpc_id: 'v1' } },
     ],
@@ -237,6 +238,7 @@ describe('expectations', () => {
         outputs: { service_id: '${{ cloud.services.shop.id }}' },
         steps: { create: 'compensated' as const },
         calls: { 'service.create': 1, 'service.delete': 0 },
+        callOrder: ['service.create', 'service.enablePooler', 'service.delete'],
         cloud: {
           services: {
             shop: { status: 'READY', environment: 'PROD' as const, vpc: 'main' },
@@ -255,6 +257,7 @@ describe('expectations', () => {
         status: 'succeeded',
         steps: { pooler: 'done', nope: 'done' },
         calls: { 'service.create': 2 },
+        callOrder: ['service.delete', 'service.create', 'service.stop'],
         cloud: { services: { shop: 'absent', other: { status: 'READY' } } },
         noSecretsInHistory: true,
       },
@@ -266,6 +269,11 @@ describe('expectations', () => {
       ['steps.pooler', 'done', 'failed'],
       ['steps.nope', 'done', '(no such step)'],
       ['calls.service.create', 2, 1],
+      [
+        'callOrder',
+        ['service.delete', 'service.create', 'service.stop'],
+        ['service.create', 'service.delete', 'service.stop (never called)'],
+      ],
       ['cloud.services.shop', 'absent', 'READY (?)'],
       ['cloud.services.other', 'present', 'absent'],
       ['noSecretsInHistory', 'no secret value in the history', '1 secret value found in clear'],
