@@ -1,18 +1,24 @@
 // "Did you mean …?" for misspelt actions, fields, inputs and step ids. Pure.
 
+/**
+ * Edits between two names: insertions, deletions, substitutions and swaps of neighbouring letters
+ * (optimal string alignment), so `lsit` is one edit from `list`, as a typist would count it.
+ */
 function editDistance(a: string, b: string): number {
-  const previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  const rows = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  const at = (i: number, j: number) => rows[i]?.[j] ?? 0;
   for (let i = 1; i <= a.length; i++) {
-    let diagonal = previous[0] ?? 0;
-    previous[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const above = previous[j] ?? 0;
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      previous[j] = Math.min(above + 1, (previous[j - 1] ?? 0) + 1, diagonal + cost);
-      diagonal = above;
+      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, at(i - 2, j - 2) + 1);
+      rows[i]![j] = best;
     }
   }
-  return previous[b.length] ?? 0;
+  return at(a.length, b.length);
 }
 
 /** The candidate closest to `name`, if it is close enough to be a likely typo. */
