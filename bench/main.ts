@@ -1,9 +1,13 @@
 // `npm run bench`: measures the six figures, prints Markdown tables, and writes
 // bench/results/bench.json, bench.md and bench.svg (bench-partial.* for partial runs).
 //
-//   node bench/build/bench/main.js [--quick] [--only=overhead,throughput,waits,history,cli,fleet]
+//   node bench/build/bench/main.js [--quick] [--only=overhead,throughput,waits,history,cli,fleet,baseline]
 //                                  [--sizes=100,500,1000] [--reps=3] [--no-long] [--no-stock]
 //                                  [--fleet-sizes=10,100,1000] [--merge] [--eager-activities]
+//                                  [--baseline-sizes=500,1000] [--baseline-fleet=1000]
+//
+// --baseline-sizes: concurrent provisionings of figure 7 (tideline against a hand-written Temporal
+// workflow); --baseline-fleet: its fleet size, 0 to leave the fleet case out.
 //   node bench/build/bench/main.js --render     (tables and chart again from bench.json)
 //   node bench/build/bench/main.js --merge-partial (bench-partial.json's figures into bench.json)
 //   node bench/build/bench/main.js --cluster [--workers 1,2,4] [--runs 1000]
@@ -14,6 +18,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import path from 'node:path';
+import { measureBaselineConcurrent, measureBaselineSingle } from './baseline-compare';
+import { measureBaselineFleet } from './baseline-fleet';
 import { measureCliStartup } from './cli-startup';
 import { runClusterScale } from './cluster-scale';
 import { FLEET_SIZES, measureFleet } from './fleet';
@@ -24,7 +30,7 @@ import { loadAverage } from './lib/proc-usage';
 import { RESULTS_DIR } from './lib/repo';
 import { judgeGoals } from './report/goals';
 import { renderChart } from './report/chart';
-import type { BenchResults, MachineInfo } from './report/results';
+import type { BaselineResults, BenchResults, MachineInfo } from './report/results';
 import { renderMarkdown } from './report/tables';
 import {
   DEMO_DURATIONS,
@@ -37,7 +43,7 @@ import {
 import { measureThroughput, type ThroughputOptions } from './throughput';
 import { measureWaitEconomy } from './wait-economy';
 
-const FIGURES = ['cli', 'overhead', 'throughput', 'waits', 'history', 'fleet'] as const;
+const FIGURES = ['cli', 'overhead', 'throughput', 'waits', 'history', 'fleet', 'baseline'] as const;
 type Figure = (typeof FIGURES)[number];
 
 interface Options {
@@ -49,6 +55,9 @@ interface Options {
   long: boolean;
   stock: boolean;
   fleetSizes: number[];
+  /** Figure 7: concurrent provisionings per case, and the fleet size (0: not run). */
+  baselineSizes: number[];
+  baselineFleet: number;
   merge: boolean;
 }
 
@@ -60,7 +69,7 @@ function parseOptions(argv: string[]): Options {
   const full =
     !quick &&
     only === undefined &&
-    !argv.some((arg) => /^--(sizes|fleet-sizes|reps|no-|merge|eager)/.test(arg));
+    !argv.some((arg) => /^--(sizes|fleet-sizes|baseline-|reps|no-|merge|eager)/.test(arg));
   return {
     full,
     figures: new Set(only ?? FIGURES),
@@ -69,6 +78,8 @@ function parseOptions(argv: string[]): Options {
     long: !quick && !argv.includes('--no-long'),
     stock: !quick && !argv.includes('--no-stock'),
     fleetSizes: flag('fleet-sizes')?.split(',').map(Number) ?? (quick ? [10, 100] : FLEET_SIZES),
+    baselineSizes: (flag('baseline-sizes') ?? (quick ? '20' : '500,1000')).split(',').map(Number),
+    baselineFleet: Number(flag('baseline-fleet') ?? (quick ? 40 : 1000)),
     merge: argv.includes('--merge'),
   };
 }
@@ -95,6 +106,7 @@ async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const began = Date.now();
   const loadStart = loadAverage();
+  const baseline: BaselineResults = { single: [], concurrent: [], fleet: [] };
   const results: Omit<BenchResults, 'goals' | 'machine' | 'durationSeconds'> = {
     generatedAt: new Date().toISOString(),
     overhead: [],
@@ -103,6 +115,7 @@ async function main(): Promise<void> {
     history: [],
     cli: null,
     fleet: [],
+    ...(options.figures.has('baseline') ? { baseline } : {}),
   };
 
   if (options.figures.has('cli')) {
@@ -135,6 +148,24 @@ async function main(): Promise<void> {
     if (options.figures.has('fleet')) {
       log(`6. fleet, ${options.fleetSizes.join(' / ')} services`);
       results.fleet = await measureFleet(server, options.fleetSizes);
+    }
+    if (results.baseline) {
+      const cases = [
+        { label: 'standard', durations: STANDARD_DURATIONS },
+        { label: 'demo pace', durations: DEMO_DURATIONS },
+      ];
+      for (const { label, durations } of cases) {
+        log(
+          `7. against a hand-written workflow: one provisioning, ${label}, ${options.repetitions} repetition(s)`,
+        );
+        results.baseline.single.push(
+          await measureBaselineSingle(server, label, durations, options.repetitions),
+        );
+      }
+      if (options.baselineFleet > 0) {
+        log(`7. against a hand-written workflow: fleet of ${options.baselineFleet}`);
+        results.baseline.fleet.push(await measureBaselineFleet(server, options.baselineFleet));
+      }
     }
   } finally {
     await server.stop();
@@ -194,6 +225,13 @@ async function main(): Promise<void> {
     }
   }
 
+  for (const runs of results.baseline ? options.baselineSizes : []) {
+    log(`7. against a hand-written workflow: ${runs} provisionings at once, 30 s lifecycle`);
+    results.baseline?.concurrent.push(
+      await measureBaselineConcurrent(runs, STANDARD_DURATIONS, '30 s lifecycle'),
+    );
+  }
+
   const complete: Omit<BenchResults, 'goals'> = {
     ...results,
     durationSeconds: Math.round((Date.now() - began) / 1000),
@@ -221,6 +259,7 @@ function mergeIntoSaved(
   if (figures.has('history')) merged.history = measured.history;
   if (figures.has('cli')) merged.cli = measured.cli;
   if (figures.has('fleet')) merged.fleet = measured.fleet ?? [];
+  if (figures.has('baseline') && measured.baseline) merged.baseline = measured.baseline;
   return merged;
 }
 
@@ -243,9 +282,11 @@ function mergePartial(): void {
     readFileSync(path.join(RESULTS_DIR, 'bench-partial.json'), 'utf8'),
   ) as BenchResults;
   const measured = new Set<Figure>(
-    FIGURES.filter((figure) =>
-      figure === 'cli' ? partial.cli !== null : (partial[figure]?.length ?? 0) > 0,
-    ),
+    FIGURES.filter((figure) => {
+      if (figure === 'cli') return partial.cli !== null;
+      if (figure === 'baseline') return partial.baseline !== undefined;
+      return (partial[figure]?.length ?? 0) > 0;
+    }),
   );
   writeResults(mergeIntoSaved(partial, measured), 'bench');
 }

@@ -82,6 +82,7 @@ export function judgeGoals(results: Omit<BenchResults, 'goals'>): GoalCheck[] {
         spread <= 1.5,
     });
   }
+  goals.push(...baselineGoals(results));
   for (const command of results.cli?.commands.filter((c) => c.command.startsWith('tideline')) ?? []) {
     goals.push({
       figure: `5. ${command.command.replace(/ provision.*/, '')}`,
@@ -89,6 +90,103 @@ export function judgeGoals(results: Omit<BenchResults, 'goals'>): GoalCheck[] {
       measured: `p50 ${command.wallMs.p50} ms, p95 ${command.wallMs.p95} ms`,
       met: command.wallMs.p50 <= 300,
     });
+  }
+  return goals;
+}
+
+/** The goal every figure 7 ratio is judged against: tideline / hand-written workflow. */
+export const BASELINE_GOAL = 1.1;
+
+interface Compared {
+  name: string;
+  ratio: number;
+  tideline: string;
+  baseline: string;
+}
+
+function compared(figure: string, rows: Compared[]): GoalCheck {
+  return {
+    figure,
+    goal: `tideline ≤ ${BASELINE_GOAL.toFixed(2)} × hand-written workflow, each measure`,
+    measured: rows
+      .map(
+        (r) =>
+          `${r.name} ${r.ratio.toFixed(2)}×${r.ratio > BASELINE_GOAL ? ' (over)' : ''} (${r.tideline} vs ${r.baseline})`,
+      )
+      .join('; '),
+    met: rows.every((r) => r.ratio <= BASELINE_GOAL),
+  };
+}
+
+/** Figure 7: one row per case, its wall time, history events and worker CPU ratios. */
+function baselineGoals(results: Omit<BenchResults, 'goals'>): GoalCheck[] {
+  const baseline = results.baseline;
+  if (!baseline) return [];
+  const goals: GoalCheck[] = [];
+  for (const one of baseline.single) {
+    goals.push(
+      compared(`7. vs hand-written: one provisioning (${one.label})`, [
+        {
+          name: 'wall',
+          ratio: one.ratio.wall,
+          tideline: seconds(one.tideline.wallMs),
+          baseline: seconds(one.baseline.wallMs),
+        },
+        {
+          name: 'events',
+          ratio: one.ratio.events,
+          tideline: `${one.tideline.events}`,
+          baseline: `${one.baseline.events}`,
+        },
+        {
+          name: 'worker CPU',
+          ratio: one.ratio.cpu,
+          tideline: `${one.tideline.workerCpuMs} ms`,
+          baseline: `${one.baseline.workerCpuMs} ms`,
+        },
+      ]),
+    );
+  }
+  for (const many of baseline.concurrent) {
+    const t = many.tideline;
+    const b = many.baseline;
+    const check = compared(`7. vs hand-written: ${many.runs} at once (${many.label})`, [
+      {
+        name: 'wall',
+        ratio: many.ratio.wall,
+        tideline: seconds(t.completionMs),
+        baseline: seconds(b.completionMs),
+      },
+      {
+        name: 'events/run',
+        ratio: many.ratio.events,
+        tideline: `${t.eventsPerRun}`,
+        baseline: `${b.eventsPerRun}`,
+      },
+      {
+        name: 'worker CPU/run',
+        ratio: many.ratio.cpu,
+        tideline: `${t.workerCpuMsPerRun} ms`,
+        baseline: `${b.workerCpuMsPerRun} ms`,
+      },
+    ]);
+    const complete = [t, b].every((side) => side.succeeded === many.runs && side.readyProd === many.runs);
+    goals.push({ ...check, met: check.met && complete });
+  }
+  for (const fleet of baseline.fleet) {
+    const t = fleet.tideline;
+    const b = fleet.baseline;
+    const check = compared(`7. vs hand-written: fleet of ${fleet.services}`, [
+      { name: 'wall', ratio: fleet.ratio.wall, tideline: seconds(t.wallMs), baseline: seconds(b.wallMs) },
+      { name: 'events', ratio: fleet.ratio.events, tideline: `${t.events}`, baseline: `${b.events}` },
+      {
+        name: 'worker CPU',
+        ratio: fleet.ratio.cpu,
+        tideline: `${t.workerCpuMs} ms`,
+        baseline: `${b.workerCpuMs} ms`,
+      },
+    ]);
+    goals.push({ ...check, met: check.met && t.paused === fleet.services && b.paused === fleet.services });
   }
   return goals;
 }

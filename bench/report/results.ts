@@ -1,5 +1,7 @@
 // The shape of bench/results/bench.json: every figure with its reference, the machine it ran on,
 // and each goal judged.
+import type { BaselineConcurrentResult, BaselineSingleResult } from '../baseline-compare';
+import type { BaselineFleetResult } from '../baseline-fleet';
 import type { CliStartupResult } from '../cli-startup';
 import type { FleetResult } from '../fleet';
 import type { HistoryResult } from '../history-cost';
@@ -25,6 +27,14 @@ export interface GoalCheck {
   met: boolean;
 }
 
+/** Figure 7: tideline against the hand-written Temporal workflow (bench/baseline/). */
+export interface BaselineResults {
+  single: BaselineSingleResult[];
+  concurrent: BaselineConcurrentResult[];
+  /** Empty when the fleet case was not run. */
+  fleet: BaselineFleetResult[];
+}
+
 export interface BenchResults {
   generatedAt: string;
   durationSeconds: number;
@@ -36,5 +46,7 @@ export interface BenchResults {
   cli: CliStartupResult | null;
   /** Absent in results measured before the fleet figure existed. */
   fleet?: FleetResult[];
+  /** Absent in results measured before the baseline figure existed. */
+  baseline?: BaselineResults;
   goals: GoalCheck[];
 }

@@ -125,6 +125,48 @@ export function fleetTable(results: BenchResults): string {
   );
 }
 
+/** Figure 7: each measure as tideline / hand-written workflow = ratio. */
+export function baselineTable(results: BenchResults): string {
+  const baseline = results.baseline;
+  if (!baseline) return '';
+  const pair = (t: number, b: number, ratio: number, unit = '') =>
+    `${t}${unit} / ${b}${unit} = **${ratio.toFixed(2)}×**`;
+  const wall = (t: number, b: number, ratio: number) => `${s(t, 2)} / ${s(b, 2)} = **${ratio.toFixed(2)}×**`;
+  const rows: Array<Array<string | number>> = [
+    ...baseline.single.map((o) => [
+      `one provisioning, ${o.label} (median of ${o.repetitions})`,
+      wall(o.tideline.wallMs, o.baseline.wallMs, o.ratio.wall),
+      pair(o.tideline.events, o.baseline.events, o.ratio.events),
+      pair(o.tideline.workerCpuMs, o.baseline.workerCpuMs, o.ratio.cpu, ' ms'),
+      '–',
+    ]),
+    ...baseline.concurrent.map((c) => [
+      `${c.runs} at once, ${c.label}`,
+      wall(c.tideline.completionMs, c.baseline.completionMs, c.ratio.wall),
+      pair(c.tideline.eventsPerRun, c.baseline.eventsPerRun, c.ratio.events),
+      pair(c.tideline.workerCpuMsPerRun, c.baseline.workerCpuMsPerRun, c.ratio.cpu, ' ms'),
+      `${c.tideline.serverCpuMsPerRun} ms / ${c.baseline.serverCpuMsPerRun} ms`,
+    ]),
+    ...baseline.fleet.map((f) => [
+      `fleet of ${f.services}, ${f.concurrency} at a time (whole run)`,
+      wall(f.tideline.wallMs, f.baseline.wallMs, f.ratio.wall),
+      pair(f.tideline.events, f.baseline.events, f.ratio.events),
+      pair(f.tideline.workerCpuMs, f.baseline.workerCpuMs, f.ratio.cpu, ' ms'),
+      `${f.tideline.serverCpuMs} ms / ${f.baseline.serverCpuMs} ms`,
+    ]),
+  ];
+  return table(
+    [
+      'case',
+      'wall time tideline / hand-written',
+      'history events (per run)',
+      'worker CPU (per run)',
+      'dev server CPU (per run)',
+    ],
+    rows,
+  );
+}
+
 export function cliTable(results: BenchResults): string {
   return table(
     ['command', 'p50', 'p95', 'min'],
@@ -163,6 +205,12 @@ export function renderMarkdown(results: BenchResults): string {
     sections.push(
       '**6. Fleet** (stop-dev-services, 20 at a time; histories of the run and of its batch children)\n\n' +
         fleetTable(results),
+    );
+  const baseline = baselineTable(results);
+  if (baseline)
+    sections.push(
+      '**7. Against a hand-written Temporal workflow** (tideline / hand-written, goal ≤ 1.10×)\n\n' +
+        baseline,
     );
   if (results.cli)
     sections.push(`**5. CLI start-up** (${results.cli.repetitions} runs each)\n\n` + cliTable(results));
