@@ -4,6 +4,7 @@
 import type { CaseResult } from '../../cli/runbook-test/case-runner';
 import { unmetExpectations, type Outcome } from '../../cli/runbook-test/expectations';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import type { ActionName } from '../../cloud/operations';
 import { junitXml, xmlEscape } from '../../cli/runbook-test/junit';
 import { caseLines, coverageLines, resultsJson } from '../../cli/runbook-test/test-report';
 import type { RunbookCoverage } from '../../cli/runbook-test/coverage';
@@ -238,7 +239,7 @@ describe('expectations', () => {
         outputs: { service_id: '${{ cloud.services.shop.id }}' },
         steps: { create: 'compensated' as const },
         calls: { 'service.create': 1, 'service.delete': 0 },
-        callOrder: ['service.create', 'service.enablePooler', 'service.delete'],
+        callOrder: ['service.create', 'service.enablePooler', 'service.delete'] as ActionName[],
         cloud: {
           services: {
             shop: { status: 'READY', environment: 'PROD' as const, vpc: 'main' },
