@@ -1,6 +1,7 @@
-// `tideline validate FILE…`: every problem of every runbook (and its child runbooks), with
+// `tideline validate PATH…`: every problem of every runbook (and its child runbooks), with
 // file:line:column and a hint; a runbook test file (`*.test.yaml`) is checked as one, with the
-// runbooks it names. Exit 0 when all are valid, 2 otherwise. Needs no server.
+// runbooks it names; a folder stands for every YAML file under it. Exit 0 when all are valid, 2
+// otherwise. Needs no server.
 /* eslint-disable @typescript-eslint/no-require-imports -- lazy loading keeps start-up fast */
 import path from 'node:path';
 import type { RunbookProblem } from '../../dsl/problems';
@@ -9,26 +10,28 @@ import type { Command } from '../context';
 import { EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { styleFor } from '../output/style';
+import { expandPaths } from '../path-expansion';
 import { displayName, problemLines, runbooksRootOption } from '../runbook-input';
 import { COMMAND_SUMMARIES } from '../command-summaries';
 import { TEST_FILE_SUFFIX } from '../runbook-test/test-files';
 
 export const VALIDATE_SPEC = {
   name: 'validate',
-  usage: 'FILE… [--runbooks-root DIR]',
+  usage: 'PATH… [--runbooks-root DIR]',
   summary: COMMAND_SUMMARIES.validate,
   description: [
     'Checks the schema, actions and their inputs, references between steps, expressions and',
     'secrets, in the files given and the child runbooks they name. Nothing runs and no server is',
     'needed. Exit 0 when every runbook is valid, 2 when any has a problem. Child runbooks must be',
     "inside the runbook's folder, or inside --runbooks-root DIR (to share runbooks between folders).",
+    'A folder stands for every .yaml/.yml file under it; *.test.yaml files are checked as runbook tests.',
   ],
   options: { 'runbooks-root': { type: 'string' } },
   optionHelp: [
     ['--runbooks-root DIR', "the folder child runbooks must be in (default: each runbook's folder)"],
   ],
-  examples: ['tideline validate runbooks/*.yaml', 'tideline validate my-runbook.yaml --json'],
-  positionals: { min: 1, names: 'a runbook FILE' },
+  examples: ['tideline validate runbooks/', 'tideline validate my-runbook.yaml --json'],
+  positionals: { min: 1, names: 'a runbook FILE or folder' },
 } satisfies CommandSpec;
 
 interface FileResult {
@@ -94,6 +97,28 @@ function checkFile(file: string, cwd: string, runbooksRoot: string | undefined):
   }
 }
 
+const isYaml = (name: string) => /\.ya?ml$/.test(name);
+
+/**
+ * The results for one path given: a file (or a path that does not exist) as given; a folder as each
+ * YAML file under it, shown relative to where the command runs, or one problem when it has none.
+ */
+function checkPath(given: string, cwd: string, runbooksRoot: string | undefined): FileResult[] {
+  const { files, empty } = expandPaths([given], cwd, isYaml);
+  if (empty.length > 0) {
+    const problem: RunbookProblem = {
+      rule: 'file',
+      path: [],
+      file: given,
+      message: 'is a folder with no .yaml or .yml file under it',
+    };
+    return [{ file: given, ok: false, problems: [problem] }];
+  }
+  const asGiven = files.length !== 1 || files[0] !== path.resolve(cwd, given) ? undefined : given;
+  if (asGiven !== undefined || files.length === 0) return [checkFile(given, cwd, runbooksRoot)];
+  return files.map((file) => checkFile(path.relative(cwd, file), cwd, runbooksRoot));
+}
+
 function problemJson(problem: RunbookProblem): Record<string, unknown> {
   return {
     file: problem.file ?? null,
@@ -109,7 +134,7 @@ export const validateCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(VALIDATE_SPEC, argv, ctx);
   if (parsed.help) return printCommandHelp(VALIDATE_SPEC, ctx);
   const root = runbooksRootOption(parsed.values['runbooks-root'], ctx);
-  const results = parsed.positionals.map((file) => checkFile(file, ctx.cwd, root));
+  const results = parsed.positionals.flatMap((given) => checkPath(given, ctx.cwd, root));
   const failed = results.filter((r) => !r.ok);
   if (ctx.globals.json) {
     const runbooks = results.map((r) => ({

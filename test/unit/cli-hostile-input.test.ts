@@ -105,11 +105,25 @@ describe('runbook paths', () => {
     expect(ran).toEqual({ code, out: '', err: stderr });
   });
 
-  it('validate reports a directory and /dev/zero as problems of their own', async () => {
+  it('validate reports a folder with no runbook and /dev/zero as problems of their own', async () => {
     const ran = await tideline(['validate', 'folder', '/dev/zero']);
     expect(ran.code).toBe(2);
-    expect(ran.out).toContain('✗ folder: 1 problem\nfolder: is a directory, not a runbook file\n');
+    expect(ran.out).toContain(
+      '✗ folder: 1 problem\nfolder: is a folder with no .yaml or .yml file under it\n',
+    );
     expect(ran.out).toContain('✗ /dev/zero: 1 problem\n/dev/zero: is a device, not a runbook file\n');
+  });
+
+  it('validate checks every YAML file under a folder, nested ones too, in name order', async () => {
+    const ran = await tideline(['validate', 'ops']);
+    expect(ran.code).toBe(2);
+    expect(ran.out.match(/^[✓✗] [^\s:]+/gm)).toEqual(['✗ ops/escape.yaml', '✗ ops/shared.yaml']);
+    const shared = await tideline(['validate', 'ops', '--runbooks-root', '.', '--json']);
+    const report = JSON.parse(shared.out) as { runbooks: { file: string; ok: boolean }[] };
+    expect(report.runbooks.map((r) => [r.file, r.ok])).toEqual([
+      ['ops/escape.yaml', false],
+      ['ops/shared.yaml', true],
+    ]);
   });
 
   it('a child out of the tree is an error at its step; --runbooks-root shares a folder', async () => {
