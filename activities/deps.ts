@@ -15,8 +15,18 @@ export interface Clock {
   now(): number;
 }
 
+/** Approvers' public keys and groups, from the worker configuration (`approvals:`). */
+export interface ApprovalSettings {
+  /** Name → registered public keys (`ed25519:<base64>`); several while a key is rotated. */
+  keys: ReadonlyMap<string, readonly string[]>;
+  /** Group name (without `group:`) → member names. */
+  groups: ReadonlyMap<string, readonly string[]>;
+}
+
 export interface ActivityDeps {
   clients: CloudClientResolver;
+  /** For `approval.verify`; absent: no key is registered, so every signed decision is refused. */
+  approvals?: ApprovalSettings;
   clock?: Clock;
   /** Per-request timeout used by waits, so a hung request cannot outlive a heartbeat. */
   pollRequestTimeoutMs?: number;

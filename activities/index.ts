@@ -3,8 +3,10 @@ import type { ActivityDeps } from './deps';
 import { createActionActivities } from './action-activities';
 import { createWaitActivity } from './wait';
 import { createLockActivities } from './lock-activities';
+import { createVerifyApprovalActivity } from './approval-verify';
+import { VERIFY_APPROVAL_ACTIVITY } from '../contract/approval-messages';
 
-export type { ActivityDeps, CloudCaller, CloudClientResolver, Clock } from './deps';
+export type { ActivityDeps, ApprovalSettings, CloudCaller, CloudClientResolver, Clock } from './deps';
 export type { ActionActivityInput, ActionActivities } from './action-activities';
 export type { WaitInput, WaitResult, WaitProgress } from './wait';
 
@@ -16,6 +18,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createActionActivities(deps),
     [WAIT_ACTIVITY]: createWaitActivity(deps),
     ...createLockActivities(),
+    [VERIFY_APPROVAL_ACTIVITY]: createVerifyApprovalActivity(deps.approvals, deps.clock),
   };
 }
 

@@ -12,6 +12,8 @@ export const COMMAND_SUMMARIES = {
   cancel: 'cancel a run; its completed steps are compensated',
   approve: "approve a run's pending approval step",
   reject: "reject a run's pending approval step (the run fails and compensates)",
+  keys: 'create an Ed25519 key pair for signing approvals (prints the public key to register)',
+  audit: "every decision sent to a run's approval steps with approvers: who, key, accepted or why not",
   retry: 'run the failed step of a held run again (optionally with changed inputs)',
   skip: 'mark the failed step of a held run done with a given output, and go on',
   rollback: 'roll a held run back now (compensate and fail)',

@@ -35,7 +35,8 @@ export type CliErrorCode =
   | 'CLUSTER_NOT_FOUND'
   | 'SEARCH_ATTRIBUTES_REFUSED'
   | 'PATCH_STILL_NEEDED'
-  | 'FILE_EXISTS';
+  | 'FILE_EXISTS'
+  | 'APPROVAL_KEY_INVALID';
 
 const EXIT_FOR: Record<CliErrorCode, ExitCode> = {
   CLI_USAGE: EXIT.USAGE,
@@ -57,6 +58,8 @@ const EXIT_FOR: Record<CliErrorCode, ExitCode> = {
   PATCH_STILL_NEEDED: EXIT.FAILED,
   /** A file a command would write is there already (`init` without --force). */
   FILE_EXISTS: EXIT.USAGE,
+  /** An approval key file (`--key`, ~/.tideline/approval-keys/) that cannot be read or used. */
+  APPROVAL_KEY_INVALID: EXIT.USAGE,
 };
 
 export class CliError extends Error {

@@ -95,6 +95,18 @@ export const COMMANDS: CommandEntry[] = [
     load: () => (require('./commands/approve') as typeof import('./commands/approve')).rejectCommand,
   },
   {
+    name: 'keys',
+    summary: COMMAND_SUMMARIES.keys,
+    interrupt: 'exit',
+    load: () => (require('./commands/keys') as typeof import('./commands/keys')).keysCommand,
+  },
+  {
+    name: 'audit',
+    summary: COMMAND_SUMMARIES.audit,
+    interrupt: 'exit',
+    load: () => (require('./commands/audit') as typeof import('./commands/audit')).auditCommand,
+  },
+  {
     name: 'retry',
     summary: COMMAND_SUMMARIES.retry,
     interrupt: 'exit',

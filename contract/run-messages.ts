@@ -4,6 +4,12 @@ import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { OnFailurePolicy, RunbookDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import type { RunFailureCode } from './failure-codes';
+import type {
+  ApprovalAuditEntry,
+  ApprovalRefusalCode,
+  ApprovalSignature,
+  SignedStart,
+} from './approval-messages';
 
 export interface RunbookWorkflowInput {
   /** The normalised, validated definition: the run is pinned to it. */
@@ -14,6 +20,11 @@ export interface RunbookWorkflowInput {
   heldLocks?: string[];
   /** Overrides every step's and the runbook's `onFailure` for this run (`run --on-failure`). */
   onFailure?: OnFailurePolicy;
+  /**
+   * Who started the run (`tideline run`), signed when the starter has an approval key; read only
+   * by approval steps with `approvers` and `allowSelfApproval: false`.
+   */
+  startedBy?: SignedStart;
 }
 
 export type StepStatus =
@@ -63,6 +74,12 @@ export interface PendingApproval {
   /** When the default outcome applies (epoch ms). */
   deadline: number;
   default: 'approve' | 'reject';
+  /** Set when the step names approvers: who may decide, and how many approvals it needs. */
+  approvers?: string[];
+  minApprovals?: number;
+  allowSelfApproval?: boolean;
+  /** Who approved so far (steps with approvers). */
+  approvedBy?: string[];
 }
 
 /** `held`: running, but a failed step waits for an operator (retry, skip or rollback). */
@@ -89,6 +106,8 @@ export interface RunProgress {
   held?: HeldStep[];
   /** What operators did to held steps (and hold timeouts), oldest first. */
   actions?: OperatorAction[];
+  /** Every decision sent to an approval step with `approvers`, counted or refused, oldest first. */
+  approvals?: ApprovalAuditEntry[];
 }
 
 export interface LockWait {
@@ -171,6 +190,8 @@ export interface ApprovalDecision {
   step?: string;
   by?: string;
   comment?: string;
+  /** Required by steps with `approvers` (contract/approval-messages.ts); ignored by others. */
+  signature?: ApprovalSignature;
 }
 
 export interface ApprovalOutcome {
@@ -178,6 +199,12 @@ export interface ApprovalOutcome {
   by: string | null;
   comment: string | null;
   timedOut: boolean;
+  /** Steps with `approvers`: the decision was not counted, and why. */
+  refused?: { code: ApprovalRefusalCode; reason: string };
+  /** Steps with `approvers`: approvals counted so far and needed (the step goes on when equal). */
+  count?: { approvals: number; needed: number };
+  /** Steps with `approvers`: who approved, in order (the step's output once approved). */
+  approvedBy?: string[];
 }
 
 export const progressQuery = defineQuery<RunProgress>('progress');

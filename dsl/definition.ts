@@ -90,6 +90,15 @@ export interface ApproveStepDefinition extends StepBase<'approve'> {
   message: string;
   /** The outcome when `timeoutMs` passes without an answer. */
   default: 'approve' | 'reject';
+  /**
+   * Who may decide (names and `group:NAME`); absent: anyone, unsigned, as before. When present,
+   * each decision is verified by the `approval.verify` activity and needs format version 2.
+   */
+  approvers?: string[];
+  /** Different approvers that must approve (only with `approvers`). */
+  minApprovals?: number;
+  /** False: the run's starter may not approve (only with `approvers`). */
+  allowSelfApproval?: boolean;
 }
 
 export interface AssertStepDefinition extends StepBase<'assert'> {

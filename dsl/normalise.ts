@@ -139,8 +139,19 @@ function normaliseStep(step: Step, options: NormaliseOptions): StepDefinition {
     };
   }
   if ('sleep' in step) return { kind: 'sleep', ...base, durationMs: durationValue(step.sleep) };
-  if ('approve' in step)
-    return { kind: 'approve', ...base, message: step.approve, default: step.default ?? 'reject' };
+  if ('approve' in step) {
+    return {
+      kind: 'approve',
+      ...base,
+      message: step.approve,
+      default: step.default ?? 'reject',
+      ...(step.approvers !== undefined && {
+        approvers: [...step.approvers],
+        minApprovals: step.minApprovals ?? 1,
+        allowSelfApproval: step.allowSelfApproval ?? true,
+      }),
+    };
+  }
   if ('assert' in step) {
     return {
       kind: 'assert',
@@ -205,14 +216,17 @@ export class NormaliseError extends Error {
 
 /**
  * The oldest format that holds the definition's steps: 2 when a foreach has an error budget or a
- * ramp (a format-1 worker would ignore them), else 1, so that workers not yet upgraded still run
- * what they can run as written.
+ * ramp, or an approve step names `approvers` (a format-1 worker would ignore them: run the fleet at
+ * full concurrency, or count anyone's unsigned approval), else 1, so that workers not yet upgraded
+ * still run what they can run as written.
  */
 export function definitionFormatVersion(steps: readonly StepDefinition[]): number {
-  const needsBudget = stepTree(steps).some(
-    ({ step }) => step.kind === 'foreach' && (step.maxErrors !== undefined || step.ramp !== undefined),
+  const needsFormat2 = stepTree(steps).some(
+    ({ step }) =>
+      (step.kind === 'foreach' && (step.maxErrors !== undefined || step.ramp !== undefined)) ||
+      (step.kind === 'approve' && step.approvers !== undefined),
   );
-  return needsBudget ? DEFINITION_FORMAT_VERSION : 1;
+  return needsFormat2 ? DEFINITION_FORMAT_VERSION : 1;
 }
 
 /** Builds the normalised definition of a runbook the schema (and validator) accepted. */

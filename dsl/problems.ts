@@ -32,6 +32,8 @@ export type ProblemRule =
   | 'child-inputs'
   | 'compensate-nested'
   | 'approve-default'
+  /** An approve step's `approvers`, `minApprovals` or `allowSelfApproval` that cannot work. */
+  | 'approve-approvers'
   | 'on-failure'
   /** A foreach's `onMaxErrors` without `maxErrors`. */
   | 'foreach-budget'

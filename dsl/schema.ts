@@ -114,6 +114,15 @@ export const SleepStep = z
   })
   .meta({ id: 'SleepStep', description: 'Pause for a while' });
 
+/** A person (`alice`) or a group of the worker's configuration (`group:dba`). */
+export const Approver = z
+  .string()
+  .regex(
+    /^(group:)?[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/,
+    'must be a name or group:NAME (letters, digits, . _ @ -)',
+  )
+  .describe('A person (alice) or a group of the worker configuration (group:dba)');
+
 export const ApproveStep = z
   .strictObject({
     ...common,
@@ -122,6 +131,24 @@ export const ApproveStep = z
       .enum(['approve', 'reject'])
       .optional()
       .describe('The outcome when `timeout` passes without an answer (default reject)'),
+    approvers: z
+      .array(Approver)
+      .min(1)
+      .optional()
+      .describe(
+        'Who may decide: names and `group:NAME` (groups are defined in the worker configuration). ' +
+          'With approvers, every decision must be signed (`tideline keys create`) and is verified by the worker',
+      ),
+    minApprovals: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('How many different approvers must approve (default 1); needs `approvers`'),
+    allowSelfApproval: z
+      .boolean()
+      .optional()
+      .describe('false: whoever started the run may not approve it (default true); needs `approvers`'),
     get compensate(): Compensation {
       return compensation();
     },

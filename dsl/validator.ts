@@ -10,6 +10,7 @@ import type { Runbook, RunbookStep } from './schema';
 import { schemaProblems } from './schema-issues';
 import { placedList, walkSteps } from './step-tree';
 import type { PlacedStep } from './step-tree';
+import { approverProblems } from './validator-approvals';
 import { stepActionProblems } from './validator-actions';
 import { ExpressionChecker } from './validator-expressions';
 import { inputSpecProblems } from './validator-inputs';
@@ -186,6 +187,7 @@ export function validateRunbook(
           hint: 'add a timeout, e.g. timeout: 1h',
         });
       }
+      if ('approve' in step) problems.push(...approverProblems(step, path));
       if ('wait' in step && step.until === undefined && step.untilDeleted !== true) {
         // Without a condition a wait would end at the first answer, which is rarely what was meant.
         problems.push({

@@ -133,6 +133,28 @@ export const DEFAULT_WORKER_TUNING: Readonly<WorkerTuning> = {
   maxConcurrentWorkflowTaskPolls: 20,
 };
 
+const ApproverName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/, 'must be a name (letters, digits, . _ @ -), without group:');
+
+/** An approver's public key as `tideline keys create` prints it. */
+const ApprovalPublicKey = z
+  .string()
+  .regex(
+    /^ed25519:[A-Za-z0-9+/]{43}=$/,
+    'must be ed25519:<base64 of 32 bytes>, as `tideline keys create` prints it',
+  );
+
+/**
+ * Who may approve steps that name `approvers`: each person's public key(s) (several while one is
+ * rotated) and the groups (`group:NAME` in a runbook). Here, not in runbooks, so that a runbook's
+ * author cannot make themselves an approver.
+ */
+export const ApprovalsSection = z.strictObject({
+  keys: z.record(ApproverName, z.union([ApprovalPublicKey, z.array(ApprovalPublicKey).min(1)])).optional(),
+  groups: z.record(ApproverName, z.array(ApproverName)).optional(),
+});
+
 export const WorkerConfigSchema = z.strictObject({
   /** `taskQueue` and `temporal: { address, namespace }`, shared with the CLI (shared-settings.ts). */
   ...sharedFileFields,
@@ -140,6 +162,7 @@ export const WorkerConfigSchema = z.strictObject({
   tuning: WorkerTuningSchema.optional(),
   metricsAddress: HostPort.optional(),
   cloud: CloudSection,
+  approvals: ApprovalsSection.optional(),
 });
 export type ParsedWorkerConfig = z.infer<typeof WorkerConfigSchema>;
 

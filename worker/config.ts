@@ -17,12 +17,16 @@
 //     projects:
 //       d1k5vk7hf2: { accessKey: AK…, secretKey: SK… }   # HTTP Basic (the default)
 //       k3m9q2x7za: { bearerToken: eyJ… }                # or Authorization: Bearer (a JWT)
+//   approvals:                               # optional; for approve steps with `approvers`
+//     keys: { alice: 'ed25519:…' }           # public keys, as `tideline keys create` prints them
+//     groups: { dba: [carol, dave] }         # `group:dba` in a runbook
 //
 // Environment (overrides the file): TIDELINE_TASK_QUEUE, TIDELINE_METRICS_ADDRESS,
 // TIDELINE_CLOUD_URL, TIDELINE_CLOUD_ALLOW_INSECURE_LOOPBACK=1, and together
 // TIDELINE_CLOUD_PROJECT_ID + TIDELINE_CLOUD_ACCESS_KEY + TIDELINE_CLOUD_SECRET_KEY, or
 // TIDELINE_CLOUD_PROJECT_ID + TIDELINE_CLOUD_BEARER_TOKEN (one project, which becomes the default).
 import { inspect } from 'node:util';
+import type { ApprovalSettings } from '../activities/deps';
 import { parseBaseUrl } from '../cloud/base-url';
 import {
   applyEnvironment,
@@ -63,6 +67,8 @@ export interface WorkerConfig {
   temporal: { address?: string | undefined; namespace?: string | undefined };
   /** The config file read, if any (for messages). */
   configFile: string | undefined;
+  /** Approvers' public keys and groups (`approvals:`); empty when not configured. */
+  approvals: ApprovalSettings;
 }
 
 export interface LoadWorkerConfigOptions {
@@ -140,6 +146,15 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
     temporal: { address: data.temporal?.address, namespace: data.temporal?.namespace },
     tuning: { ...DEFAULT_WORKER_TUNING, ...data.tuning },
     configFile,
+    approvals: {
+      keys: new Map(
+        Object.entries(data.approvals?.keys ?? {}).map(([name, keys]) => [
+          name,
+          typeof keys === 'string' ? [keys] : keys,
+        ]),
+      ),
+      groups: new Map(Object.entries(data.approvals?.groups ?? {})),
+    },
   };
   return withSafeDisplay(config);
 }
@@ -166,6 +181,7 @@ export function describeWorkerConfig(config: WorkerConfig): Record<string, unkno
       defaultProject: config.cloud.defaultProjectId,
       projects: [...config.cloud.projects.keys()],
     },
+    approvals: { keys: [...config.approvals.keys.keys()], groups: [...config.approvals.groups.keys()] },
   };
 }
 

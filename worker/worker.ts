@@ -108,6 +108,7 @@ export async function createTidelineWorker(
     deps.activities ??
     createActivities({
       clients: deps.clients ?? createCloudClientResolver(config.cloud),
+      approvals: config.approvals,
       ...(deps.clock ? { clock: deps.clock } : {}),
     });
 

@@ -15,6 +15,7 @@ import type {
 import { lockWaits } from './locks';
 import { addResource } from './step-resources';
 import type { Holds } from './holds';
+import type { ApprovalLedger } from './approval-ledger';
 
 interface ApprovalWaiter extends PendingApproval {
   decision?: ApprovalOutcome;
@@ -42,6 +43,8 @@ export class RunState {
    * reads of its output (foreach-batch.ts); absent in a batch child, which keeps everything.
    */
   definition: Pick<RunbookDefinition, 'steps' | 'outputs'> | undefined;
+  /** Decisions on approval steps with approvers (the progress's audit trail). */
+  ledger: ApprovalLedger | undefined;
 
   constructor(
     readonly runbook: string,
@@ -100,6 +103,7 @@ export class RunState {
     const pending = [...this.approvals.values()].find((a) => a.decision === undefined);
     if (pending === undefined) return undefined;
     const { decision: _decision, ...approval } = pending;
+    if (approval.approvedBy !== undefined) approval.approvedBy = [...approval.approvedBy];
     return approval;
   }
 
@@ -143,6 +147,8 @@ export class RunState {
     if (this.holds?.open === true) progress.held = this.holds.list();
     if (this.holds !== undefined && this.holds.actions.length > 0)
       progress.actions = this.holds.actions.map((a) => ({ ...a }));
+    if (this.ledger !== undefined && this.ledger.entries.length > 0)
+      progress.approvals = this.ledger.entries.map((entry) => ({ ...entry }));
     return progress;
   }
 }

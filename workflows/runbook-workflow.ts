@@ -1,11 +1,19 @@
 // The one workflow type that runs any validated runbook. It receives the normalised definition,
 // so a run is pinned to the definition it started with, and compensates on failure or cancel.
-import { ApplicationFailure, CancellationScope, isCancellation, log, setHandler } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  log,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { DEFAULT_HOLD_TIMEOUT_MS, DEFINITION_FORMAT_VERSION } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { bindInputs } from '../dsl/inputs';
 import { resolveTemplates } from '../dsl/templates';
 import { Holds } from './holds';
+import { ApprovalLedger, asQuorum } from './approval-ledger';
 import { setHoldHandlers } from './hold-handlers';
 import { Interpreter, celVariables, type Scope } from './interpreter';
 import {
@@ -44,10 +52,16 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
   const state = new RunState(definition.name, Date.now());
   noteRunbookOnRunSpan(definition.name);
   setHandler(progressQuery, () => state.progress());
+  // Commands only for steps with approvers (format 2), which runs of earlier releases cannot have.
+  const { workflowId, runId } = workflowInfo();
+  state.ledger = new ApprovalLedger({ workflowId, runId }, input.startedBy, () => state.onChange());
+  const ledger = state.ledger;
   setHandler(
     approvalUpdate,
     (decision) => {
       const waiter = state.approvalFor(decision);
+      const quorum = asQuorum(waiter);
+      if (quorum !== undefined) return ledger.decide(quorum, decision);
       waiter.decision = {
         approved: decision.approved,
         by: decision.by ?? null,

@@ -286,6 +286,12 @@ async function runApproval(
     message: String(resolveTemplateString(step.message, vars)),
     deadline: timeoutMs === undefined ? 0 : Date.now() + timeoutMs,
     default: step.default,
+    ...(step.approvers !== undefined && {
+      approvers: step.approvers,
+      minApprovals: step.minApprovals ?? 1,
+      allowSelfApproval: step.allowSelfApproval ?? true,
+      approvedBy: [],
+    }),
   });
   try {
     const decided =

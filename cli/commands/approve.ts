@@ -2,7 +2,9 @@
 // interpreter's `approval` update, which checks that an approval is pending (and which one)
 // before it accepts. A rejected approval fails the run, which then compensates.
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily like every SDK module */
+import type { KeyObject } from 'node:crypto';
 import type { ApprovalDecision } from '../../contract/run-messages';
+import { loadApprovalKey, signDecision } from '../approval-signing';
 import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
 import { EXIT } from '../errors';
@@ -21,19 +23,25 @@ const OPTIONS = {
   step: { type: 'string' },
   comment: { type: 'string', short: 'm' },
   by: { type: 'string' },
+  key: { type: 'string' },
 } as const;
 
 const OPTION_HELP: [string, string][] = [
   ['--step STEP', 'which approval step (needed only when several are pending)'],
   ['-m, --comment TEXT', 'a note recorded with the decision'],
   ['--by NAME', 'who decides (default: your user name)'],
+  ['--key FILE', 'sign with this private key (default ~/.tideline/approval-keys/NAME.pem, when there)'],
 ];
 
 export const APPROVE_SPEC = {
   name: 'approve',
-  usage: 'ID [--step STEP] [--comment TEXT] [--by NAME]',
+  usage: 'ID [--step STEP] [--comment TEXT] [--by NAME] [--key FILE]',
   summary: COMMAND_SUMMARIES.approve,
-  description: ['The run goes on with the step after the approval. Exit 1 when no approval is pending.'],
+  description: [
+    'The run goes on with the step after the approval. Exit 1 when no approval is pending, or when a',
+    'step with approvers refuses the decision (the reason is printed; `tideline audit ID` lists all).',
+    'With a key for NAME the decision is signed (steps with approvers need that).',
+  ],
   options: OPTIONS,
   optionHelp: OPTION_HELP,
   examples: [
@@ -65,7 +73,8 @@ function decide(approved: boolean, spec: typeof APPROVE_SPEC): Command {
     const by = values.by ?? operatorName(ctx.env);
     if (by !== undefined) decision.by = by;
     if (values.comment !== undefined) decision.comment = values.comment;
-    return withTemporal(ctx, (session) => send(ctx, session, workflowId, decision));
+    const key = by === undefined ? undefined : loadApprovalKey(ctx, by, values.key);
+    return withTemporal(ctx, (session) => send(ctx, session, workflowId, decision, key));
   };
 }
 
@@ -74,6 +83,7 @@ async function send(
   session: TemporalSession,
   workflowId: string,
   decision: ApprovalDecision,
+  key: KeyObject | undefined,
 ): Promise<number> {
   const { approvalUpdate } =
     require('../../contract/run-messages') as typeof import('../../contract/run-messages');
@@ -89,6 +99,24 @@ async function send(
     return EXIT.FAILED;
   }
   const progress = await queryProgress(session, handle);
+  if (key !== undefined && decision.by !== undefined) {
+    // Signed for the full step key, which the run then matches exactly.
+    const pending = progress?.pendingApproval?.stepKey;
+    const asked = decision.step;
+    const stepKey =
+      asked === undefined || (pending !== undefined && (pending === asked || pending.endsWith(`.${asked}`)))
+        ? (pending ?? asked ?? '')
+        : asked;
+    decision.step = stepKey;
+    decision.signature = signDecision(key, {
+      workflowId,
+      runId: description.runId,
+      stepKey,
+      approved: decision.approved,
+      by: decision.by,
+      ...(decision.comment !== undefined && { comment: decision.comment }),
+    });
+  }
   const sent = await sendRunUpdate(ctx, session, {
     workflowId,
     verb,
@@ -100,9 +128,25 @@ async function send(
   if ('exit' in sent) return sent.exit;
   const outcome = sent.answer;
   const step = decision.step ?? progress?.pendingApproval?.stepKey ?? null;
+  if (outcome.refused !== undefined) {
+    printCliError(ctx, {
+      code: outcome.refused.code,
+      message: `run ${workflowId} did not count this decision: ${outcome.refused.reason}`,
+      hint: `every decision: ${cliCommand(ctx, ['audit', workflowId])}`,
+      details: [],
+    });
+    return EXIT.FAILED;
+  }
   if (ctx.globals.json) {
     ctx.stdout.write(
-      `${JSON.stringify({ workflowId, step, approved: outcome.approved, by: outcome.by, comment: outcome.comment })}\n`,
+      `${JSON.stringify({ workflowId, step, approved: outcome.approved, by: outcome.by, comment: outcome.comment, ...(outcome.count !== undefined && { count: outcome.count }) })}\n`,
+    );
+    return EXIT.OK;
+  }
+  const { count } = outcome;
+  if (decision.approved && count !== undefined && count.approvals < count.needed) {
+    ctx.stdout.write(
+      `approval by ${decision.by ?? '?'} counted for step ${step ?? '?'} of run ${workflowId}: ${count.approvals} of ${count.needed}; the step waits for more\n`,
     );
     return EXIT.OK;
   }

@@ -2,7 +2,11 @@
 import { randomBytes } from 'node:crypto';
 import type { RunbookWorkflowInput } from '../../contract/run-messages';
 import { parseCommand, type CommandSpec } from '../args';
-import type { Command } from '../context';
+import type { CliContext, Command } from '../context';
+import type { RunbookDefinition } from '../../dsl/definition';
+import { stepTree } from '../../dsl/step-tree';
+import { loadApprovalKey, signStart } from '../approval-signing';
+import { operatorName } from '../run-update';
 import { CliError } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { gatherInputs } from '../input-sources';
@@ -37,6 +41,8 @@ export const RUN_SPEC = {
     'on-failure': { type: 'string' },
     detach: { type: 'boolean', short: 'd' },
     'show-secrets': { type: 'boolean' },
+    by: { type: 'string' },
+    key: { type: 'string' },
   },
   optionHelp: [
     ['-i, --input key=value', 'an input value (repeatable); lists as a,b or JSON, maps as JSON'],
@@ -50,6 +56,10 @@ export const RUN_SPEC = {
     ['--on-failure rollback|hold', "what a failed step does in this run (overrides the runbook's onFailure)"],
     ['-d, --detach', 'start the run and return at once'],
     ['--show-secrets', 'print secret outputs instead of ••••••'],
+    [
+      '--by NAME, --key FILE',
+      'who starts the run (default: your user name), signed with NAME’s approval key when there; only for runbooks with approvers',
+    ],
   ],
   examples: [
     'tideline run runbooks/provision-production-service.yaml -i project_id=d1k5vk7hf2 -i name=orders -i vpc_id=v1',
@@ -63,6 +73,25 @@ export const RUN_SPEC = {
 /** A readable, unique run id: the runbook name and a short random suffix. */
 export function newRunId(runbookName: string): string {
   return `${runbookName}-${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * The run's starter, for approval steps with approvers (`allowSelfApproval: false`): signed with
+ * the starter's approval key when there is one, else only claimed. Other runbooks carry nothing.
+ */
+function startedBy(
+  ctx: CliContext,
+  definition: RunbookDefinition,
+  workflowId: string,
+  by: string | undefined,
+  keyFile: string | undefined,
+): Pick<RunbookWorkflowInput, 'startedBy'> {
+  const guarded = stepTree(definition.steps).some(
+    ({ step }) => step.kind === 'approve' && step.approvers !== undefined,
+  );
+  const name = by ?? operatorName(ctx.env);
+  if (!guarded || name === undefined) return {};
+  return { startedBy: signStart(loadApprovalKey(ctx, name, keyFile), workflowId, name) };
 }
 
 export const runCommand: Command = async (argv, ctx) => {
@@ -97,6 +126,7 @@ export const runCommand: Command = async (argv, ctx) => {
     definition: runbook.definition,
     inputs,
     ...(onFailure !== undefined && { onFailure }),
+    ...startedBy(ctx, runbook.definition, workflowId, values.by, values.key),
   };
   return startAndFollow(ctx, input, workflowId, {
     detach: values.detach === true,

@@ -65,6 +65,14 @@ export function approvalLines(
     `  ${style.yellow('⏸')} approval needed at step ${style.bold(pending.stepKey)}: ${pending.message}${due}`,
     `    approve: ${cliCommand(ctx, ['approve', workflowId, '--step', pending.stepKey])}`,
     `    reject:  ${cliCommand(ctx, ['reject', workflowId, '--step', pending.stepKey])}`,
+    ...(pending.approvers === undefined
+      ? []
+      : [
+          `    approvers: ${pending.approvers.join(', ')}; approved ${pending.approvedBy?.length ?? 0} of ${pending.minApprovals ?? 1}` +
+            `${pending.approvedBy?.length ? ` (${pending.approvedBy.join(', ')})` : ''}` +
+            `${pending.allowSelfApproval === false ? '; not by the starter' : ''}; signed decisions only`,
+          `    every decision: ${cliCommand(ctx, ['audit', workflowId])}`,
+        ]),
   ];
 }
 

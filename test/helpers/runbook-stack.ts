@@ -7,6 +7,7 @@ import { Client, type WorkflowHandle } from '@temporalio/client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import type { ApprovalSettings } from '../../activities/deps';
 import type { CloudClient } from '../../cloud/client';
 import { loadRunbookFile } from '../../dsl/loader';
 import { bundleWorkflows } from '../../worker/bundle';
@@ -53,6 +54,8 @@ export interface RunbookStackOptions {
   keyRing?: EncryptionKeyRing;
   /** Options of the Temporal dev server, e.g. `dbFile` to stop and restart it during a run. */
   temporal?: TemporalServerOptions;
+  /** The worker configuration's `approvals:` (approvers' public keys and groups). */
+  approvals?: ApprovalSettings;
 }
 
 export async function startRunbookStack(
@@ -79,7 +82,10 @@ export async function startRunbookStack(
     teardown.add(() => closable.close());
     const workerConnection = await NativeConnection.connect({ address: server.address });
     teardown.add(() => workerConnection.close());
-    const config = localCloudWorkerConfig(cloud.url, [firstProjectAccess(cloud.cloud)], taskQueue);
+    const config = {
+      ...localCloudWorkerConfig(cloud.url, [firstProjectAccess(cloud.cloud)], taskQueue),
+      ...(options.approvals !== undefined && { approvals: options.approvals }),
+    };
     const startWorker = (workflows: WorkflowSource) =>
       startInProcessWorker(config, { keyRing, connection: workerConnection, workflows });
     const first = await startWorker({ workflowsPath: require.resolve('../../workflows') });

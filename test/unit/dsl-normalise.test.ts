@@ -364,6 +364,28 @@ describe('format version', () => {
     expect(load(nested(extra)).formatVersion).toBe(format);
   });
 
+  it.each([
+    ['an approval without approvers', {}, 1],
+    ['an approval with approvers', { approvers: ['alice', 'group:dba'], minApprovals: 2 }, 2],
+  ])('%s → format %i (a format-1 worker would count unsigned approvals)', (_what, extra, format) => {
+    // Inside a compensation: the format looks at every approval, wherever it is.
+    const steps = [{ id: 'nap', sleep: '1s', compensate: [{ id: 'ok', approve: 'Undo?', ...extra }] }];
+    expect(load(steps).formatVersion).toBe(format);
+  });
+
+  it('an approval with approvers keeps its defaults in the definition', () => {
+    const [step] = load([{ id: 'ok', approve: 'Go?', approvers: ['alice'] }]).steps;
+    expect(step).toMatchObject({
+      kind: 'approve',
+      approvers: ['alice'],
+      minApprovals: 1,
+      allowSelfApproval: true,
+    });
+    const [plain] = load([{ id: 'ok', approve: 'Go?' }]).steps;
+    expect(plain).not.toHaveProperty('approvers');
+    expect(plain).not.toHaveProperty('minApprovals');
+  });
+
   it('every shipped runbook stays format 1', () => {
     for (const file of ['provision-production-service', 'fork-and-promote', 'stop-dev-services']) {
       const { formatVersion } = loadRunbookFile(join('runbooks', `${file}.yaml`));

@@ -109,6 +109,14 @@ const EXPECTED: Record<string, string[]> = {
     '17:12 output-field: `service.get` answers have no field `hots`',
     '22:13 output-field: `service.delete` answers without a body, so `steps.nobody.output` is null',
   ],
+  'approvers.yaml': [
+    '7:19 approve-approvers: `minApprovals` applies only to an approval with `approvers`',
+    '8:24 approve-approvers: `allowSelfApproval` applies only to an approval with `approvers`',
+    '11:29 approve-approvers: `alice` is listed twice',
+    '15:19 approve-approvers: 3 approvals are needed but only 2 people are listed',
+    '22:17 schema: `approvers[0]` must be a name or group:NAME (letters, digits, . _ @ -)',
+    '22:27 schema: `approvers[1]` must be a name or group:NAME (letters, digits, . _ @ -)',
+  ],
   'wait-not-read.yaml': [
     '6:11 wait-not-read: `wait` polls read actions only; `service.resize` is a mutate action',
     '12:12 adopt-not-create: `adopt` applies to create actions only; `service.setEnvironment` is a mutate action',

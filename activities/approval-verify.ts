@@ -1,0 +1,141 @@
+// The `approval.verify` activity: checks one decision sent to an approval step with `approvers`
+// against the worker's configuration (registered public keys, groups), and the run's claimed
+// starter. Pure given its input, the configuration and the clock, so a retry answers the same
+// (the freshness check aside). It answers a verdict and never throws for a refusal: the verdict is
+// the activity's result in the run's history. The workflow adds the checks that need the run's
+// memory (nonces seen, who approved, the starter).
+import type { KeyObject } from 'node:crypto';
+import {
+  APPROVAL_MAX_AGE_MS,
+  APPROVAL_MAX_SKEW_MS,
+  approvalPayload,
+  startPayload,
+  type ApprovalRefusalCode,
+  type SignedStart,
+  type StarterVerdict,
+  type VerifyApprovalInput,
+  type VerifyApprovalResult,
+} from '../contract/approval-messages';
+import { keyId, parsePublicKey, verifyPayload } from './approval-keys';
+import { systemClock, type ApprovalSettings, type Clock } from './deps';
+
+export { VERIFY_APPROVAL_ACTIVITY } from '../contract/approval-messages';
+
+/** The registered keys of a name, with their ids (unparseable entries were refused at start). */
+function keysOf(settings: ApprovalSettings, name: string): { key: KeyObject; id: string }[] {
+  return (settings.keys.get(name) ?? []).flatMap((text) => {
+    const key = parsePublicKey(text);
+    return key === undefined ? [] : [{ key, id: keyId(key) }];
+  });
+}
+
+/** The approvers entry that lists `name` (itself or a group holding it). */
+export function approverEntry(settings: ApprovalSettings, approvers: readonly string[], name: string) {
+  return approvers.find((entry) =>
+    entry.startsWith('group:')
+      ? (settings.groups.get(entry.slice('group:'.length)) ?? []).includes(name)
+      : entry === name,
+  );
+}
+
+function freshness(signedAt: number, now: number): string | undefined {
+  if (signedAt > now + APPROVAL_MAX_SKEW_MS) return 'it was signed in the future (check the signer’s clock)';
+  if (now - signedAt > APPROVAL_MAX_AGE_MS)
+    return `it was signed ${Math.round((now - signedAt) / 1000)}s ago; signatures are accepted for ${APPROVAL_MAX_AGE_MS / 1000}s`;
+  return undefined;
+}
+
+function verifyStarter(
+  settings: ApprovalSettings,
+  input: VerifyApprovalInput,
+  start: SignedStart,
+): StarterVerdict {
+  const { signature } = start;
+  if (signature === undefined) return { by: start.by, verified: false, reason: 'the start was not signed' };
+  if (signature.workflowId !== input.workflowId)
+    return { by: start.by, verified: false, reason: 'the start was signed for another run' };
+  const payload = startPayload({
+    workflowId: input.workflowId,
+    by: start.by,
+    signedAt: signature.signedAt,
+    nonce: signature.nonce,
+  });
+  const ok = keysOf(settings, start.by).some(({ key }) => verifyPayload(payload, signature.value, key));
+  return ok
+    ? { by: start.by, verified: true }
+    : { by: start.by, verified: false, reason: 'the start signature does not verify' };
+}
+
+export function verifyApproval(
+  settings: ApprovalSettings,
+  input: VerifyApprovalInput,
+  now: number,
+): VerifyApprovalResult {
+  const starter =
+    input.starter === undefined ? {} : { starter: verifyStarter(settings, input, input.starter) };
+  const refuse = (code: ApprovalRefusalCode, reason: string, keyId?: string): VerifyApprovalResult => ({
+    accepted: false,
+    code,
+    reason,
+    ...(input.by !== undefined && { by: input.by }),
+    ...(keyId !== undefined && { keyId }),
+    ...starter,
+  });
+  const { by, signature } = input;
+  if (by === undefined || by === '') return refuse('APPROVAL_NO_NAME', 'the decision names no approver');
+  if (signature === undefined)
+    return refuse(
+      'APPROVAL_UNSIGNED',
+      'this step needs a signed decision (tideline keys create, then approve with the key)',
+    );
+  if (
+    signature.workflowId !== input.workflowId ||
+    signature.runId !== input.runId ||
+    signature.stepKey !== input.stepKey
+  ) {
+    return refuse(
+      'APPROVAL_WRONG_RUN',
+      `it was signed for ${signature.workflowId}/${signature.runId} step ${signature.stepKey}`,
+      signature.keyId,
+    );
+  }
+  const keys = keysOf(settings, by);
+  if (keys.length === 0)
+    return refuse('APPROVAL_UNKNOWN_KEY', `no approval key is registered for ${by}`, signature.keyId);
+  const payload = approvalPayload({
+    workflowId: input.workflowId,
+    runId: input.runId,
+    stepKey: input.stepKey,
+    approved: input.approved,
+    by,
+    comment: input.comment,
+    signedAt: signature.signedAt,
+    nonce: signature.nonce,
+  });
+  const match = keys.find(({ key }) => verifyPayload(payload, signature.value, key));
+  if (match === undefined)
+    return refuse(
+      'APPROVAL_BAD_SIGNATURE',
+      `the signature does not verify with the key registered for ${by}`,
+      signature.keyId,
+    );
+  const stale = freshness(signature.signedAt, now);
+  if (stale !== undefined) return refuse('APPROVAL_STALE', stale, match.id);
+  const via = approverEntry(settings, input.approvers, by);
+  if (via === undefined)
+    return refuse(
+      'APPROVAL_NOT_APPROVER',
+      `${by} is not one of this step's approvers (${input.approvers.join(', ')})`,
+      match.id,
+    );
+  return { accepted: true, by, keyId: match.id, via, ...starter };
+}
+
+export function createVerifyApprovalActivity(
+  settings: ApprovalSettings | undefined,
+  clock: Clock = systemClock,
+) {
+  const configured = settings ?? { keys: new Map(), groups: new Map() };
+  return async (input: VerifyApprovalInput): Promise<VerifyApprovalResult> =>
+    verifyApproval(configured, input, clock.now());
+}

@@ -1,0 +1,74 @@
+// `tideline audit ID [--json]`: every decision sent to the run's approval steps that name
+// approvers — who, with which key, approve or reject, when, and whether it was counted or why not —
+// from the run's progress (a running run) or its report (an ended one).
+import type { ApprovalAuditEntry } from '../../contract/approval-messages';
+import { parseCommand, type CommandSpec } from '../args';
+import { COMMAND_SUMMARIES } from '../command-summaries';
+import type { CliContext, Command } from '../context';
+import { CliError, EXIT } from '../errors';
+import { printCommandHelp } from '../output/help';
+import { observeRun, readOutcome } from '../run-observer';
+import { withTemporal } from '../temporal';
+import { runIdArgument } from '../workflow-id';
+
+export const AUDIT_SPEC = {
+  name: 'audit',
+  usage: 'ID [--json]',
+  summary: COMMAND_SUMMARIES.audit,
+  description: [
+    'One line per decision, oldest first: time, step, approve/reject, who, key id, and "counted" or',
+    'the refusal code and reason. --json prints { workflowId, runId, approvals: [...] }.',
+  ],
+  options: {},
+  optionHelp: [],
+  examples: ['tideline audit fork-and-promote-8e2d4a', 'tideline audit fork-and-promote-8e2d4a --json'],
+  positionals: { min: 1, max: 1, names: 'the run ID' },
+} satisfies CommandSpec;
+
+/** One decision as a line (also used by `tideline status`). */
+export function auditLine(entry: ApprovalAuditEntry): string {
+  const who = `${entry.by ?? '(no name)'}${entry.keyId !== null ? ` key ${entry.keyId}` : ''}`;
+  const verdict = entry.accepted
+    ? `counted${entry.via !== undefined ? ` (${entry.via})` : ''}`
+    : `refused ${entry.code ?? ''}: ${entry.reason ?? ''}`;
+  const comment = entry.comment !== null ? ` "${entry.comment}"` : '';
+  return `${new Date(entry.at).toISOString()} ${entry.stepKey} ${entry.decision} by ${who}${comment}: ${verdict}`;
+}
+
+async function audit(ctx: CliContext, workflowId: string): Promise<number> {
+  return withTemporal(ctx, async (session) => {
+    const handle = session.client.workflow.getHandle(workflowId);
+    let snapshot;
+    try {
+      snapshot = await observeRun(session, handle);
+    } catch (error) {
+      if ((error as { name?: unknown }).name === 'WorkflowNotFoundError')
+        throw new CliError('RUN_NOT_FOUND', `no run with id "${workflowId}"`);
+      throw error;
+    }
+    const progress = snapshot.closed
+      ? (await readOutcome(session, handle, snapshot)).progress
+      : snapshot.progress;
+    if (progress === undefined) {
+      throw new CliError('TEMPORAL_UNAVAILABLE', `run ${workflowId} did not answer`, snapshot.note);
+    }
+    const approvals = progress.approvals ?? [];
+    if (ctx.globals.json) {
+      ctx.stdout.write(`${JSON.stringify({ workflowId, runId: snapshot.runId, approvals })}\n`);
+      return EXIT.OK;
+    }
+    if (approvals.length === 0) {
+      ctx.stdout.write(`run ${workflowId}: no decisions on approval steps with approvers\n`);
+      return EXIT.OK;
+    }
+    ctx.stdout.write(`run ${workflowId}: ${approvals.length} decision(s)\n`);
+    for (const entry of approvals) ctx.stdout.write(`  ${auditLine(entry)}\n`);
+    return EXIT.OK;
+  });
+}
+
+export const auditCommand: Command = async (argv, ctx) => {
+  const parsed = parseCommand(AUDIT_SPEC, argv, ctx);
+  if (parsed.help) return printCommandHelp(AUDIT_SPEC, ctx);
+  return audit(ctx, runIdArgument(parsed.positionals));
+};

@@ -1,0 +1,144 @@
+// Signed approvals: what `tideline approve/reject` (and `tideline run`, for the starter) sign, what
+// the `approval.verify` activity answers, and the audit entry a run keeps for every decision.
+// Types and plain functions only: the workflow sandbox imports this module.
+
+/** The activity type that verifies a decision (activities/approval-verify.ts). */
+export const VERIFY_APPROVAL_ACTIVITY = 'approval.verify';
+
+/** Why a decision was not counted; stable codes (clients match on them, never on messages). */
+export const APPROVAL_REFUSAL_CODES = [
+  /** The step names approvers but the decision carries no signature. */
+  'APPROVAL_UNSIGNED',
+  /** The decision names no approver (`by`). */
+  'APPROVAL_NO_NAME',
+  /** No public key is registered in the worker configuration for the name. */
+  'APPROVAL_UNKNOWN_KEY',
+  /** The signature does not verify with the name's registered key(s). */
+  'APPROVAL_BAD_SIGNATURE',
+  /** The signature was made for another run or step. */
+  'APPROVAL_WRONG_RUN',
+  /** Signed too long ago (or in the future). */
+  'APPROVAL_STALE',
+  /** The name is not listed in the step's approvers (directly or through a group). */
+  'APPROVAL_NOT_APPROVER',
+  /** The signature's nonce was seen before in this run. */
+  'APPROVAL_REPLAYED',
+  /** This person's approval was already counted for the step. */
+  'APPROVAL_DUPLICATE',
+  /** The run's starter approving a step with `allowSelfApproval: false`. */
+  'APPROVAL_SELF',
+  /** The step was decided (or timed out) while the decision was being verified. */
+  'APPROVAL_TOO_LATE',
+] as const;
+export type ApprovalRefusalCode = (typeof APPROVAL_REFUSAL_CODES)[number];
+
+/** How old a signature may be when the worker checks it; and how far in the future (clock skew). */
+export const APPROVAL_MAX_AGE_MS = 10 * 60_000;
+export const APPROVAL_MAX_SKEW_MS = 60_000;
+
+/** An Ed25519 signature over `approvalPayload` (or `startPayload`), with what it claims. */
+export interface ApprovalSignature {
+  /** The signer's key id: the first 16 hex digits of SHA-256 over the raw public key. */
+  keyId: string;
+  /** Random, base64url; a nonce is counted once per run. */
+  nonce: string;
+  /** When it was signed (epoch ms, the signer's clock). */
+  signedAt: number;
+  /** The run and step it was signed for (checked against the run's own before verifying). */
+  workflowId: string;
+  runId: string;
+  stepKey: string;
+  /** base64 of the 64-byte signature. */
+  value: string;
+}
+
+/** The signed start of a run: who started it (`tideline run` with a key). */
+export interface SignedStart {
+  by: string;
+  signature?: Omit<ApprovalSignature, 'runId' | 'stepKey'>;
+}
+
+/** The bytes an approver signs: every field that gives the decision its meaning. */
+export function approvalPayload(fields: {
+  workflowId: string;
+  runId: string;
+  stepKey: string;
+  approved: boolean;
+  by: string;
+  comment: string | undefined;
+  signedAt: number;
+  nonce: string;
+}): string {
+  return JSON.stringify([
+    'tideline-approval/1',
+    fields.workflowId,
+    fields.runId,
+    fields.stepKey,
+    fields.approved ? 'approve' : 'reject',
+    fields.by,
+    fields.comment ?? '',
+    fields.signedAt,
+    fields.nonce,
+  ]);
+}
+
+/** The bytes a starter signs (the run id is not known before the start). */
+export function startPayload(fields: {
+  workflowId: string;
+  by: string;
+  signedAt: number;
+  nonce: string;
+}): string {
+  return JSON.stringify(['tideline-start/1', fields.workflowId, fields.by, fields.signedAt, fields.nonce]);
+}
+
+export interface VerifyApprovalInput {
+  workflowId: string;
+  runId: string;
+  stepKey: string;
+  /** The step's approvers as written (names and `group:NAME`). */
+  approvers: string[];
+  approved: boolean;
+  by?: string;
+  comment?: string;
+  signature?: ApprovalSignature;
+  /** The run's claimed starter, verified once (at the first decision) and then remembered. */
+  starter?: SignedStart;
+}
+
+export interface StarterVerdict {
+  by: string;
+  /** Its start signature verified with a registered key. */
+  verified: boolean;
+  /** Why not, when not verified. */
+  reason?: string;
+}
+
+export type VerifyApprovalResult = (
+  | {
+      accepted: true;
+      by: string;
+      keyId: string;
+      /** The approvers entry that lets this person decide: the name or `group:NAME`. */
+      via: string;
+    }
+  | { accepted: false; code: ApprovalRefusalCode; reason: string; by?: string; keyId?: string }
+) & { starter?: StarterVerdict };
+
+/** One decision sent to an approval step that names approvers, counted or not. */
+export interface ApprovalAuditEntry {
+  stepKey: string;
+  decision: 'approve' | 'reject';
+  by: string | null;
+  keyId: string | null;
+  comment: string | null;
+  /** When the workflow recorded it (workflow time, epoch ms). */
+  at: number;
+  signedAt: number | null;
+  accepted: boolean;
+  /** Set when refused. */
+  code?: ApprovalRefusalCode;
+  reason?: string;
+  /** Accepted: the approvers entry that allowed it. */
+  via?: string;
+}
