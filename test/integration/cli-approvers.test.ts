@@ -1,0 +1,115 @@
+// The approver's side through the CLI itself: `tideline keys create` writes each person's private
+// key (0600) and prints the line the worker's configuration takes; `tideline run --by` signs the
+// start, `tideline approve --by` signs each decision with the key it finds under HOME. The worker
+// refuses the starter's approval (exit 1, with the reason) and counts two others; `tideline audit
+// --json` lists the three decisions, and the run promotes the service.
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parsePublicKey } from '../../activities/approval-keys';
+import { runCli } from '../../cli/main';
+import { capturedStreams } from '../helpers/captured-streams';
+import { getService, pollUntil, seedService } from '../helpers/runbook-fixtures';
+import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
+import { TEST_ENCRYPTION_KEYS, testKeyRing } from '../helpers/worker-process';
+
+const FIXTURE = path.resolve(__dirname, '..', 'fixtures', 'approvals', 'promote-to-prod.yaml');
+const PEOPLE = ['alice', 'bob', 'dave'] as const;
+
+let home: string;
+let stack: RunbookStack;
+
+async function tideline(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const { stdout, stderr, out, err } = capturedStreams();
+  const flags =
+    stack === undefined ? [] : ['--address', stack.server.address, '--task-queue', stack.taskQueue];
+  const code = await runCli([...args, ...flags], {
+    stdout,
+    stderr,
+    env: { HOME: home, TIDELINE_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS, NO_COLOR: '1' },
+    cwd: process.cwd(),
+    interrupted: new Promise(() => undefined),
+  });
+  return { code, out: out(), err: err() };
+}
+
+beforeAll(async () => {
+  home = mkdtempSync(path.join(tmpdir(), 'tideline-approvers-'));
+  const keys = new Map<string, string[]>();
+  for (const name of PEOPLE) {
+    const created = await tideline(['keys', 'create', name]);
+    expect({ code: created.code, err: created.err }).toEqual({ code: 0, err: '' });
+    const line = /^\s*(\w+): '?(ed25519:[^'\s]+)'?\s*$/m.exec(created.out);
+    expect(line?.[1]).toBe(name);
+    expect(parsePublicKey(line![2]!)).toBeDefined();
+    keys.set(name, [line![2]!]);
+  }
+  // dave is a DBA: listed through the group, and the run's starter.
+  stack = await startRunbookStack(
+    { timeScale: 0.05 },
+    { keyRing: testKeyRing, approvals: { keys, groups: new Map([['dba', ['dave']]]) } },
+  );
+}, 120_000);
+afterAll(async () => {
+  await stack?.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+test('keys create writes a private key only its owner can read, and never overwrites it', async () => {
+  const file = path.join(home, '.tideline', 'approval-keys', 'alice.pem');
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+  const again = await tideline(['keys', 'create', 'alice']);
+  expect(again.code).not.toBe(0);
+  expect(again.err).not.toContain('PRIVATE KEY');
+});
+
+test('a signed start, the starter refused, two signed approvals counted and audited', async () => {
+  const service = await seedService(stack, { name: 'billing' });
+  const id = 'promote-billing';
+  const started = await tideline([
+    'run',
+    FIXTURE,
+    '-i',
+    `project_id=${stack.projectId}`,
+    '-i',
+    `service_id=${service.service_id}`,
+    '--id',
+    id,
+    '--by',
+    'dave',
+    '--detach',
+  ]);
+  expect({ code: started.code, err: started.err }).toEqual({ code: 0, err: '' });
+  const handle = stack.client.workflow.getHandle(id);
+  await pollUntil(
+    'the approval to be pending',
+    () => handle.query<{ pendingApproval?: { stepKey: string } }>('progress'),
+    (p) => p.pendingApproval?.stepKey === 'sign_off',
+    60_000,
+  );
+
+  const self = await tideline(['approve', id, '--by', 'dave']);
+  expect(self.code).toBe(1);
+  expect(self.err).toMatch(/did not count this decision/);
+  expect((await tideline(['approve', id, '--by', 'alice', '--comment', 'checked'])).code).toBe(0);
+  expect((await tideline(['approve', id, '--by', 'bob'])).code).toBe(0);
+
+  await pollUntil(
+    'the run to end',
+    () => handle.describe(),
+    (d) => d.status.name !== 'RUNNING',
+    60_000,
+  );
+  expect((await handle.describe()).status.name).toBe('COMPLETED');
+  expect((await getService(stack, service.service_id!)).metadata?.environment).toBe('PROD');
+
+  const audit = await tideline(['--json', 'audit', id]);
+  expect(audit.code).toBe(0);
+  const entries = (JSON.parse(audit.out) as { approvals: { by: string; accepted: boolean }[] }).approvals;
+  expect(entries.map((e) => [e.by, e.accepted])).toEqual([
+    ['dave', false],
+    ['alice', true],
+    ['bob', true],
+  ]);
+  expect(audit.out).not.toContain('PRIVATE KEY');
+}, 120_000);
