@@ -417,9 +417,9 @@ const successCases: { readonly [A in ActionName]: () => Promise<SuccessCase> } =
 };
 
 describe('each action activity succeeds against the local cloud', () => {
-  test('there is one activity per catalogue action, plus the wait and the lock activities', () => {
+  test('there is one activity per catalogue action, plus the wait, the lock and the approval activities', () => {
     expect(Object.keys(activities).sort()).toEqual(
-      [...ACTION_NAMES, 'lock.request', 'lock.watchHolder', 'wait.until'].sort(),
+      [...ACTION_NAMES, 'approval.verify', 'lock.request', 'lock.watchHolder', 'wait.until'].sort(),
     );
   });
 
