@@ -66,6 +66,9 @@ test("a broken compensation fails the rollback case with what it left behind and
   expect(result.code).toBe(1);
   expect(result.stdout).toMatch(/^✗ a pooler that keeps failing rolls back/m);
   expect(result.stdout).toMatch(/^ {4}calls\.service\.delete: expected 1, got 0$/m);
+  expect(result.stdout).toMatch(
+    /^ {4}callOrder: expected \["service\.create","service\.enablePooler","service\.delete"\], got \["service\.create","service\.enablePooler","service\.delete \(never called\)"\]$/m,
+  );
   expect(result.stdout).toMatch(/^ {4}cloud\.services\.doomed: expected absent, got READY \(\w+\)$/m);
   expect(result.stdout).toMatch(/^ {6}create\/undo\.delete_service \(undoes create\): done$/m);
   expect(result.stdout).toMatch(/^ {6}pooler: failed — CLOUD_API_RATE_LIMITED: /m);
@@ -74,7 +77,7 @@ test("a broken compensation fails the rollback case with what it left behind and
   const xml = readFileSync(junit, 'utf8');
   expect(xml.match(/<testcase /g)).toHaveLength(1);
   expect(xml).toMatch(
-    /<failure message="calls\.service\.delete, cloud\.services\.doomed" type="TEST_EXPECTATION_UNMET">/,
+    /<failure message="calls\.service\.delete, callOrder, cloud\.services\.doomed" type="TEST_EXPECTATION_UNMET">/,
   );
 }, 240_000);
 
