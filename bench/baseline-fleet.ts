@@ -2,18 +2,21 @@
 // (bench/baseline/workflows.ts): list, then stop each READY DEV service and wait until it is PAUSED,
 // 20 at a time. Each side on a fresh local cloud seeded with the same fleet, one after the other on
 // one dev server, on its worker with default settings (as figure 6). Wall time from start to
-// result, worker CPU for the run, and history events (tideline's with its batch children).
+// result, worker CPU for the run, and the events of every workflow on the side's task queue:
+// tideline's run, its foreach batch children and the per-service lock workflows its iterations
+// queue on (figure 6 counts the run and its children only).
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { loadRunbookFile } from '../dsl/loader';
 import type { RunReport } from '../workflows/messages';
+import { LOCK_WORKFLOW_TYPE } from '../contract/lock-messages';
 import { historyEvents, startBaselineStopDev, startBaselineWorker } from './baseline/harness';
 import type { DevServer } from './lib/dev-server';
-import { runFootprint, seedFleet } from './lib/fleet';
+import { seedFleet } from './lib/fleet';
 import { startUsageSampler } from './lib/proc-usage';
 import { RUNBOOKS_DIR } from './lib/repo';
-import { startBenchStack } from './lib/stack';
-import { round } from './lib/stats';
+import { startBenchStack, type BenchStack } from './lib/stack';
+import { mapLimit, round } from './lib/stats';
 import type { Side } from './baseline-compare';
 
 const CONCURRENCY = 20;
@@ -21,8 +24,12 @@ const CONCURRENCY = 20;
 export interface FleetSideCost {
   paused: number;
   wallMs: number;
-  /** All histories of the run (tideline: the run and its foreach batch children). */
+  /** Every workflow history on the task queue: the run, its children and lock workflows. */
   events: number;
+  workflows: number;
+  /** Of `events`: tideline's per-service lock workflows (0 for the baseline). */
+  lockEvents: number;
+  lockWorkflows: number;
   workerCpuMs: number;
   serverCpuMs: number;
 }
@@ -33,6 +40,24 @@ export interface BaselineFleetResult {
   tideline: FleetSideCost;
   baseline: FleetSideCost;
   ratio: { wall: number; events: number; cpu: number };
+}
+
+/** Workflows on the stack's task queue and their history events, lock workflows apart. */
+async function taskQueueHistories(stack: BenchStack) {
+  const runs: Array<{ workflowId: string; lock: boolean }> = [];
+  for await (const run of stack.client.workflow.list({ query: `TaskQueue = '${stack.taskQueue}'` })) {
+    runs.push({ workflowId: run.workflowId, lock: run.type === LOCK_WORKFLOW_TYPE });
+  }
+  const events = await mapLimit(runs, 20, (run) =>
+    historyEvents(stack.client.workflow.getHandle(run.workflowId)),
+  );
+  const sum = (lock: boolean) => events.reduce((total, n, i) => total + (runs[i]!.lock === lock ? n : 0), 0);
+  return {
+    events: sum(false) + sum(true),
+    workflows: runs.length,
+    lockEvents: sum(true),
+    lockWorkflows: runs.filter((run) => run.lock).length,
+  };
 }
 
 async function measureFleetSide(server: DevServer, side: Side, services: number): Promise<FleetSideCost> {
@@ -48,7 +73,6 @@ async function measureFleetSide(server: DevServer, side: Side, services: number)
       const workerUsage = startUsageSampler(worker.pid);
       const serverUsage = startUsageSampler(server.pid());
       const began = Date.now();
-      let events: number;
       if (side === 'tideline') {
         const handle = await stack.client.workflow.start('runbookWorkflow', {
           taskQueue: stack.taskQueue,
@@ -62,15 +86,12 @@ async function measureFleetSide(server: DevServer, side: Side, services: number)
         });
         const report = (await handle.result()) as RunReport;
         if (report.status !== 'succeeded') throw new Error(`tideline fleet run ended ${report.status}`);
-        const footprint = await runFootprint(stack.client, handle.workflowId);
-        events = [footprint.run, ...footprint.children].reduce((sum, h) => sum + h.events, 0);
       } else {
         const handle = await startBaselineStopDev(stack, stack.taskQueue, {
           namePrefix: 'fleet-',
           concurrency: CONCURRENCY,
         });
         await handle.result();
-        events = await historyEvents(handle);
       }
       const wallMs = Date.now() - began;
       const workerReport = workerUsage.stop();
@@ -79,7 +100,7 @@ async function measureFleetSide(server: DevServer, side: Side, services: number)
       return {
         paused: listed.filter((s) => s.status === 'PAUSED').length,
         wallMs,
-        events,
+        ...(await taskQueueHistories(stack)),
         workerCpuMs: round(workerReport.cpuSeconds * 1000, 0),
         serverCpuMs: round(serverReport.cpuSeconds * 1000, 0),
       };

@@ -1,13 +1,15 @@
-// `npm run bench`: measures the six figures, prints Markdown tables, and writes
+// `npm run bench`: measures the seven figures, prints Markdown tables, and writes
 // bench/results/bench.json, bench.md and bench.svg (bench-partial.* for partial runs).
 //
 //   node bench/build/bench/main.js [--quick] [--only=overhead,throughput,waits,history,cli,fleet,baseline]
 //                                  [--sizes=100,500,1000] [--reps=3] [--no-long] [--no-stock]
 //                                  [--fleet-sizes=10,100,1000] [--merge] [--eager-activities]
 //                                  [--baseline-sizes=500,1000] [--baseline-fleet=1000]
+//                                  [--baseline-parts=single,concurrent,fleet]
 //
 // --baseline-sizes: concurrent provisionings of figure 7 (tideline against a hand-written Temporal
-// workflow); --baseline-fleet: its fleet size, 0 to leave the fleet case out.
+// workflow); --baseline-fleet: its fleet size, 0 to leave the fleet case out; --baseline-parts:
+// which of its cases run (with --merge, the others keep their saved rows).
 //   node bench/build/bench/main.js --render     (tables and chart again from bench.json)
 //   node bench/build/bench/main.js --merge-partial (bench-partial.json's figures into bench.json)
 //   node bench/build/bench/main.js --cluster [--workers 1,2,4] [--runs 1000]
@@ -18,8 +20,12 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import path from 'node:path';
-import { measureBaselineConcurrent, measureBaselineSingle } from './baseline-compare';
-import { measureBaselineFleet } from './baseline-fleet';
+import {
+  measureBaselineOnServer,
+  measureBaselineSizes,
+  mergeBaseline,
+  type BaselineOptions,
+} from './baseline-figure';
 import { measureCliStartup } from './cli-startup';
 import { runClusterScale } from './cluster-scale';
 import { FLEET_SIZES, measureFleet } from './fleet';
@@ -43,6 +49,8 @@ import {
 import { measureThroughput, type ThroughputOptions } from './throughput';
 import { measureWaitEconomy } from './wait-economy';
 
+type BaselinePart = keyof BaselineResults;
+
 const FIGURES = ['cli', 'overhead', 'throughput', 'waits', 'history', 'fleet', 'baseline'] as const;
 type Figure = (typeof FIGURES)[number];
 
@@ -55,9 +63,8 @@ interface Options {
   long: boolean;
   stock: boolean;
   fleetSizes: number[];
-  /** Figure 7: concurrent provisionings per case, and the fleet size (0: not run). */
-  baselineSizes: number[];
-  baselineFleet: number;
+  /** Figure 7: its cases, concurrent sizes and fleet size. */
+  baseline: BaselineOptions;
   merge: boolean;
 }
 
@@ -78,8 +85,12 @@ function parseOptions(argv: string[]): Options {
     long: !quick && !argv.includes('--no-long'),
     stock: !quick && !argv.includes('--no-stock'),
     fleetSizes: flag('fleet-sizes')?.split(',').map(Number) ?? (quick ? [10, 100] : FLEET_SIZES),
-    baselineSizes: (flag('baseline-sizes') ?? (quick ? '20' : '500,1000')).split(',').map(Number),
-    baselineFleet: Number(flag('baseline-fleet') ?? (quick ? 40 : 1000)),
+    baseline: {
+      parts: new Set((flag('baseline-parts') ?? 'single,concurrent,fleet').split(',') as BaselinePart[]),
+      sizes: (flag('baseline-sizes') ?? (quick ? '20' : '500,1000')).split(',').map(Number),
+      fleet: Number(flag('baseline-fleet') ?? (quick ? 40 : 1000)),
+      repetitions: Number(flag('reps') ?? (quick ? 1 : 3)),
+    },
     merge: argv.includes('--merge'),
   };
 }
@@ -149,24 +160,7 @@ async function main(): Promise<void> {
       log(`6. fleet, ${options.fleetSizes.join(' / ')} services`);
       results.fleet = await measureFleet(server, options.fleetSizes);
     }
-    if (results.baseline) {
-      const cases = [
-        { label: 'standard', durations: STANDARD_DURATIONS },
-        { label: 'demo pace', durations: DEMO_DURATIONS },
-      ];
-      for (const { label, durations } of cases) {
-        log(
-          `7. against a hand-written workflow: one provisioning, ${label}, ${options.repetitions} repetition(s)`,
-        );
-        results.baseline.single.push(
-          await measureBaselineSingle(server, label, durations, options.repetitions),
-        );
-      }
-      if (options.baselineFleet > 0) {
-        log(`7. against a hand-written workflow: fleet of ${options.baselineFleet}`);
-        results.baseline.fleet.push(await measureBaselineFleet(server, options.baselineFleet));
-      }
-    }
+    if (results.baseline) await measureBaselineOnServer(server, options.baseline, results.baseline, log);
   } finally {
     await server.stop();
   }
@@ -225,12 +219,7 @@ async function main(): Promise<void> {
     }
   }
 
-  for (const runs of results.baseline ? options.baselineSizes : []) {
-    log(`7. against a hand-written workflow: ${runs} provisionings at once, 30 s lifecycle`);
-    results.baseline?.concurrent.push(
-      await measureBaselineConcurrent(runs, STANDARD_DURATIONS, '30 s lifecycle'),
-    );
-  }
+  if (results.baseline) await measureBaselineSizes(options.baseline, results.baseline, log);
 
   const complete: Omit<BenchResults, 'goals'> = {
     ...results,
@@ -259,7 +248,8 @@ function mergeIntoSaved(
   if (figures.has('history')) merged.history = measured.history;
   if (figures.has('cli')) merged.cli = measured.cli;
   if (figures.has('fleet')) merged.fleet = measured.fleet ?? [];
-  if (figures.has('baseline') && measured.baseline) merged.baseline = measured.baseline;
+  if (figures.has('baseline') && measured.baseline)
+    merged.baseline = mergeBaseline(measured.baseline, saved.baseline);
   return merged;
 }
 

@@ -150,7 +150,7 @@ export function baselineTable(results: BenchResults): string {
     ...baseline.fleet.map((f) => [
       `fleet of ${f.services}, ${f.concurrency} at a time (whole run)`,
       wall(f.tideline.wallMs, f.baseline.wallMs, f.ratio.wall),
-      pair(f.tideline.events, f.baseline.events, f.ratio.events),
+      `${pair(f.tideline.events, f.baseline.events, f.ratio.events)} (tideline's ${f.tideline.lockWorkflows} lock workflows: ${f.tideline.lockEvents})`,
       pair(f.tideline.workerCpuMs, f.baseline.workerCpuMs, f.ratio.cpu, ' ms'),
       `${f.tideline.serverCpuMs} ms / ${f.baseline.serverCpuMs} ms`,
     ]),
