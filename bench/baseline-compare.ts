@@ -22,6 +22,13 @@ export interface SingleCost {
   workerCpuMs: number;
 }
 
+/** tideline / baseline of wall time, history events and worker CPU. */
+export interface CostRatios {
+  wall: number;
+  events: number;
+  cpu: number;
+}
+
 export interface BaselineSingleResult {
   label: string;
   durations: Durations;
@@ -29,7 +36,7 @@ export interface BaselineSingleResult {
   /** Medians over the repetitions. */
   tideline: SingleCost;
   baseline: SingleCost;
-  ratio: { wall: number; events: number; cpu: number };
+  ratio: CostRatios;
 }
 
 export interface ConcurrentCost {
@@ -51,10 +58,19 @@ export interface BaselineConcurrentResult {
   label: string;
   tideline: ConcurrentCost;
   baseline: ConcurrentCost;
-  ratio: { wall: number; events: number; cpu: number; workerAndServerCpu: number };
+  ratio: CostRatios & { workerAndServerCpu: number };
 }
 
 const ratio = (a: number, b: number) => round(a / Math.max(b, 1e-9), 2);
+
+/** The ratios of two sides measured as wall time, events and worker CPU (one run, or a fleet). */
+export function costRatios(tideline: SingleCost, baseline: SingleCost): CostRatios {
+  return {
+    wall: ratio(tideline.wallMs, baseline.wallMs),
+    events: ratio(tideline.events, baseline.events),
+    cpu: ratio(tideline.workerCpuMs, baseline.workerCpuMs),
+  };
+}
 
 /** Starts a run, waits for its result, and reads the worker's CPU and the history. */
 async function costOfRun(
@@ -117,11 +133,7 @@ export async function measureBaselineSingle(
         repetitions,
         tideline,
         baseline,
-        ratio: {
-          wall: ratio(tideline.wallMs, baseline.wallMs),
-          events: ratio(tideline.events, baseline.events),
-          cpu: ratio(tideline.workerCpuMs, baseline.workerCpuMs),
-        },
+        ratio: costRatios(tideline, baseline),
       };
     } finally {
       await baselineWorker.stop();

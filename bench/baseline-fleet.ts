@@ -17,7 +17,7 @@ import { startUsageSampler } from './lib/proc-usage';
 import { RUNBOOKS_DIR } from './lib/repo';
 import { startBenchStack, type BenchStack } from './lib/stack';
 import { mapLimit, round } from './lib/stats';
-import type { Side } from './baseline-compare';
+import { costRatios, type CostRatios, type Side } from './baseline-compare';
 
 const CONCURRENCY = 20;
 
@@ -39,7 +39,7 @@ export interface BaselineFleetResult {
   concurrency: number;
   tideline: FleetSideCost;
   baseline: FleetSideCost;
-  ratio: { wall: number; events: number; cpu: number };
+  ratio: CostRatios;
 }
 
 /** Workflows on the stack's task queue and their history events, lock workflows apart. */
@@ -118,16 +118,11 @@ export async function measureBaselineFleet(
 ): Promise<BaselineFleetResult> {
   const tideline = await measureFleetSide(server, 'tideline', services);
   const baseline = await measureFleetSide(server, 'baseline', services);
-  const ratio = (a: number, b: number) => round(a / Math.max(b, 1e-9), 2);
   return {
     services,
     concurrency: CONCURRENCY,
     tideline,
     baseline,
-    ratio: {
-      wall: ratio(tideline.wallMs, baseline.wallMs),
-      events: ratio(tideline.events, baseline.events),
-      cpu: ratio(tideline.workerCpuMs, baseline.workerCpuMs),
-    },
+    ratio: costRatios(tideline, baseline),
   };
 }

@@ -4,7 +4,6 @@
 // signature travels. Signed payloads: contract/approval-messages.ts.
 import { createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import path from 'node:path';
 import { keyId, privateKeyFromPem, signPayload } from '../activities/approval-keys';
 import {
@@ -14,11 +13,12 @@ import {
   type SignedStart,
 } from '../contract/approval-messages';
 import { warnIfOpenToOthers } from '../worker/file-permissions';
+import { userTidelineDir } from '../worker/key-store';
 import type { CliContext } from './context';
 import { CliError } from './errors';
 
 export function approvalKeyDir(env: NodeJS.ProcessEnv): string {
-  return path.join(env.HOME || homedir(), '.tideline', 'approval-keys');
+  return path.join(userTidelineDir(env.HOME || undefined), 'approval-keys');
 }
 
 export function approvalKeyFile(env: NodeJS.ProcessEnv, name: string): string {

@@ -221,12 +221,15 @@ export class NormaliseError extends Error {
  * still run what they can run as written.
  */
 export function definitionFormatVersion(steps: readonly StepDefinition[]): number {
-  const needsFormat2 = stepTree(steps).some(
-    ({ step }) =>
-      (step.kind === 'foreach' && (step.maxErrors !== undefined || step.ramp !== undefined)) ||
-      (step.kind === 'approve' && step.approvers !== undefined),
+  const budgeted = stepTree(steps).some(
+    ({ step }) => step.kind === 'foreach' && (step.maxErrors !== undefined || step.ramp !== undefined),
   );
-  return needsFormat2 ? DEFINITION_FORMAT_VERSION : 1;
+  return budgeted || namesApprovers(steps) ? DEFINITION_FORMAT_VERSION : 1;
+}
+
+/** Whether an approve step anywhere under `steps` names its approvers (decisions are verified). */
+export function namesApprovers(steps: readonly StepDefinition[]): boolean {
+  return stepTree(steps).some(({ step }) => step.kind === 'approve' && step.approvers !== undefined);
 }
 
 /** Builds the normalised definition of a runbook the schema (and validator) accepted. */

@@ -28,8 +28,13 @@ export interface LoadKeysOptions {
   notice?: (line: string) => void;
 }
 
+/** The user's tideline folder: the encryption keys and the approval keys live in it. */
+export function userTidelineDir(homeDir: string = homedir()): string {
+  return path.join(homeDir, '.tideline');
+}
+
 export function defaultKeyFile(homeDir: string = homedir()): string {
-  return path.join(homeDir, '.tideline', 'keys.json');
+  return path.join(userTidelineDir(homeDir), 'keys.json');
 }
 
 function stderrNotice(line: string): void {

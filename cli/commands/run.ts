@@ -4,7 +4,7 @@ import type { RunbookWorkflowInput } from '../../contract/run-messages';
 import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
 import type { RunbookDefinition } from '../../dsl/definition';
-import { stepTree } from '../../dsl/step-tree';
+import { namesApprovers } from '../../dsl/normalise';
 import { loadApprovalKey, signStart } from '../approval-signing';
 import { operatorName } from '../run-update';
 import { CliError } from '../errors';
@@ -86,11 +86,8 @@ function startedBy(
   by: string | undefined,
   keyFile: string | undefined,
 ): Pick<RunbookWorkflowInput, 'startedBy'> {
-  const guarded = stepTree(definition.steps).some(
-    ({ step }) => step.kind === 'approve' && step.approvers !== undefined,
-  );
   const name = by ?? operatorName(ctx.env);
-  if (!guarded || name === undefined) return {};
+  if (!namesApprovers(definition.steps) || name === undefined) return {};
   return { startedBy: signStart(loadApprovalKey(ctx, name, keyFile), workflowId, name) };
 }
 

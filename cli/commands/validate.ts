@@ -114,8 +114,9 @@ function checkPath(given: string, cwd: string, runbooksRoot: string | undefined)
     };
     return [{ file: given, ok: false, problems: [problem] }];
   }
-  const asGiven = files.length !== 1 || files[0] !== path.resolve(cwd, given) ? undefined : given;
-  if (asGiven !== undefined || files.length === 0) return [checkFile(given, cwd, runbooksRoot)];
+  // A file, or a path that does not exist (checkFile reports it), keeps the name it was given.
+  const aFile = files.length === 0 || (files.length === 1 && files[0] === path.resolve(cwd, given));
+  if (aFile) return [checkFile(given, cwd, runbooksRoot)];
   return files.map((file) => checkFile(path.relative(cwd, file), cwd, runbooksRoot));
 }
 

@@ -6,6 +6,5 @@ export const TEST_FILE_SUFFIX = '.test.yaml';
 
 /** Absolute test files for the paths given (relative to `cwd`), and the paths that do not exist. */
 export function findTestFiles(paths: readonly string[], cwd: string): { files: string[]; missing: string[] } {
-  const { files, missing } = expandPaths(paths, cwd, (name) => name.endsWith(TEST_FILE_SUFFIX));
-  return { files, missing };
+  return expandPaths(paths, cwd, (name) => name.endsWith(TEST_FILE_SUFFIX));
 }
