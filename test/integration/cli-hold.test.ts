@@ -1,4 +1,4 @@
-// The real `tideline` binary on a held run (issue 14): `run --on-failure hold` stops following a
+// The real `tideline` binary on a held run: `run --on-failure hold` stops following a
 // held run with exit 5 and the three commands; `status` shows them; `retry` (with a changed
 // input), `skip` and `rollback` act on it, refuse wrong actions with exit 1 (2 for bad usage),
 // and what operators did shows in the report and in `history`; `rerun` keeps secret inputs; a

@@ -1,4 +1,4 @@
-// The real `tideline retry` on a held run whose runbook declares a secret input (issue 11 item 6):
+// The real `tideline retry` on a held run whose runbook declares a secret input:
 // a secret given literally with `-i` gets the one-line warning naming `-i NAME=@FILE` (the form
 // retry takes), read from the run's own definition; a non-secret `-i` and `@FILE` get none, and
 // the value itself is never printed.

@@ -1,4 +1,4 @@
-// The CLI view through the real `tideline` process on a dev stack (issue 10 §3): a run queued on
+// The CLI view through the real `tideline` process on a dev stack: a run queued on
 // another run's service lock says so in its piped log, in `status --once` (text and JSON) and in
 // its report's timing; a finished run's piped `status` keeps each step's own lines and says which
 // steps never ran; `--help` keeps a wrapped description together.

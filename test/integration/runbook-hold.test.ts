@@ -1,4 +1,4 @@
-// onFailure: hold (issue 14) through the real interpreter on a dev server and the local cloud: a
+// onFailure: hold through the real interpreter on a dev server and the local cloud: a
 // failed step holds the run with nothing compensated; an operator retries it (a create that took
 // effect is adopted, never duplicated; inputs or `with` values may change), skips it with a
 // stand-in output, or rolls back; the hold timeout rolls back on its own; wrong actions are

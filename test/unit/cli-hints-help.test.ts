@@ -1,4 +1,4 @@
-// Issue 10 §3: the commands the CLI suggests repeat how it was started (`node bin/tideline.js`
+// The commands the CLI suggests repeat how it was started (`node bin/tideline.js`
 // until `npm link`), and `--help` keeps a description's wrapped lines together.
 import { STATUS_SPEC } from '../../cli/commands/status';
 import { invocationWords } from '../../cli/output/cli-invocation';

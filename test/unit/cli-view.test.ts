@@ -1,4 +1,4 @@
-// Issue 10 §3, "the CLI view tells the whole truth": what a run waits for (a service lock), what a
+// The CLI view tells the whole truth: what a run waits for (a service lock), what a
 // wait last saw (before the condition, which is what a narrow terminal cuts), rows that do not
 // shift when a run compensates, errors read whole, `not run` for steps a finished run never
 // reached, no spinner left behind, and piped logs stamped with the time of each change.

@@ -1,4 +1,4 @@
-// onFailure / holdTimeout (issue 14): normalised only when written (old definitions unchanged), a
+// onFailure / holdTimeout: normalised only when written (old definitions unchanged), a
 // container's onFailure is the default of its steps, the validator refuses holds that cannot
 // work, and the reads of a step's output that a skip must satisfy.
 import { checkRunbookText, loadRunbookText } from '../../dsl/loader';
