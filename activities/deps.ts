@@ -1,5 +1,7 @@
 // What activities need from the outside world, injected by the worker (or a test).
 import type { CloudCaller } from '../cloud/client';
+import type { Secret } from '../cloud/redact';
+import type { NotificationEvent } from '../contract/notification-messages';
 
 export type { CallOptions, CloudCaller } from '../cloud/client';
 
@@ -23,10 +25,33 @@ export interface ApprovalSettings {
   groups: ReadonlyMap<string, readonly string[]>;
 }
 
+/** A notification target from the worker configuration (`notifications.targets`). */
+export interface NotificationTarget {
+  type: 'webhook' | 'slack';
+  /** Whoever has it can post: never recorded, logged or put in an error message. */
+  url: Secret;
+  /** Absent: every event. */
+  events?: readonly NotificationEvent[];
+  /** Runbook names or `*` patterns heard without naming the target; absent: every runbook. */
+  runbooks?: readonly string[];
+}
+
+/** The worker configuration's `notifications:`. */
+export interface NotificationSettings {
+  targets: ReadonlyMap<string, NotificationTarget>;
+  webUiUrl?: string;
+  maxAttempts: number;
+  retryIntervalMs: number;
+}
+
 export interface ActivityDeps {
   clients: CloudClientResolver;
   /** For `approval.verify`; absent: no key is registered, so every signed decision is refused. */
   approvals?: ApprovalSettings;
+  /** For `notify.plan` and `notify.deliver`; absent: no target is configured. */
+  notifications?: NotificationSettings;
+  /** How notifications are posted (tests may wrap it); default the global fetch. */
+  fetch?: typeof fetch;
   clock?: Clock;
   /** Per-request timeout used by waits, so a hung request cannot outlive a heartbeat. */
   pollRequestTimeoutMs?: number;

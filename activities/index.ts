@@ -5,8 +5,17 @@ import { createWaitActivity } from './wait';
 import { createLockActivities } from './lock-activities';
 import { createVerifyApprovalActivity } from './approval-verify';
 import { VERIFY_APPROVAL_ACTIVITY } from '../contract/approval-messages';
+import { createNotifyActivities } from './notify';
 
-export type { ActivityDeps, ApprovalSettings, CloudCaller, CloudClientResolver, Clock } from './deps';
+export type {
+  ActivityDeps,
+  ApprovalSettings,
+  CloudCaller,
+  CloudClientResolver,
+  Clock,
+  NotificationSettings,
+  NotificationTarget,
+} from './deps';
 export type { ActionActivityInput, ActionActivities } from './action-activities';
 export type { WaitInput, WaitResult, WaitProgress } from './wait';
 
@@ -19,6 +28,7 @@ export function createActivities(deps: ActivityDeps) {
     [WAIT_ACTIVITY]: createWaitActivity(deps),
     ...createLockActivities(),
     [VERIFY_APPROVAL_ACTIVITY]: createVerifyApprovalActivity(deps.approvals, deps.clock),
+    ...createNotifyActivities(deps.notifications, deps.fetch),
   };
 }
 

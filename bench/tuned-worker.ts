@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { createActivities } from '../activities';
 import { createCloudClientResolver } from '../worker/cloud-clients';
 import { createDataConverter } from '../worker/codec';
-import { loadWorkerConfig, projectSecrets } from '../worker/config';
+import { loadWorkerConfig, configSecrets } from '../worker/config';
 import { connectWorker, loadTemporalSettings } from '../worker/connection';
 import { loadEncryptionKeys } from '../worker/key-store';
 import { READY_LINE } from '../worker/main';
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   const config = loadWorkerConfig();
   const temporal = loadTemporalSettings();
   const { keyRing } = loadEncryptionKeys();
-  const secrets = projectSecrets(config.cloud);
+  const secrets = configSecrets(config);
   installRuntime({ secrets });
   const connection = await connectWorker(temporal);
   const worker = await Worker.create({

@@ -1,5 +1,6 @@
 // What a runbook run exposes to clients: its input, its report, the progress query and the
 // approval update. Shared by the workflow and every client (CLI, tests).
+import type { NotificationSummary } from './notification-messages';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { OnFailurePolicy, RunbookDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
@@ -108,6 +109,8 @@ export interface RunProgress {
   actions?: OperatorAction[];
   /** Every decision sent to an approval step with `approvers`, counted or refused, oldest first. */
   approvals?: ApprovalAuditEntry[];
+  /** Deliveries to notification targets so far (absent before the first); failures are kept. */
+  notifications?: NotificationSummary;
 }
 
 export interface LockWait {

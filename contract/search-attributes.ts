@@ -11,6 +11,11 @@ export const SERVICES_ATTRIBUTE = defineSearchAttributeKey(
   SearchAttributeType.KEYWORD_LIST,
 );
 export const STATE_ATTRIBUTE = defineSearchAttributeKey('TidelineState', SearchAttributeType.KEYWORD);
+/** Who may answer the run's pending approvals that name `approvers` (names and `group:NAME`). */
+export const AWAITING_APPROVAL_ATTRIBUTE = defineSearchAttributeKey(
+  'TidelineAwaitingApproval',
+  SearchAttributeType.KEYWORD_LIST,
+);
 
 /** Every tideline search attribute with the type name Temporal's CLI and operator API use. */
 export const TIDELINE_SEARCH_ATTRIBUTES = [
@@ -18,4 +23,5 @@ export const TIDELINE_SEARCH_ATTRIBUTES = [
   { name: PROJECT_ATTRIBUTE.name, type: 'Keyword' },
   { name: SERVICES_ATTRIBUTE.name, type: 'KeywordList' },
   { name: STATE_ATTRIBUTE.name, type: 'Keyword' },
+  { name: AWAITING_APPROVAL_ATTRIBUTE.name, type: 'KeywordList' },
 ] as const;

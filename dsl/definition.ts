@@ -5,6 +5,7 @@
 import type { ActionName, OperationKind } from '../cloud/operations';
 import type { JsonValue } from './expressions';
 import type { InputType } from './schema-primitives';
+import type { NotifySubscription } from '../contract/notification-messages';
 
 /** Milliseconds, or a `${{ … }}` template resolved at run time with `resolveDurationMs`. */
 export type DurationValue = number | string;
@@ -173,10 +174,11 @@ export type StepDefinition =
  * 1 (normalised before the field). Raise it when the shape changes incompatibly, and keep the
  * interpreter reading the older ones.
  *
- * 2: a foreach may carry an error budget (`maxErrors`, `onMaxErrors`) or a `ramp`. A worker of
- * format 1 would ignore them and run the whole fleet at full concurrency, so a definition that uses
- * them is format 2 and such a worker refuses it; every other definition stays format 1 and runs on
- * either (see `definitionFormatVersion` in normalise.ts).
+ * 2: a foreach may carry an error budget (`maxErrors`, `onMaxErrors`) or a `ramp`, an approve step
+ * `approvers`, the runbook `notify` targets. A worker of format 1 would ignore them (run the whole
+ * fleet at full concurrency, tell nobody), so a definition that uses them is format 2 and such a
+ * worker refuses it; every other definition stays format 1 and runs on either (see
+ * `definitionFormatVersion` in normalise.ts).
  */
 export const DEFINITION_FORMAT_VERSION = 2;
 
@@ -192,6 +194,8 @@ export interface RunbookDefinition {
   onFailure?: OnFailurePolicy;
   /** How long a held run waits for an operator; absent = DEFAULT_HOLD_TIMEOUT_MS. */
   holdTimeoutMs?: number;
+  /** Notification targets the runbook names (format 2); the worker's own targets come on top. */
+  notify?: NotifySubscription[];
 }
 
 export const DEFAULT_HOLD_TIMEOUT_MS = 24 * 60 * 60_000;

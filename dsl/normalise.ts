@@ -215,16 +215,18 @@ export class NormaliseError extends Error {
 }
 
 /**
- * The oldest format that holds the definition's steps: 2 when a foreach has an error budget or a
- * ramp, or an approve step names `approvers` (a format-1 worker would ignore them: run the fleet at
- * full concurrency, or count anyone's unsigned approval), else 1, so that workers not yet upgraded
- * still run what they can run as written.
+ * The oldest format that holds the definition: 2 when a foreach has an error budget or a ramp, an
+ * approve step names `approvers`, or the runbook names notification targets (a format-1 worker
+ * would ignore them: run the fleet at full concurrency, count anyone's unsigned approval, tell
+ * nobody), else 1, so that workers not yet upgraded still run what they can run as written.
  */
-export function definitionFormatVersion(steps: readonly StepDefinition[]): number {
+export function definitionFormatVersion(definition: Pick<RunbookDefinition, 'steps' | 'notify'>): number {
+  const { steps } = definition;
   const budgeted = stepTree(steps).some(
     ({ step }) => step.kind === 'foreach' && (step.maxErrors !== undefined || step.ramp !== undefined),
   );
-  return budgeted || namesApprovers(steps) ? DEFINITION_FORMAT_VERSION : 1;
+  const notifies = definition.notify !== undefined;
+  return budgeted || notifies || namesApprovers(steps) ? DEFINITION_FORMAT_VERSION : 1;
 }
 
 /** Whether an approve step anywhere under `steps` names its approvers (decisions are verified). */
@@ -235,8 +237,9 @@ export function namesApprovers(steps: readonly StepDefinition[]): boolean {
 /** Builds the normalised definition of a runbook the schema (and validator) accepted. */
 export function normaliseRunbook(runbook: Runbook, options: NormaliseOptions = {}): RunbookDefinition {
   const steps = runbook.steps.map((step) => normaliseStep(step, options));
+  const notify = runbook.notify?.map(({ target, events }) => ({ target, ...(events && { events }) }));
   return {
-    formatVersion: definitionFormatVersion(steps),
+    formatVersion: definitionFormatVersion({ steps, notify }),
     apiVersion: runbook.apiVersion,
     name: runbook.name,
     description: runbook.description,
@@ -249,5 +252,6 @@ export function normaliseRunbook(runbook: Runbook, options: NormaliseOptions = {
     ),
     ...(runbook.onFailure !== undefined && { onFailure: runbook.onFailure }),
     ...(runbook.holdTimeout !== undefined && { holdTimeoutMs: parseDuration(runbook.holdTimeout) }),
+    ...(notify !== undefined && { notify }),
   };
 }

@@ -3,6 +3,7 @@
 // kind key (`call`, `wait`, …); the kinds are separate strict objects so unknown fields are errors.
 import { z } from 'zod';
 import { ACTION_NAMES } from '../cloud/operations';
+import { NOTIFICATION_EVENTS, NOTIFICATION_TARGET_NAME } from '../contract/notification-messages';
 import {
   API_VERSION,
   Condition,
@@ -298,6 +299,23 @@ export const STEP_KIND_SCHEMAS = {
   fail: FailStep,
 } as const satisfies Record<StepKind, z.ZodType>;
 
+const NotifyEntry = z
+  .strictObject({
+    target: z
+      .string()
+      .regex(
+        NOTIFICATION_TARGET_NAME,
+        'must be a target name (letters, digits, . _ -), at most 64 characters',
+      )
+      .describe('A target of the worker configuration’s `notifications.targets`'),
+    events: z
+      .array(z.enum(NOTIFICATION_EVENTS))
+      .min(1)
+      .optional()
+      .describe('Which events it hears (default: all)'),
+  })
+  .meta({ id: 'NotifyEntry', description: 'A notification target this runbook’s runs tell about events' });
+
 export const RunbookSchema = z
   .strictObject({
     apiVersion: z.literal(API_VERSION),
@@ -312,6 +330,13 @@ export const RunbookSchema = z
     holdTimeout: Duration.optional().describe(
       'How long a held run waits for an operator before it rolls back on its own (default 24h)',
     ),
+    notify: z
+      .array(NotifyEntry)
+      .min(1)
+      .optional()
+      .describe(
+        'Notification targets (defined in the worker configuration) that hear about this runbook’s runs',
+      ),
   })
   .meta({
     id: 'Runbook',

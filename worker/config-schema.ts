@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { parseBaseUrl } from '../cloud/base-url';
 import { Secret } from '../cloud/redact';
 import { SHARED_DEFAULTS, sharedFileFields } from './shared-settings';
+import { NOTIFICATION_EVENTS, NOTIFICATION_TARGET_NAME } from '../contract/notification-messages';
 
 export const DEFAULT_TASK_QUEUE = SHARED_DEFAULTS.taskQueue;
 
@@ -155,6 +156,44 @@ export const ApprovalsSection = z.strictObject({
   groups: z.record(ApproverName, z.array(ApproverName)).optional(),
 });
 
+/** A webhook's URL: a secret (whoever has it can post), so it is never printed or recorded. */
+const WebhookUrl = z
+  .string()
+  .min(1, { message: 'must not be empty', abort: true })
+  .refine(
+    (value) => URL.canParse(value) && ['https:', 'http:'].includes(new URL(value).protocol),
+    'must be an http(s) URL',
+  )
+  .transform((value) => new Secret(value));
+
+const NotificationTarget = z.strictObject({
+  /** `webhook`: the event as JSON; `slack`: a Slack-compatible incoming webhook (`{text}`). */
+  type: z.enum(['webhook', 'slack']),
+  url: WebhookUrl,
+  /** Which events it hears (default all). */
+  events: z.array(z.enum(NOTIFICATION_EVENTS)).min(1).optional(),
+  /**
+   * Runbooks (names, `*` wildcards) whose runs it hears without naming it (default every runbook;
+   * `[]`: only runbooks that name it in `notify:`).
+   */
+  runbooks: z
+    .array(z.string().regex(/^[A-Za-z0-9*._-]+$/, 'must be a runbook name or a * pattern'))
+    .optional(),
+});
+
+/** Where runs tell about themselves (`notifications:`; activities/notify.ts). */
+export const NotificationsSection = z.strictObject({
+  targets: z.record(
+    z.string().regex(NOTIFICATION_TARGET_NAME, 'must be a name (letters, digits, . _ -)'),
+    NotificationTarget,
+  ),
+  /** The Web UI's base URL, for links in notifications (e.g. http://127.0.0.1:8233). */
+  webUiUrl: z.url({ protocol: /^https?$/ }).optional(),
+  /** How often a delivery is tried (default 5) and the first pause between tries (default 2 s). */
+  maxAttempts: z.number().int().min(1).max(20).optional(),
+  retryIntervalMs: z.number().int().min(10).max(600_000).optional(),
+});
+
 export const WorkerConfigSchema = z.strictObject({
   /** `taskQueue` and `temporal: { address, namespace }`, shared with the CLI (shared-settings.ts). */
   ...sharedFileFields,
@@ -163,6 +202,7 @@ export const WorkerConfigSchema = z.strictObject({
   metricsAddress: HostPort.optional(),
   cloud: CloudSection,
   approvals: ApprovalsSection.optional(),
+  notifications: NotificationsSection.optional(),
 });
 export type ParsedWorkerConfig = z.infer<typeof WorkerConfigSchema>;
 

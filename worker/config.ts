@@ -20,13 +20,19 @@
 //   approvals:                               # optional; for approve steps with `approvers`
 //     keys: { alice: 'ed25519:…' }           # public keys, as `tideline keys create` prints them
 //     groups: { dba: [carol, dave] }         # `group:dba` in a runbook
+//   notifications:                           # optional; where runs tell about themselves
+//     webUiUrl: http://127.0.0.1:8233        # links to the run
+//     targets:
+//       ops: { type: slack, url: https://hooks…, events: [awaiting-approval, held, failed] }
+//       audit: { type: webhook, url: https://…, runbooks: ['provision-*'] }
 //
 // Environment (overrides the file): TIDELINE_TASK_QUEUE, TIDELINE_METRICS_ADDRESS,
 // TIDELINE_CLOUD_URL, TIDELINE_CLOUD_ALLOW_INSECURE_LOOPBACK=1, and together
 // TIDELINE_CLOUD_PROJECT_ID + TIDELINE_CLOUD_ACCESS_KEY + TIDELINE_CLOUD_SECRET_KEY, or
 // TIDELINE_CLOUD_PROJECT_ID + TIDELINE_CLOUD_BEARER_TOKEN (one project, which becomes the default).
 import { inspect } from 'node:util';
-import type { ApprovalSettings } from '../activities/deps';
+import type { ApprovalSettings, NotificationSettings } from '../activities/deps';
+import { DEFAULT_NOTIFICATION_SETTINGS } from '../activities/notify';
 import { parseBaseUrl } from '../cloud/base-url';
 import {
   applyEnvironment,
@@ -34,6 +40,7 @@ import {
   isRecord,
   issueText,
   WorkerConfigSchema,
+  type ParsedWorkerConfig,
   type ProjectCredentials,
   type WorkerTuning,
 } from './config-schema';
@@ -69,6 +76,8 @@ export interface WorkerConfig {
   configFile: string | undefined;
   /** Approvers' public keys and groups (`approvals:`); empty when not configured. */
   approvals: ApprovalSettings;
+  /** Notification targets (`notifications:`); none when not configured. */
+  notifications: NotificationSettings;
 }
 
 export interface LoadWorkerConfigOptions {
@@ -155,8 +164,19 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
       ),
       groups: new Map(Object.entries(data.approvals?.groups ?? {})),
     },
+    notifications: notificationSettings(data.notifications),
   };
   return withSafeDisplay(config);
+}
+
+function notificationSettings(section: ParsedWorkerConfig['notifications']): NotificationSettings {
+  if (section === undefined) return DEFAULT_NOTIFICATION_SETTINGS;
+  return {
+    targets: new Map(Object.entries(section.targets)),
+    ...(section.webUiUrl !== undefined && { webUiUrl: section.webUiUrl.replace(/\/+$/, '') }),
+    maxAttempts: section.maxAttempts ?? DEFAULT_NOTIFICATION_SETTINGS.maxAttempts,
+    retryIntervalMs: section.retryIntervalMs ?? DEFAULT_NOTIFICATION_SETTINGS.retryIntervalMs,
+  };
 }
 
 /**
@@ -167,6 +187,12 @@ export function projectSecrets(cloud: CloudConfig): string[] {
   return [...cloud.projects.values()].map((project) =>
     project.bearerToken !== undefined ? project.bearerToken.reveal() : project.secretKey.reveal(),
   );
+}
+
+/** Every secret of a configuration (credentials, webhook URLs) in plain text, for the scrubbers. */
+export function configSecrets(config: Pick<WorkerConfig, 'cloud' | 'notifications'>): string[] {
+  const webhooks = [...config.notifications.targets.values()].map((target) => target.url.reveal());
+  return [...projectSecrets(config.cloud), ...webhooks];
 }
 
 /** What may be printed about a config: no keys, ever. */
@@ -182,6 +208,7 @@ export function describeWorkerConfig(config: WorkerConfig): Record<string, unkno
       projects: [...config.cloud.projects.keys()],
     },
     approvals: { keys: [...config.approvals.keys.keys()], groups: [...config.approvals.groups.keys()] },
+    notifications: { targets: [...config.notifications.targets.keys()] },
   };
 }
 

@@ -34,14 +34,22 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The kind of Cloud API secret a parsed config file's `cloud.projects` hold, if any. */
-function configSecretKind(raw: unknown): 'secret key' | 'bearer token' | undefined {
+/** The kind of secret a parsed config file holds, if any: a Cloud API credential first. */
+function configSecretKind(
+  raw: unknown,
+): 'Cloud API secret key' | 'Cloud API bearer token' | 'notification webhook URL' | undefined {
   const projects = isObject(raw) && isObject(raw.cloud) ? raw.cloud.projects : undefined;
-  if (!isObject(projects)) return undefined;
-  const entries = Object.values(projects).filter(isObject);
-  if (entries.some((p) => p.secretKey !== undefined)) return 'secret key';
-  if (entries.some((p) => p.bearerToken !== undefined)) return 'bearer token';
-  return undefined;
+  const entries = isObject(projects) ? Object.values(projects).filter(isObject) : [];
+  if (entries.some((p) => p.secretKey !== undefined)) return 'Cloud API secret key';
+  if (entries.some((p) => p.bearerToken !== undefined)) return 'Cloud API bearer token';
+  return webhookUrls(raw) ? 'notification webhook URL' : undefined;
+}
+
+/** Whether the file's `notifications.targets` hold a URL (a secret: whoever has it can post). */
+function webhookUrls(raw: unknown): boolean {
+  const notifications = isObject(raw) ? raw.notifications : undefined;
+  const targets = isObject(notifications) ? notifications.targets : undefined;
+  return isObject(targets) && Object.values(targets).some((t) => isObject(t) && t.url !== undefined);
 }
 
 /** True when a parsed config file's `cloud.projects` hold a secret key or a bearer token. */
@@ -52,5 +60,5 @@ export function configHoldsSecret(raw: unknown): boolean {
 /** The config file warning: only when its content (`raw`, parsed) holds a secret key or token. */
 export function warnIfSecretConfigOpen(file: string, raw: unknown, notice: (line: string) => void): void {
   const kind = configSecretKind(raw);
-  if (kind !== undefined) warnIfOpenToOthers(file, 'config file', notice, `(it holds a Cloud API ${kind})`);
+  if (kind !== undefined) warnIfOpenToOthers(file, 'config file', notice, `(it holds a ${kind})`);
 }

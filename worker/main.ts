@@ -3,7 +3,7 @@
 // Exit codes: 0 after a graceful stop, 2 for bad configuration (also: the namespace does not
 // exist or lacks tideline's search attributes), 1 for anything else.
 import { inspect } from 'node:util';
-import { describeWorkerConfig, loadWorkerConfig, projectSecrets } from './config';
+import { describeWorkerConfig, loadWorkerConfig, configSecrets } from './config';
 import { describeTemporalSettings, loadTemporalSettings } from './connection';
 import { loadEncryptionKeys } from './key-store';
 import { installRuntime } from './runtime';
@@ -54,7 +54,7 @@ export async function runWorkerProcess(
   }
   const { config, temporal, keys, tracingSettings } = setup;
 
-  const secrets = projectSecrets(config.cloud);
+  const secrets = configSecrets(config);
   installRuntime({
     metricsAddress: config.metricsAddress,
     secrets: [...secrets, temporal.connection.apiKey],

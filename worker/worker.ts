@@ -109,6 +109,7 @@ export async function createTidelineWorker(
     createActivities({
       clients: deps.clients ?? createCloudClientResolver(config.cloud),
       approvals: config.approvals,
+      notifications: config.notifications,
       ...(deps.clock ? { clock: deps.clock } : {}),
     });
 

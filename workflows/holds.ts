@@ -90,6 +90,8 @@ export class Holds {
       const decided = await condition(
         () => waiter.decision !== undefined || this.rollingBack,
         this.policy.timeoutMs,
+        // What the Web UI's timeline names the timer (metadata: replay does not compare it).
+        { summary: `held ${stepKey}: rolls back without an operator` },
       );
       if (waiter.decision !== undefined) {
         if (waiter.decision.kind === 'retry') this.retried.add(stepKey);

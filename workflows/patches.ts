@@ -101,6 +101,12 @@ export const PATCHES = {
    * Asked for at the start of a run whose definition has such steps (concurrent-calls.ts).
    */
   concurrentCallsAsTasks: 'tideline-2027-02-concurrent-calls-as-tasks',
+  /**
+   * 2027-03: a top-level run asks the worker which notification targets hear it (`notify.plan`, a
+   * local activity at start) and tells them its events with `notify.deliver` activities
+   * (workflows/run-notifier.ts). Asked at the start of every run that has no parent.
+   */
+  notifications: 'tideline-2027-03-notifications',
 } as const;
 
 export type PatchId = (typeof PATCHES)[keyof typeof PATCHES];

@@ -16,6 +16,7 @@ import { lockWaits } from './locks';
 import { addResource } from './step-resources';
 import type { Holds } from './holds';
 import type { ApprovalLedger } from './approval-ledger';
+import type { NotificationSummary } from '../contract/notification-messages';
 
 interface ApprovalWaiter extends PendingApproval {
   decision?: ApprovalOutcome;
@@ -45,6 +46,8 @@ export class RunState {
   definition: Pick<RunbookDefinition, 'steps' | 'outputs'> | undefined;
   /** Decisions on approval steps with approvers (the progress's audit trail). */
   ledger: ApprovalLedger | undefined;
+  /** Deliveries to the run's notification targets; absent when no target hears the run. */
+  notifications: NotificationSummary | undefined;
 
   constructor(
     readonly runbook: string,
@@ -100,11 +103,17 @@ export class RunState {
 
   /** The first approval still waiting for an answer. */
   pendingApproval(): PendingApproval | undefined {
-    const pending = [...this.approvals.values()].find((a) => a.decision === undefined);
-    if (pending === undefined) return undefined;
-    const { decision: _decision, ...approval } = pending;
-    if (approval.approvedBy !== undefined) approval.approvedBy = [...approval.approvedBy];
-    return approval;
+    return this.pendingApprovals()[0];
+  }
+
+  /** Every approval still waiting for an answer (several in parallel branches), oldest first. */
+  pendingApprovals(): PendingApproval[] {
+    return [...this.approvals.values()]
+      .filter((a) => a.decision === undefined)
+      .map(({ decision: _decision, ...approval }) => {
+        if (approval.approvedBy !== undefined) approval.approvedBy = [...approval.approvedBy];
+        return approval;
+      });
   }
 
   /** The approval a decision is for; throws (rejecting the update) when there is none. */
@@ -149,6 +158,9 @@ export class RunState {
       progress.actions = this.holds.actions.map((a) => ({ ...a }));
     if (this.ledger !== undefined && this.ledger.entries.length > 0)
       progress.approvals = this.ledger.entries.map((entry) => ({ ...entry }));
+    const notifications = this.notifications;
+    if (notifications !== undefined && (notifications.delivered > 0 || notifications.failed.length > 0))
+      progress.notifications = { delivered: notifications.delivered, failed: [...notifications.failed] };
     return progress;
   }
 }

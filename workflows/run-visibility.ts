@@ -1,5 +1,6 @@
 // How a run shows itself in Temporal's visibility store and Web UI: its search attributes
-// (TidelineRunbook, TidelineProject, TidelineServices, TidelineState; contract/search-attributes.ts)
+// (TidelineRunbook, TidelineProject, TidelineServices, TidelineState, TidelineAwaitingApproval;
+// contract/search-attributes.ts)
 // and its current details (what an operator is asked and the exact command to answer).
 //
 // Upserts are commands in the history, so they are guarded by the `runVisibility` patch: a run
@@ -8,10 +9,12 @@
 //
 // Search attribute values are NOT encrypted by the payload codec: only the runbook name, the
 // project id, service ids and a state word go there, never an input value marked secret.
-import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { approvalCommands, holdCommands } from './answer-commands';
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import type { RunState } from './run-state';
 import {
+  AWAITING_APPROVAL_ATTRIBUTE,
   PROJECT_ATTRIBUTE,
   RUNBOOK_ATTRIBUTE,
   SERVICES_ATTRIBUTE,
@@ -39,31 +42,24 @@ export function visibleState(state: RunState): VisibleState {
   return state.pendingApproval() !== undefined ? 'waiting-for-approval' : 'running';
 }
 
-/** `--namespace NS` when the run is not in the CLI's default namespace. */
-function namespaceFlag(): string {
-  const namespace = workflowInfo().namespace;
-  return namespace === 'default' ? '' : ` --namespace ${namespace}`;
-}
-
 /** What the Web UI shows as the run's current details (Markdown): the question and its answers. */
 export function currentDetails(state: RunState): string {
-  const id = workflowInfo().workflowId;
-  const ns = namespaceFlag();
   const approval = state.pendingApproval();
   const held = state.status === 'running' ? (state.holds?.list() ?? []) : [];
   if (held.length > 0) {
     return held
-      .map((held) =>
-        [
+      .map((held) => {
+        const commands = holdCommands(held.stepKey);
+        return [
           `**Held** at step \`${held.stepKey}\`: ${held.error.type}: ${held.error.message}`,
           // A blank line before the list: the Web UI's Markdown runs a list on from a paragraph.
           '',
-          `- retry: \`tideline retry ${id} --step ${held.stepKey}${ns}\``,
-          `- skip: \`tideline skip ${id} --step ${held.stepKey} --output JSON${ns}\``,
-          `- roll back: \`tideline rollback ${id}${ns}\``,
+          `- retry: \`${commands.retry}\``,
+          `- skip: \`${commands.skip}\``,
+          `- roll back: \`${commands.rollback}\``,
           `- rolls back on its own at ${new Date(held.deadline).toISOString()}`,
-        ].join('\n'),
-      )
+        ].join('\n');
+      })
       .join('\n\n');
   }
   if (approval !== undefined) {
@@ -71,16 +67,23 @@ export function currentDetails(state: RunState): string {
       approval.deadline > 0
         ? `\n- without an answer by ${new Date(approval.deadline).toISOString()}: ${approval.default}`
         : '';
+    const commands = approvalCommands(approval.stepKey);
     return (
       [
         `**Waiting for approval** at step \`${approval.stepKey}\`: ${approval.message}`,
         '',
-        `- approve: \`tideline approve ${id} --step ${approval.stepKey}${ns}\``,
-        `- reject: \`tideline reject ${id} --step ${approval.stepKey} -m "why"${ns}\``,
+        `- approve: \`${commands.approve}\``,
+        `- reject: \`${commands.reject}\``,
       ].join('\n') + when
     );
   }
   return '';
+}
+
+/** Who may answer the run's pending approvals that name approvers, sorted, each once. */
+export function awaitingApprovers(state: RunState): string[] {
+  const names = new Set(state.pendingApprovals().flatMap((approval) => approval.approvers ?? []));
+  return [...names].sort();
 }
 
 export class RunVisibility {
@@ -88,6 +91,8 @@ export class RunVisibility {
   private serviceChars = 0;
   private upsertedServices = 0;
   private upsertedState: VisibleState | undefined;
+  /** TidelineAwaitingApproval as last upserted; undefined until an approval with approvers opened. */
+  private upsertedApprovers: string | undefined;
   private details = '';
   private syncScheduled = false;
 
@@ -141,6 +146,13 @@ export class RunVisibility {
     if (this.services.length !== this.upsertedServices) {
       pairs.push({ key: SERVICES_ATTRIBUTE, value: [...this.services] });
       this.upsertedServices = this.services.length;
+    }
+    // Only approvals with `approvers` (format 2) set it: runs of earlier releases never upsert it.
+    const approvers = awaitingApprovers(state);
+    const key = approvers.join('\n');
+    if ((approvers.length > 0 || this.upsertedApprovers !== undefined) && key !== this.upsertedApprovers) {
+      pairs.push({ key: AWAITING_APPROVAL_ATTRIBUTE, value: approvers });
+      this.upsertedApprovers = key;
     }
     if (pairs.length > 0) upsertSearchAttributes(pairs);
   }

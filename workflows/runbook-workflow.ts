@@ -33,6 +33,7 @@ import { RUN_CANCELLED, StepFailed, runCancelled, summariseFailure } from './ste
 import { runStepKind } from './step-kinds';
 import { concurrentCallsAsTasks } from './concurrent-calls';
 import { noteRunbookOnRunSpan } from './step-tracing';
+import { RunNotifier } from './run-notifier';
 
 export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunReport> {
   // First, before any other patch or command (workflows/release-gate.ts).
@@ -93,13 +94,18 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
   const identity = runIdentity(definition, bound.values);
   state.secretValues = identity.secretValues;
   state.definition = definition;
-  state.onChange = () => visibility.sync(state);
+  let notifier = RunNotifier.silent();
+  state.onChange = () => {
+    visibility.sync(state);
+    notifier.observe(state);
+  };
   state.holds.onChange = state.onChange;
   state.onResources = (resources) => {
     for (const resource of resources) if (resource.type === 'service') visibility.addService(resource.id);
     visibility.syncSoon(state);
   };
   visibility.start(state, identity.project, identity.services);
+  notifier = await RunNotifier.start(definition, state);
   const heldByParent = input.heldLocks ?? [];
   const locks = new RunLocks();
   state.lockStatus = () => ({ waitingFor: locks.waitingFor, held: [...heldByParent, ...locks.held] });
@@ -134,6 +140,7 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
     state.status = cancelled ? 'cancelled' : 'failed';
     state.endedAt = Date.now();
     visibility.sync(state);
+    await notifier.finish(state);
     if (cancelled) throw isCancellation(error) ? error : runCancelled();
     const report: RunReport = { ...state.progress(), outputs: {}, secretOutputs };
     throw ApplicationFailure.create({
@@ -164,5 +171,6 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
   state.status = 'succeeded';
   state.endedAt = Date.now();
   visibility.sync(state);
+  await notifier.finish(state);
   return { ...state.progress(), outputs, secretOutputs };
 }

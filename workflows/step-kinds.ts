@@ -297,7 +297,10 @@ async function runApproval(
     const decided =
       timeoutMs === undefined
         ? (await condition(() => waiter.decision !== undefined), true)
-        : await condition(() => waiter.decision !== undefined, timeoutMs);
+        : await condition(() => waiter.decision !== undefined, timeoutMs, {
+            // What the Web UI's timeline names the timer (metadata: replay does not compare it).
+            summary: `approval ${key}: ${step.default} without an answer`,
+          });
     const outcome: ApprovalOutcome =
       decided && waiter.decision
         ? waiter.decision

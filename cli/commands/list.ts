@@ -20,6 +20,7 @@ import {
   PROJECT_ATTRIBUTE,
   RUNBOOK_ATTRIBUTE,
   SERVICES_ATTRIBUTE,
+  AWAITING_APPROVAL_ATTRIBUTE,
   STATE_ATTRIBUTE,
 } from '../../contract/search-attributes';
 import { COMMAND_SUMMARIES } from '../command-summaries';
@@ -41,17 +42,19 @@ const MAX_SCANNED = 5_000;
 export const LIST_SPEC = {
   name: 'list',
   usage:
-    '[--running | --failed | --held] [--state STATE] [--runbook NAME] [--project ID] [--service ID] [--limit N]',
+    '[--running | --failed | --held] [--state STATE] [--runbook NAME] [--project ID] [--service ID] [--awaiting-approval NAME] [--limit N]',
   summary: COMMAND_SUMMARIES.list,
   description: [
     'Lists runbook runs, newest first (by start time). Runs started by a parent runbook (child',
-    'runbooks) are left out (they show up as steps of their parent), except with --held, --state',
-    'and --service, where the child is what waits or names the service. --runbook, --project, --service',
+    'runbooks) are left out (they show up as steps of their parent), except with --held, --state,',
+    '--service and --awaiting-approval, where the child is what waits or names the service. --runbook, --project, --service',
     "and --state query the runs' search attributes (TidelineRunbook, TidelineProject,",
     'TidelineServices, TidelineState), so runs started before tideline kept them (2026-12) are not',
     'found by them. Visibility is eventually consistent: a run started a moment ago may take a',
     'second to appear. --held lists runs held at a failed step (child runbooks included): it asks',
-    'each running run for its progress, so a worker must be polling.',
+    'each running run for its progress, so a worker must be polling. --awaiting-approval lists runs',
+    'whose pending approval names this approver or group (TidelineAwaitingApproval, as the runbook',
+    'writes it: `group:dba` finds steps naming the group, not steps naming its members).',
   ],
   options: {
     running: { type: 'boolean' },
@@ -61,6 +64,7 @@ export const LIST_SPEC = {
     runbook: { type: 'string' },
     project: { type: 'string' },
     service: { type: 'string' },
+    'awaiting-approval': { type: 'string' },
     limit: { type: 'string', short: 'n' },
   },
   optionHelp: [
@@ -71,6 +75,7 @@ export const LIST_SPEC = {
     ['--runbook NAME', 'only runs of this runbook (its `name`)'],
     ['--project ID', 'only runs in this project (their `project_id` input)'],
     ['--service ID', 'only runs that named or created this service'],
+    ['--awaiting-approval NAME', 'only runs waiting for an approval that names NAME or group:NAME'],
     ['-n, --limit N', 'at most N runs (default 20)'],
   ],
   examples: [
@@ -80,6 +85,7 @@ export const LIST_SPEC = {
     'tideline list --service d1k5vk7hf2',
     'tideline list --project d1k5vk7hf2 --failed',
     'tideline list --held',
+    'tideline list --awaiting-approval group:dba',
     'tideline list --failed --runbook provision-production-service --limit 5 --json',
   ],
   positionals: { min: 0, max: 0, names: '' },
@@ -125,6 +131,7 @@ export function listConditions(values: {
   project?: string | undefined;
   service?: string | undefined;
   state?: string | undefined;
+  'awaiting-approval'?: string | undefined;
 }): string[] {
   const clauses = [`WorkflowType = '${RUNBOOK_WORKFLOW_TYPE}'`];
   if (values.runbook !== undefined)
@@ -134,6 +141,9 @@ export function listConditions(values: {
   // On a KeywordList, `=` means "holds this value".
   if (values.service !== undefined)
     clauses.push(`${SERVICES_ATTRIBUTE.name} = ${literal('service', values.service)}`);
+  const approver = values['awaiting-approval'];
+  if (approver !== undefined)
+    clauses.push(`${AWAITING_APPROVAL_ATTRIBUTE.name} = ${literal('awaiting-approval', approver)}`);
   if (values.state !== undefined) {
     if (!(RUN_STATES as readonly string[]).includes(values.state)) {
       throw new CliError(
@@ -224,7 +234,11 @@ export const listCommand: Command = async (argv, ctx) => {
         ? undefined
         : `ExecutionStatus != 'Running'`,
     held,
-    children: held || values.state !== undefined || values.service !== undefined,
+    children:
+      held ||
+      values.state !== undefined ||
+      values.service !== undefined ||
+      values['awaiting-approval'] !== undefined,
   };
   const runs = await withTemporal(ctx, (session) => newestRuns(session, clauses, scope, limit));
 

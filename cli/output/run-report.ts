@@ -95,6 +95,18 @@ const HEADLINE: Record<RunStatusName, string> = {
   'timed-out': 'timed out',
 };
 
+/** How the run's notifications went: a count, and each delivery that failed with its reason. */
+export function notificationLines(progress: RunProgress | undefined, style: Style): string[] {
+  const notifications = progress?.notifications;
+  if (notifications === undefined) return [];
+  const failed = notifications.failed;
+  const lines = [
+    `  notifications: ${notifications.delivered} delivered${failed.length > 0 ? `, ${failed.length} failed` : ''}`,
+  ];
+  for (const f of failed) lines.push(style.red(`    ${f.event} → ${f.target}: ${f.error}`));
+  return lines;
+}
+
 /** The closing lines of a run (after its steps were shown). */
 export function renderOutcome(
   ctx: Pick<CliContext, 'globals'>,
@@ -143,6 +155,7 @@ export function renderOutcome(
     }
   }
   for (const action of outcome.progress?.actions ?? []) lines.push(`  operator: ${actionLine(action)}`);
+  lines.push(...notificationLines(outcome.progress, style));
   if (!ok) lines.push(style.dim(`  timeline: ${cliCommand(ctx, ['history', outcome.workflowId])}`));
   return `${lines.join('\n')}\n`;
 }
@@ -205,6 +218,7 @@ export function runJson(
     })),
     held: progress?.held ?? [],
     operatorActions: progress?.actions ?? [],
+    notifications: progress?.notifications ?? null,
     ...extra,
   };
   return json;

@@ -99,12 +99,18 @@ export async function scheduledActivities(handle: WorkflowHandle, type: string):
  * cannot replay the run fails it again and again, and the run never closes) throws at once with
  * its cause instead of waiting for the deadline.
  */
-export async function settleRun(name: string, handle: WorkflowHandle, timeoutMs: number): Promise<RunReport> {
+export async function settleRun(
+  name: string,
+  handle: WorkflowHandle,
+  timeoutMs: number,
+  /** Failed tasks the run had already (on a worker that is gone), not counted. */
+  knownFailedTasks = 0,
+): Promise<RunReport> {
   const seen = await pollUntil(
     `run ${name} to close`,
     async () => ({
       status: (await handle.describe()).status.name,
-      failed: (await servedBy(handle)).failedTasks,
+      failed: (await servedBy(handle)).failedTasks.slice(knownFailedTasks),
     }),
     (now) => now.status !== 'RUNNING' || now.failed.length > 0,
     timeoutMs,

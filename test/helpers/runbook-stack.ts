@@ -7,7 +7,7 @@ import { Client, type WorkflowHandle } from '@temporalio/client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import type { ApprovalSettings } from '../../activities/deps';
+import type { ApprovalSettings, NotificationSettings } from '../../activities/deps';
 import type { CloudClient } from '../../cloud/client';
 import { loadRunbookFile } from '../../dsl/loader';
 import { bundleWorkflows } from '../../worker/bundle';
@@ -56,6 +56,8 @@ export interface RunbookStackOptions {
   temporal?: TemporalServerOptions;
   /** The worker configuration's `approvals:` (approvers' public keys and groups). */
   approvals?: ApprovalSettings;
+  /** The worker configuration's `notifications:` (targets, Web UI link, delivery retries). */
+  notifications?: NotificationSettings;
 }
 
 export async function startRunbookStack(
@@ -85,6 +87,7 @@ export async function startRunbookStack(
     const config = {
       ...localCloudWorkerConfig(cloud.url, [firstProjectAccess(cloud.cloud)], taskQueue),
       ...(options.approvals !== undefined && { approvals: options.approvals }),
+      ...(options.notifications !== undefined && { notifications: options.notifications }),
     };
     const startWorker = (workflows: WorkflowSource) =>
       startInProcessWorker(config, { keyRing, connection: workerConnection, workflows });

@@ -3,6 +3,7 @@
 // gate and the patch asked after it), one without (the gate only, so it may still need that
 // patch's old branch). The command groups them by release, names the patches they may need, and
 // `--patch` gives the evidence to retire one: exit 1 while a run may need it, 0 once none does.
+// (Both also predate the current tree's own patches, which they therefore may need too.)
 import { randomBytes } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { RunbookWorkflowInput } from '../../workflows/messages';
@@ -63,17 +64,23 @@ test('lists the open runs by release with the patches they may still need', asyn
     ['2027-01 or later', PATCHES.release2027_01, 2],
   ]);
   const runs = Object.fromEntries(status.releases[0]!.runs.map((r) => [r.workflowId, r]));
+  // Neither run (of the earlier release) recorded the notifications patch of this one.
   expect(runs[lone.workflowId]).toMatchObject({
     recorded: [PATCHES.release2027_01],
-    needs: [PATCHES.concurrentCallsAsTasks],
+    needs: [PATCHES.concurrentCallsAsTasks, PATCHES.notifications],
   });
   expect(runs[beside.workflowId]).toMatchObject({
     recorded: [PATCHES.release2027_01, PATCHES.concurrentCallsAsTasks],
-    needs: [],
+    needs: [PATCHES.notifications],
   });
   const needed = status.patches.filter((p) => p.neededBy.length > 0);
   expect(needed).toEqual([
     { id: PATCHES.concurrentCallsAsTasks, release: '2027-02', neededBy: [lone.workflowId] },
+    {
+      id: PATCHES.notifications,
+      release: '2027-03',
+      neededBy: expect.arrayContaining([lone.workflowId, beside.workflowId]),
+    },
   ]);
 
   const text = await tideline();

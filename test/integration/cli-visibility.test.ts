@@ -189,22 +189,32 @@ describe('a namespace without the search attributes', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toBe(
       `tideline worker: namespace "default" on ${server.address} lacks tideline's search attributes ` +
-        'TidelineRunbook (Keyword), TidelineProject (Keyword), TidelineServices (KeywordList), TidelineState (Keyword); ' +
+        'TidelineRunbook (Keyword), TidelineProject (Keyword), TidelineServices (KeywordList), TidelineState (Keyword), ' +
+        'TidelineAwaitingApproval (KeywordList); ' +
         `register them with \`tideline setup --address ${server.address} --namespace default\` or ` +
         '`temporal operator search-attribute create --namespace default --name TidelineRunbook --type Keyword ' +
-        '--name TidelineProject --type Keyword --name TidelineServices --type KeywordList --name TidelineState --type Keyword` ' +
+        '--name TidelineProject --type Keyword --name TidelineServices --type KeywordList --name TidelineState --type Keyword ' +
+        '--name TidelineAwaitingApproval --type KeywordList` ' +
         "(Temporal Cloud: add them in the namespace's settings or with `tcld namespace search-attributes add`)",
     );
 
     const address = ['--address', server.address];
     const check = await runTideline(['setup', '--check', ...address]);
     expect(check.code).toBe(1);
-    expect(check.stdout).toContain('lacks TidelineRunbook, TidelineProject, TidelineServices, TidelineState');
+    expect(check.stdout).toContain(
+      'lacks TidelineRunbook, TidelineProject, TidelineServices, TidelineState, TidelineAwaitingApproval',
+    );
     const first = await runTideline(['setup', '--json', ...address]);
     expect(first.code).toBe(0);
     expect(jsonOutput(first)).toEqual({
       namespace: 'default',
-      added: ['TidelineRunbook', 'TidelineProject', 'TidelineServices', 'TidelineState'],
+      added: [
+        'TidelineRunbook',
+        'TidelineProject',
+        'TidelineServices',
+        'TidelineState',
+        'TidelineAwaitingApproval',
+      ],
       missing: [],
       present: [],
     });

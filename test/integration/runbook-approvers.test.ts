@@ -13,7 +13,14 @@ import type { ApprovalAuditEntry } from '../../contract/approval-messages';
 import type { ApprovalDecision, RunbookWorkflowInput } from '../../contract/run-messages';
 import { loadRunbookFile } from '../../dsl/loader';
 import { capturedStreams } from '../helpers/captured-streams';
-import { decide, getService, reportOf, seedService, waitForApproval } from '../helpers/runbook-fixtures';
+import {
+  decide,
+  getService,
+  pollUntil,
+  reportOf,
+  seedService,
+  waitForApproval,
+} from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 import { TEST_ENCRYPTION_KEYS, testKeyRing } from '../helpers/worker-process';
 
@@ -92,6 +99,21 @@ describe('approve step with approvers', () => {
       return decision;
     };
 
+    // Found by who may answer it (visibility is eventually consistent: polled).
+    const awaiting = (approver: string) =>
+      pollUntil(
+        `the run to be listed as awaiting ${approver}`,
+        async () => {
+          const found: string[] = [];
+          const query = `TidelineAwaitingApproval = '${approver}' AND WorkflowId = '${workflowId}'`;
+          for await (const run of stack.client.workflow.list({ query })) found.push(run.workflowId);
+          return found;
+        },
+        (found) => found.length === 1,
+        30_000,
+      );
+    await awaiting('group:dba');
+    await awaiting('alice');
     const refusedCode = async (decision: ApprovalDecision) => (await decide(handle, decision)).refused?.code;
     expect(await refusedCode(signedBy('dave'))).toBe('APPROVAL_SELF');
     expect(await refusedCode(signedBy('mallory'))).toBe('APPROVAL_NOT_APPROVER');
@@ -113,6 +135,14 @@ describe('approve step with approvers', () => {
     const report = await reportOf(handle);
     expect(report.status).toBe('succeeded');
     expect(report.outputs.approved_by).toBe('alice, carol');
+    // Answered: no longer awaiting anyone.
+    await pollUntil(
+      'the run to await nobody',
+      async () => (await handle.describe()).searchAttributes.TidelineAwaitingApproval,
+      // An empty list removes the attribute.
+      (values) => values === undefined || (Array.isArray(values) && values.length === 0),
+      30_000,
+    );
     expect(await getService(stack, service.service_id!)).toMatchObject({ metadata: { environment: 'PROD' } });
 
     const trail = await audit(workflowId);

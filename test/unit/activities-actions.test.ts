@@ -35,10 +35,18 @@ const failureOf = (pending: Promise<unknown>) => rejectionOf(pending, Applicatio
 const createInput = { input: { project_id: 'p1', name: 'orders', cpu_millis: '1000', memory_gbs: '4' } };
 
 describe('action activities', () => {
-  test('there is one activity per action of the catalogue, plus the wait, the lock request, the lock holder watch and the approval check', () => {
+  test('there is one activity per action of the catalogue, plus the wait, the lock request, the lock holder watch, the approval check and the notifications', () => {
     const activities = activitiesFor(fakeCloud({}));
     expect(Object.keys(activities).sort()).toEqual(
-      [...ACTION_NAMES, 'lock.request', 'lock.watchHolder', 'wait.until', 'approval.verify'].sort(),
+      [
+        ...ACTION_NAMES,
+        'lock.request',
+        'lock.watchHolder',
+        'wait.until',
+        'approval.verify',
+        'notify.plan',
+        'notify.deliver',
+      ].sort(),
     );
   });
 

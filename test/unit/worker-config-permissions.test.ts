@@ -52,6 +52,15 @@ onPosix('a secret key in a file readable by others: one warning, worded like the
   ]);
 });
 
+onPosix('a notification webhook URL is a secret too: the same warning, naming it', () => {
+  const file = join(dir, 'webhook.json');
+  const content = JSON.parse(WITHOUT_SECRET) as Record<string, unknown>;
+  content.notifications = { targets: { ops: { type: 'webhook', url: 'https://hooks.example.com/x' } } };
+  expect(notices('webhook.json', JSON.stringify(content), 0o644, CREDENTIALS)).toEqual([
+    `tideline: warning: config file ${file} (it holds a notification webhook URL) is readable by other users; run: chmod 600 ${file}`,
+  ]);
+});
+
 onPosix('no warning for a private file, or for a file without a secret', () => {
   expect(notices('private.json', WITH_SECRET, 0o600)).toEqual([]);
   expect(notices('public.json', WITHOUT_SECRET, 0o644, CREDENTIALS)).toEqual([]);
