@@ -277,6 +277,27 @@ describe('the report', () => {
       '',
     ]);
   });
+
+  test('notifications: how many went out, and each that did not with its reason', () => {
+    const notified: RunOutcome = {
+      ...outcome,
+      progress: progress([created], {
+        status: 'succeeded',
+        endedAt: T0 + 4200,
+        notifications: {
+          delivered: 3,
+          failed: [{ event: 'held', target: 'pager', error: 'notification target pager: HTTP 500' }],
+        },
+      }),
+    };
+    const lines = renderOutcome({ globals: { json: false } }, notified, PLAIN_STYLE, false).split('\n');
+    expect(lines).toContain('  notifications: 3 delivered, 1 failed');
+    expect(lines).toContain('    held → pager: notification target pager: HTTP 500');
+    expect(runJson(notified, false).notifications).toEqual(notified.progress?.notifications);
+    expect(renderOutcome({ globals: { json: false } }, outcome, PLAIN_STYLE, false)).not.toContain(
+      'notifications',
+    );
+  });
 });
 
 test('formatting helpers', () => {
