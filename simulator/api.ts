@@ -142,6 +142,7 @@ async function handle(action: ActionName, deps: ApiDeps, request: FastifyRequest
   const afterApply = faults.fireFirst(action, 'applyThenFail');
   if (afterApply?.mode === 'drop') {
     deps.stats.record(action, DROPPED);
+    logRequest(deps, request, action, DROPPED, reply.elapsedTime);
     reply.hijack();
     request.raw.socket.destroy();
     return reply;
@@ -157,6 +158,24 @@ async function handle(action: ActionName, deps: ApiDeps, request: FastifyRequest
   const answer = shapeAnswer(deps.dialect, action, params, result);
   reply.code(answer.status);
   return answer.body === undefined ? reply.send() : reply.send(answer.body);
+}
+
+function logRequest(
+  deps: ApiDeps,
+  request: FastifyRequest,
+  action: string,
+  status: number | typeof DROPPED,
+  elapsedMs: number,
+): void {
+  const answeredAt = performance.timeOrigin + performance.now();
+  const project = (request.params as { project_id?: unknown } | undefined)?.project_id;
+  deps.stats.log({
+    action,
+    project: typeof project === 'string' ? project : null,
+    status,
+    receivedAt: answeredAt - elapsedMs,
+    answeredAt,
+  });
 }
 
 function isActionName(name: string): name is ActionName {
@@ -188,6 +207,7 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
     if (!request.url.startsWith(CONTROL_PREFIX)) {
       const action = (request.routeOptions.config as { action?: string }).action ?? UNKNOWN_ACTION;
       deps.stats.record(action, reply.statusCode);
+      logRequest(deps, request, action, reply.statusCode, reply.elapsedTime);
       if (isActionName(action)) observe(deps, action, reply.statusCode, payload);
     }
     return payload;

@@ -61,6 +61,7 @@ function registerControlRoutes(app: FastifyInstance, deps: ControlDeps): void {
   });
 
   app.get(`${CONTROL_PREFIX}/stats`, async () => stats.view());
+  app.get(`${CONTROL_PREFIX}/requests`, async () => ({ requests: stats.requestLog() }));
 
   app.post(`${CONTROL_PREFIX}/stats/reset`, async (_request, reply) => {
     stats.reset();

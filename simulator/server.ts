@@ -27,7 +27,7 @@ import { registerDurableReplies } from './durable-replies';
 import { DurableStateFile, openStateFile } from './persistence';
 import { SeededRandom, deriveSeed } from './random';
 import type { PersistedState, ProjectRecord } from './state';
-import { RequestStats, type StatsView } from './stats';
+import { RequestStats, type RequestLogEntry, type StatsView } from './stats';
 import { Store } from './store';
 import type { World } from './world';
 
@@ -97,6 +97,9 @@ export interface LocalCloud {
   listFaults(): FaultRuleView[];
   clearFaults(): void;
   stats(): StatsView;
+  /** The newest API requests (up to 200,000): operation, project, status, arrival and answer time. */
+  requestLog(): RequestLogEntry[];
+  /** Clears the counts and the request log. */
   resetStats(): void;
   /** Writes the state file now (no-op without one). */
   flush(): Promise<void>;
@@ -259,6 +262,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     listFaults: () => faults.list(),
     clearFaults: () => faults.clear(),
     stats: () => stats.view(),
+    requestLog: () => stats.requestLog(),
     resetStats: () => stats.reset(),
     flush: async () => writer?.flush(),
     close: () => {

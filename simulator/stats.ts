@@ -1,4 +1,6 @@
-// Request counts per operation and per status, for tests and benchmarks that count API calls.
+// Request counts per operation and per status, for tests and benchmarks that count API calls, and
+// the request log: when each API request arrived and was answered (wall clock), for tests and
+// benchmarks that measure how fast and how many at once callers came.
 
 export interface StatsView {
   total: number;
@@ -11,8 +13,33 @@ export const UNKNOWN_ACTION = 'unknown';
 /** Counted as this status when the connection was destroyed without an answer. */
 export const DROPPED = 'dropped';
 
+/** One API request: its operation, project, answer, and when it arrived and was answered. */
+export interface RequestLogEntry {
+  action: string;
+  project: string | null;
+  status: number | typeof DROPPED;
+  /** Wall clock, epoch ms with fractions. */
+  receivedAt: number;
+  answeredAt: number;
+}
+
+/** The log keeps the newest requests only. */
+export const REQUEST_LOG_LIMIT = 200_000;
+
 export class RequestStats {
   private stats: StatsView = emptyStats();
+  private entries: RequestLogEntry[] = [];
+
+  /** Adds a request to the log (the counts come from `record`). */
+  log(entry: RequestLogEntry): void {
+    this.entries.push(entry);
+    if (this.entries.length > REQUEST_LOG_LIMIT)
+      this.entries.splice(0, this.entries.length - REQUEST_LOG_LIMIT);
+  }
+
+  requestLog(): RequestLogEntry[] {
+    return this.entries.map((entry) => ({ ...entry }));
+  }
 
   record(action: string, status: number | typeof DROPPED): void {
     const key = String(status);
@@ -29,6 +56,7 @@ export class RequestStats {
 
   reset(): void {
     this.stats = emptyStats();
+    this.entries = [];
   }
 }
 

@@ -3,15 +3,27 @@
 import type { CloudCaller, CloudClientResolver } from '../activities/deps';
 import { createCloudClient, type CloudClientOptions } from '../cloud/client';
 import { CloudApiError } from '../cloud/errors';
+import { ProjectRateLimiter, rateLimitedCaller } from '../cloud/rate-limiter';
 import type { CloudConfig } from './config';
 
 export type CloudClientFactory = (options: CloudClientOptions) => CloudCaller;
 
+/** The resolver, and the projects' budgets it applies (for sharing them among workers). */
+export interface LimitedCloudClientResolver extends CloudClientResolver {
+  limiters(): ProjectRateLimiter[];
+}
+
 export function createCloudClientResolver(
   cloud: CloudConfig,
   factory: CloudClientFactory = createCloudClient,
-): CloudClientResolver {
+): LimitedCloudClientResolver {
   const clients = new Map<string, CloudCaller>();
+  // One per project with a budget, made up front so the worker can share them out (rate-share.ts).
+  const limiters = new Map<string, ProjectRateLimiter>();
+  for (const project of cloud.projects.values()) {
+    if (project.rateLimit !== undefined)
+      limiters.set(project.projectId, new ProjectRateLimiter(project.rateLimit));
+  }
   return {
     forProject(projectId: string | undefined): CloudCaller {
       const id = projectId ?? cloud.defaultProjectId;
@@ -31,14 +43,17 @@ export function createCloudClientResolver(
         project.bearerToken !== undefined
           ? { bearerToken: project.bearerToken }
           : { accessKey: project.accessKey, secretKey: project.secretKey };
-      const client = factory({
+      const direct = factory({
         baseUrl: project.baseUrl,
         ...credentials,
         allowInsecureLoopback: cloud.allowInsecureLoopback,
         timeoutMs: cloud.timeoutMs,
       });
+      const limiter = limiters.get(id);
+      const client = limiter === undefined ? direct : rateLimitedCaller(direct, limiter);
       clients.set(id, client);
       return client;
     },
+    limiters: () => [...limiters.values()],
   };
 }

@@ -27,10 +27,22 @@ const BearerToken = z
   .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces (the token alone, without "Bearer ")')
   .transform((value) => new Secret(value));
 
+/** What a project entry has besides its credentials. */
+interface ProjectExtras {
+  baseUrl?: string | undefined;
+  rateLimit?: z.infer<typeof RateLimitEntry> | undefined;
+}
+
 /** A project authenticates with its key pair (HTTP Basic, the default) or with a bearer token. */
 export type ProjectCredentials =
   | { accessKey: string; secretKey: Secret; bearerToken?: undefined }
   | { bearerToken: Secret; accessKey?: undefined; secretKey?: undefined };
+
+/** A project's API budget, shared by every run and worker (cloud/rate-limiter.ts). */
+const RateLimitEntry = z.strictObject({
+  callsPerSecond: z.number().positive('must be above 0').max(10_000).optional(),
+  concurrentCalls: z.number().int().min(1, 'must be at least 1').max(10_000).optional(),
+});
 
 const ProjectEntry = z
   .strictObject({
@@ -39,9 +51,11 @@ const ProjectEntry = z
     bearerToken: BearerToken.optional(),
     /** Only when this project lives behind another API endpoint than `cloud.baseUrl`. */
     baseUrl: CloudBaseUrl.optional(),
+    /** This project's API budget (default: `cloud.rateLimit`). */
+    rateLimit: RateLimitEntry.optional(),
   })
-  .transform((project, ctx): ProjectCredentials & { baseUrl?: string | undefined } => {
-    const { accessKey, secretKey, bearerToken, baseUrl } = project;
+  .transform((project, ctx): ProjectCredentials & ProjectExtras => {
+    const { accessKey, secretKey, bearerToken, baseUrl, rateLimit } = project;
     // `input` is left out: an issue never carries the secret it is about.
     const problem = (path: string[], message: string): never => {
       ctx.issues.push({ code: 'custom', path, message, input: undefined });
@@ -53,14 +67,14 @@ const ProjectEntry = z
           [],
           'give either accessKey and secretKey, or bearerToken, not both (remove one of them)',
         );
-      return { bearerToken, baseUrl };
+      return { bearerToken, baseUrl, rateLimit };
     }
     if (accessKey === undefined && secretKey === undefined)
       return problem([], 'no credentials: give accessKey and secretKey, or bearerToken');
     const instead = 'or give bearerToken alone instead of the key pair';
     if (accessKey === undefined) return problem(['accessKey'], `required with secretKey (${instead})`);
     if (secretKey === undefined) return problem(['secretKey'], `required with accessKey (${instead})`);
-    return { accessKey, secretKey, baseUrl };
+    return { accessKey, secretKey, baseUrl, rateLimit };
   });
 
 const HostPort = z
@@ -82,6 +96,8 @@ const CloudSection = z
     allowInsecureLoopback: z.boolean().optional(),
     timeoutMs: z.number().int().positive().optional(),
     defaultProject: z.string().min(1).optional(),
+    /** Every project's API budget unless its entry has its own. */
+    rateLimit: RateLimitEntry.optional(),
     projects: z.record(z.string().min(1), ProjectEntry).optional(),
   })
   .superRefine((cloud, ctx) => {

@@ -14,6 +14,7 @@
 //     allowInsecureLoopback: false           # plain http only to 127.0.0.1/localhost
 //     timeoutMs: 30000                       # optional per-request deadline
 //     defaultProject: d1k5vk7hf2             # optional; default: the only/first project
+//     rateLimit: { callsPerSecond: 10, concurrentCalls: 8 }   # optional; per project, all workers
 //     projects:
 //       d1k5vk7hf2: { accessKey: AK…, secretKey: SK… }   # HTTP Basic (the default)
 //       k3m9q2x7za: { bearerToken: eyJ… }                # or Authorization: Bearer (a JWT)
@@ -34,6 +35,7 @@ import { inspect } from 'node:util';
 import type { ApprovalSettings, NotificationSettings } from '../activities/deps';
 import { DEFAULT_NOTIFICATION_SETTINGS } from '../activities/notify';
 import { parseBaseUrl } from '../cloud/base-url';
+import type { RateLimit } from '../cloud/rate-limiter';
 import {
   applyEnvironment,
   DEFAULT_WORKER_TUNING,
@@ -54,6 +56,8 @@ export { DEFAULT_TASK_QUEUE, WorkerConfigSchema } from './config-schema';
 export type ProjectConfig = ProjectCredentials & {
   projectId: string;
   baseUrl: string;
+  /** The project's API budget across all runs and workers; absent: none. */
+  rateLimit?: RateLimit | undefined;
 };
 
 export interface CloudConfig {
@@ -142,7 +146,8 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
     const projectUrl = credentials.baseUrl
       ? parseBaseUrl(credentials.baseUrl, allowInsecureLoopback).href
       : baseUrl;
-    projects.set(projectId, { projectId, ...credentials, baseUrl: projectUrl });
+    const rateLimit = credentials.rateLimit ?? data.cloud.rateLimit;
+    projects.set(projectId, { projectId, ...credentials, baseUrl: projectUrl, rateLimit });
   }
   const defaultProjectId = data.cloud.defaultProject ?? [...projects.keys()][0] ?? '';
 
@@ -206,6 +211,9 @@ export function describeWorkerConfig(config: WorkerConfig): Record<string, unkno
       allowInsecureLoopback: config.cloud.allowInsecureLoopback,
       defaultProject: config.cloud.defaultProjectId,
       projects: [...config.cloud.projects.keys()],
+      rateLimits: Object.fromEntries(
+        [...config.cloud.projects.values()].flatMap((p) => (p.rateLimit ? [[p.projectId, p.rateLimit]] : [])),
+      ),
     },
     approvals: { keys: [...config.approvals.keys.keys()], groups: [...config.approvals.groups.keys()] },
     notifications: { targets: [...config.notifications.targets.keys()] },

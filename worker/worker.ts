@@ -4,7 +4,8 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { Clock, CloudClientResolver } from '../activities/deps';
-import { createCloudClientResolver } from './cloud-clients';
+import { createCloudClientResolver, type LimitedCloudClientResolver } from './cloud-clients';
+import { shareBudgets } from './rate-share';
 import { createDataConverter } from './codec';
 import type { WorkerConfig } from './config';
 import { connectWorker, type TemporalSettings } from './connection';
@@ -104,10 +105,11 @@ export async function createTidelineWorker(
     log(`tideline worker: workflow code from ${resolved.reason}`);
     workflows = resolved.source;
   }
+  const clients = deps.clients ?? createCloudClientResolver(config.cloud);
   const activities =
     deps.activities ??
     createActivities({
-      clients: deps.clients ?? createCloudClientResolver(config.cloud),
+      clients,
       approvals: config.approvals,
       notifications: config.notifications,
       ...(deps.clock ? { clock: deps.clock } : {}),
@@ -146,6 +148,11 @@ export async function createTidelineWorker(
     throw error;
   }
 
+  const limiters = (clients as Partial<LimitedCloudClientResolver>).limiters?.() ?? [];
+  const sharing =
+    limiters.length > 0
+      ? shareBudgets(connection, { namespace, taskQueue: config.taskQueue }, limiters, log)
+      : undefined;
   return {
     worker,
     taskQueue: config.taskQueue,
@@ -154,6 +161,7 @@ export async function createTidelineWorker(
       try {
         await worker.run();
       } finally {
+        sharing?.stop();
         await ownedConnection?.close();
       }
     },
