@@ -155,7 +155,8 @@ export interface TargetsDefinition {
   forkOf?: string;
   replicaOf?: string;
   role?: ('primary' | 'fork' | 'replica')[];
-  hasReadReplicas?: boolean;
+  /** A boolean, or a `${{ … }}` giving one. */
+  hasReadReplicas?: boolean | string;
 }
 
 export interface ForeachRampDefinition {

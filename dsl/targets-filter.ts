@@ -95,9 +95,10 @@ function conditions(selector: TargetsSelector, values: Values): string[] {
   related('replicaOf', `(${STANDBY})`);
   const roles = asList(selector.role);
   if (roles.length > 0) out.push(anyOf(roles.map(roleTest)));
-  if (selector.hasReadReplicas !== undefined) {
-    out.push(selector.hasReadReplicas ? HAS_REPLICAS : `!(${HAS_REPLICAS})`);
-  }
+  const replicas = selector.hasReadReplicas;
+  if (typeof replicas === 'boolean') out.push(replicas ? HAS_REPLICAS : `!(${HAS_REPLICAS})`);
+  else if (replicas !== undefined)
+    out.push(`(${HAS_REPLICAS}) == ${values.value(replicas, 'hasReadReplicas')}`);
   return out;
 }
 
@@ -139,12 +140,12 @@ export function targetsDefinition(selector: TargetsSelector, foreachId: string):
 /** The call step that lists the project's services for a targets foreach (placed right before it). */
 export function targetsListStep(
   targets: TargetsDefinition,
-  foreach: Pick<CallStepDefinition, 'id' | 'name' | 'if' | 'continueOnError' | 'onFailure'>,
+  foreach: Pick<CallStepDefinition, 'id' | 'if' | 'continueOnError' | 'onFailure'>,
 ): CallStepDefinition {
   return {
     kind: 'call',
     id: targets.listStepId,
-    name: `List the services for ${foreach.name ?? foreach.id}`,
+    name: `List the services ${foreach.id} selects from`,
     ...(foreach.if !== undefined && { if: foreach.if }),
     compensate: [],
     continueOnError: foreach.continueOnError,

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { EnvironmentTag, ServiceStatus } from '../cloud/models';
 import { globProblem } from './glob';
+import { TemplateString } from './schema-primitives';
 import type { ProblemPath, RunbookProblem } from './problems';
 import { closestName } from './suggest';
 import { hasTemplate, isWholeTemplate } from './templates';
@@ -50,9 +51,11 @@ export const TargetsSelector = z
         'primary: not forked from another service; fork: forked from one; replica: a read replica (standby) listed as a service. A list selects any of them',
       ),
     hasReadReplicas: z
-      .boolean()
+      .union([z.boolean(), TemplateString])
       .optional()
-      .describe('true: only services with a read replica set; false: only services without one'),
+      .describe(
+        'true: only services with a read replica set; false: only services without one; or a ${{ … }} giving true or false',
+      ),
   })
   .meta({
     id: 'TargetsSelector',
@@ -60,12 +63,10 @@ export const TargetsSelector = z
       'Which services of a project the foreach runs over; every field but project_id is optional and narrows the selection (all must hold)',
   });
 
-export const ForeachTargets = z
-  .strictObject({ targets: TargetsSelector })
-  .meta({
-    id: 'ForeachTargets',
-    description: 'Run over the services a selector picks (listed when the step starts)',
-  });
+export const ForeachTargets = z.strictObject({ targets: TargetsSelector }).meta({
+  id: 'ForeachTargets',
+  description: 'Run over the services a selector picks (listed when the step starts)',
+});
 
 export type TargetsSelector = z.infer<typeof TargetsSelector>;
 export type ForeachTargets = z.infer<typeof ForeachTargets>;
