@@ -48,7 +48,7 @@ export const PLAN_SPEC = {
   examples: [
     'tideline plan runbooks/provision-production-service.yaml -i project_id=d1k5vk7hf2 -i name=orders',
     'tideline plan runbooks/fork-and-promote.yaml --format mermaid > fork.mmd',
-    'tideline plan runbooks/stop-services.yaml -i project_id=d1k5vk7hf2 --resolve-targets --config worker.yaml',
+    'tideline plan team-stop.yaml -i project_id=d1k5vk7hf2 -i team=shop --resolve-targets --config worker.yaml',
   ],
   positionals: { min: 1, max: 1, names: 'the runbook FILE' },
 } satisfies CommandSpec;
