@@ -236,6 +236,16 @@ describe('foreach targets: validation', () => {
       expect.stringMatching(/^\d+:\d+ schema: .*envirnoment/),
     ]);
     expect(problems({ name: 'dev-*' })).toEqual([expect.stringMatching(/^\d+:\d+ schema: .*project_id/)]);
+    const hints = (targets: unknown) =>
+      checkRunbookText(doc(targets), 'fleet.yaml').problems.map((problem) => problem.hint);
+    expect(hints({ project_id: 'p', envirnoment: 'DEV' })).toEqual(['did you mean `environment`?']);
+    const misspelt = doc({ project_id: 'p' }).replace('targets:', 'target:');
+    expect(
+      checkRunbookText(misspelt, 'fleet.yaml').problems.map((problem) => [problem.message, problem.hint]),
+    ).toEqual([
+      ['missing required field `targets`', undefined],
+      ['unknown field `target`', 'did you mean `targets`?'],
+    ]);
   });
 
   it('reports bad patterns, statuses, environments and contradicting relations', () => {
