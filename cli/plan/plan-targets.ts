@@ -4,6 +4,7 @@
 // evaluates (the foreach's `items`, dsl/targets-filter.ts), so what the plan lists is what a run
 // started now would touch.
 import type { TargetsDefinition } from '../../dsl/definition';
+import { expressionReferences } from '../../dsl/expression-references';
 import { evaluateExpression, type JsonValue } from '../../dsl/expressions';
 import { hasTemplate } from '../../dsl/templates';
 import type { PartialResolver, Plan, PlanStep } from './build-plan';
@@ -34,6 +35,8 @@ export function planTargets(targets: TargetsDefinition, resolver: PartialResolve
   return { selector: resolver.value(selector as JsonValue) as PlanTargets['selector'], listStepId };
 }
 
+const RUN_TIME_ONLY = 'the selector depends on values known only at run time';
+
 /** Lists a project's services (the Cloud API's `service.list`, read-only). */
 export type ServiceLister = (projectId: string) => Promise<JsonValue[]>;
 
@@ -55,6 +58,24 @@ function planTarget(service: JsonValue): PlanTarget {
   };
 }
 
+/** The names the generated filter binds itself (dsl/targets-filter.ts) and CEL's `cel.bind`. */
+const OWN_NAMES = /^(?:cel|tideline_\w+)$/;
+
+/** Whether the foreach's filter reads only known inputs and its own list step. */
+function resolvable(items: string, listStepId: string, known: Record<string, JsonValue>): boolean {
+  try {
+    return expressionReferences(items).every((ref) =>
+      ref.root === 'inputs'
+        ? ref.path[0] !== undefined && ref.path[0] in known
+        : ref.root === 'steps'
+          ? ref.path[0] === listStepId
+          : OWN_NAMES.test(ref.root),
+    );
+  } catch {
+    return false;
+  }
+}
+
 /** Every plan step (nested ones too) that selects targets, in plan order. */
 function targetSteps(steps: PlanStep[]): PlanStep[] {
   return steps.flatMap((step) => [
@@ -69,7 +90,8 @@ function targetSteps(steps: PlanStep[]): PlanStep[] {
 /**
  * Fills in `services` (or `unresolved`) of every targets foreach of a plan. `known` holds the
  * non-secret inputs that have values. A selector that reads anything else (a step's output, a
- * loop variable, a missing or secret input) is left unresolved, and its project is not listed.
+ * loop variable, a missing or secret input), or sits in compensation or a child runbook, is left
+ * unresolved, and its project is not listed.
  */
 export async function resolvePlanTargets(
   plan: Plan,
@@ -80,8 +102,9 @@ export async function resolvePlanTargets(
   for (const step of targetSteps(plan.steps)) {
     const targets = step.targets!;
     const project = targets.selector.project_id;
-    if (hasTemplate(project) || step.key.includes('[*]') || step.key.includes('/')) {
-      targets.unresolved = 'the selector depends on values known only at run time';
+    const items = step.items ?? '[]';
+    if (hasTemplate(project) || step.key.includes('/') || !resolvable(items, targets.listStepId, known)) {
+      targets.unresolved = RUN_TIME_ONLY;
       continue;
     }
     let listing = listings.get(project);
@@ -92,10 +115,10 @@ export async function resolvePlanTargets(
     const services = await listing;
     try {
       const scope = { inputs: known, steps: { [targets.listStepId]: { output: services, status: 'done' } } };
-      const picked = evaluateExpression(step.items ?? '[]', scope);
+      const picked = evaluateExpression(items, scope);
       targets.services = (Array.isArray(picked) ? picked : []).map(planTarget);
     } catch {
-      targets.unresolved = 'the selector depends on values known only at run time';
+      targets.unresolved = RUN_TIME_ONLY;
     }
   }
   plan.targetsResolved = true;
