@@ -58,8 +58,8 @@ function planTarget(service: JsonValue): PlanTarget {
   };
 }
 
-/** The names the generated filter binds itself (dsl/targets-filter.ts) and CEL's `cel.bind`. */
-const OWN_NAMES = /^(?:cel|tideline_\w+)$/;
+/** Names the generated filter uses (dsl/targets-filter.ts): its own bindings, `cel.bind`, `list`. */
+const OWN_NAMES = /^(?:cel|list|tideline_\w+)$/;
 
 /** Whether the foreach's filter reads only known inputs and its own list step. */
 function resolvable(items: string, listStepId: string, known: Record<string, JsonValue>): boolean {

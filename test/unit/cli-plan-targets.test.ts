@@ -19,7 +19,7 @@ inputs:
 steps:
   - id: each
     foreach:
-      targets: { project_id: '\${{ inputs.project_id }}', name: '\${{ inputs.team }}-*', status: READY }
+      targets: { project_id: '\${{ inputs.project_id }}', name: '\${{ inputs.team }}-*', status: READY, hasReadReplicas: false }
     as: svc
     steps:
       - id: stop
@@ -92,13 +92,13 @@ test('without resolving, the plan shows the selector with the inputs filled in',
   ]);
   expect(step(plan.steps, 'each').targets).toEqual({
     listStepId: 'each-targets',
-    selector: { project_id: 'p1', name: ['shop-*'], status: ['READY'] },
+    selector: { project_id: 'p1', name: ['shop-*'], status: ['READY'], hasReadReplicas: false },
   });
   // A secret input stays a template.
   expect(step(plan.steps, 'secret_each').targets?.selector.name).toEqual(['${{ inputs.token }}']);
   const text = renderPlanText(plan, PLAIN_STYLE);
   expect(text).toContain(
-    'foreach svc in the services of project p1 where name shop-*, status READY (1 at a time)',
+    'foreach svc in the services of project p1 where name shop-*, status READY, hasReadReplicas false (1 at a time)',
   );
   expect(text).not.toContain('s3cret');
 });
