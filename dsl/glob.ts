@@ -74,7 +74,7 @@ function quotedValue(expression: string): string {
 export interface GlobTest {
   /** CEL for the operand (a string): computed once, before the services are filtered. */
   operand: string;
-  /** The condition on a name, with `OPERAND` standing for the operand. */
+  /** The condition, given CEL for the name and for the operand (or what holds it). */
   test: (name: string, operand: string) => string;
 }
 
