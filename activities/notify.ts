@@ -18,6 +18,7 @@ import {
 } from '../contract/notification-messages';
 import type { NotificationSettings, NotificationTarget } from './deps';
 import { slackMessage } from './notify-slack';
+import { globMatches } from '../dsl/glob';
 
 /** How long one post may take. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -29,14 +30,7 @@ export const DEFAULT_NOTIFICATION_SETTINGS: NotificationSettings = {
 };
 
 function matchesRunbook(patterns: readonly string[] | undefined, runbook: string): boolean {
-  if (patterns === undefined) return true;
-  return patterns.some((pattern) => {
-    const source = pattern
-      .split('*')
-      .map((part) => part.replace(/[.\\^$+?()[\]{}|-]/g, '\\$&'))
-      .join('.*');
-    return new RegExp(`^${source}$`).test(runbook);
-  });
+  return patterns === undefined || patterns.some((pattern) => globMatches(pattern, runbook));
 }
 
 /** Which targets hear which events of a run of `input.runbook`. */

@@ -135,7 +135,29 @@ export interface ForeachStepDefinition extends StepBase<'foreach'> {
   onMaxErrors?: 'finish' | 'cancel';
   /** Start `start` items at a time and widen by `factor` while items succeed. */
   ramp?: ForeachRampDefinition;
+  /**
+   * Written as `foreach: { targets: … }`: the selector as written, for plans and reports. The run
+   * does not read it: the list step before the foreach and `items` (a filter over its output) are
+   * what run (dsl/targets-filter.ts).
+   */
+  targets?: TargetsDefinition;
   steps: StepDefinition[];
+}
+
+/** A foreach's service selector, as written (values may hold templates); lists for one-or-more fields. */
+export interface TargetsDefinition {
+  /** The id of the generated `service.list` step right before the foreach. */
+  listStepId: string;
+  project_id: string;
+  name?: string[];
+  environment?: string[];
+  status?: string[];
+  region?: string[];
+  forkOf?: string;
+  replicaOf?: string;
+  role?: ('primary' | 'fork' | 'replica')[];
+  /** A boolean, or a `${{ … }}` giving one. */
+  hasReadReplicas?: boolean | string;
 }
 
 export interface ForeachRampDefinition {
@@ -178,7 +200,9 @@ export type StepDefinition =
  * `approvers`, the runbook `notify` targets. A worker of format 1 would ignore them (run the whole
  * fleet at full concurrency, tell nobody), so a definition that uses them is format 2 and such a
  * worker refuses it; every other definition stays format 1 and runs on either (see
- * `definitionFormatVersion` in normalise.ts).
+ * `definitionFormatVersion` in normalise.ts). A foreach over `targets` is format 2 as well: it
+ * carries the selector (`targets`) and a generated list step, which a format-1 reader does not
+ * know about.
  */
 export const DEFINITION_FORMAT_VERSION = 2;
 

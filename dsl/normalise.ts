@@ -29,6 +29,8 @@ import type { InputSpec, OutputSpec, Retry, Runbook, RunbookStep, Step } from '.
 import { stepKind } from './schema';
 import { conditionExpression, hasTemplate } from './templates';
 import { stepTree } from './step-tree';
+import { targetsListStepId } from './targets';
+import { targetsDefinition, targetsItems, targetsListStep } from './targets-filter';
 
 export interface NormaliseOptions {
   /** The normalised child of a `runbook` step (the loader resolves the path). */
@@ -87,6 +89,19 @@ function withInput(value: Record<string, unknown> | undefined): Record<string, J
   return { ...((value ?? {}) as Record<string, JsonValue>) };
 }
 
+/**
+ * A step list: each step as it normalises, and before a foreach over `targets` the step that lists
+ * the services it filters (dsl/targets-filter.ts).
+ */
+function normaliseSteps(steps: Step[], options: NormaliseOptions): StepDefinition[] {
+  return steps.flatMap((step) => {
+    const normalised = normaliseStep(step, options);
+    return normalised.kind === 'foreach' && normalised.targets !== undefined
+      ? [targetsListStep(normalised.targets, normalised), normalised]
+      : [normalised];
+  });
+}
+
 function normaliseStep(step: Step, options: NormaliseOptions): StepDefinition {
   const compensate =
     step.compensate === undefined ? [] : Array.isArray(step.compensate) ? step.compensate : [step.compensate];
@@ -97,19 +112,19 @@ function normaliseStep(step: Step, options: NormaliseOptions): StepDefinition {
     ...(step.if !== undefined && { if: conditionExpression(step.if) }),
     ...(step.timeout !== undefined && { timeoutMs: durationValue(step.timeout) }),
     ...(step.retry !== undefined && { retry: normaliseRetry(step.retry) }),
-    compensate: compensate.map((inner) => normaliseStep(inner, options)),
+    compensate: normaliseSteps(compensate, options),
     continueOnError: step.continueOnError ?? false,
     ...(step.onFailure !== undefined && { onFailure: step.onFailure }),
   };
   // A container's onFailure is the default of the steps inside it (containers never hold).
   const nested = (steps: Step[]) =>
-    steps.map((inner) =>
-      normaliseStep(
+    normaliseSteps(
+      steps.map((inner) =>
         step.onFailure !== undefined && inner.onFailure === undefined
           ? { ...inner, onFailure: step.onFailure }
           : inner,
-        options,
       ),
+      options,
     );
 
   if ('call' in step) {
@@ -172,10 +187,15 @@ function normaliseStep(step: Step, options: NormaliseOptions): StepDefinition {
     };
   }
   if ('foreach' in step) {
+    const targets =
+      typeof step.foreach === 'string' ? undefined : targetsDefinition(step.foreach.targets, step.id);
     return {
       kind: 'foreach',
       ...base,
-      items: conditionExpression(step.foreach),
+      items:
+        typeof step.foreach === 'string'
+          ? conditionExpression(step.foreach)
+          : targetsItems(step.foreach.targets, targetsListStepId(step.id)),
       as: step.as ?? DEFAULT_FOREACH_VARIABLE,
       concurrency: step.concurrency ?? DEFAULT_FOREACH_CONCURRENCY,
       // Set only when written: definitions without them stay exactly as before.
@@ -187,6 +207,7 @@ function normaliseStep(step: Step, options: NormaliseOptions): StepDefinition {
           factor: step.ramp.factor ?? DEFAULT_RAMP_FACTOR,
         },
       }),
+      ...(targets !== undefined && { targets }),
       steps: nested(step.steps),
     };
   }
@@ -215,15 +236,18 @@ export class NormaliseError extends Error {
 }
 
 /**
- * The oldest format that holds the definition: 2 when a foreach has an error budget or a ramp, an
- * approve step names `approvers`, or the runbook names notification targets (a format-1 worker
- * would ignore them: run the fleet at full concurrency, count anyone's unsigned approval, tell
- * nobody), else 1, so that workers not yet upgraded still run what they can run as written.
+ * The oldest format that holds the definition: 2 when a foreach has an error budget, a ramp or
+ * selects `targets` (its selector and generated list step are format 2's), an approve step names
+ * `approvers`, or the runbook names notification targets (a format-1 worker would ignore them: run
+ * the fleet at full concurrency, count anyone's unsigned approval, tell nobody), else 1, so that
+ * workers not yet upgraded still run what they can run as written.
  */
 export function definitionFormatVersion(definition: Pick<RunbookDefinition, 'steps' | 'notify'>): number {
   const { steps } = definition;
   const budgeted = stepTree(steps).some(
-    ({ step }) => step.kind === 'foreach' && (step.maxErrors !== undefined || step.ramp !== undefined),
+    ({ step }) =>
+      step.kind === 'foreach' &&
+      (step.maxErrors !== undefined || step.ramp !== undefined || step.targets !== undefined),
   );
   const notifies = definition.notify !== undefined;
   return budgeted || notifies || namesApprovers(steps) ? DEFINITION_FORMAT_VERSION : 1;
@@ -236,7 +260,7 @@ export function namesApprovers(steps: readonly StepDefinition[]): boolean {
 
 /** Builds the normalised definition of a runbook the schema (and validator) accepted. */
 export function normaliseRunbook(runbook: Runbook, options: NormaliseOptions = {}): RunbookDefinition {
-  const steps = runbook.steps.map((step) => normaliseStep(step, options));
+  const steps = normaliseSteps(runbook.steps, options);
   const notify = runbook.notify?.map(({ target, events }) => ({ target, ...(events && { events }) }));
   return {
     formatVersion: definitionFormatVersion({ steps, notify }),

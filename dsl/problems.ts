@@ -37,6 +37,8 @@ export type ProblemRule =
   | 'on-failure'
   /** A foreach's `onMaxErrors` without `maxErrors`. */
   | 'foreach-budget'
+  /** A foreach's `targets` selector that cannot select what it says (pattern, status, roles…). */
+  | 'foreach-targets'
   /** A runbook test file (`*.test.yaml`) with a problem. */
   | 'test-file';
 

@@ -8,6 +8,7 @@ import type { ProblemPath, RunbookProblem } from './problems';
 import { InputSpec, ParallelBranch, Retry, RunbookSchema, STEP_KIND_SCHEMAS, STEP_KINDS } from './schema';
 import type { StepKind } from './schema';
 import { closestName, suggestionHint } from './suggest';
+import { ForeachTargets, TARGETS_FIELDS } from './targets';
 
 type Issue = z.core.$ZodIssue;
 
@@ -51,6 +52,8 @@ function knownFields(path: ProblemPath, root: unknown): string[] {
   if (path.length === 2 && path[0] === 'inputs') return Object.keys(InputSpec.shape);
   if (path.length === 2 && path[0] === 'outputs') return OUTPUT_FIELDS;
   if (last === 'retry') return Object.keys(Retry.shape);
+  if (last === 'foreach') return Object.keys(ForeachTargets.shape);
+  if (last === 'targets' && parent === 'foreach') return [...TARGETS_FIELDS];
   if (typeof last === 'number' && parent === 'parallel') return Object.keys(ParallelBranch.shape);
   const value = valueAt(root, path);
   const kinds = isPlainObject(value) ? stepKindsIn(value) : [];

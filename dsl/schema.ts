@@ -20,6 +20,7 @@ import {
   VariableName,
   WithInput,
 } from './schema-primitives';
+import { ForeachTargets } from './targets';
 
 export * from './schema-primitives';
 
@@ -224,7 +225,9 @@ export const ForeachRamp = z
 export const ForeachStep = z
   .strictObject({
     ...common,
-    foreach: Expression.describe('CEL giving the list of items'),
+    foreach: z
+      .union([Expression, ForeachTargets])
+      .describe('CEL giving the list of items, or `targets:` selecting services of a project'),
     as: VariableName.optional().describe('The name of the current item in expressions (default item)'),
     concurrency: z
       .union([z.int().min(1).max(100), TemplateString])

@@ -10,7 +10,7 @@ import type { RunbookDefinition } from './definition';
 import type { ExpressionReference } from './expression-references';
 import { expressionReferences } from './expression-references';
 import { checkExpression } from './expressions';
-import { RunbookTypes, elementType } from './expression-types';
+import { RunbookTypes, actionCelType, elementType } from './expression-types';
 import type { ProblemPath, RunbookProblem } from './problems';
 import type { Runbook, RunbookStep, Step } from './schema';
 import { completedIds, placedList } from './step-tree';
@@ -140,8 +140,14 @@ export class ExpressionChecker {
       this.condition(step.assert, [...path, 'assert'], scope, 'condition');
       if (step.message !== undefined) this.templates(step.message, [...path, 'message'], scope);
     }
+    if ('foreach' in step && typeof step.foreach !== 'string') {
+      // The selector's values are evaluated where the foreach starts; its items are listed services.
+      this.templates(step.foreach.targets, [...path, 'foreach', 'targets'], scope);
+      items = actionCelType('service.list');
+    }
     if ('foreach' in step) {
-      items = this.condition(step.foreach, [...path, 'foreach'], scope, 'items');
+      if (typeof step.foreach === 'string')
+        items = this.condition(step.foreach, [...path, 'foreach'], scope, 'items');
       if (typeof step.concurrency === 'string')
         this.templates(step.concurrency, [...path, 'concurrency'], scope);
     }

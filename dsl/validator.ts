@@ -16,6 +16,7 @@ import { ExpressionChecker } from './validator-expressions';
 import { inputSpecProblems } from './validator-inputs';
 import { secretLeakProblems } from './validator-secrets';
 import { isDuration, parseDuration } from './durations';
+import { targetsListStepId, targetsProblems } from './targets';
 
 export interface ValidationContext {
   /**
@@ -128,6 +129,7 @@ export function validateRunbook(
   const steps = new Map<string, PlacedStep>();
   const branches = new Map<string, ProblemPath>();
   const firstUse = new Map<string, ProblemPath>();
+  const listSteps: { id: string; path: ProblemPath }[] = [];
 
   const claimId = (id: string, path: ProblemPath) => {
     const first = firstUse.get(id);
@@ -207,6 +209,10 @@ export function validateRunbook(
           hint: 'add one, e.g. maxErrors: 2 or maxErrors: "10%" (0 stops at the first failed item)',
         });
       }
+      if ('foreach' in step && typeof step.foreach !== 'string') {
+        problems.push(...targetsProblems(step.foreach.targets, [...path, 'foreach', 'targets']));
+        listSteps.push({ id: targetsListStepId(step.id), path: [...path, 'foreach', 'targets'] });
+      }
       if ('foreach' in step && ['inputs', 'steps', 'result'].includes(step.as ?? '')) {
         problems.push({
           rule: 'schema',
@@ -219,6 +225,18 @@ export function validateRunbook(
       if (claimId(branch.id, branch.path)) branches.set(branch.id, branch.path);
     },
   );
+
+  // A targets foreach's generated list step takes an id: no written step may have it.
+  for (const { id, path } of listSteps) {
+    if (firstUse.has(id)) {
+      problems.push({
+        rule: 'foreach-targets',
+        path,
+        message: `a foreach over \`targets\` lists the services in a step \`${id}\`, but a step of that id is written too`,
+        hint: `rename the step \`${id}\``,
+      });
+    }
+  }
 
   for (const [name, spec] of Object.entries(runbook.inputs ?? {}))
     problems.push(...inputSpecProblems(name, spec));

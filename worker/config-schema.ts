@@ -189,7 +189,7 @@ const NotificationTarget = z.strictObject({
   /** Which events it hears (default all). */
   events: z.array(z.enum(NOTIFICATION_EVENTS)).min(1).optional(),
   /**
-   * Runbooks (names, `*` wildcards) whose runs it hears without naming it (default every runbook;
+   * Runbooks (names, `*` and `?` wildcards as in `targets` names) whose runs it hears without naming it (default every runbook;
    * `[]`: only runbooks that name it in `notify:`).
    */
   runbooks: z

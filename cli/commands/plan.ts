@@ -1,6 +1,8 @@
 // `tideline plan FILE`: what a run would do — the resolved steps and the API requests they would
 // send — without calling anything and without a server. Inputs not given are shown as missing
-// rather than refused, so a plan can be read before all values are known.
+// rather than refused, so a plan can be read before all values are known. `--resolve-targets`
+// is the one exception: it lists the services each `foreach: { targets: … }` would run over
+// (read-only `service.list` against the configured Cloud API).
 import { choiceOption, parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { EXIT } from '../errors';
@@ -8,36 +10,45 @@ import { printCommandHelp } from '../output/help';
 import { renderPlanMermaid } from '../output/plan-mermaid';
 import { renderPlanText } from '../output/plan-text';
 import { styleFor } from '../output/style';
-import { buildPlan } from '../plan/build-plan';
+import { buildPlan, knownInputs } from '../plan/build-plan';
+import { resolvePlanTargets } from '../plan/plan-targets';
+import { cloudServiceLister } from '../plan/target-lister';
 import { gatherInputs } from '../input-sources';
 import { bindRunInputs, loadRunbook, runbooksRootOption } from '../runbook-input';
 import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const PLAN_SPEC = {
   name: 'plan',
-  usage: 'FILE [-i key=value]… [--inputs FILE|-] [--runbooks-root DIR] [--format text|mermaid|json]',
+  usage:
+    'FILE [-i key=value]… [--inputs FILE|-] [--runbooks-root DIR] [--resolve-targets] [--format text|mermaid|json]',
   summary: COMMAND_SUMMARIES.plan,
   description: [
     'Validates the runbook, binds the inputs given, and prints each step with the request it would',
     'send (method, path, body). Values that depend only on inputs are filled in; values from earlier',
     'steps are known only at run time and shown as written. Secret inputs are never printed.',
     '`--format mermaid` prints the step graph as a Mermaid flowchart.',
+    'A foreach over `targets` shows its selector; with --resolve-targets the plan lists the services',
+    'it selects now (id, name, environment, status, region), calling only service.list with the',
+    "Cloud API endpoint and credentials of the worker's configuration (--config / TIDELINE_CLOUD_*).",
   ],
   options: {
     input: { type: 'string', short: 'i', multiple: true },
     inputs: { type: 'string' },
     'runbooks-root': { type: 'string' },
     format: { type: 'string', short: 'f' },
+    'resolve-targets': { type: 'boolean' },
   },
   optionHelp: [
     ['-i, --input key=value', 'an input value (repeatable); key=@FILE reads it from a file'],
     ['--inputs FILE', 'a YAML or JSON file of input values, - for stdin (also TIDELINE_INPUT_<NAME>)'],
     ['--runbooks-root DIR', "the folder child runbooks must be in (default: the runbook's folder)"],
+    ['--resolve-targets', 'list the services each targets foreach selects (calls service.list only)'],
     ['-f, --format FORMAT', 'text (default), mermaid, or json (same as --json)'],
   ],
   examples: [
     'tideline plan runbooks/provision-production-service.yaml -i project_id=d1k5vk7hf2 -i name=orders',
     'tideline plan runbooks/fork-and-promote.yaml --format mermaid > fork.mmd',
+    'tideline plan team-stop.yaml -i project_id=d1k5vk7hf2 -i team=shop --resolve-targets --config worker.yaml',
   ],
   positionals: { min: 1, max: 1, names: 'the runbook FILE' },
 } satisfies CommandSpec;
@@ -69,6 +80,10 @@ export const planCommand: Command = async (argv, ctx) => {
   const bindable = Object.fromEntries(Object.entries(declared).filter(([name]) => !missing.has(name)));
   const bound = bindRunInputs({ ...runbook, definition: { ...runbook.definition, inputs: bindable } }, given);
   const plan = buildPlan(runbook.definition, file, bound, missing, new Set(Object.keys(given)));
+  if (values['resolve-targets'] === true) {
+    const known = knownInputs(runbook.definition, bound, missing);
+    await resolvePlanTargets(plan, known, cloudServiceLister(ctx));
+  }
   if (format === 'json') ctx.stdout.write(`${JSON.stringify(plan)}\n`);
   else if (format === 'mermaid') ctx.stdout.write(renderPlanMermaid(plan));
   else ctx.stdout.write(renderPlanText(plan, styleFor(ctx)));

@@ -83,7 +83,10 @@ class FlowchartBuilder {
       case 'parallel':
         return [title, `parallel`];
       case 'foreach':
-        return [title, `foreach ${step.as ?? 'item'} in ${short(step.items ?? '', 32)}`];
+        return [
+          title,
+          `foreach ${step.as ?? 'item'} in ${short(step.targets !== undefined ? 'targets' : (step.items ?? ''), 32)}`,
+        ];
       default:
         return assertNever(step.kind, 'step kind');
     }

@@ -1,6 +1,7 @@
 // `tideline plan` as text: inputs, then each step with the request it would send, its
 // conditions and what undoes it, then the outputs. Nothing here calls anything.
 import type { Plan, PlanRequest, PlanStep } from '../plan/build-plan';
+import { selectorText, targetLines } from './plan-targets-text';
 import { inlineValue, SECRET_MASK, visibleLength, type Style } from './style';
 import { assertNever } from '../../contract/assert-never';
 
@@ -36,7 +37,9 @@ function headline(step: PlanStep): string {
     case 'parallel':
       return `parallel: ${step.branches?.length ?? 0} branches at once`;
     case 'foreach':
-      return `foreach ${step.as ?? 'item'} in ${step.items ?? ''} (${foreachLimits(step)})`;
+      return step.targets !== undefined
+        ? `foreach ${step.as ?? 'item'} in ${selectorText(step.targets)} (${foreachLimits(step)})`
+        : `foreach ${step.as ?? 'item'} in ${step.items ?? ''} (${foreachLimits(step)})`;
     case 'runbook':
       return `runbook ${step.runbook?.path ?? ''} (${step.runbook?.name ?? ''}) with ${JSON.stringify(step.runbook?.with ?? {})}`;
     default:
@@ -80,6 +83,7 @@ function stepLines(step: PlanStep, label: string, pad: string, style: Style): st
   if (step.kind === 'assert' && step.message !== undefined)
     facts.push(`message ${inlineValue(step.message)}`);
   if (facts.length > 0) lines.push(style.dim(`${inner}${facts.join('; ')}`));
+  if (step.targets !== undefined) lines.push(...targetLines(step.targets, inner));
   for (const branch of step.branches ?? []) {
     lines.push(`${inner}branch ${branch.id}${branch.name ? ` — ${branch.name}` : ''}:`);
     branch.steps.forEach((inner2, index) =>
@@ -100,7 +104,8 @@ function stepLines(step: PlanStep, label: string, pad: string, style: Style): st
 }
 
 export function renderPlanText(plan: Plan, style: Style): string {
-  const lines = [`${style.bold(`Plan for ${plan.runbook}`)} (${plan.file}) — nothing is called`];
+  const called = plan.targetsResolved === true ? 'only service.list was called' : 'nothing is called';
+  const lines = [`${style.bold(`Plan for ${plan.runbook}`)} (${plan.file}) — ${called}`];
   if (plan.description) lines.push(style.dim(plan.description));
   if (plan.inputs.length > 0) {
     lines.push('', 'inputs:');

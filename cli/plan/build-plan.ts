@@ -16,6 +16,7 @@ import type { JsonValue } from '../../dsl/expressions';
 import { hasTemplate, listReferences, resolveDurationMs, resolveTemplates } from '../../dsl/templates';
 import { stepTree, type Frame } from '../../dsl/step-tree';
 import { assertNever } from '../../contract/assert-never';
+import { planTargets, type PlanTargets } from './plan-targets';
 
 export interface PlanInput {
   name: string;
@@ -60,6 +61,8 @@ export interface PlanStep {
   maxErrors?: number | string;
   onMaxErrors?: 'finish' | 'cancel';
   ramp?: { start: number; factor: number };
+  /** A foreach over `targets`: the selector, and with `--resolve-targets` the services it selects. */
+  targets?: PlanTargets;
   runbook?: { path: string; name: string; with: Record<string, JsonValue> };
   retry?: RetryDefinition;
   continueOnError: boolean;
@@ -76,6 +79,8 @@ export interface Plan {
   inputs: PlanInput[];
   steps: PlanStep[];
   outputs: { name: string; value: JsonValue; secret: boolean }[];
+  /** Set when `--resolve-targets` listed services (the only calls a plan makes). */
+  targetsResolved?: boolean;
 }
 
 /** Resolves what can be resolved from the known inputs; leaves other templates as written. */
@@ -238,6 +243,7 @@ function planStep(step: StepDefinition, key: string, resolver: PartialResolver):
       if (step.maxErrors !== undefined) planned.maxErrors = step.maxErrors;
       if (step.onMaxErrors !== undefined) planned.onMaxErrors = step.onMaxErrors;
       if (step.ramp !== undefined) planned.ramp = { ...step.ramp };
+      if (step.targets !== undefined) planned.targets = planTargets(step.targets, resolver);
       planned.steps = [];
       break;
     case 'runbook':
@@ -275,6 +281,20 @@ function planInput(
   return input;
 }
 
+/** The inputs a plan may show and resolve with: bound, not missing, not secret. */
+export function knownInputs(
+  definition: RunbookDefinition,
+  bound: Record<string, JsonValue>,
+  missing: Set<string>,
+): Record<string, JsonValue> {
+  return Object.fromEntries(
+    Object.entries(bound).filter(([name]) => {
+      const spec = definition.inputs[name];
+      return spec !== undefined && !spec.secret && !missing.has(name);
+    }),
+  );
+}
+
 /**
  * The plan of a runbook for bound inputs. `bound` holds the values of every input that could be
  * bound (given or default); `missing` names required inputs that were not given.
@@ -286,12 +306,7 @@ export function buildPlan(
   missing: Set<string>,
   given: Set<string>,
 ): Plan {
-  const known: Record<string, JsonValue> = {};
-  for (const [name, value] of Object.entries(bound)) {
-    const spec = definition.inputs[name];
-    if (spec && !spec.secret && !missing.has(name)) known[name] = value;
-  }
-  const resolver = new PartialResolver(known);
+  const resolver = new PartialResolver(knownInputs(definition, bound, missing));
   const inputs = Object.entries(definition.inputs).map(([name, spec]) =>
     planInput(name, spec, bound, missing, given),
   );

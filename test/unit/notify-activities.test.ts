@@ -57,7 +57,7 @@ describe('planNotifications', () => {
     expect(plan.unknown).toEqual(['ghost']);
   });
 
-  test('a `*` in a pattern matches any characters, and nothing else is special', () => {
+  test('a `*` in a pattern matches any characters, `?` one, and nothing else is special', () => {
     const dotted = settings({ t: { runbooks: ['a.b*'] } });
     expect(planNotifications(dotted, { runbook: 'a.b-c', subscriptions: [] }).targets).toHaveLength(1);
     expect(planNotifications(dotted, { runbook: 'axb-c', subscriptions: [] }).targets).toHaveLength(0);

@@ -1,0 +1,139 @@
+// Name patterns of a foreach's `targets` (dsl/targets.ts): globs where `*` matches any run of
+// characters (none included) and `?` exactly one; every other character matches itself, and the
+// whole name must match. A pattern becomes a CEL condition over a name: `==`, `startsWith`,
+// `endsWith` where that says it, else `matches` with an anchored RE2 expression (linear time, see
+// patterns.ts). Values a `${{ … }}` gives inside a pattern are matched literally: an input holding
+// `*` selects the services named with a `*`, not every service. Pure: used when normalising.
+import { parseTemplate } from './templates';
+
+/** Longest name pattern: service names are short, and a pattern longer than any name is a mistake. */
+export const MAX_GLOB_LENGTH = 200;
+
+export const GLOB_WILDCARDS = ['*', '?'] as const;
+
+/** One piece of a pattern: text as written (wildcards active) or a template's value (literal). */
+export type GlobPart = { kind: 'text'; text: string } | { kind: 'value'; expression: string };
+
+/** Why a pattern as written cannot be used, or undefined. Templates are checked elsewhere. */
+export function globProblem(pattern: string): string | undefined {
+  if (pattern.length === 0) return 'the pattern is empty; leave `name` out to select every name';
+  if (pattern.length > MAX_GLOB_LENGTH) return `the pattern is longer than ${MAX_GLOB_LENGTH} characters`;
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+  if (/[\u0000-\u001f\u007f]/.test(pattern)) return 'the pattern holds a control character (a line break?)';
+  return undefined;
+}
+
+/** The pattern split into text and template values (throws for a malformed `${{`). */
+export function globParts(pattern: string): GlobPart[] {
+  return parseTemplate(pattern).parts.map((part) =>
+    part.kind === 'text' ? part : { kind: 'value', expression: part.expression },
+  );
+}
+
+/** Tests a literal pattern (no templates) against a name, the way the generated CEL does. */
+export function globMatches(pattern: string, name: string): boolean {
+  // Dynamic programming over pattern × name: linear memory, no backtracking.
+  let previous = new Array<boolean>(name.length + 1).fill(false);
+  previous[0] = true;
+  for (const char of pattern) {
+    const current = new Array<boolean>(name.length + 1).fill(false);
+    if (char === '*') current[0] = previous[0]!;
+    for (let at = 1; at <= name.length; at += 1) {
+      if (char === '*') current[at] = previous[at]! || current[at - 1]!;
+      else current[at] = previous[at - 1]! && (char === '?' || char === name[at - 1]);
+    }
+    previous = current;
+  }
+  return previous[name.length]!;
+}
+
+/** A CEL string literal (JSON's escapes are CEL's too). */
+export function celString(text: string): string {
+  return JSON.stringify(text);
+}
+
+const RE2_SPECIAL = /[\\.+*?()|[\]{}^$]/g;
+
+/** RE2 source of written text: wildcards become `.*` and `.`, the rest is quoted. */
+function textRegex(text: string): string {
+  let out = '';
+  for (const char of text) {
+    if (char === '*') out += '.*';
+    else if (char === '?') out += '.';
+    else out += char.replace(RE2_SPECIAL, (special) => `\\${special}`);
+  }
+  return out;
+}
+
+/** CEL giving the RE2-quoted text of a value (`\Q…\E`, with any `\E` inside it split out). */
+function quotedValue(expression: string): string {
+  return `${celString('\\Q')} + string(${expression}).split(${celString('\\E')}).join(${celString('\\E\\\\E\\Q')}) + ${celString('\\E')}`;
+}
+
+/** How a pattern is tested against a name: what to compare with, computed once per run. */
+export interface GlobTest {
+  /** CEL for the operand (a string): computed once, before the services are filtered. */
+  operand: string;
+  /** The condition, given CEL for the name and for the operand (or what holds it). */
+  test: (name: string, operand: string) => string;
+}
+
+const hasWildcard = (text: string) => /[*?]/.test(text);
+
+/**
+ * The test of a pattern: a pattern without wildcards compares equal, one whose only wildcard is a
+ * final `*` compares the start, one whose only wildcard is a leading `*` (and no templates) the
+ * end; everything else matches an anchored RE2 expression.
+ */
+export function globTest(pattern: string): GlobTest {
+  const parts = globParts(pattern);
+  const texts = parts.filter((part): part is Extract<GlobPart, { kind: 'text' }> => part.kind === 'text');
+  const last = parts.at(-1);
+  if (!texts.some((part) => hasWildcard(part.text))) {
+    return { operand: concat(parts.map(literal)), test: (name, operand) => `${name} == ${operand}` };
+  }
+  if (last?.kind === 'text' && last.text.endsWith('*')) {
+    const head: GlobPart[] = [...parts.slice(0, -1), { kind: 'text', text: last.text.slice(0, -1) }];
+    if (!head.some((part) => part.kind === 'text' && hasWildcard(part.text))) {
+      return {
+        operand: concat(head.map(literal)),
+        test: (name, operand) => `${name}.startsWith(${operand})`,
+      };
+    }
+  }
+  const first = parts[0];
+  if (parts.length === 1 && first?.kind === 'text' && /^\*[^*?]+$/.test(first.text)) {
+    return {
+      operand: celString(first.text.slice(1)),
+      test: (name, operand) => `${name}.endsWith(${operand})`,
+    };
+  }
+  const regex: Piece[] = parts.map((part) =>
+    part.kind === 'text' ? { text: textRegex(part.text) } : { cel: quotedValue(part.expression) },
+  );
+  return {
+    operand: concat([{ text: '^' }, ...regex, { text: '$' }]),
+    test: (name, operand) => `${name}.matches(${operand})`,
+  };
+}
+
+/** A piece of a CEL string: known text, or CEL giving a string. */
+type Piece = { text: string } | { cel: string };
+
+const literal = (part: GlobPart): Piece =>
+  part.kind === 'text' ? { text: part.text } : { cel: `string(${part.expression})` };
+
+/** CEL concatenating pieces, adjacent texts merged into one literal. */
+function concat(pieces: Piece[]): string {
+  const merged: Piece[] = [];
+  for (const piece of pieces) {
+    const previous = merged.at(-1);
+    if ('text' in piece && previous !== undefined && 'text' in previous) {
+      merged[merged.length - 1] = { text: previous.text + piece.text };
+    } else merged.push(piece);
+  }
+  const cel = merged
+    .filter((piece) => !('text' in piece) || piece.text !== '' || merged.length === 1)
+    .map((piece) => ('text' in piece ? celString(piece.text) : piece.cel));
+  return cel.length === 0 ? celString('') : cel.join(' + ');
+}
