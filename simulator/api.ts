@@ -142,7 +142,7 @@ async function handle(action: ActionName, deps: ApiDeps, request: FastifyRequest
   const afterApply = faults.fireFirst(action, 'applyThenFail');
   if (afterApply?.mode === 'drop') {
     deps.stats.record(action, DROPPED);
-    logRequest(deps, request, action, DROPPED, reply.elapsedTime);
+    logRequest(deps, request, action, DROPPED);
     reply.hijack();
     request.raw.socket.destroy();
     return reply;
@@ -160,20 +160,23 @@ async function handle(action: ActionName, deps: ApiDeps, request: FastifyRequest
   return answer.body === undefined ? reply.send() : reply.send(answer.body);
 }
 
+/** When each API request arrived (wall clock), for the request log. */
+const arrivals = new WeakMap<FastifyRequest, number>();
+const wallClock = () => performance.timeOrigin + performance.now();
+
 function logRequest(
   deps: ApiDeps,
   request: FastifyRequest,
   action: string,
   status: number | typeof DROPPED,
-  elapsedMs: number,
 ): void {
-  const answeredAt = performance.timeOrigin + performance.now();
+  const answeredAt = wallClock();
   const project = (request.params as { project_id?: unknown } | undefined)?.project_id;
   deps.stats.log({
     action,
     project: typeof project === 'string' ? project : null,
     status,
-    receivedAt: answeredAt - elapsedMs,
+    receivedAt: arrivals.get(request) ?? answeredAt,
     answeredAt,
   });
 }
@@ -203,11 +206,14 @@ function observe(deps: ApiDeps, action: ActionName, status: number, payload: unk
 }
 
 export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
+  app.addHook('onRequest', async (request) => {
+    arrivals.set(request, wallClock());
+  });
   app.addHook('onSend', async (request, reply, payload) => {
     if (!request.url.startsWith(CONTROL_PREFIX)) {
       const action = (request.routeOptions.config as { action?: string }).action ?? UNKNOWN_ACTION;
       deps.stats.record(action, reply.statusCode);
-      logRequest(deps, request, action, reply.statusCode, reply.elapsedTime);
+      logRequest(deps, request, action, reply.statusCode);
       if (isActionName(action)) observe(deps, action, reply.statusCode, payload);
     }
     return payload;

@@ -7,8 +7,8 @@ import type { NativeConnection } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import type { ProjectRateLimiter } from '../cloud/rate-limiter';
 
-/** How often the workers are counted again. */
-export const SHARE_REFRESH_MS = 10_000;
+/** How often the workers are counted again (a worker that joins is counted by the others within this). */
+export const SHARE_REFRESH_MS = 3_000;
 /** A poller not seen for longer is no longer counted. */
 const POLLER_WINDOW_MS = 60_000;
 
@@ -20,7 +20,7 @@ export interface BudgetSharing {
 
 export function shareBudgets(
   connection: NativeConnection,
-  place: { namespace: string; taskQueue: string },
+  place: { namespace: string; taskQueue: string; identity: string },
   limiters: readonly ProjectRateLimiter[],
   log: (line: string) => void = () => undefined,
 ): BudgetSharing {
@@ -39,7 +39,9 @@ export function shareBudgets(
         })
         .map((poller) => poller.identity ?? ''),
     );
-    const workers = Math.max(1, identities.size);
+    // This worker too, before Temporal lists it (it has not polled yet when it starts).
+    identities.add(place.identity);
+    const workers = identities.size;
     for (const limiter of limiters) limiter.share(workers);
     return workers;
   };

@@ -51,6 +51,8 @@ export interface TidelineWorker {
   run(): Promise<void>;
   /** Starts a graceful shutdown: no new tasks, in-flight ones get the grace time. */
   shutdown(): void;
+  /** How many workers share each project's API budget, as last counted (1 without a budget). */
+  budgetSharers(): number;
 }
 
 /** In-flight activities get this long to finish (or see their cancellation) on shutdown. */
@@ -149,10 +151,10 @@ export async function createTidelineWorker(
   }
 
   const limiters = (clients as Partial<LimitedCloudClientResolver>).limiters?.() ?? [];
-  const sharing =
-    limiters.length > 0
-      ? shareBudgets(connection, { namespace, taskQueue: config.taskQueue }, limiters, log)
-      : undefined;
+  const place = { namespace, taskQueue: config.taskQueue, identity: worker.options.identity };
+  const sharing = limiters.length > 0 ? shareBudgets(connection, place, limiters, log) : undefined;
+  // Before the first task: a worker joining others starts with its part, not the whole budget.
+  await sharing?.refresh().catch(() => undefined);
   return {
     worker,
     taskQueue: config.taskQueue,
@@ -168,5 +170,6 @@ export async function createTidelineWorker(
     shutdown() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
     },
+    budgetSharers: () => limiters[0]?.workers ?? 1,
   };
 }

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { ApprovalSettings, NotificationSettings } from '../../activities/deps';
+import type { RateLimit } from '../../cloud/rate-limiter';
 import type { CloudClient } from '../../cloud/client';
 import { loadRunbookFile } from '../../dsl/loader';
 import { bundleWorkflows } from '../../worker/bundle';
@@ -58,6 +59,8 @@ export interface RunbookStackOptions {
   approvals?: ApprovalSettings;
   /** The worker configuration's `notifications:` (targets, Web UI link, delivery retries). */
   notifications?: NotificationSettings;
+  /** The project's API budget (`cloud.rateLimit`). */
+  rateLimit?: RateLimit;
 }
 
 export async function startRunbookStack(
@@ -84,8 +87,14 @@ export async function startRunbookStack(
     teardown.add(() => closable.close());
     const workerConnection = await NativeConnection.connect({ address: server.address });
     teardown.add(() => workerConnection.close());
+    const base = localCloudWorkerConfig(cloud.url, [firstProjectAccess(cloud.cloud)], taskQueue);
+    const { rateLimit } = options;
+    const projects = new Map(
+      [...base.cloud.projects].map(([id, project]) => [id, { ...project, rateLimit }]),
+    );
     const config = {
-      ...localCloudWorkerConfig(cloud.url, [firstProjectAccess(cloud.cloud)], taskQueue),
+      ...base,
+      ...(rateLimit !== undefined && { cloud: { ...base.cloud, projects } }),
       ...(options.approvals !== undefined && { approvals: options.approvals }),
       ...(options.notifications !== undefined && { notifications: options.notifications }),
     };

@@ -1,0 +1,28 @@
+// Measures over the local cloud's request log (arrival and answer time of each API request).
+import type { RequestLogEntry } from '../../simulator/stats';
+
+/** The most requests that arrived within any one second (a window from each arrival on). */
+export function peakPerSecond(log: readonly RequestLogEntry[]): number {
+  const arrivals = log.map((entry) => entry.receivedAt).sort((a, b) => a - b);
+  let peak = 0;
+  let first = 0;
+  for (let last = 0; last < arrivals.length; last++) {
+    while (arrivals[last]! - arrivals[first]! >= 1000) first++;
+    peak = Math.max(peak, last - first + 1);
+  }
+  return peak;
+}
+
+/** The most requests the local cloud was handling at the same time. */
+export function peakOpen(log: readonly RequestLogEntry[]): number {
+  const edges = log.flatMap((entry) => [
+    { at: entry.receivedAt, step: 1 },
+    { at: entry.answeredAt, step: -1 },
+  ]);
+  // An answer and an arrival at the same instant: the answer first.
+  edges.sort((a, b) => a.at - b.at || a.step - b.step);
+  let open = 0;
+  let peak = 0;
+  for (const edge of edges) peak = Math.max(peak, (open += edge.step));
+  return peak;
+}
