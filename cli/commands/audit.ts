@@ -1,12 +1,12 @@
 // `tideline audit ID [--json]`: every decision sent to the run's approval steps that name
 // approvers — who, with which key, approve or reject, when, and whether it was counted or why not —
 // from the run's progress (a running run) or its report (an ended one).
-import type { ApprovalAuditEntry } from '../../contract/approval-messages';
 import { parseCommand, type CommandSpec } from '../args';
 import { COMMAND_SUMMARIES } from '../command-summaries';
 import type { CliContext, Command } from '../context';
 import { CliError, EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
+import { auditLine } from '../output/run-report';
 import { observeRun, readOutcome } from '../run-observer';
 import { withTemporal } from '../temporal';
 import { runIdArgument } from '../workflow-id';
@@ -24,16 +24,6 @@ export const AUDIT_SPEC = {
   examples: ['tideline audit fork-and-promote-8e2d4a', 'tideline audit fork-and-promote-8e2d4a --json'],
   positionals: { min: 1, max: 1, names: 'the run ID' },
 } satisfies CommandSpec;
-
-/** One decision as a line (also used by `tideline status`). */
-export function auditLine(entry: ApprovalAuditEntry): string {
-  const who = `${entry.by ?? '(no name)'}${entry.keyId !== null ? ` key ${entry.keyId}` : ''}`;
-  const verdict = entry.accepted
-    ? `counted${entry.via !== undefined ? ` (${entry.via})` : ''}`
-    : `refused ${entry.code ?? ''}: ${entry.reason ?? ''}`;
-  const comment = entry.comment !== null ? ` "${entry.comment}"` : '';
-  return `${new Date(entry.at).toISOString()} ${entry.stepKey} ${entry.decision} by ${who}${comment}: ${verdict}`;
-}
 
 async function audit(ctx: CliContext, workflowId: string): Promise<number> {
   return withTemporal(ctx, async (session) => {

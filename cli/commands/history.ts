@@ -113,6 +113,7 @@ export const historyCommand: Command = async (argv, ctx) => {
       timeline: buildTimeline(steps, await historySources(session, workflowId, events, steps)),
       events: events.length,
       actions: progress?.actions ?? [],
+      approvals: progress?.approvals ?? [],
     };
     return view;
   });

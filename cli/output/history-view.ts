@@ -3,10 +3,11 @@
 // activities that belong to no step, what operators did on a held run, and the run's failure; or
 // the same as one JSON document.
 import type { OperatorAction, StepStatus } from '../../contract/run-messages';
+import type { ApprovalAuditEntry } from '../../contract/approval-messages';
 import type { ActivityRun, OtherActivity, Timeline, TimelineStep } from '../history-timeline';
 import { stepDepth } from '../run-observer';
 import { compensationNote, resourcesNote } from './resource-notes';
-import { actionLine, stepJson } from './run-report';
+import { actionLine, auditLine, stepJson } from './run-report';
 import { statusColour, stepElapsed } from './step-view';
 import { formatClock, formatDuration, isoTime, type Style } from './style';
 
@@ -23,6 +24,8 @@ export interface RunHistoryView {
   events: number;
   /** What operators did on the run while it was held (retry, skip, rollback) and hold timeouts. */
   actions?: OperatorAction[];
+  /** Every decision sent to its approval steps with approvers, counted or refused. */
+  approvals?: ApprovalAuditEntry[];
 }
 
 /** Why the step's activity had to be retried (the failure before its last attempt). */
@@ -148,6 +151,11 @@ export function renderHistory(view: RunHistoryView, style: Style, now: number): 
     out.push('', style.bold('operator actions on the held run:'));
     for (const action of actions) out.push(`  ${actionLine(action)}`);
   }
+  const approvals = view.approvals ?? [];
+  if (approvals.length > 0) {
+    out.push('', style.bold('decisions on approval steps with approvers:'));
+    for (const entry of approvals) out.push(`  ${auditLine(entry)}`);
+  }
   if (view.failure && view.status !== 'succeeded') {
     const where = view.failure.stepKey ? ` at ${view.failure.stepKey}` : '';
     const verb = view.status === 'cancelled' ? 'cancelled' : 'failed';
@@ -204,5 +212,6 @@ export function historyJson(view: RunHistoryView): Record<string, unknown> {
       reason: run.reason,
     })),
     actions: (view.actions ?? []).map((action) => ({ ...action, at: isoTime(action.at) ?? null })),
+    approvals: view.approvals ?? [],
   };
 }

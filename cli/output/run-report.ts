@@ -2,6 +2,7 @@
 // (secret ones masked unless --show-secrets), pending approvals with the exact command to answer
 // them, and the JSON shape of a run.
 import type { JsonValue } from '../../dsl/expressions';
+import type { ApprovalAuditEntry } from '../../contract/approval-messages';
 import type { OperatorAction, PendingApproval, RunProgress, StepRecord } from '../../contract/run-messages';
 import type { CliContext } from '../context';
 import type { RunOutcome, RunStatusName } from '../run-observer';
@@ -95,6 +96,16 @@ const HEADLINE: Record<RunStatusName, string> = {
   'timed-out': 'timed out',
 };
 
+/** One decision on an approval step with approvers (audit, status, history). */
+export function auditLine(entry: ApprovalAuditEntry): string {
+  const who = `${entry.by ?? '(no name)'}${entry.keyId !== null ? ` key ${entry.keyId}` : ''}`;
+  const verdict = entry.accepted
+    ? `counted${entry.via !== undefined ? ` (${entry.via})` : ''}`
+    : `refused ${entry.code ?? ''}: ${entry.reason ?? ''}`;
+  const comment = entry.comment !== null ? ` "${entry.comment}"` : '';
+  return `${new Date(entry.at).toISOString()} ${entry.stepKey} ${entry.decision} by ${who}${comment}: ${verdict}`;
+}
+
 /** How the run's notifications went: a count, and each delivery that failed with its reason. */
 export function notificationLines(progress: RunProgress | undefined, style: Style): string[] {
   const notifications = progress?.notifications;
@@ -155,6 +166,7 @@ export function renderOutcome(
     }
   }
   for (const action of outcome.progress?.actions ?? []) lines.push(`  operator: ${actionLine(action)}`);
+  for (const entry of outcome.progress?.approvals ?? []) lines.push(`  approval: ${auditLine(entry)}`);
   lines.push(...notificationLines(outcome.progress, style));
   if (!ok) lines.push(style.dim(`  timeline: ${cliCommand(ctx, ['history', outcome.workflowId])}`));
   return `${lines.join('\n')}\n`;
@@ -218,6 +230,7 @@ export function runJson(
     })),
     held: progress?.held ?? [],
     operatorActions: progress?.actions ?? [],
+    approvals: progress?.approvals ?? [],
     notifications: progress?.notifications ?? null,
     ...extra,
   };

@@ -112,4 +112,15 @@ test('a signed start, the starter refused, two signed approvals counted and audi
     ['bob', true],
   ]);
   expect(audit.out).not.toContain('PRIVATE KEY');
+  // status and history show the same decisions, one line each.
+  const status = await tideline(['status', id]);
+  expect(status.code).toBe(0);
+  const decided = status.out.split('\n').filter((line) => line.startsWith('  approval: '));
+  expect(decided).toHaveLength(3);
+  expect(decided[0]).toMatch(/sign_off approve by dave key \S+: refused APPROVAL_SELF: /);
+  expect(decided[1]).toMatch(/sign_off approve by alice key \S+ "checked": counted/);
+  const history = await tideline(['history', id]);
+  expect(history.code).toBe(0);
+  expect(history.out).toContain('decisions on approval steps with approvers:');
+  expect(history.out).toMatch(/sign_off approve by bob key \S+: counted/);
 }, 120_000);
