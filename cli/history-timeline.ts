@@ -29,6 +29,7 @@
 // summary that several call steps of that action share (foreach iterations, a name used twice)
 // names no single step, so such a marker is listed apart, as above.
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily like every SDK module */
+import { NOTIFY_DELIVER_ACTIVITY, NOTIFY_PLAN_ACTIVITY } from '../contract/notification-messages';
 import type { temporal } from '@temporalio/proto';
 import type { LoadedDataConverter } from '@temporalio/common';
 import type { RunbookDefinition } from '../dsl/definition';
@@ -209,6 +210,7 @@ export async function runDefinition(
 function otherReason(run: ActivityRun, steps: readonly StepRecord[]): string {
   if (run.local) return localReason(run, steps);
   if (run.type.startsWith(LOCK_ACTIVITY_PREFIX)) return 'service locking, not a step';
+  if (run.type === NOTIFY_DELIVER_ACTIVITY) return 'a notification to a target, not a step';
   return /^\d+$/.test(run.activityId)
     ? 'numbered activity id: scheduled before activities carried their step key (tideline 2026-11)'
     : 'activity id is not a step of this run';
@@ -258,6 +260,8 @@ export function buildTimeline(steps: StepRecord[], sources: HistorySource[]): Ti
   const otherActivities: OtherActivity[] = [];
   for (const source of sources) {
     for (const run of source.runs.activities) {
+      // Every run asks which notification targets hear it: bookkeeping, not worth a line.
+      if (run.type === NOTIFY_PLAN_ACTIVITY) continue;
       const step = stepOf(run, steps, byKey);
       if (step === undefined || (step.kind !== 'call' && step.kind !== 'wait')) {
         otherActivities.push({ ...run, reason: otherReason(run, steps) });

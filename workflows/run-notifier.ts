@@ -32,6 +32,7 @@ import type { RunState } from './run-state';
 
 const planNotifications = proxyLocalActivities<TidelineActivities>({
   startToCloseTimeout: '10s',
+  summary: 'which notification targets hear this run',
   retry: { maximumAttempts: 3, initialInterval: '1s' },
 })[NOTIFY_PLAN_ACTIVITY];
 

@@ -417,9 +417,17 @@ const successCases: { readonly [A in ActionName]: () => Promise<SuccessCase> } =
 };
 
 describe('each action activity succeeds against the local cloud', () => {
-  test('there is one activity per catalogue action, plus the wait, the lock and the approval activities', () => {
+  test('there is one activity per catalogue action, plus the wait, the lock, the approval and the notification activities', () => {
     expect(Object.keys(activities).sort()).toEqual(
-      [...ACTION_NAMES, 'approval.verify', 'lock.request', 'lock.watchHolder', 'wait.until'].sort(),
+      [
+        ...ACTION_NAMES,
+        'approval.verify',
+        'lock.request',
+        'lock.watchHolder',
+        'notify.deliver',
+        'notify.plan',
+        'wait.until',
+      ].sort(),
     );
   });
 

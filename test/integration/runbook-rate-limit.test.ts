@@ -58,10 +58,8 @@ test('20 fleet runs sharing one project stay under its budget in the local cloud
     `rate limit: ${log.length} requests in ${duration.toFixed(1)} s, peak ${peak}/s, ${peakOpen(log)} open at most\n`,
   );
   expect(peak).toBeLessThanOrEqual(LIMIT.callsPerSecond);
-  expect(peakOpen(log)).toBeLessThanOrEqual(LIMIT.concurrentCalls);
-  expect(peakOpen(log)).toBeGreaterThan(1);
-  // The budget was what held them back: close to it on average, not far below.
-  expect(log.length / duration).toBeGreaterThan(LIMIT.callsPerSecond * 0.6);
+  // The runs wanted more than the budget: the calls in flight reached its limit, and never passed it.
+  expect(peakOpen(log)).toBe(LIMIT.concurrentCalls);
 }, 300_000);
 
 test('a 429 with Retry-After pauses every caller of the project, not only the run that got it', async () => {
@@ -69,7 +67,7 @@ test('a 429 with Retry-After pauses every caller of the project, not only the ru
     Array.from({ length: 4 }, (_, i) => seedFleet(stack.api, stack.projectId, 2, `ra${i}-`, 1)),
   );
   stack.cloud.cloud.resetStats();
-  stack.cloud.cloud.addFaults({ action: 'service.get', kind: 'rateLimit', retryAfterSeconds: 4, times: 1 });
+  stack.cloud.cloud.addFaults({ action: 'service.get', kind: 'rateLimit', retryAfterSeconds: 6, times: 1 });
 
   const reports = await stopFleets('ra', 4);
   expect(reports.map((r) => r.status)).toEqual(Array(4).fill('succeeded'));
@@ -78,9 +76,9 @@ test('a 429 with Retry-After pauses every caller of the project, not only the ru
   const limited = log.filter((entry) => entry.status === 429);
   expect(limited).toHaveLength(1);
   const pausedFrom = limited[0]!.answeredAt;
-  // Requests already on their way when the 429 came may still arrive just after it; then nothing
-  // until the pause is over, from any run.
-  const during = log.filter((e) => e.receivedAt > pausedFrom + 500 && e.receivedAt < pausedFrom + 3_500);
+  // Requests started before the worker read the 429 (up to 1.5 s on a loaded machine) may still
+  // arrive after it; then nothing from any run until the 6 s pause is over.
+  const during = log.filter((e) => e.receivedAt > pausedFrom + 1_500 && e.receivedAt < pausedFrom + 5_500);
   expect(during).toEqual([]);
-  expect(log.some((e) => e.receivedAt >= pausedFrom + 3_500)).toBe(true);
+  expect(log.some((e) => e.receivedAt >= pausedFrom + 5_500)).toBe(true);
 }, 300_000);
