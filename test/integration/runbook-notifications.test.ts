@@ -5,7 +5,9 @@
 // no body holds a secret input's value or a target's URL; the failed deliveries are kept in the
 // run's report with their reason, and the run still succeeds.
 import path from 'node:path';
+import { decodeOptionalSinglePayload, loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
 import { runCli } from '../../cli/main';
+import { createDataConverter } from '../../worker/codec';
 import type { NotificationPayload } from '../../contract/notification-messages';
 import type { RunReport, RunbookWorkflowInput } from '../../contract/run-messages';
 import { loadRunbookFile } from '../../dsl/loader';
@@ -70,6 +72,17 @@ async function typed(command: string | undefined): Promise<{ code: number; out: 
     interrupted: new Promise(() => undefined),
   });
   return { code, out: out(), err: err() };
+}
+
+/** The summaries of the timers the run started, decrypted, in order. */
+async function timerSummaries(workflowId: string): Promise<unknown[]> {
+  const events = (await stack.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const converter = loadDataConverter(createDataConverter(testKeyRing));
+  return Promise.all(
+    events
+      .filter((event) => event.timerStartedEventAttributes)
+      .map((event) => decodeOptionalSinglePayload(converter, event.userMetadata?.summary)),
+  );
 }
 
 const opsEvent = (event: string) => () =>
@@ -147,6 +160,11 @@ test('targets hear the run’s events with commands that answer it; failed deliv
       error: 'notification target down: HTTP 500',
     })),
   );
+  // The Web UI names the approval's and the hold's timers after their step and what they wait for.
+  expect(await timerSummaries(workflowId)).toEqual([
+    'approval go: reject without an answer',
+    'held pooler: rolls back without an operator',
+  ]);
   // The run replays on the tree's code: its notifications are as deterministic as its steps.
   expect(await stack.replayError(workflowId)).toBeUndefined();
   // Nothing secret left the run: no input value marked secret, no target URL.
