@@ -11,7 +11,8 @@ import { runMetadata } from '../../cli/start-run';
 import type { RunbookDefinition, StepDefinition } from '../../dsl/definition';
 import { searchAttributeCreateCommand } from '../../worker/namespace-check';
 import { runIdentity } from '../../workflows/run-identity';
-import { MAX_LISTED_SERVICES, RunVisibility } from '../../workflows/run-visibility';
+import { MAX_LISTED_SERVICES, RunVisibility, awaitingApprovers } from '../../workflows/run-visibility';
+import { RunState } from '../../workflows/run-state';
 import { TIDELINE_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { addResource, createdResource, touchedResources } from '../../workflows/step-resources';
 
@@ -141,6 +142,11 @@ test('list conditions use the search attributes and refuse what could escape the
     "TidelineServices = 's1'",
     "TidelineState = 'waiting-for-approval'",
   ]);
+  expect(listConditions({ 'awaiting-approval': 'group:dba' })).toEqual([
+    "WorkflowType = 'runbookWorkflow'",
+    "TidelineAwaitingApproval = 'group:dba'",
+  ]);
+  expect(() => listConditions({ 'awaiting-approval': "x' OR 'y" })).toThrow(/--awaiting-approval must/);
   expect(() => listConditions({ state: 'asleep' })).toThrow(/unknown --state/);
   expect(() => listConditions({ service: "a' OR 'b" })).toThrow(/without quotes/);
   expect(() => listConditions({ project: 'a\nb' })).toThrow(/control characters/);
@@ -184,4 +190,18 @@ test('every registration registers every attribute with its type', () => {
   const command = searchAttributeCreateCommand('prod');
   for (const { name, type } of TIDELINE_SEARCH_ATTRIBUTES)
     expect(command).toContain(`--name ${name} --type ${type}`);
+});
+
+test('TidelineAwaitingApproval: who may answer the pending approvals that name approvers, each once', () => {
+  const state = new RunState('demo', 0);
+  expect(awaitingApprovers(state)).toEqual([]);
+  const pending = { message: 'ok?', deadline: 0, default: 'reject' as const };
+  state.openApproval({ ...pending, stepKey: 'plain' });
+  expect(awaitingApprovers(state)).toEqual([]);
+  const quorum = { minApprovals: 2, allowSelfApproval: false, approvedBy: [] };
+  state.openApproval({ ...pending, ...quorum, stepKey: 'a', approvers: ['group:dba', 'alice'] });
+  state.openApproval({ ...pending, ...quorum, stepKey: 'b', approvers: ['alice', 'bob'] });
+  expect(awaitingApprovers(state)).toEqual(['alice', 'bob', 'group:dba']);
+  state.closeApproval('a');
+  expect(awaitingApprovers(state)).toEqual(['alice', 'bob']);
 });
