@@ -1,7 +1,7 @@
 // One project's API budget, shared by every call a worker makes to it (every run, every activity,
 // local or not, every poll of a wait): at most `callsPerSecond` requests started per second, spaced
-// evenly (at 90 % of it: spacingMs), and at most `concurrentCalls` in flight. A 429 answer with Retry-After pauses every
-// caller of the project until then, not only the one that got it. When several workers serve the
+// evenly (at 90 % of it: spacingMs), and at most `concurrentCalls` in flight. A 429 answer with
+// Retry-After pauses every caller of the project until then, not only the one that got it. When several workers serve the
 // same task queue, each takes its share of the budget (`share`, worker/rate-share.ts), so that
 // together they stay under it.
 import type { ActionInput, ActionName, ActionOutput } from './operations';

@@ -1,37 +1,11 @@
-// Keeping secrets (the secret key, passwords) out of messages, logs and printed objects.
+// Keeping secrets (the secret key, passwords) out of messages, logs and printed objects. Replacing
+// them in text is redact-text.ts's (safe in the workflow sandbox too).
 import { inspect } from 'node:util';
 import { SECRET_FIELD_NAME as SECRET_FIELD } from './secret-fields';
 
-export const REDACTED = '[REDACTED]';
+import { REDACTED } from './redact-text';
 
-/**
- * Replaces every occurrence of each secret in `text` with `[REDACTED]`, including the forms a
- * server is likely to echo back: JSON-escaped and URL-encoded. Longest secrets go first, so a
- * secret that contains another is replaced whole.
- */
-export function redact(text: string, secrets: Iterable<string | undefined>): string {
-  return createRedactor(secrets)(text);
-}
-
-/**
- * `redact` with the secrets' forms worked out once, for a caller that scrubs many strings with the
- * same secrets (the worker's logger scrubs every field of every line it prints).
- */
-export function createRedactor(secrets: Iterable<string | undefined>): (text: string) => string {
-  const forms = new Set<string>();
-  for (const secret of secrets) {
-    if (secret === undefined || secret.length === 0) continue;
-    forms.add(secret);
-    forms.add(JSON.stringify(secret).slice(1, -1));
-    forms.add(encodeURIComponent(secret));
-  }
-  const ordered = [...forms].filter((form) => form.length > 0).sort((a, b) => b.length - a.length);
-  return (text) => {
-    let result = text;
-    for (const form of ordered) result = result.split(form).join(REDACTED);
-    return result;
-  };
-}
+export { REDACTED, createRedactor, redact } from './redact-text';
 
 /**
  * The string values of secret-looking fields (`password`, `initial_password`, `secret_key`…)

@@ -42,19 +42,14 @@ export function shareBudgets(
     // This worker too, before Temporal lists it (it has not polled yet when it starts).
     identities.add(place.identity);
     const workers = identities.size;
+    if (workers !== limiters[0]?.workers)
+      log(`tideline worker: ${workers} workers share each project's API budget`);
     for (const limiter of limiters) limiter.share(workers);
     return workers;
   };
-  let last = 1;
   const timer = setInterval(() => {
-    refresh().then(
-      (workers) => {
-        if (workers !== last) log(`tideline worker: ${workers} workers share each project's API budget`);
-        last = workers;
-      },
-      // Counting failed (the server is away): the last share stands.
-      () => undefined,
-    );
+    // Counting failed (the server is away): the last share stands.
+    refresh().catch(() => undefined);
   }, SHARE_REFRESH_MS);
   timer.unref();
   return { refresh, stop: () => clearInterval(timer) };

@@ -6,8 +6,6 @@
 // counted in the run's progress, a failure kept with its reason. The run waits for deliveries
 // still under way before it closes, so its last event is not lost. Workflow code.
 import {
-  ActivityFailure,
-  ApplicationFailure,
   CancellationScope,
   log,
   proxyActivities,
@@ -29,6 +27,8 @@ import { approvalCommands, holdCommands } from './answer-commands';
 import { PATCHES } from './patches';
 import { hasPatch } from './release-gate';
 import type { RunState } from './run-state';
+import { summariseFailure } from './step-failure';
+import { createRedactor } from '../cloud/redact-text';
 
 const planNotifications = proxyLocalActivities<TidelineActivities>({
   startToCloseTimeout: '10s',
@@ -42,13 +42,17 @@ export class RunNotifier {
   private readonly seen = new Set<string>();
   private readonly deliveries: Promise<void>[] = [];
   private sequence = 0;
+  /** A secret input's value never leaves the run in a notification. */
+  private readonly scrub: (text: string) => string;
 
   private constructor(
     private readonly runbook: string,
     private readonly plan: NotifyPlanResult | undefined,
     private readonly summary: NotificationSummary,
-    private readonly secretValues: ReadonlySet<string>,
-  ) {}
+    secretValues: ReadonlySet<string>,
+  ) {
+    this.scrub = createRedactor(secretValues);
+  }
 
   /** A notifier that tells nobody (child runs, runs started before notifications existed). */
   static silent(): RunNotifier {
@@ -112,8 +116,9 @@ export class RunNotifier {
   /** Tells how the run ended (after its compensation, if any), then waits for every delivery. */
   async finish(state: RunState): Promise<void> {
     if (this.plan !== undefined) {
-      const undone = state.progress().steps.filter((s) => s.status === 'compensated').length;
-      const undoFailed = state.progress().steps.filter((s) => s.status === 'compensation-failed');
+      const { steps } = state.progress();
+      const undone = steps.filter((s) => s.status === 'compensated').length;
+      const undoFailed = steps.filter((s) => s.status === 'compensation-failed');
       if (undone > 0 || undoFailed.length > 0) {
         const failedText =
           undoFailed.length > 0 ? `; undoing failed at ${undoFailed.map((s) => s.key).join(', ')}` : '';
@@ -134,20 +139,12 @@ export class RunNotifier {
     return true;
   }
 
-  /** A secret input's value never leaves the run in a notification. */
-  private scrub(text: string | undefined): string | undefined {
-    if (text === undefined) return undefined;
-    let scrubbed = text;
-    for (const value of this.secretValues) if (value.length > 0) scrubbed = scrubbed.split(value).join('***');
-    return scrubbed;
-  }
-
   private emit(event: NotificationEvent, details: EventDetails): void {
     const plan = this.plan;
     if (plan === undefined) return;
     const info = workflowInfo();
     this.sequence += 1;
-    const message = this.scrub(details.message);
+    const message = details.message === undefined ? undefined : this.scrub(details.message);
     const payload: NotificationPayload = {
       id: `${info.workflowId}/${info.runId}/${this.sequence}`,
       event,
@@ -182,16 +179,10 @@ export class RunNotifier {
           this.summary.delivered += 1;
         },
         (error: unknown) => {
-          this.summary.failed.push({ event, target, error: deliveryError(error) });
+          this.summary.failed.push({ event, target, error: summariseFailure(error).message });
         },
       );
       this.deliveries.push(delivery);
     }
   }
-}
-
-function deliveryError(error: unknown): string {
-  const cause = error instanceof ActivityFailure ? error.cause : error;
-  if (cause instanceof ApplicationFailure) return cause.message;
-  return cause instanceof Error ? cause.message : String(cause);
 }
