@@ -141,8 +141,7 @@ async function handle(action: ActionName, deps: ApiDeps, request: FastifyRequest
 
   const afterApply = faults.fireFirst(action, 'applyThenFail');
   if (afterApply?.mode === 'drop') {
-    deps.stats.record(action, DROPPED);
-    logRequest(deps, request, action, DROPPED);
+    recordRequest(deps, request, action, DROPPED);
     reply.hijack();
     request.raw.socket.destroy();
     return reply;
@@ -164,7 +163,8 @@ async function handle(action: ActionName, deps: ApiDeps, request: FastifyRequest
 const arrivals = new WeakMap<FastifyRequest, number>();
 const wallClock = () => performance.timeOrigin + performance.now();
 
-function logRequest(
+/** Counts the request and logs when it arrived and was answered. */
+function recordRequest(
   deps: ApiDeps,
   request: FastifyRequest,
   action: string,
@@ -172,7 +172,7 @@ function logRequest(
 ): void {
   const answeredAt = wallClock();
   const project = (request.params as { project_id?: unknown } | undefined)?.project_id;
-  deps.stats.log({
+  deps.stats.record({
     action,
     project: typeof project === 'string' ? project : null,
     status,
@@ -212,8 +212,7 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if (!request.url.startsWith(CONTROL_PREFIX)) {
       const action = (request.routeOptions.config as { action?: string }).action ?? UNKNOWN_ACTION;
-      deps.stats.record(action, reply.statusCode);
-      logRequest(deps, request, action, reply.statusCode);
+      recordRequest(deps, request, action, reply.statusCode);
       if (isActionName(action)) observe(deps, action, reply.statusCode, payload);
     }
     return payload;

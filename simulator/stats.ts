@@ -30,18 +30,20 @@ export class RequestStats {
   private stats: StatsView = emptyStats();
   private entries: RequestLogEntry[] = [];
 
-  /** Adds a request to the log (the counts come from `record`). */
-  log(entry: RequestLogEntry): void {
+  /** Counts a request and adds it to the log. */
+  record(entry: RequestLogEntry): void {
+    this.count(entry.action, entry.status);
     this.entries.push(entry);
-    if (this.entries.length > REQUEST_LOG_LIMIT)
+    // Trimmed a tenth at a time, not at every request: each trim moves the whole array.
+    if (this.entries.length > REQUEST_LOG_LIMIT * 1.1)
       this.entries.splice(0, this.entries.length - REQUEST_LOG_LIMIT);
   }
 
   requestLog(): RequestLogEntry[] {
-    return this.entries.map((entry) => ({ ...entry }));
+    return this.entries.slice(-REQUEST_LOG_LIMIT).map((entry) => ({ ...entry }));
   }
 
-  record(action: string, status: number | typeof DROPPED): void {
+  private count(action: string, status: number | typeof DROPPED): void {
     const key = String(status);
     this.stats.total += 1;
     this.stats.byStatus[key] = (this.stats.byStatus[key] ?? 0) + 1;
