@@ -139,7 +139,7 @@ export async function measureBaselineSingle(
       await baselineWorker.stop();
     }
   } finally {
-    await stack.close({ keepServer: true });
+    await stack.close();
   }
 }
 
@@ -218,7 +218,7 @@ async function measureConcurrentSide(
         if (stack.worker === undefined) await worker.stop();
       }
     } finally {
-      await stack.close({ keepServer: true });
+      await stack.close();
     }
   } finally {
     await server.stop();

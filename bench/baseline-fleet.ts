@@ -74,16 +74,11 @@ async function measureFleetSide(server: DevServer, side: Side, services: number)
       const serverUsage = startUsageSampler(server.pid());
       const began = Date.now();
       if (side === 'tideline') {
-        const handle = await stack.client.workflow.start('runbookWorkflow', {
-          taskQueue: stack.taskQueue,
-          workflowId: `fleet-${services}-${randomBytes(4).toString('hex')}`,
-          args: [
-            {
-              definition: loadRunbookFile(path.join(RUNBOOKS_DIR, 'stop-dev-services.yaml')),
-              inputs: { project_id: stack.access.projectId, name_prefix: 'fleet-', concurrency: CONCURRENCY },
-            },
-          ],
-        });
+        const handle = await stack.startRun(
+          loadRunbookFile(path.join(RUNBOOKS_DIR, 'stop-dev-services.yaml')),
+          { project_id: stack.access.projectId, name_prefix: 'fleet-', concurrency: CONCURRENCY },
+          `fleet-${services}-${randomBytes(4).toString('hex')}`,
+        );
         const report = (await handle.result()) as RunReport;
         if (report.status !== 'succeeded') throw new Error(`tideline fleet run ended ${report.status}`);
       } else {
@@ -108,7 +103,7 @@ async function measureFleetSide(server: DevServer, side: Side, services: number)
       if (stack.worker === undefined) await worker.stop();
     }
   } finally {
-    await stack.close({ keepServer: true });
+    await stack.close();
   }
 }
 

@@ -9,7 +9,7 @@ import { runChaosRound } from './chaos/campaign';
 import { benchLog, startBenchCluster } from './cluster-server';
 import type { BenchStack } from './lib/stack';
 import { sleep } from './lib/stats';
-import { startWorker, type WorkerProcess } from './lib/worker-process';
+import type { WorkerProcess } from './lib/worker-process';
 
 export const CLUSTER_WORKERS = 3;
 export const POSTGRES_OUTAGE_MS = 20_000;
@@ -25,11 +25,11 @@ export async function clusterTarget(
   workerCount = CLUSTER_WORKERS,
 ): Promise<RoundTarget> {
   const cluster = await startBenchCluster('cluster-chaos');
-  const { dir, info } = cluster;
+  const { dir } = cluster;
   const workers: WorkerProcess[] = [];
   let next = 0;
-  const start = (stack: BenchStack): Promise<WorkerProcess> =>
-    startWorker({ temporalAddress: info.address, taskQueue: stack.taskQueue, cloud: stack.access });
+  // The stack's server is the cluster's (`server` below), so its workers poll the cluster.
+  const start = (stack: BenchStack): Promise<WorkerProcess> => stack.startWorker();
   return {
     server: cluster.server,
     async startWorkers(stack) {

@@ -13,7 +13,7 @@ import { loadAverage, startUsageSampler, type UsageReport } from './lib/proc-usa
 import { RESULTS_DIR } from './lib/repo';
 import { startBenchStack } from './lib/stack';
 import { mapLimit, round, sleep, summarize, type Summary } from './lib/stats';
-import { startWorker, type WorkerProcess } from './lib/worker-process';
+import type { WorkerProcess } from './lib/worker-process';
 import { STANDARD_DURATIONS, TUNED_WORKER, TUNED_WORKER_NODE_ARGS, lifecycleMs } from './settings';
 import { closedRuns, runningCount } from './throughput';
 
@@ -63,9 +63,8 @@ export async function measureClusterScale(workerCount: number, runs: number): Pr
   });
   const workers: WorkerProcess[] = [];
   try {
-    const spec = { temporalAddress: cluster.info.address, taskQueue: stack.taskQueue, cloud: stack.access };
-    const tuned = { ...spec, tuning: TUNED_WORKER, nodeArgs: TUNED_WORKER_NODE_ARGS };
-    workers.push(...(await Promise.all(Array.from({ length: workerCount }, () => startWorker(tuned)))));
+    const start = () => stack.startWorker(TUNED_WORKER, TUNED_WORKER_NODE_ARGS);
+    workers.push(...(await Promise.all(Array.from({ length: workerCount }, start))));
     const pids = cluster.pids();
     const workerUsage = workers.map((worker) => startUsageSampler(worker.pid));
     const serverUsage = startUsageSampler(pids.server ?? 0);

@@ -44,16 +44,11 @@ async function measureSize(server: DevServer, services: number): Promise<FleetRe
     await seedFleet(stack.api, stack.access.projectId, services);
     const definition = loadRunbookFile(path.join(RUNBOOKS_DIR, 'stop-dev-services.yaml'));
     const began = Date.now();
-    const handle = await stack.client.workflow.start('runbookWorkflow', {
-      taskQueue: stack.taskQueue,
-      workflowId: `fleet-${services}-${randomBytes(4).toString('hex')}`,
-      args: [
-        {
-          definition,
-          inputs: { project_id: stack.access.projectId, name_prefix: 'fleet-', concurrency: CONCURRENCY },
-        },
-      ],
-    });
+    const handle = await stack.startRun(
+      definition,
+      { project_id: stack.access.projectId, name_prefix: 'fleet-', concurrency: CONCURRENCY },
+      `fleet-${services}-${randomBytes(4).toString('hex')}`,
+    );
     const report = (await handle.result()) as RunReport;
     const wallMs = Date.now() - began;
     if (report.status !== 'succeeded') throw new Error(`fleet run over ${services} ended ${report.status}`);
@@ -80,7 +75,7 @@ async function measureSize(server: DevServer, services: number): Promise<FleetRe
       measuredAt: new Date().toISOString(),
     };
   } finally {
-    await stack.close({ keepServer: true });
+    await stack.close();
   }
 }
 

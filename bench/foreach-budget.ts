@@ -5,7 +5,6 @@
 // report, and the rollback starts again exactly the services that were stopped.
 //
 // Run: npm run bench:foreach-budget
-import { randomBytes } from 'node:crypto';
 import { loadRunbookText } from '../dsl/loader';
 import { progressQuery, type StepRecord } from '../workflows/messages';
 import { seedFleet } from './lib/fleet';
@@ -68,11 +67,7 @@ async function main(): Promise<void> {
     });
     const definition = loadRunbookText(RUNBOOK, 'stop-dev-budget.yaml');
     const began = Date.now();
-    const handle = await stack.client.workflow.start('runbookWorkflow', {
-      taskQueue: stack.taskQueue,
-      workflowId: `foreach-budget-${randomBytes(4).toString('hex')}`,
-      args: [{ definition, inputs: { project_id: stack.access.projectId } }],
-    });
+    const handle = await stack.startRun(definition, { project_id: stack.access.projectId });
     await handle.result().catch(() => undefined);
     const wallMs = Date.now() - began;
     const progress = await handle.query(progressQuery);

@@ -85,7 +85,7 @@ async function measureCase(server: DevServer, historyCase: HistoryCase): Promise
       eventTypes,
     };
   } finally {
-    await stack.close({ keepServer: true });
+    await stack.close();
   }
 }
 

@@ -105,6 +105,6 @@ export async function measureOverhead(
       runbookCalls,
     };
   } finally {
-    await stack.close({ keepServer: true });
+    await stack.close();
   }
 }

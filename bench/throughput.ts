@@ -151,6 +151,6 @@ export async function measureThroughput(
       timedOut,
     };
   } finally {
-    await stack.close({ keepServer: true });
+    await stack.close();
   }
 }

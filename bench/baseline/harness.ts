@@ -3,8 +3,6 @@
 // workflows, and counting a run's history events.
 import { randomBytes } from 'node:crypto';
 import { Client, type WorkflowHandle } from '@temporalio/client';
-import { cloudWorkerEnv } from '../../cli/dev-stack/local-cloud';
-import { startWorkerProcess } from '../../cli/dev-stack/worker-process';
 import type { BenchStack } from '../lib/stack';
 import type { WorkerProcess } from '../lib/worker-process';
 import { compiledBenchFile, REPO_ROOT } from '../lib/repo';
@@ -23,15 +21,10 @@ export async function startBaselineWorker(
   stack: BenchStack,
   spec: BaselineWorkerSpec,
 ): Promise<WorkerProcess> {
-  return startWorkerProcess({
+  return stack.startWorkerProcess(spec.taskQueue, {
     entry: compiledBenchFile('baseline/worker.js'),
     missingHint: 'run the bench build (`tsc -p bench/tsconfig.json`) first',
-    env: {
-      TEMPORAL_ADDRESS: stack.server.address,
-      TIDELINE_TASK_QUEUE: spec.taskQueue,
-      ...cloudWorkerEnv(stack.access),
-      ...(spec.tuning ? { BENCH_WORKER_OPTIONS: JSON.stringify(spec.tuning) } : {}),
-    },
+    env: spec.tuning ? { BENCH_WORKER_OPTIONS: JSON.stringify(spec.tuning) } : {},
     cwd: REPO_ROOT,
     nodeArgs: spec.nodeArgs ?? [],
     label: 'baseline worker',

@@ -9,12 +9,7 @@ import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { RunbookDefinition } from '../../dsl/definition';
 import { loadRunbookFile } from '../../dsl/loader';
-import {
-  progressQuery,
-  type RunProgress,
-  type RunReport,
-  type RunbookWorkflowInput,
-} from '../../workflows/messages';
+import { progressQuery, type RunProgress, type RunReport } from '../../workflows/messages';
 import {
   pollUntil,
   runAndCancel,
@@ -82,12 +77,11 @@ function start(
   runbook: CancelRunbook,
   inputs: Record<string, unknown>,
 ): Promise<WorkflowHandle> {
-  const input: RunbookWorkflowInput = { definition: round.definitions[runbook], inputs };
-  return round.stack.client.workflow.start('runbookWorkflow', {
-    taskQueue: round.stack.taskQueue,
-    workflowId: `cancel-${runbook}-${randomBytes(4).toString('hex')}`,
-    args: [input],
-  });
+  return round.stack.startRun(
+    round.definitions[runbook],
+    inputs,
+    `cancel-${runbook}-${randomBytes(4).toString('hex')}`,
+  );
 }
 
 async function provisionParent(round: Round, name: string): Promise<number> {

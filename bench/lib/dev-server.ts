@@ -1,7 +1,8 @@
 // A Temporal dev server for benchmarks on a free 127.0.0.1 port, optionally on a SQLite file so it
-// can be restarted (chaos round two) without losing workflows: the shared local server
-// (cli/dev-stack/local-temporal.ts), supervised so it never outlives the benchmark.
-import { startLocalTemporal } from '../../cli/dev-stack/local-temporal';
+// can be restarted (chaos round two) without losing workflows: the local stack's server
+// (cli/dev-stack/local-temporal.ts), supervised so it never outlives the benchmark. Several
+// benchmarks of one process share one (`startBenchStack({ server })`).
+import { startLocalTemporal, type LocalTemporalOptions } from '../../cli/dev-stack/local-temporal';
 import { temporalExecutable } from './repo';
 
 export interface DevServer {
@@ -18,12 +19,17 @@ export interface DevServerOptions {
   dynamicConfig?: Record<string, string | number | boolean>;
 }
 
-export function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
-  return startLocalTemporal({
+/** How benchmarks start a dev server (quiet, patient on a busy machine). */
+export function devServerOptions(options: DevServerOptions = {}): LocalTemporalOptions {
+  return {
     executable: temporalExecutable(),
     dbFile: options.dbFile,
     dynamicConfig: options.dynamicConfig,
     logLevel: 'error',
     startTimeoutMs: 90_000,
-  });
+  };
+}
+
+export function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  return startLocalTemporal(devServerOptions(options));
 }

@@ -1,21 +1,21 @@
-// The system under test for a benchmark: a Temporal dev server, the local cloud (in this process,
-// on 127.0.0.1 port 0) and a worker process, each started as the dev stack starts its own
-// (cli/dev-stack/); a Temporal client with the worker's payload keys, a typed client of the local
-// cloud, and a VPC to attach services to.
+// The system under test for a benchmark: the local stack (cli/dev-stack/stack.ts: a Temporal dev
+// server, the local cloud in this process, a Temporal client with the worker's payload keys, a
+// typed client of the cloud) with a worker process, and a VPC to attach services to.
 import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { createCloudClient, type CloudClient } from '../../cloud/client';
+import type { CloudClient } from '../../cloud/client';
 import { loadRunbookFile } from '../../dsl/loader';
-import { firstProjectAccess, startLoopbackCloud, type CloudAccess } from '../../cli/dev-stack/local-cloud';
-import { createTeardown, unwindOnFailure } from '../../cli/dev-stack/teardown';
+import type { CloudAccess } from '../../cli/dev-stack/local-cloud';
+import { startLocalStack, type LocalStack } from '../../cli/dev-stack/stack';
+import { unwindOnFailure } from '../../cli/dev-stack/teardown';
 import type { LocalCloud, LocalCloudOptions } from '../../simulator/server';
-import { connectCodecClient, localConnectionSettings } from '../../worker/connection';
 import type { RunbookDefinition } from '../../dsl/definition';
-import type { RunbookWorkflowInput } from '../../workflows/messages';
+import type { RunbookWorkflowInput } from '../../contract/run-messages';
+import { RUNBOOK_WORKFLOW_TYPE } from '../../contract/workflow-types';
 import type { WorkerTuning } from '../tuned-worker';
-import { startDevServer, type DevServer } from './dev-server';
+import { devServerOptions, type DevServer } from './dev-server';
 import { PROVISION_RUNBOOK } from './repo';
-import { benchKeyRing, startWorker, type WorkerProcess } from './worker-process';
+import { benchKeyRing, workerLaunch, type WorkerProcess } from './worker-process';
 
 export type Durations = NonNullable<LocalCloudOptions['durations']>;
 
@@ -43,10 +43,20 @@ export interface BenchStack {
   vpcId: string;
   /** The worker process (undefined until started). */
   worker: WorkerProcess | undefined;
-  startWorker(tuning?: WorkerTuning): Promise<WorkerProcess>;
+  /** Starts any worker process (e.g. the baseline's) on the stack's server and cloud; stopped on close. */
+  startWorkerProcess: LocalStack['startWorkerProcess'];
+  /** Starts a worker process (stock, or tuned) on the stack's server and cloud; stopped on close. */
+  startWorker(tuning?: WorkerTuning, nodeArgs?: readonly string[]): Promise<WorkerProcess>;
+  /** Starts a run of a runbook (workflow id: the runbook's name and a random suffix unless given). */
+  startRun(
+    definition: RunbookDefinition,
+    inputs: Record<string, unknown>,
+    workflowId?: string,
+  ): Promise<WorkflowHandle>;
   /** Starts provision-production-service for a service name (and optionally another VPC). */
   startProvisioning(name: string, vpcId?: string, definition?: RunbookDefinition): Promise<WorkflowHandle>;
-  close(options?: { keepServer?: boolean }): Promise<void>;
+  /** Stops the worker, the cloud and the server, unless the server was given (`server`). */
+  close(): Promise<void>;
 }
 
 let provisionDefinition: RunbookDefinition | undefined;
@@ -57,84 +67,62 @@ export function provisioningDefinition(): RunbookDefinition {
 }
 
 export async function startBenchStack(options: StackOptions = {}): Promise<BenchStack> {
-  const teardown = createTeardown();
-  // Read when the stack closes: a server it started may outlive it (`close({ keepServer })`).
-  let keepServer = options.server !== undefined;
-  const { server, cloud, access, api, vpcId, client } = await unwindOnFailure(teardown, async () => {
-    const [server, cloud] = await Promise.all([
-      options.server ??
-        startDevServer(options.dbFile ? { dbFile: options.dbFile } : {}).then((started) => {
-          teardown.addLast(() => (keepServer ? undefined : started.stop()));
-          return started;
-        }),
-      startLoopbackCloud({
-        timeScale: 1,
-        ...(options.seed !== undefined ? { seed: options.seed } : {}),
-        ...(options.durations ? { durations: options.durations } : {}),
-      }).then((started) => {
-        teardown.add(() => started.close());
-        return started;
-      }),
-    ]);
-    const access = firstProjectAccess(cloud);
-    const api = createCloudClient({
-      baseUrl: cloud.url,
-      accessKey: access.accessKey,
-      secretKey: access.secretKey,
-      allowInsecureLoopback: true,
-    });
-    teardown.add(() => api.close());
-    const vpc = await api.vpc.create({
+  const stack = await startLocalStack({
+    temporal: options.server
+      ? { running: options.server }
+      : { start: devServerOptions(options.dbFile ? { dbFile: options.dbFile } : {}) },
+    keyRing: benchKeyRing,
+    cloud: {
+      timeScale: 1,
+      ...(options.seed !== undefined ? { seed: options.seed } : {}),
+      ...(options.durations ? { durations: options.durations } : {}),
+    },
+  });
+  const { access, api, client } = stack;
+  const server = options.server ?? stack.server!;
+  const vpc = await unwindOnFailure(stack.teardown, () =>
+    api.vpc.create({
       project_id: access.projectId,
       name: 'bench',
       cidr: '10.0.0.0/16',
       region_code: 'us-east-1',
-    });
-    const client = await connectCodecClient(localConnectionSettings(server.address), benchKeyRing);
-    teardown.add(() => client.connection.close());
-    return { server, cloud, access, api, vpcId: vpc.id!, client };
-  });
+    }),
+  );
   const taskQueue = `bench-${randomBytes(4).toString('hex')}`;
 
-  const stack: BenchStack = {
+  const bench: BenchStack = {
     server,
-    cloud,
+    cloud: stack.cloud,
     access,
     api,
     client,
     taskQueue,
-    vpcId,
+    vpcId: vpc.id!,
     worker: undefined,
-    async startWorker(tuning) {
-      const worker = await startWorker({
-        temporalAddress: server.address,
-        taskQueue,
-        cloud: access,
-        ...(tuning ? { tuning } : {}),
-        ...(options.workerNodeArgs ? { nodeArgs: options.workerNodeArgs } : {}),
-      });
-      stack.worker = worker;
-      teardown.add(() => worker.stop());
-      return worker;
+    startWorkerProcess: stack.startWorkerProcess,
+    async startWorker(tuning, nodeArgs = options.workerNodeArgs) {
+      bench.worker = await stack.startWorkerProcess(taskQueue, workerLaunch(tuning, nodeArgs));
+      return bench.worker;
     },
-    startProvisioning(name, vpcId, definition) {
-      const input: RunbookWorkflowInput = {
-        definition: definition ?? provisioningDefinition(),
-        inputs: { project_id: access.projectId, name, vpc_id: vpcId ?? stack.vpcId },
-      };
-      return client.workflow.start('runbookWorkflow', {
+    startRun(definition, inputs, workflowId) {
+      const input: RunbookWorkflowInput = { definition, inputs };
+      return client.workflow.start(RUNBOOK_WORKFLOW_TYPE, {
         taskQueue,
-        workflowId: `${name}-${randomBytes(4).toString('hex')}`,
+        workflowId: workflowId ?? `${definition.name}-${randomBytes(4).toString('hex')}`,
         args: [input],
       });
     },
-    close(closeOptions = {}) {
-      keepServer ||= closeOptions.keepServer === true;
-      return teardown.close();
+    startProvisioning(name, vpcId, definition) {
+      return bench.startRun(
+        definition ?? provisioningDefinition(),
+        { project_id: access.projectId, name, vpc_id: vpcId ?? bench.vpcId },
+        `${name}-${randomBytes(4).toString('hex')}`,
+      );
     },
+    close: () => stack.close(),
   };
   if (!options.noWorker) {
-    await unwindOnFailure(teardown, () => stack.startWorker(options.tuning));
+    await unwindOnFailure(stack.teardown, () => bench.startWorker(options.tuning));
   }
-  return stack;
+  return bench;
 }

@@ -93,7 +93,7 @@ async function runDemo(
       name: options.name,
       vpc_id: vpc.id ?? '',
     });
-    const session = await loadDemoSession().stackSession(stack);
+    const session = loadDemoSession().stackSession(stack);
     try {
       const workflowId = newRunId(runbook.definition.name);
       const input: RunbookWorkflowInput = { definition: runbook.definition, inputs };

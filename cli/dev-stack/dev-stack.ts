@@ -1,5 +1,5 @@
-// The whole local stack in one call: a Temporal dev server (Web UI on), the local cloud, and a
-// tideline worker in this process configured with the local cloud's credentials. Used by
+// The local stack of `tideline dev` and `demo` (stack.ts, with the Web UI and its codec server on),
+// and a tideline worker in this process configured with the local cloud's credentials. Used by
 // `tideline dev` (usual ports when free) and `tideline demo` (always free ports).
 //
 //   const stack = await startDevStack({ env, namespace: 'default', taskQueue: 'tideline', log });
@@ -8,16 +8,12 @@
 import type { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import type { Dialect, LocalCloud } from '../../simulator/server';
-import { connectCodecClient, connectWorker, localConnectionSettings } from '../../worker/connection';
 import type { EncryptionKeyRing } from '../../worker/encryption-keys';
 import { loadEncryptionKeys, type KeySource } from '../../worker/key-store';
 import { createRedactingLogger } from '../../worker/redacting-logger';
-import { startCodecServer, type CodecServer } from '../../worker/codec-server';
-import { startInProcessWorker } from './in-process-worker';
-import { allProjectsAccess, localCloudWorkerConfig, startLoopbackCloud } from './local-cloud';
+import { startCodecServer } from '../../worker/codec-server';
 import { choosePort } from './ports';
-import { createTeardown } from './teardown';
-import { startDevServer, type DevServer } from './temporal-dev-server';
+import { startLocalStack, type LocalStack } from './stack';
 import { resolveTemporalExecutable } from './temporal-binary';
 
 export const USUAL_TEMPORAL_PORT = 7233;
@@ -58,8 +54,8 @@ export interface DevStack {
   readonly codec: { endpoint: string } | undefined;
   /** Settles when the worker stops; rejects if it failed. */
   readonly workerStopped: Promise<void>;
-  /** A client of the dev server with the same encryption keys as the worker (close its connection). */
-  connectClient(): Promise<Client>;
+  /** A client of the dev server with the same encryption keys as the worker (closed with the stack). */
+  readonly client: Client;
   /** Stops worker, local cloud and server, in that order. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -93,71 +89,63 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
   });
   const executable = await resolveTemporalExecutable(options.env, options.log);
 
-  const teardown = createTeardown();
+  // The Web UI decrypts through this codec server (same key ring as the worker). The dev UI has
+  // no login and cannot send a token, so it answers without one, on 127.0.0.1 only, with CORS for
+  // the UI's origins and for this namespace only.
+  const codec =
+    options.codecServer === false
+      ? undefined
+      : await startCodecServer({
+          keyRing: keys.keyRing,
+          token: null,
+          host: '127.0.0.1',
+          port: 0,
+          allowedOrigins: [`http://127.0.0.1:${uiPort}`, `http://localhost:${uiPort}`],
+          namespaces: [options.namespace],
+        });
+  const cloudStateFile = options.dbFile !== undefined ? `${options.dbFile}.cloud.json` : undefined;
+  let stack: LocalStack;
   try {
-    // The Web UI decrypts through this codec server (same key ring as the worker). The dev UI has
-    // no login and cannot send a token, so it answers without one, on 127.0.0.1 only, with CORS for
-    // the UI's origins and for this namespace only.
-    let codec: CodecServer | undefined;
-    if (options.codecServer !== false) {
-      codec = await startCodecServer({
-        keyRing: keys.keyRing,
-        token: null,
-        host: '127.0.0.1',
-        port: 0,
-        allowedOrigins: [`http://127.0.0.1:${uiPort}`, `http://localhost:${uiPort}`],
-        namespaces: [options.namespace],
-      });
-      const started = codec;
-      teardown.add(() => started.close());
-    }
-    const cloudStateFile = options.dbFile !== undefined ? `${options.dbFile}.cloud.json` : undefined;
-    const [server, cloud] = await Promise.all([
-      startDevServer({
-        executable,
-        port,
-        uiPort,
-        uiCodecEndpoint: codec?.endpoint,
-        dbFile: options.dbFile,
-        namespace: options.namespace,
-      }).then((started: DevServer) => {
-        teardown.addLast(() => started.stop());
-        return started;
-      }),
-      startLoopbackCloud({
+    stack = await startLocalStack({
+      temporal: {
+        start: {
+          executable,
+          port,
+          uiPort,
+          uiCodecEndpoint: codec?.endpoint,
+          dbFile: options.dbFile,
+          namespaces: options.namespace === 'default' ? [] : [options.namespace],
+        },
+      },
+      namespace: options.namespace,
+      keyRing: keys.keyRing,
+      cloud: {
         port: cloudPort,
         ...(options.timeScale !== undefined ? { timeScale: options.timeScale } : {}),
         ...(options.dialect !== undefined ? { dialect: options.dialect } : {}),
         ...(cloudStateFile !== undefined ? { stateFile: cloudStateFile } : {}),
-      }).then((started) => {
-        teardown.add(() => started.close());
-        return started;
-      }),
-    ]);
-
-    // Built from the local cloud's key pairs, never from the environment.
-    const config = localCloudWorkerConfig(cloud.url, allProjectsAccess(cloud), options.taskQueue);
+      },
+    });
+  } catch (error) {
+    await codec?.close().catch(() => undefined);
+    throw error;
+  }
+  if (codec !== undefined) stack.teardown.addLast(() => codec.close());
+  const { cloud, server } = stack;
+  try {
     installRuntime(
       options.workerLogLevel ?? 'WARN',
       cloud.projects.map((p) => p.secret_key),
     );
-    // The server this stack started: its address alone, never the user's Temporal profile.
-    const temporal = localConnectionSettings(server.address, options.namespace);
-    const connection = await connectWorker(temporal);
-    teardown.add(() => connection.close());
-    const worker = await startInProcessWorker(config, {
-      keyRing: keys.keyRing,
-      connection,
-      namespace: options.namespace,
+    // Built from the local cloud's key pairs, never from the environment.
+    const worker = await stack.startInProcessWorker(stack.workerConfig(options.taskQueue, 'all'), {
       log: options.log,
     });
-    teardown.add(() => worker.stop());
-
     return {
       temporal: {
-        address: server.address,
+        address: stack.temporal.connection.address,
         namespace: options.namespace,
-        webUiUrl: server.webUiUrl,
+        webUiUrl: server?.webUiUrl ?? '',
         dbFile: options.dbFile,
       },
       cloud,
@@ -166,18 +154,14 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
       keys: { keyRing: keys.keyRing, source: keys.source, file: keys.file },
       codec: codec === undefined ? undefined : { endpoint: codec.endpoint },
       workerStopped: worker.stopped,
-      async connectClient() {
-        const client = await connectCodecClient(temporal, keys.keyRing);
-        teardown.add(() => client.connection.close());
-        return client;
-      },
+      client: stack.client,
       close() {
         // A part that fails to stop does not stop the others, nor fail the CLI on its way out.
-        return teardown.close().catch(() => undefined);
+        return stack.close().catch(() => undefined);
       },
     };
   } catch (error) {
-    await teardown.close().catch(() => undefined);
+    await stack.close().catch(() => undefined);
     throw error;
   }
 }

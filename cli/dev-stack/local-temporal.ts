@@ -1,7 +1,7 @@
-// A headless Temporal dev server on 127.0.0.1 that keeps its port (and its SQLite file, when it has
-// one) across stop, kill and start, so workflows survive a restart: the server of the tests
-// (test/helpers/temporal-server.ts) and of the benchmarks (bench/lib/dev-server.ts). It is launched
-// as `tideline dev` launches its own (temporal-dev-server.ts), with tideline's search attributes.
+// A Temporal dev server on 127.0.0.1 that keeps its port (and its SQLite file, when it has one)
+// across stop, kill and start, so workflows survive a restart: the server of `tideline dev` (with
+// the Web UI), of `tideline test`, of the tests and of the benchmarks (headless), each started
+// through the local stack (stack.ts), with tideline's search attributes.
 //
 //   const server = await startLocalTemporal({ executable, dbFile });
 //   await server.kill();      // a crash: nothing flushed beyond what SQLite committed
@@ -25,10 +25,7 @@ export type SpawnProcess = (
 
 export const spawnProcess: SpawnProcess = (command, args, options) => spawnSupervised(command, args, options);
 
-export interface LocalTemporalOptions extends Omit<
-  DevServerLaunch,
-  'port' | 'uiPort' | 'uiCodecEndpoint' | 'searchAttributes'
-> {
+export interface LocalTemporalOptions extends Omit<DevServerLaunch, 'port' | 'searchAttributes'> {
   /** Frontend gRPC port. Default: a free one, kept across restarts. */
   port?: number | undefined;
   /** Search attributes to register. Default: tideline's; `{}` for a server without them. */
@@ -41,6 +38,8 @@ export interface LocalTemporal {
   /** `127.0.0.1:<port>`. */
   readonly address: string;
   readonly port: number;
+  /** The Web UI's address, when the server has one (`uiPort`). */
+  readonly webUiUrl: string | undefined;
   readonly dbFile: string | undefined;
   /** The guard's pid of the current server (its process group holds the server); 0 before any. */
   pid(): number;
@@ -78,6 +77,7 @@ export async function startLocalTemporal(options: LocalTemporalOptions): Promise
   return {
     address,
     port,
+    webUiUrl: options.uiPort === undefined ? undefined : `http://${LOOPBACK}:${options.uiPort}`,
     dbFile: options.dbFile,
     pid: () => current?.pid ?? 0,
     isRunning: () => current?.isRunning() ?? false,

@@ -1,8 +1,7 @@
 // The Temporal dev server: `temporal server start-dev` bound to 127.0.0.1, optionally persisted to
 // a SQLite file, supervised so it never outlives the process that started it, and ready once its
-// frontend answers. `startDevServer` is the one of `tideline dev` (with the Web UI); the headless,
-// restartable one of the tests and benchmarks (local-temporal.ts) is launched by `launchDevServer`
-// too, so there is one way to spawn `temporal server start-dev`.
+// frontend answers. `launchDevServer` is the one way to spawn `temporal server start-dev`; the
+// restartable server of every local stack (local-temporal.ts) is launched by it.
 import type { Connection } from '@temporalio/client';
 import { connectClient, localConnectionSettings } from '../../worker/connection';
 import { TIDELINE_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
@@ -32,26 +31,6 @@ export interface DevServerLaunch {
 
 /** Starts the command under supervision; `spawnSupervised` unless the caller keeps its own record. */
 export type SpawnDevServer = (command: string, args: readonly string[]) => SupervisedProcess;
-
-export interface DevServerOptions {
-  executable: string;
-  port: number;
-  uiPort: number;
-  /** The remote codec endpoint for the Web UI (the dev stack's codec server). */
-  uiCodecEndpoint?: string | undefined;
-  dbFile?: string | undefined;
-  /** The namespace to use; created at start unless it is `default` (which always exists). */
-  namespace?: string;
-  /** How long to wait until the frontend answers. Default 90 s. */
-  startTimeoutMs?: number;
-}
-
-export interface DevServer {
-  readonly address: string;
-  readonly webUiUrl: string;
-  readonly process: SupervisedProcess;
-  stop(): Promise<void>;
-}
 
 /** tideline's search attributes as name → type: runs upsert them, and workers refuse a namespace without them. */
 export const TIDELINE_ATTRIBUTE_TYPES: Readonly<Record<string, string>> = Object.fromEntries(
@@ -152,26 +131,4 @@ export async function launchDevServer(
       if (!portTaken || start >= PORT_TAKEN_STARTS) throw error;
     }
   }
-}
-
-export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
-  const namespace = options.namespace ?? 'default';
-  const server = await launchDevServer({
-    executable: options.executable,
-    port: options.port,
-    uiPort: options.uiPort,
-    uiCodecEndpoint: options.uiCodecEndpoint,
-    dbFile: options.dbFile,
-    namespaces: namespace === 'default' ? [] : [namespace],
-    searchAttributes: TIDELINE_ATTRIBUTE_TYPES,
-    startTimeoutMs: options.startTimeoutMs,
-  });
-  return {
-    address: `${LOOPBACK}:${options.port}`,
-    webUiUrl: `http://${LOOPBACK}:${options.uiPort}`,
-    process: server,
-    async stop() {
-      await server.stop();
-    },
-  };
 }

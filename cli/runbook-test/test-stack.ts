@@ -1,6 +1,6 @@
-// What `tideline test` runs cases on: one ephemeral, headless, in-memory Temporal dev server on a
-// free port (the shared launcher, cli/dev-stack/), one tideline worker in this process, and a
-// client with the worker's keys (a fresh random key: nothing outlives the command). Each case has
+// What `tideline test` runs cases on: the local stack without a cloud (cli/dev-stack/stack.ts): one
+// ephemeral, headless, in-memory Temporal dev server on a free port, one tideline worker in this
+// process, and a client with the worker's keys (a fresh random key: nothing outlives the command). Each case has
 // a local cloud of its own, with a project id of its own; the worker's Cloud API clients are
 // looked up by project id among the clouds of the cases running, so cases can run side by side.
 import { randomBytes } from 'node:crypto';
@@ -8,14 +8,12 @@ import type { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { CloudCaller, CloudClientResolver } from '../../activities/deps';
 import { CloudApiError } from '../../cloud/errors';
-import { connectCodecClient, connectWorker, localConnectionSettings } from '../../worker/connection';
 import { EncryptionKeyRing } from '../../worker/encryption-keys';
 import { createRedactingLogger } from '../../worker/redacting-logger';
-import { startInProcessWorker } from '../dev-stack/in-process-worker';
 import { localCloudWorkerConfig } from '../dev-stack/local-cloud';
-import { startLocalTemporal } from '../dev-stack/local-temporal';
+import { startTemporalStack } from '../dev-stack/stack';
 import { resolveTemporalExecutable } from '../dev-stack/temporal-binary';
-import { createTeardown, unwindOnFailure } from '../dev-stack/teardown';
+import { unwindOnFailure } from '../dev-stack/teardown';
 
 export interface TestStack {
   readonly client: Client;
@@ -64,40 +62,31 @@ export async function startTestStack(
     });
   }
   const executable = await resolveTemporalExecutable(env, log);
-  const teardown = createTeardown();
   const routes = new Map<string, CloudCaller>();
   const taskQueue = `tideline-test-${randomBytes(4).toString('hex')}`;
   const keyRing = new EncryptionKeyRing([{ id: 'tideline-test', key: randomBytes(32) }]);
-  return unwindOnFailure(teardown, async () => {
-    const server = await startLocalTemporal({ executable });
-    teardown.addLast(() => server.stop());
-    const settings = localConnectionSettings(server.address, NAMESPACE);
-    const connection = await connectWorker(settings);
-    teardown.add(() => connection.close());
+  const stack = await startTemporalStack({
+    temporal: { start: { executable } },
+    namespace: NAMESPACE,
+    keyRing,
+  });
+  return unwindOnFailure(stack.teardown, async () => {
     // The configuration needs a project; the routing resolver answers for every case's instead.
     const config = localCloudWorkerConfig(
       'http://127.0.0.1:9/public/api/v1',
       [{ url: '', projectId: 'unrouted', ...credentials }],
       taskQueue,
     );
-    const worker = await startInProcessWorker(config, {
-      keyRing,
-      connection,
-      namespace: NAMESPACE,
-      clients: routingResolver(routes),
-    });
-    teardown.add(() => worker.stop());
-    const client = await connectCodecClient(settings, keyRing);
-    teardown.add(() => client.connection.close());
+    await stack.startInProcessWorker(config, { clients: routingResolver(routes) });
     return {
-      client,
+      client: stack.client,
       taskQueue,
       credentials,
       route(projectId, caller) {
         routes.set(projectId, caller);
         return () => routes.delete(projectId);
       },
-      close: () => teardown.close(),
+      close: () => stack.close(),
     };
   });
 }

@@ -8,6 +8,7 @@ import {
   cloudWorkerEnv as workerEnvFor,
   firstProjectAccess,
   startLoopbackCloud,
+  type LoopbackCloudOptions,
 } from '../../cli/dev-stack/local-cloud';
 import type { LocalCloud, LocalCloudOptions, ProjectCredentials } from '../../simulator/server';
 import { answerCheckForTests, type AnswerContractRecorder } from './answer-contract';
@@ -49,37 +50,59 @@ export function basicAuth(accessKey: string, secretKey: string): string {
   return `Basic ${Buffer.from(`${accessKey}:${secretKey}`).toString('base64')}`;
 }
 
-export async function startTestCloud(options: TestCloudOptions = {}): Promise<TestCloud> {
+/** What a test cloud is started with, and how it becomes a TestCloud once started (e.g. by a stack). */
+export interface PreparedTestCloud {
+  readonly options: LoopbackCloudOptions;
+  /** The TestCloud of the started cloud; `close()` stops it, then reports broken answers. */
+  wrap(cloud: LocalCloud): TestCloud;
+  /** Throws naming every answer that broke the vendor's API document so far. */
+  checkAnswers(): void;
+}
+
+export function prepareTestCloud(options: TestCloudOptions = {}): PreparedTestCloud {
   const { manualClock, checkAnswers = true, onAnswer, ...rest } = options;
   const clock = manualClock ? new ManualClock() : undefined;
   const answerCheck = checkAnswers ? answerCheckForTests() : undefined;
   const observers = [answerCheck?.observe, onAnswer].filter((o) => o !== undefined);
-  const cloud = await startLoopbackCloud({
-    ...rest,
-    ...(clock ? { clock } : {}),
-    ...(observers.length > 0
-      ? { onAnswer: (answer) => observers.forEach((observe) => observe(answer)) }
-      : {}),
-  });
-  const project = cloud.projects[0]!;
+  const check = (): void => {
+    const report = answerCheck?.report();
+    if (report !== undefined) throw new Error(report);
+  };
   return {
-    cloud,
-    url: cloud.url,
-    controlUrl: cloud.controlUrl,
-    controlAuthorization: cloud.controlToken === null ? '' : `Bearer ${cloud.controlToken}`,
-    project,
-    authorization: basicAuth(project.access_key, project.secret_key),
-    answerCheck,
-    advance: (ms) => {
-      if (!clock) throw new Error('advance() needs startTestCloud({ manualClock: true })');
-      clock.advance(ms);
+    options: {
+      ...rest,
+      ...(clock ? { clock } : {}),
+      ...(observers.length > 0
+        ? { onAnswer: (answer) => observers.forEach((observe) => observe(answer)) }
+        : {}),
     },
-    close: async () => {
-      await cloud.close();
-      const report = answerCheck?.report();
-      if (report !== undefined) throw new Error(report);
+    checkAnswers: check,
+    wrap(cloud) {
+      const project = cloud.projects[0]!;
+      return {
+        cloud,
+        url: cloud.url,
+        controlUrl: cloud.controlUrl,
+        controlAuthorization: cloud.controlToken === null ? '' : `Bearer ${cloud.controlToken}`,
+        project,
+        authorization: basicAuth(project.access_key, project.secret_key),
+        answerCheck,
+        advance: (ms) => {
+          if (!clock) throw new Error('advance() needs startTestCloud({ manualClock: true })');
+          clock.advance(ms);
+        },
+        close: async () => {
+          await cloud.close();
+          check();
+        },
+      };
     },
   };
+}
+
+export async function startTestCloud(options: TestCloudOptions = {}): Promise<TestCloud> {
+  const prepared = prepareTestCloud(options);
+  return prepared.wrap(await startLoopbackCloud(prepared.options));
 }
 
 /** The worker settings (TIDELINE_CLOUD_*) that point a worker at the cloud's first project. */

@@ -1,20 +1,12 @@
 // Everything but the worker, for tests whose workers run as separate OS processes (started,
-// SIGKILLed and started again by the test): a Temporal dev server, the local cloud, a client with
-// the test encryption keys, a typed client of the cloud, the compiled dist/ the worker runs from,
-// and the environment that points a worker process at all of it.
-import { Client, type Connection } from '@temporalio/client';
+// SIGKILLed and started again by the test): the local stack (cli/dev-stack/stack.ts) with the test
+// encryption keys, the compiled dist/ the worker runs from, and the environment that points a
+// worker process at all of it.
+import type { Client, Connection } from '@temporalio/client';
 import type { CloudClient } from '../../cloud/client';
-import { createDataConverter } from '../../worker/codec';
-import {
-  cloudApiClient,
-  cloudWorkerEnv,
-  startTestCloud,
-  type TestCloud,
-  type TestCloudOptions,
-} from './local-cloud';
-import { createTeardown, unwindOnFailure } from '../../cli/dev-stack/teardown';
-import { connectClosable } from './client-connection';
-import { startTemporalServer, type TemporalServer, type TemporalServerOptions } from './temporal-server';
+import { startLocalStack } from '../../cli/dev-stack/stack';
+import { prepareTestCloud, type TestCloud, type TestCloudOptions } from './local-cloud';
+import { testTemporalOptions, type TemporalServer, type TemporalServerOptions } from './temporal-server';
 import { buildDist, testKeyRing } from './worker-process';
 
 export interface ProcessWorkerStack {
@@ -37,38 +29,23 @@ export async function startProcessWorkerStack(options: {
   /** Options of the Temporal dev server, e.g. `dbFile` to stop and restart it during a run. */
   temporal?: TemporalServerOptions;
 }): Promise<ProcessWorkerStack> {
-  const teardown = createTeardown();
-  const { server, cloud, closable, api } = await unwindOnFailure(teardown, async () => {
-    const [server, cloud] = await Promise.all([
-      startTemporalServer(options.temporal).then((started) => {
-        teardown.addLast(() => started.stop());
-        return started;
-      }),
-      startTestCloud(options.cloud).then((started) => {
-        teardown.add(() => started.close());
-        return started;
-      }),
-      buildDist(),
-    ]);
-    const api = cloudApiClient(cloud);
-    teardown.add(() => api.close());
-    const closable = await connectClosable(server.address);
-    teardown.add(() => closable.close());
-    return { server, cloud, closable, api };
+  const prepared = prepareTestCloud(options.cloud);
+  const stack = await startLocalStack({
+    temporal: { start: testTemporalOptions(options.temporal) },
+    keyRing: testKeyRing,
+    cloud: prepared.options,
+    alongside: buildDist(),
   });
-  const { connection } = closable;
-  const client = new Client({ connection, dataConverter: createDataConverter(testKeyRing) });
   return {
-    server,
-    cloud,
-    connection,
-    client,
-    api,
-    workerEnv: () => ({
-      TEMPORAL_ADDRESS: server.address,
-      TIDELINE_TASK_QUEUE: options.taskQueue,
-      ...cloudWorkerEnv(cloud),
-    }),
-    close: () => teardown.close(),
+    server: { ...stack.server!, namespace: 'default' },
+    cloud: prepared.wrap(stack.cloud),
+    connection: stack.connection,
+    client: stack.client,
+    api: stack.api,
+    workerEnv: () => stack.workerEnv(options.taskQueue),
+    close: async () => {
+      await stack.close();
+      prepared.checkAnswers();
+    },
   };
 }

@@ -1,12 +1,12 @@
-// A whole tideline stack for tests: a Temporal dev server, the local cloud, an in-process worker
-// running the real interpreter and activities (each started as the dev stack starts its own,
-// cli/dev-stack/), and a client with the same encryption keys.
+// A whole tideline stack for tests (the local stack, cli/dev-stack/stack.ts): a Temporal dev
+// server, the local cloud checking its answers against the vendor's document, an in-process worker
+// running the real interpreter and activities, and a client with the same encryption keys.
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { Client, type WorkflowHandle } from '@temporalio/client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import path from 'node:path';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
 import type { ApprovalSettings, NotificationSettings } from '../../activities/deps';
 import type { RateLimit } from '../../cloud/rate-limiter';
 import type { CloudClient } from '../../cloud/client';
@@ -17,12 +17,11 @@ import { EncryptionKeyRing } from '../../worker/encryption-keys';
 import type { TidelineWorker } from '../../worker/worker';
 import type { WorkflowSource } from '../../worker/workflow-source';
 import { reportInFailure, type RunReport, type RunbookWorkflowInput } from '../../contract/run-messages';
-import { startInProcessWorker } from '../../cli/dev-stack/in-process-worker';
-import { firstProjectAccess, localCloudWorkerConfig } from '../../cli/dev-stack/local-cloud';
-import { createTeardown, unwindOnFailure } from '../../cli/dev-stack/teardown';
-import { cloudApiClient, startTestCloud, type TestCloud, type TestCloudOptions } from './local-cloud';
-import { connectClosable } from './client-connection';
-import { startTemporalServer, type TemporalServer, type TemporalServerOptions } from './temporal-server';
+import { RUNBOOK_WORKFLOW_TYPE } from '../../contract/workflow-types';
+import { startLocalStack } from '../../cli/dev-stack/stack';
+import { unwindOnFailure } from '../../cli/dev-stack/teardown';
+import { prepareTestCloud, type TestCloud, type TestCloudOptions } from './local-cloud';
+import { testTemporalOptions, type TemporalServer, type TemporalServerOptions } from './temporal-server';
 
 export const RUNBOOKS_DIR = path.resolve(__dirname, '..', '..', 'runbooks');
 
@@ -67,51 +66,41 @@ export async function startRunbookStack(
   cloudOptions: TestCloudOptions = {},
   options: RunbookStackOptions = {},
 ): Promise<RunbookStack> {
-  const teardown = createTeardown();
-  // The workflow code in the tree, bundled once for replayError (removed last by close).
+  const taskQueue = `rb-${randomBytes(4).toString('hex')}`;
+  const keyRing = options.keyRing ?? new EncryptionKeyRing([{ id: 'test', key: randomBytes(32) }]);
+  const prepared = prepareTestCloud(cloudOptions);
+  const stack = await startLocalStack({
+    temporal: { start: testTemporalOptions(options.temporal) },
+    keyRing,
+    cloud: prepared.options,
+  });
+  const { teardown, client } = stack;
+  // After the workers have stopped: every answer the cloud gave kept to the vendor's document.
+  teardown.add(() => prepared.checkAnswers());
+  // The workflow code in the tree, bundled once for replayError (removed when the stack closes).
   let replayDir: string | undefined;
   let replayBundle: Promise<string> | undefined;
   teardown.add(() => {
     if (replayDir !== undefined) rmSync(replayDir, { recursive: true, force: true });
   });
-  const taskQueue = `rb-${randomBytes(4).toString('hex')}`;
-  const keyRing = options.keyRing ?? new EncryptionKeyRing([{ id: 'test', key: randomBytes(32) }]);
-  const started = await unwindOnFailure(teardown, async () => {
-    const server = await startTemporalServer(options.temporal);
-    teardown.add(() => server.stop());
-    const cloud = await startTestCloud(cloudOptions);
-    teardown.add(() => cloud.close());
-    const api = cloudApiClient(cloud);
-    teardown.add(() => api.close());
-    const closable = await connectClosable(server.address);
-    teardown.add(() => closable.close());
-    const workerConnection = await NativeConnection.connect({ address: server.address });
-    teardown.add(() => workerConnection.close());
-    const base = localCloudWorkerConfig(cloud.url, [firstProjectAccess(cloud.cloud)], taskQueue);
-    const { rateLimit } = options;
-    const projects = new Map(
-      [...base.cloud.projects].map(([id, project]) => [id, { ...project, rateLimit }]),
-    );
-    const config = {
-      ...base,
-      ...(rateLimit !== undefined && { cloud: { ...base.cloud, projects } }),
-      ...(options.approvals !== undefined && { approvals: options.approvals }),
-      ...(options.notifications !== undefined && { notifications: options.notifications }),
-    };
-    const startWorker = (workflows: WorkflowSource) =>
-      startInProcessWorker(config, { keyRing, connection: workerConnection, workflows });
-    const first = await startWorker({ workflowsPath: require.resolve('../../workflows') });
-    return { server, cloud, api, connection: closable.connection, startWorker, first };
-  });
-  const { server, cloud, api, connection, startWorker } = started;
-  let running = started.first;
-  // The worker of the moment (replaceWorker swaps it), stopped first.
-  teardown.add(() => running.stop());
-  const client = new Client({ connection, dataConverter: createDataConverter(keyRing) });
+  const base = stack.workerConfig(taskQueue);
+  const { rateLimit } = options;
+  const projects = new Map([...base.cloud.projects].map(([id, project]) => [id, { ...project, rateLimit }]));
+  const config = {
+    ...base,
+    ...(rateLimit !== undefined && { cloud: { ...base.cloud, projects } }),
+    ...(options.approvals !== undefined && { approvals: options.approvals }),
+    ...(options.notifications !== undefined && { notifications: options.notifications }),
+  };
+  const startWorker = (workflows: WorkflowSource) => stack.startInProcessWorker(config, { workflows });
+  let running = await unwindOnFailure(teardown, () =>
+    startWorker({ workflowsPath: require.resolve('../../workflows') }),
+  );
+  const cloud = prepared.wrap(stack.cloud);
   return {
-    server,
+    server: { ...stack.server!, namespace: 'default' },
     cloud,
-    api,
+    api: stack.api,
     projectId: cloud.project.id,
     client,
     get worker() {
@@ -119,8 +108,7 @@ export async function startRunbookStack(
     },
     taskQueue,
     async replaceWorker(workflows) {
-      running.worker.shutdown();
-      await running.stopped;
+      await running.stop();
       running = await startWorker(workflows);
     },
     async replayError(workflowId) {
@@ -147,13 +135,13 @@ export async function startRunbookStack(
     async start(file, inputs, workflowId) {
       const definition = loadRunbookFile(path.isAbsolute(file) ? file : path.join(RUNBOOKS_DIR, file));
       const input: RunbookWorkflowInput = { definition, inputs };
-      return client.workflow.start('runbookWorkflow', {
+      return client.workflow.start(RUNBOOK_WORKFLOW_TYPE, {
         taskQueue,
         workflowId: workflowId ?? `${definition.name}-${randomBytes(4).toString('hex')}`,
         args: [input],
       });
     },
-    close: () => teardown.close(),
+    close: () => stack.close(),
   };
 }
 

@@ -10,7 +10,11 @@
 // server is the shared local one (cli/dev-stack/local-temporal.ts), launched as `tideline dev`
 // launches its own, headless here, its process on the tests' registry (guarded-process.ts).
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { startLocalTemporal, type LocalTemporal } from '../../cli/dev-stack/local-temporal';
+import {
+  startLocalTemporal,
+  type LocalTemporal,
+  type LocalTemporalOptions,
+} from '../../cli/dev-stack/local-temporal';
 import { findFreePort } from '../../cli/dev-stack/ports';
 import { TIDELINE_ATTRIBUTE_TYPES } from '../../cli/dev-stack/temporal-dev-server';
 import { readTemporalPath } from '../../scripts/setup-temporal';
@@ -48,8 +52,9 @@ export interface TemporalServer extends LocalTemporal {
   readonly namespace: 'default';
 }
 
-export async function startTemporalServer(options: TemporalServerOptions = {}): Promise<TemporalServer> {
-  const server = await startLocalTemporal({
+/** The options of a local stack's server (cli/dev-stack/stack.ts) started as tests start theirs. */
+export function testTemporalOptions(options: TemporalServerOptions = {}): LocalTemporalOptions {
+  return {
     executable: options.executable ?? readTemporalPath(),
     port: options.port,
     dbFile: options.dbFile,
@@ -57,7 +62,12 @@ export async function startTemporalServer(options: TemporalServerOptions = {}): 
     searchAttributes: options.searchAttributes,
     startTimeoutMs: options.startTimeoutMs ?? 60_000,
     spawn: spawnGuarded,
-  });
+  };
+}
+
+/** A server of the tests' own (the in-process stacks start theirs through the local stack). */
+export async function startTemporalServer(options: TemporalServerOptions = {}): Promise<TemporalServer> {
+  const server = await startLocalTemporal(testTemporalOptions(options));
   return { ...server, namespace: 'default' };
 }
 
