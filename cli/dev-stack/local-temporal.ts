@@ -48,7 +48,7 @@ export interface LocalTemporal {
   output(): string;
   /** Starts it (again, after stop or kill) on the same port and database; resolves once ready. */
   start(): Promise<void>;
-  /** Graceful stop (SIGTERM); resolves once the process has exited. */
+  /** Graceful stop (SIGTERM; SIGKILL for a server in memory); resolves once the process has exited. */
   stop(): Promise<void>;
   /** Hard kill (SIGKILL). */
   kill(): Promise<ProcessExit>;
@@ -69,8 +69,10 @@ export async function startLocalTemporal(options: LocalTemporalOptions): Promise
       (command, args) => (current = spawn(command, args, { label: `temporal dev server (${address})` })),
     );
   };
+  // A server in memory has nothing to flush: killing it loses nothing a graceful stop would keep,
+  // and saves the second its shutdown takes.
   const stop = async (): Promise<void> => {
-    await current?.stop();
+    await (options.dbFile === undefined ? current?.kill() : current?.stop());
   };
 
   await start();

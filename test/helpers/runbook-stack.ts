@@ -21,6 +21,7 @@ import { RUNBOOK_WORKFLOW_TYPE } from '../../contract/workflow-types';
 import { startLocalStack } from '../../cli/dev-stack/stack';
 import { unwindOnFailure } from '../../cli/dev-stack/teardown';
 import { prepareTestCloud, type TestCloud, type TestCloudOptions } from './local-cloud';
+import { runWorkflowBundle, treeWorkflows } from './tree-workflows';
 import { testTemporalOptions, type TemporalServer, type TemporalServerOptions } from './temporal-server';
 
 export const RUNBOOKS_DIR = path.resolve(__dirname, '..', '..', 'runbooks');
@@ -93,9 +94,7 @@ export async function startRunbookStack(
     ...(options.notifications !== undefined && { notifications: options.notifications }),
   };
   const startWorker = (workflows: WorkflowSource) => stack.startInProcessWorker(config, { workflows });
-  let running = await unwindOnFailure(teardown, () =>
-    startWorker({ workflowsPath: require.resolve('../../workflows') }),
-  );
+  let running = await unwindOnFailure(teardown, () => startWorker(treeWorkflows()));
   const cloud = prepared.wrap(stack.cloud);
   return {
     server: { ...stack.server!, namespace: 'default' },
@@ -114,9 +113,13 @@ export async function startRunbookStack(
     async replayError(workflowId) {
       replayDir ??= mkdtempSync(path.join(tmpdir(), 'tideline-replay-'));
       const outFile = path.join(replayDir, 'workflow-bundle.js');
-      replayBundle ??= bundleWorkflows({ outFile, workflowsPath: require.resolve('../../workflows') }).then(
-        (bundle) => bundle.outFile,
-      );
+      const built = runWorkflowBundle();
+      replayBundle ??=
+        built !== undefined
+          ? Promise.resolve(built)
+          : bundleWorkflows({ outFile, workflowsPath: require.resolve('../../workflows') }).then(
+              (bundle) => bundle.outFile,
+            );
       const codePath = await replayBundle;
       const history = await client.workflow.getHandle(workflowId).fetchHistory();
       return Worker.runReplayHistory(

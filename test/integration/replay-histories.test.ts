@@ -12,6 +12,7 @@ import type { HistoryAndWorkflowId } from '@temporalio/client';
 import { Worker, type ReplayResult } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { bundleWorkflows } from '../../worker/bundle';
+import { runWorkflowBundle } from '../helpers/tree-workflows';
 import { createDataConverter } from '../../worker/codec';
 import {
   coverageGaps,
@@ -35,9 +36,14 @@ beforeAll(async () => {
       'TIDELINE_RECORD_HISTORIES is set: the replay gate never records (npm run record-histories)',
     );
   workDir = mkdtempSync(path.join(tmpdir(), 'tideline-replay-'));
-  bundlePath = path.join(workDir, 'workflow-bundle.js');
-  // The workflow code as it is in the tree now (not a possibly stale dist/ bundle).
-  await bundleWorkflows({ outFile: bundlePath, workflowsPath: require.resolve('../../workflows') });
+  // The workflow code as it is in the tree now: this run's bundle, else bundled here (never a
+  // possibly stale dist/ bundle from an earlier build).
+  const built = runWorkflowBundle();
+  if (built !== undefined) bundlePath = built;
+  else {
+    bundlePath = path.join(workDir, 'workflow-bundle.js');
+    await bundleWorkflows({ outFile: bundlePath, workflowsPath: require.resolve('../../workflows') });
+  }
 }, 120_000);
 
 afterAll(() => {
