@@ -139,8 +139,18 @@ export function spawnSupervised(
     });
   });
   // Only the pipes would keep the event loop alive; the parent decides when it is done (a
-  // forgotten process is killed on exit). `exited` still settles while someone awaits it.
+  // forgotten process is killed on exit). An unreferenced child does not keep the loop alive
+  // while its exit is awaited either: a process whose last work is awaiting a kill would end
+  // there, silently, with code 0. So stop and kill hold the loop open until the exit arrives.
   child.unref();
+  const awaitExit = async (): Promise<ProcessExit> => {
+    const keepAlive = setInterval(() => undefined, 1_000);
+    try {
+      return await exited;
+    } finally {
+      clearInterval(keepAlive);
+    }
+  };
   for (const stream of [child.stdin, child.stdout, child.stderr])
     (stream as { unref?: () => void } | null)?.unref?.();
 
@@ -191,11 +201,11 @@ export function spawnSupervised(
       const result = await withTimeout(exited, timeoutMs);
       if (result !== 'timeout') return result;
       signalGroup(child, 'SIGKILL');
-      return exited;
+      return awaitExit();
     },
     async kill() {
       if (running) signalGroup(child, 'SIGKILL');
-      return exited;
+      return awaitExit();
     },
   };
 }

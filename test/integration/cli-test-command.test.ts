@@ -63,7 +63,8 @@ test("a broken compensation fails the rollback case with what it left behind and
   const result = await runTideline(['test', broken, '--filter', 'rolls back', '--junit', junit], {
     timeoutMs: 240_000,
   });
-  expect(result.code).toBe(1);
+  // With the output, so that a case that passed when it should not says why.
+  expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toMatchObject({ code: 1 });
   expect(result.stdout).toMatch(/^✗ a pooler that keeps failing rolls back/m);
   expect(result.stdout).toMatch(/^ {4}calls\.service\.delete: expected 1, got 0$/m);
   expect(result.stdout).toMatch(

@@ -1,0 +1,30 @@
+// A supervised process (cli/dev-stack/supervised-process.ts) does not keep its parent's event loop
+// alive, yet a parent whose last work is awaiting its stop or kill must live to see it: otherwise
+// the parent ends right there with code 0 and never runs what follows (as `tideline test` once did
+// after stopping its server: no summary, and exit 0 with a failed case).
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+const SUPERVISED = path.resolve(__dirname, '..', '..', 'dist', 'cli', 'dev-stack', 'supervised-process.js');
+
+function parentThatAwaits(how: 'kill' | 'stop'): { status: number | null; stdout: string; stderr: string } {
+  const script = `
+    const { spawnSupervised } = require(${JSON.stringify(SUPERVISED)});
+    (async () => {
+      const child = spawnSupervised('sleep', ['300'], { label: 'sleeper' });
+      const exit = await child.${how}();
+      console.log('after ${how}: ' + JSON.stringify(exit));
+      process.exitCode = 3;
+    })();`;
+  const result = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 60_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+test.each(['kill', 'stop'] as const)('a parent awaiting %s() goes on once the process has exited', (how) => {
+  const result = parentThatAwaits(how);
+  expect(result).toMatchObject({ status: 3, stderr: '' });
+  // The guard's own exit: killed with its group, or ended by the SIGTERM it forwarded.
+  expect(result.stdout).toMatch(
+    new RegExp(`^after ${how}: \\{"code":(null|143),"signal":("SIGKILL"|null)\\}$`, 'm'),
+  );
+});
