@@ -1,6 +1,6 @@
 // Jest's test order: unit suites first, so a broken unit fails within seconds of the start, then
 // the integration suites. Within each tier Jest's own order holds (failed last time first, then
-// slowest first, which packs the two workers best).
+// slowest first, which packs the workers best).
 'use strict';
 
 const path = require('node:path');
