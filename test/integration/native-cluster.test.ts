@@ -1,5 +1,5 @@
 // The native cluster (`tideline cluster up|down`, the pinned Temporal server on PostgreSQL) in a
-// temporary directory, run through the real CLI: two worker processes, ten provisioning runs, one
+// temporary directory, run through the real CLI: two worker processes, six provisioning runs, one
 // worker SIGKILLed while runs are in flight; every run succeeds with exactly one service in the
 // local cloud. `up` again is a no-op on the same ports; `down` leaves no process behind, and a
 // later `up` finds the runs again (the data lives in the directory). The cluster's Web UI serves its
@@ -27,7 +27,7 @@ import { cloudApiClient, cloudWorkerEnv, startTestCloud, type TestCloud } from '
 import { describeWithTools } from '../helpers/tool-requirements';
 import { buildDist, startWorkerProcess, testKeyRing } from '../helpers/worker-process';
 
-const RUNS = 10;
+const RUNS = 6;
 const taskQueue = `native-cluster-${randomBytes(4).toString('hex')}`;
 
 let dir: string;
@@ -98,7 +98,7 @@ describeWithTools('the native cluster', clusterMissing(), () => {
     return handles;
   }
 
-  test('cluster up → two workers, one SIGKILLed mid-run → 10 runs succeed, one service each → down', async () => {
+  test('cluster up → two workers, one SIGKILLed mid-run → 6 runs succeed, one service each → down', async () => {
     const info = await cluster('up');
     // The Web UI server was built in beforeAll, so `up` starts it and it serves its page.
     expect(info.running).toEqual({ postgres: true, server: true, ui: true });
