@@ -82,9 +82,17 @@ export async function openTemporal(ctx: CliContext): Promise<TemporalSession> {
     namespace: temporal.namespace,
     taskQueue: settings.taskQueue,
   };
+  const { traceContextFromEnv, traceContextInterceptor } =
+    require('./trace-context') as typeof import('./trace-context');
+  const trace = traceContextFromEnv(ctx.env, (line) => ctx.stderr.write(`${line}\n`));
   let client: Client;
   try {
-    client = await connectCodecClient(temporal, keyRing, { connectTimeout: CONNECT_TIMEOUT });
+    client = await connectCodecClient(
+      temporal,
+      keyRing,
+      { connectTimeout: CONNECT_TIMEOUT },
+      trace === undefined ? [] : [traceContextInterceptor(trace)],
+    );
   } catch (error) {
     throw unavailable(target, error);
   }

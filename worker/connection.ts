@@ -9,7 +9,7 @@
 // The SDK is loaded on first use only: the CLI imports this module and `--help` must stay fast.
 /* eslint-disable @typescript-eslint/no-require-imports -- the SDK is loaded on first use */
 import { inspect } from 'node:util';
-import type { Client, Connection, ConnectionOptions } from '@temporalio/client';
+import type { Client, Connection, ConnectionOptions, WorkflowClientInterceptor } from '@temporalio/client';
 import type { NativeConnection, NativeConnectionOptions } from '@temporalio/worker';
 import type { EncryptionKeyRing } from './encryption-keys';
 import { WorkerError } from './errors';
@@ -168,6 +168,7 @@ export async function connectCodecClient(
   settings: TemporalSettings,
   keyRing: EncryptionKeyRing,
   extras: ClientConnectionExtras = {},
+  workflowInterceptors: WorkflowClientInterceptor[] = [],
 ): Promise<Client> {
   const { Client } = require('@temporalio/client') as typeof import('@temporalio/client');
   const { createDataConverter } = require('./codec') as typeof import('./codec');
@@ -176,5 +177,6 @@ export async function connectCodecClient(
     connection,
     namespace: settings.namespace,
     dataConverter: createDataConverter(keyRing),
+    ...(workflowInterceptors.length > 0 && { interceptors: { workflow: workflowInterceptors } }),
   });
 }

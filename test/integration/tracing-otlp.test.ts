@@ -2,12 +2,14 @@
 // (a secret input) against the local cloud, and an in-process OTLP receiver gets one trace for
 // the run — the run's span, a span per step under it, the activities under their steps and a span
 // per Cloud API request under its activity, each with its runbook, step and operation — and not a
-// byte of the new password or of the project's secret key.
+// byte of the new password or of the project's secret key. A run started by the CLI with
+// TRACEPARENT in its environment (a traced CI pipeline) continues that trace.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { loadRunbookFile } from '../../dsl/loader';
 import type { RunReport, RunbookWorkflowInput } from '../../workflows/messages';
 import type { GuardedProcess } from '../helpers/guarded-process';
+import { runTideline } from '../helpers/cli-process';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
 import { startProcessWorkerStack, type ProcessWorkerStack } from '../helpers/process-worker-stack';
 import { pollUntil } from '../helpers/runbook-fixtures';
@@ -184,3 +186,44 @@ test('a run is one trace of steps and Cloud API calls, without secrets', async (
   expect(bytes).not.toContain('kvlistValue');
   expect(bytes).not.toContain('"memo"');
 }, 180_000);
+
+test('a run started by the CLI under TRACEPARENT continues that trace: its span is a child of the given span', async () => {
+  worker = await startWorkerProcess({
+    env: { ...stack.workerEnv(), OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint },
+  });
+  const traceId = randomBytes(16).toString('hex');
+  const parentSpanId = randomBytes(8).toString('hex');
+  const workflowId = `traced-cli-${randomBytes(4).toString('hex')}`;
+  const result = await runTideline(
+    [
+      'run',
+      'test/fixtures/cli/quick.yaml',
+      '--id',
+      workflowId,
+      '--address',
+      stack.server.address,
+      '--task-queue',
+      taskQueue,
+    ],
+    { env: { TRACEPARENT: `00-${traceId}-${parentSpanId}-01`, TIDELINE_INPUT_TOKEN: 'not-traced' } },
+  );
+  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+
+  const stopping = worker;
+  worker = undefined;
+  await stopping.stop();
+  const runSpan = (received: ReceivedSpan[]) =>
+    received.find(
+      (span) => span.name === 'RunWorkflow:runbookWorkflow' && span.attributes.workflowId === workflowId,
+    );
+  const spans = await pollUntil(
+    "the CLI run's span at the receiver",
+    () => Promise.resolve(receiver.spans()),
+    (received) => runSpan(received) !== undefined,
+    30_000,
+  );
+  expect(runSpan(spans)).toMatchObject({ traceId, parentSpanId });
+  // Its steps are in the same trace, under it.
+  const steps = spans.filter((span) => span.name.startsWith('Step:') && span.traceId === traceId);
+  expect(steps.map((span) => span.name).sort()).toEqual(['Step:first', 'Step:second']);
+}, 120_000);
