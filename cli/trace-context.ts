@@ -42,9 +42,12 @@ export function traceContextInterceptor(carrier: TraceCarrier): WorkflowClientIn
   const { TRACE_HEADER } =
     require('@temporalio/interceptors-opentelemetry/lib/instrumentation') as typeof import('@temporalio/interceptors-opentelemetry/lib/instrumentation');
   const header = defaultPayloadConverter.toPayload(carrier);
+  const traced = <Input extends { headers: Record<string, unknown> }>(input: Input): Input => ({
+    ...input,
+    headers: { ...input.headers, [TRACE_HEADER]: header },
+  });
   return {
-    start: (input, next) => next({ ...input, headers: { ...input.headers, [TRACE_HEADER]: header } }),
-    signalWithStart: (input, next) =>
-      next({ ...input, headers: { ...input.headers, [TRACE_HEADER]: header } }),
+    start: (input, next) => next(traced(input)),
+    signalWithStart: (input, next) => next(traced(input)),
   };
 }

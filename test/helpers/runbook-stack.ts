@@ -18,11 +18,11 @@ import type { TidelineWorker } from '../../worker/worker';
 import type { WorkflowSource } from '../../worker/workflow-source';
 import { reportInFailure, type RunReport, type RunbookWorkflowInput } from '../../contract/run-messages';
 import { RUNBOOK_WORKFLOW_TYPE } from '../../contract/workflow-types';
-import { startLocalStack } from '../../cli/dev-stack/stack';
 import { unwindOnFailure } from '../../cli/dev-stack/teardown';
-import { prepareTestCloud, type TestCloud, type TestCloudOptions } from './local-cloud';
+import type { TestCloud, TestCloudOptions } from './local-cloud';
+import { startTestLocalStack } from './test-local-stack';
 import { runWorkflowBundle, treeWorkflows } from './tree-workflows';
-import { testTemporalOptions, type TemporalServer, type TemporalServerOptions } from './temporal-server';
+import type { TemporalServer, TemporalServerOptions } from './temporal-server';
 
 export const RUNBOOKS_DIR = path.resolve(__dirname, '..', '..', 'runbooks');
 
@@ -69,15 +69,12 @@ export async function startRunbookStack(
 ): Promise<RunbookStack> {
   const taskQueue = `rb-${randomBytes(4).toString('hex')}`;
   const keyRing = options.keyRing ?? new EncryptionKeyRing([{ id: 'test', key: randomBytes(32) }]);
-  const prepared = prepareTestCloud(cloudOptions);
-  const stack = await startLocalStack({
-    temporal: { start: testTemporalOptions(options.temporal) },
+  const { stack, server, cloud } = await startTestLocalStack({
+    cloud: cloudOptions,
+    temporal: options.temporal,
     keyRing,
-    cloud: prepared.options,
   });
   const { teardown, client } = stack;
-  // After the workers have stopped: every answer the cloud gave kept to the vendor's document.
-  teardown.add(() => prepared.checkAnswers());
   // The workflow code in the tree, bundled once for replayError (removed when the stack closes).
   let replayDir: string | undefined;
   let replayBundle: Promise<string> | undefined;
@@ -95,9 +92,8 @@ export async function startRunbookStack(
   };
   const startWorker = (workflows: WorkflowSource) => stack.startInProcessWorker(config, { workflows });
   let running = await unwindOnFailure(teardown, () => startWorker(treeWorkflows()));
-  const cloud = prepared.wrap(stack.cloud);
   return {
-    server: { ...stack.server!, namespace: 'default' },
+    server,
     cloud,
     api: stack.api,
     projectId: cloud.project.id,
