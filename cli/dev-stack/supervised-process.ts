@@ -5,14 +5,16 @@
 //     resolves only once the command is really gone (a restarted server finds its port free);
 //   - the guard holds a pipe from its parent; if the parent dies, even by SIGKILL, the pipe closes
 //     and the guard terminates the command (SIGKILL after 10 s);
-//   - `stop()` sends SIGTERM and, past its deadline, SIGKILLs the whole group; `kill()` SIGKILLs
-//     the group at once (a crash, as far as the command can tell).
+//   - `stop()` sends SIGTERM and, past its deadline, SIGKILLs the whole group; `kill()` has the
+//     guard SIGKILL the command, reap it and then SIGKILL itself (a crash, as far as the command
+//     can tell), so that when it resolves the command is gone and its ports are free.
 // The test helpers (test/helpers/guarded-process.ts) build on this module.
 import { spawn, type ChildProcess } from 'node:child_process';
 
 /** The guard: `sh -c GUARD_SCRIPT NAME COMMAND ARGS…`, with a pipe on its stdin. */
 export const GUARD_SCRIPT = `
 exec 3<&0
+trap 'kill -KILL "$child" 2>/dev/null; wait "$child" 2>/dev/null; kill -TERM "$watcher" 2>/dev/null; kill -KILL $$' USR1
 "$@" </dev/null 3<&- &
 child=$!
 (
@@ -72,8 +74,8 @@ export interface SupervisedProcess {
   signal(signal: 'SIGTERM' | 'SIGINT'): void;
   /** Graceful stop: SIGTERM, wait up to `timeoutMs`, then SIGKILL the group; resolves once all is gone. */
   stop(timeoutMs?: number): Promise<ProcessExit>;
-  /** Hard kill: SIGKILL the whole group at once. */
-  kill(): Promise<ProcessExit>;
+  /** Hard kill: SIGKILL the command; resolves once it is reaped (the guard then ends by SIGKILL). */
+  kill(timeoutMs?: number): Promise<ProcessExit>;
 }
 
 /** Sends `signal` to the guard's whole process group (the command included). */
@@ -203,9 +205,17 @@ export function spawnSupervised(
       signalGroup(child, 'SIGKILL');
       return awaitExit();
     },
-    async kill() {
-      if (running) signalGroup(child, 'SIGKILL');
-      return awaitExit();
+    async kill(timeoutMs = 10_000) {
+      if (!running) return exited;
+      try {
+        process.kill(pid, 'SIGUSR1');
+      } catch {
+        // already gone
+      }
+      const result = await withTimeout(exited, timeoutMs);
+      // Whatever is left of the group (a guard that did not answer, its watcher) goes too.
+      signalGroup(child, 'SIGKILL');
+      return result === 'timeout' ? awaitExit() : result;
     },
   };
 }

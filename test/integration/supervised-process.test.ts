@@ -4,6 +4,7 @@
 // after stopping its server: no summary, and exit 0 with a failed case).
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { spawnSupervised } from '../../cli/dev-stack/supervised-process';
 
 const SUPERVISED = path.resolve(__dirname, '..', '..', 'dist', 'cli', 'dev-stack', 'supervised-process.js');
 
@@ -28,4 +29,17 @@ test.each(['kill', 'stop'] as const)('a parent awaiting %s() goes on once the pr
   expect(result.stdout).toMatch(
     new RegExp(`^after ${how}: \\{"code":(null|\\d+),"signal":("SIG[A-Z]+"|null)\\}$`, 'm'),
   );
+});
+
+test('kill() resolves once the command itself is gone, not only its guard', async () => {
+  // The command prints its own pid, then becomes `sleep`. Once kill() resolves, that pid must not
+  // exist at all (not even as a zombie waiting for a reaper): a killed server's ports are free then.
+  for (let round = 0; round < 5; round += 1) {
+    const child = spawnSupervised('/bin/sh', ['-c', 'echo "pid=$$"; exec sleep 300'], { label: 'sleeper' });
+    const out = await child.waitForOutput(/pid=\d+/, 10_000);
+    const commandPid = Number(/pid=(\d+)/.exec(out)?.[1]);
+    const exit = await child.kill();
+    expect(exit.signal).toBe('SIGKILL');
+    expect(() => process.kill(commandPid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
+  }
 });
