@@ -42,6 +42,8 @@ export interface TemporalServerOptions {
   executable?: string;
   /** How long to wait for the server to answer. Default 60 s (two busy cores). */
   startTimeoutMs?: number;
+  /** Server settings (`--dynamic-config-value`), e.g. when to suggest a continue-as-new. */
+  dynamicConfig?: Readonly<Record<string, string | number | boolean>>;
 }
 
 /**
@@ -61,6 +63,7 @@ export function testTemporalOptions(options: TemporalServerOptions = {}): LocalT
     namespaces: options.namespaces,
     searchAttributes: options.searchAttributes,
     startTimeoutMs: options.startTimeoutMs ?? 60_000,
+    dynamicConfig: options.dynamicConfig,
     spawn: spawnGuarded,
   };
 }
