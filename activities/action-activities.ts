@@ -8,9 +8,10 @@ import type { ActivityDeps, CallOptions } from './deps';
 import { callAction } from './call-action';
 import { ADOPTION_FINDERS, describeExisting, isCreateAction } from './create-or-adopt';
 import { ALREADY_APPLIED } from './already-applied';
-import { activityFailure, toActivityFailure } from './failures';
+import { activityFailure, toActivityFailure, withCallAttempt } from './failures';
+import type { CallAttemptRequest } from '../contract/call-attempts';
 
-export interface ActionActivityInput {
+export interface ActionActivityInput extends CallAttemptRequest {
   /** Path parameters and body/query fields in one flat object, as in a runbook's `with`. */
   input: Record<string, unknown>;
   /** For creates: use an existing resource of the same name instead of failing. */
@@ -30,7 +31,25 @@ export interface AdoptedMarker {
   adopted: true;
 }
 
+/**
+ * The call, reporting its attempt when the run asks (contract/call-attempts.ts): its answer as
+ * `{ value, attempt }`, and the step and attempt in the details of any failure it raises.
+ */
 function createActionActivity(deps: ActivityDeps, action: ActionName): ActionActivity {
+  const call = callOnce(deps, action);
+  return async (args) => {
+    const step = args.recordAttemptsFor;
+    if (step === undefined) return call(args);
+    const attempt = Context.current().info.attempt;
+    try {
+      return { value: await call(args), attempt };
+    } catch (error) {
+      throw withCallAttempt(error, { step, attempt });
+    }
+  };
+}
+
+function callOnce(deps: ActivityDeps, action: ActionName): ActionActivity {
   return async ({ input, adoptExisting, retried }) => {
     const ctx = Context.current();
     // A local activity cannot tell its first execution from one re-run after a worker died before

@@ -1,6 +1,7 @@
 // The one place where errors become Temporal failures. The failure `type` is the stable code, so
 // retry policies and the interpreter match on codes; the message is the API's, never a secret.
 import { ApplicationFailure } from '@temporalio/common';
+import { callAttemptDetail, type CallAttemptRecord } from '../contract/call-attempts';
 import { isCloudApiError } from '../cloud/errors';
 import { INTERNAL_FAILURE, type ActivityFailureCode } from '../contract/failure-codes';
 
@@ -50,4 +51,21 @@ export function toActivityFailure(error: unknown): ApplicationFailure {
   // Unknown errors are bugs or environment trouble; let the retry policy have them.
   const message = error instanceof Error ? error.message : String(error);
   return ApplicationFailure.create({ type: INTERNAL_FAILURE, message, nonRetryable: false });
+}
+
+/**
+ * The failure with the step and attempt it belongs to among its details (contract/
+ * call-attempts.ts). A cancellation stays as it is: it is no failed attempt.
+ */
+export function withCallAttempt(error: unknown, record: CallAttemptRecord): unknown {
+  if (!(error instanceof ApplicationFailure)) return error;
+  return ApplicationFailure.create({
+    type: error.type ?? undefined,
+    message: error.message,
+    nonRetryable: error.nonRetryable ?? undefined,
+    nextRetryDelay: error.nextRetryDelay ?? undefined,
+    details: [...(error.details ?? []), callAttemptDetail(record)],
+    cause: error.cause,
+    category: error.category ?? undefined,
+  });
 }

@@ -1,5 +1,5 @@
-// An activity of a run as its history tells it: shared by the timeline (history-timeline.ts) and
-// the reader of local activity markers (local-activity-markers.ts).
+// An activity of a run as its history tells it, or, for a call run as a local activity, as its
+// step's record and failed attempts tell it (history-timeline.ts).
 
 export interface ActivityRun {
   activityId: string;
@@ -13,6 +13,6 @@ export interface ActivityRun {
   failure?: string;
   /** Why the attempt before the last one failed (the server keeps only the latest). */
   retriedAfter?: string;
-  /** Set for a local activity: its sequence number (also its activity id) and its summary. */
-  local?: { seq: number; summary?: string };
+  /** A call run as a local activity: built from its step's record (cli/history-timeline.ts). */
+  local?: true;
 }

@@ -23,19 +23,20 @@
 // several histories: the run's and its batches' (the same step keys name the same steps there);
 // a child runbook started inside a batch is `<batch id>/<step key>`.
 //
-// Calls run as local activities (patch localCalls, tideline 2026-12) are markers, not activity
-// events, and carry the SDK's sequence number as id: cli/local-activity-markers.ts reads them, and
-// they join their step by summary (the step's name, or its key when it has none) and action. A
-// summary that several call steps of that action share (foreach iterations, a name used twice)
-// names no single step, so such a marker is listed apart, as above.
+// Calls run as local activities (patch localCalls, tideline 2026-12) leave no activity events. From
+// patch localCallAttempts (tideline 2027-04) on, the step's record keeps how many attempts the call
+// took (`callAttempts`, reported by the call itself), and the failed attempts the history keeps
+// name their step (cli/call-attempt-failures.ts): the step's activity is built from those. Local
+// calls of runs started before show no attempts: the CLI does not read the SDK's marker data.
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily like every SDK module */
 import { NOTIFY_DELIVER_ACTIVITY, NOTIFY_PLAN_ACTIVITY } from '../contract/notification-messages';
 import type { temporal } from '@temporalio/proto';
 import type { LoadedDataConverter } from '@temporalio/common';
 import type { RunbookDefinition } from '../dsl/definition';
 import type { RunbookWorkflowInput, StepRecord } from '../contract/run-messages';
+import { assertNever } from '../contract/assert-never';
 import type { ActivityRun } from './activity-run';
-import { localCandidates, LocalActivityReader, localReason } from './local-activity-markers';
+import { failedAttempt, timestampMillis, type FailedAttempt } from './call-attempt-failures';
 
 export type { ActivityRun };
 
@@ -56,6 +57,8 @@ export interface ChildRun {
 export interface RunHistory {
   activities: ActivityRun[];
   children: ChildRun[];
+  /** Failed attempts of local calls, in history order. */
+  failedAttempts?: FailedAttempt[];
 }
 
 export interface TimelineStep extends StepRecord {
@@ -86,13 +89,6 @@ export interface Timeline {
   otherActivities: OtherActivity[];
 }
 
-function millis(time: { seconds?: unknown; nanos?: number | null } | null | undefined): number {
-  if (!time) return 0;
-  const raw = time.seconds as number | { toNumber(): number } | null | undefined;
-  const seconds = typeof raw === 'number' ? raw : raw ? raw.toNumber() : 0;
-  return seconds * 1000 + Math.floor((time.nanos ?? 0) / 1e6);
-}
-
 function idOf(value: unknown): string {
   return value === null || value === undefined ? '' : String(value);
 }
@@ -119,13 +115,12 @@ export async function historyRuns(
 ): Promise<RunHistory> {
   const activities = new Map<string, ActivityRun>();
   const children = new Map<string, ChildRun>();
-  const locals = new LocalActivityReader(converter, (failure) => failureText(failure, converter));
+  const failedAttempts: FailedAttempt[] = [];
   for (const event of events) {
-    const at = millis(event.eventTime);
-    const local = await locals.read(event, at);
-    if (local) {
-      // Keyed apart from event ids, which the other activities use.
-      if (local.started) activities.set(`local:${local.seq}`, local.started);
+    const at = timestampMillis(event.eventTime);
+    if (event.markerRecordedEventAttributes) {
+      const failed = await failedAttempt(event, converter);
+      if (failed !== undefined) failedAttempts.push(failed);
       continue;
     }
     const scheduled = event.activityTaskScheduledEventAttributes;
@@ -190,7 +185,7 @@ export async function historyRuns(
       await end(run, attributes);
     }
   }
-  return { activities: [...activities.values()], children: [...children.values()] };
+  return { activities: [...activities.values()], children: [...children.values()], failedAttempts };
 }
 
 /** The run's definition, from the input of its first event (decrypted with the shared keys). */
@@ -207,24 +202,12 @@ export async function runDefinition(
 }
 
 /** Why an activity whose id is no step key is not under a step. */
-function otherReason(run: ActivityRun, steps: readonly StepRecord[]): string {
-  if (run.local) return localReason(run, steps);
+function otherReason(run: ActivityRun): string {
   if (run.type.startsWith(LOCK_ACTIVITY_PREFIX)) return 'service locking, not a step';
   if (run.type === NOTIFY_DELIVER_ACTIVITY) return 'a notification to a target, not a step';
   return /^\d+$/.test(run.activityId)
     ? 'numbered activity id: scheduled before activities carried their step key (tideline 2026-11)'
     : 'activity id is not a step of this run';
-}
-
-/** The step an activity belongs to: the one its id names, or for a local one its only candidate. */
-function stepOf(
-  run: ActivityRun,
-  steps: readonly StepRecord[],
-  byKey: ReadonlyMap<string, TimelineStep>,
-): TimelineStep | undefined {
-  if (!run.local) return byKey.get(run.activityId);
-  const [only, ...more] = localCandidates(run, steps);
-  return only === undefined || more.length > 0 ? undefined : byKey.get(only.key);
 }
 
 /** A child workflow id below `parentId`: the step key it names, and its item range if a batch. */
@@ -262,14 +245,13 @@ export function buildTimeline(steps: StepRecord[], sources: HistorySource[]): Ti
     for (const run of source.runs.activities) {
       // Every run asks which notification targets hear it: bookkeeping, not worth a line.
       if (run.type === NOTIFY_PLAN_ACTIVITY) continue;
-      const step = stepOf(run, steps, byKey);
+      const step = byKey.get(run.activityId);
       if (step === undefined || (step.kind !== 'call' && step.kind !== 'wait')) {
-        otherActivities.push({ ...run, reason: otherReason(run, steps) });
+        otherActivities.push({ ...run, reason: otherReason(run) });
         continue;
       }
       step.attempts = (step.attempts ?? 0) + run.attempts;
-      // A local activity's id is a sequence number: under its step it is known by the step key.
-      step.activity = run.local ? { ...run, activityId: step.key } : run;
+      step.activity = run;
     }
     for (const child of source.runs.children) {
       const named = childKey(source.workflowId, child.workflowId);
@@ -278,5 +260,56 @@ export function buildTimeline(steps: StepRecord[], sources: HistorySource[]): Ti
       if (step?.kind === 'foreach' && named?.batch === true) (step.batches ??= []).push(child);
     }
   }
+  const failedAttempts = sources.flatMap((source) => source.runs.failedAttempts ?? []);
+  for (const step of timeline) {
+    if (step.callAttempts === undefined) continue;
+    step.attempts = step.callAttempts;
+    step.activity = localCallRun(
+      step,
+      failedAttempts.filter((failed) => failed.step === step.key),
+    );
+  }
   return { steps: timeline, otherActivities };
+}
+
+/**
+ * A local call's activity, from its step's record and the failed attempts the history kept of it
+ * (history order): the last of those is the call's own failure when the step failed.
+ */
+function localCallRun(step: TimelineStep, failed: readonly FailedAttempt[]): ActivityRun {
+  const outcome = callOutcome(step);
+  const before = outcome === 'completed' || outcome === 'running' ? failed : failed.slice(0, -1);
+  const run: ActivityRun = {
+    activityId: step.key,
+    type: step.action ?? '',
+    scheduledAt: step.startedAt ?? 0,
+    attempts: step.callAttempts ?? 0,
+    outcome,
+    local: true,
+  };
+  if (step.endedAt !== undefined) run.endedAt = step.endedAt;
+  if (outcome !== 'completed' && step.error !== undefined) run.failure = step.error.message;
+  const retriedAfter = before[before.length - 1]?.message;
+  if (retriedAfter !== undefined) run.retriedAfter = retriedAfter;
+  return run;
+}
+
+/** How a call step's request ended, from the step's status. */
+function callOutcome(step: StepRecord): ActivityRun['outcome'] {
+  switch (step.status) {
+    case 'pending':
+    case 'running':
+      return 'running';
+    case 'done':
+    case 'compensating':
+    case 'compensated':
+    case 'compensation-failed':
+      return 'completed';
+    case 'failed':
+    case 'skipped':
+      if (step.error?.type === 'CANCELLED' || step.error?.type === 'CANCELLED_FAILURE') return 'cancelled';
+      return /TIMEOUT/.test(step.error?.type ?? '') ? 'timed-out' : 'failed';
+    default:
+      return assertNever(step.status);
+  }
 }

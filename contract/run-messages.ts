@@ -60,6 +60,12 @@ export interface StepRecord {
    * a report can say "created service X … deleted by compensation".
    */
   resources?: StepResource[];
+  /**
+   * For a call run as a local activity: how many attempts it took, as the call itself reported
+   * (contract/call-attempts.ts; summed over the times an operator retried the step). Absent for
+   * other steps, which the history tells, and for a local call that timed out or was cancelled.
+   */
+  callAttempts?: number;
 }
 
 export interface StepResource {

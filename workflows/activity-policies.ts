@@ -3,6 +3,7 @@
 import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@temporalio/common';
 import type { OperationKind } from '../cloud/operations';
 import type { FailureCode } from '../contract/failure-codes';
+import type { StepDefinition } from '../dsl/definition';
 
 export type ActionClass = OperationKind | 'wait';
 
@@ -84,5 +85,20 @@ export function localCallOptions(actionClass: ActionClass): LocalActivityOptions
     ...(startToCloseTimeout !== undefined ? { startToCloseTimeout } : {}),
     ...(policyRetry !== undefined ? { retry: policyRetry } : {}),
     localRetryThreshold: LOCAL_RETRY_THRESHOLD,
+  };
+}
+
+/** A call step's own `retry` over its class's policy. */
+export function stepRetry(
+  step: Extract<StepDefinition, { kind: 'call' }>,
+  policy: RetryPolicy | undefined,
+): RetryPolicy | undefined {
+  if (!step.retry) return policy;
+  return {
+    ...policy,
+    maximumAttempts: step.retry.attempts,
+    initialInterval: step.retry.initialIntervalMs,
+    backoffCoefficient: step.retry.backoff,
+    maximumInterval: step.retry.maxIntervalMs,
   };
 }

@@ -107,6 +107,14 @@ export const PATCHES = {
    * (workflows/run-notifier.ts). Asked at the start of every run that has no parent.
    */
   notifications: 'tideline-2027-03-notifications',
+  /**
+   * 2027-04: a call run as a local activity reports its attempts itself — its answer comes as
+   * `{ value, attempt }` and its failures name the step and attempt in their details
+   * (contract/call-attempts.ts) — and the step's record keeps the count (`callAttempts`), so the
+   * CLI shows attempts and retries from tideline's records, not from the SDK's marker data. Asked
+   * before each local call (workflows/local-calls.ts).
+   */
+  localCallAttempts: 'tideline-2027-04-local-call-attempts',
 } as const;
 
 export type PatchId = (typeof PATCHES)[keyof typeof PATCHES];

@@ -7,11 +7,9 @@ import {
   executeChild,
   isCancellation,
   proxyActivities,
-  proxyLocalActivities,
   sleep,
   workflowInfo,
   type ActivityOptions,
-  type LocalActivityOptions,
 } from '@temporalio/workflow';
 import type { TidelineActivities } from '../activities';
 import type { StepDefinition } from '../dsl/definition';
@@ -19,12 +17,8 @@ import type { JsonValue } from '../dsl/expressions';
 import { evaluateCondition, evaluateExpression } from '../dsl/expressions';
 import { expressionNeeds, narrowVariables } from '../dsl/expression-scope';
 import { resolveCount, resolveDurationMs, resolveTemplateString, resolveTemplates } from '../dsl/templates';
-import {
-  ACTIVITY_POLICIES,
-  LOCAL_CALL_CLASSES,
-  localCallOptions,
-  waitActivityOptions,
-} from './activity-policies';
+import { ACTIVITY_POLICIES, LOCAL_CALL_CLASSES, stepRetry, waitActivityOptions } from './activity-policies';
+import { runLocalCall } from './local-calls';
 import { sideBySide } from './concurrent-calls';
 import { FOREACH_BATCH_SIZE, runForeachInBatches } from './foreach-batch';
 import { runIterations } from './foreach-lanes';
@@ -44,53 +38,6 @@ import { assertNever } from '../contract/assert-never';
 const WAIT_ACTIVITY = 'wait.until';
 
 type CallStep = Extract<StepDefinition, { kind: 'call' }>;
-
-/**
- * Asks, before a run's first local call, for every patch a run may first ask for later (they are
- * all taken by runs of this release). A local activity can span several workflow tasks (one held
- * open by a slow API heartbeats the task); when a patch was first asked for in the task that
- * resolved it, replay meets the patch's marker before the code asks again and fails the run as
- * nondeterministic (seen with a cancel during a held call, then a query). A patch added later
- * must be listed here too, or be asked for before any call. A run behind the release gate asks
- * for none of those the gate implies (it has them, and records none).
- */
-function notePatchesBeforeLocalCall(): void {
-  for (const id of [
-    PATCHES.undoableCallsFinish,
-    PATCHES.parallelFailFast,
-    PATCHES.stepActivityIds,
-    PATCHES.cancellationKept,
-    PATCHES.changesSettleBeforeCancel,
-    PATCHES.foreachBatches,
-    PATCHES.foreachLocks,
-  ])
-    hasPatch(id);
-}
-
-/** A step's own `retry` over its class's policy. */
-function stepRetry(step: CallStep, policy: ActivityOptions['retry']): ActivityOptions['retry'] {
-  if (!step.retry) return policy;
-  return {
-    ...policy,
-    maximumAttempts: step.retry.attempts,
-    initialInterval: step.retry.initialIntervalMs,
-    backoffCoefficient: step.retry.backoff,
-    maximumInterval: step.retry.maxIntervalMs,
-  };
-}
-
-/**
- * A call as a local activity (PATCHES.localCalls). A read is abandoned on cancellation; a change
- * is waited for (the SDK's default for local activities), like `changesSettleBeforeCancel`.
- */
-function localOptions(step: CallStep, key: string, vars: Record<string, unknown>): LocalActivityOptions {
-  const options: LocalActivityOptions = { ...localCallOptions(step.actionKind), summary: step.name ?? key };
-  const retry = stepRetry(step, options.retry);
-  if (retry !== undefined) options.retry = retry;
-  if (step.actionKind === 'read') options.cancellationType = ActivityCancellationType.TRY_CANCEL;
-  if (step.timeoutMs !== undefined) options.scheduleToCloseTimeout = resolveDurationMs(step.timeoutMs, vars);
-  return options;
-}
 
 function callOptions(step: CallStep): ActivityOptions {
   const policy = ACTIVITY_POLICIES[step.actionKind];
@@ -146,11 +93,7 @@ export async function runStepKind(
     case 'call': {
       const besideOthers = interpreter.concurrentLanes > 0 && interpreter.concurrentCallsAsTasks;
       if (LOCAL_CALL_CLASSES.has(step.actionKind) && !besideOthers && hasPatch(PATCHES.localCalls)) {
-        notePatchesBeforeLocalCall();
-        const local = proxyLocalActivities<TidelineActivities>(localOptions(step, key, vars))[step.action];
-        const input = stepInput(step.with, vars, key, interpreter);
-        const retried = interpreter.state.holds?.wasRetried(key) === true;
-        return (await local({ input, adoptExisting: step.adopt, ...(retried && { retried }) })) as JsonValue;
+        return runLocalCall(step, key, vars, interpreter, () => stepInput(step.with, vars, key, interpreter));
       }
       const options = { ...callOptions(step), ...stepIdentity(step, key) };
       if (step.timeoutMs !== undefined)

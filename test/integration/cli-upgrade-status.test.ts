@@ -64,14 +64,14 @@ test('lists the open runs by release with the patches they may still need', asyn
     ['2027-01 or later', PATCHES.release2027_01, 2],
   ]);
   const runs = Object.fromEntries(status.releases[0]!.runs.map((r) => [r.workflowId, r]));
-  // Neither run (of the earlier release) recorded the notifications patch of this one.
+  // Neither run (of the earlier release) recorded the patches of later ones.
   expect(runs[lone.workflowId]).toMatchObject({
     recorded: [PATCHES.release2027_01],
-    needs: [PATCHES.concurrentCallsAsTasks, PATCHES.notifications],
+    needs: [PATCHES.concurrentCallsAsTasks, PATCHES.notifications, PATCHES.localCallAttempts],
   });
   expect(runs[beside.workflowId]).toMatchObject({
     recorded: [PATCHES.release2027_01, PATCHES.concurrentCallsAsTasks],
-    needs: [PATCHES.notifications],
+    needs: [PATCHES.notifications, PATCHES.localCallAttempts],
   });
   const needed = status.patches.filter((p) => p.neededBy.length > 0);
   expect(needed).toEqual([
@@ -79,6 +79,11 @@ test('lists the open runs by release with the patches they may still need', asyn
     {
       id: PATCHES.notifications,
       release: '2027-03',
+      neededBy: expect.arrayContaining([lone.workflowId, beside.workflowId]),
+    },
+    {
+      id: PATCHES.localCallAttempts,
+      release: '2027-04',
       neededBy: expect.arrayContaining([lone.workflowId, beside.workflowId]),
     },
   ]);

@@ -6,6 +6,7 @@ import { ACTION_NAMES } from '../../cloud/operations';
 import type { CloudCaller } from '../../activities/deps';
 import { createActivities } from '../../activities';
 import { toActivityFailure } from '../../activities/failures';
+import { callAttemptOf } from '../../contract/call-attempts';
 import { rejectionOf } from '../helpers/rejection';
 
 interface Recorded {
@@ -353,5 +354,39 @@ describe('calls run as local activities', () => {
     env.cancel();
     await expect(running).rejects.toBeInstanceOf(CancelledFailure);
     expect(cloud.seen.map((c) => c.action)).not.toContain('service.stop');
+  });
+
+  test('asked to record its attempts, a call answers with its attempt and names step and attempt in its failures', async () => {
+    const read = { input: { project_id: 'p1', service_id: 's1' }, recordAttemptsFor: 'each[2].look' };
+    const answered = fakeCloud({ 'service.get': { service_id: 's1', status: 'READY' } });
+    const result = await new MockActivityEnvironment({ attempt: 3, isLocal: true }).run(
+      activitiesFor(answered)['service.get'],
+      read,
+    );
+    expect(result).toEqual({ value: { service_id: 's1', status: 'READY' }, attempt: 3 });
+
+    const refused = fakeCloud({
+      'service.get': new CloudApiError({
+        code: 'CLOUD_API_RATE_LIMITED',
+        message: 'HTTP 429',
+        retryAfterMs: 12_000,
+      }),
+    });
+    const failure = await failureOf(
+      new MockActivityEnvironment({ attempt: 2, isLocal: true }).run(
+        activitiesFor(refused)['service.get'],
+        read,
+      ),
+    );
+    expect(failure.type).toBe('CLOUD_API_RATE_LIMITED');
+    expect(failure.nextRetryDelay).toBe(12_000);
+    expect(callAttemptOf(failure.details ?? [])).toEqual({ step: 'each[2].look', attempt: 2 });
+    // Without the request the answer and the failure are as they always were.
+    const plain = await failureOf(
+      new MockActivityEnvironment({ attempt: 2, isLocal: true }).run(activitiesFor(refused)['service.get'], {
+        input: read.input,
+      }),
+    );
+    expect(callAttemptOf(plain.details ?? [])).toBeUndefined();
   });
 });

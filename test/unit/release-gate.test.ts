@@ -55,7 +55,11 @@ test('the gate implies every patch listed before it, not itself nor the ones aft
   for (const id of ids.slice(0, at)) expect(impliedByGate(id as PatchId)).toBe(true);
   for (const id of ids.slice(at)) expect(impliedByGate(id as PatchId)).toBe(false);
   // Patches of the next release, asked for one by one until its gate comes.
-  expect(ids.slice(at + 1)).toEqual([PATCHES.concurrentCallsAsTasks, PATCHES.notifications]);
+  expect(ids.slice(at + 1)).toEqual([
+    PATCHES.concurrentCallsAsTasks,
+    PATCHES.notifications,
+    PATCHES.localCallAttempts,
+  ]);
 });
 
 test('release 2027-01 has recordings of runbook runs, a batch and a service lock', () => {

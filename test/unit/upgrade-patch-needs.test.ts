@@ -16,11 +16,16 @@ test('a run started on the gate release or later needs only the patches after th
   expect(patchNeeds([PATCHES.release2027_01])).toEqual({
     startedOn: '2027-01 or later',
     gate: PATCHES.release2027_01,
-    needs: [PATCHES.concurrentCallsAsTasks, PATCHES.notifications],
+    needs: [PATCHES.concurrentCallsAsTasks, PATCHES.notifications, PATCHES.localCallAttempts],
     unknown: [],
   });
   expect(
-    patchNeeds([PATCHES.release2027_01, PATCHES.concurrentCallsAsTasks, PATCHES.notifications]).needs,
+    patchNeeds([
+      PATCHES.release2027_01,
+      PATCHES.concurrentCallsAsTasks,
+      PATCHES.notifications,
+      PATCHES.localCallAttempts,
+    ]).needs,
   ).toEqual([]);
 });
 
@@ -30,11 +35,11 @@ test('a run started before the gate may need every patch it did not record', () 
   expect(result.startedOn).toBe('before 2027-01');
   expect(result.gate).toBeNull();
   expect(result.needs).toEqual(
-    [...BEFORE_GATE, PATCHES.concurrentCallsAsTasks, PATCHES.notifications].filter(
+    [...BEFORE_GATE, PATCHES.concurrentCallsAsTasks, PATCHES.notifications, PATCHES.localCallAttempts].filter(
       (id) => !recorded.includes(id),
     ),
   );
-  expect(patchNeeds([]).needs).toHaveLength(BEFORE_GATE.length + 2);
+  expect(patchNeeds([]).needs).toHaveLength(BEFORE_GATE.length + 3);
 });
 
 test('the newest recorded gate counts, and ids this tree does not know are reported', () => {
