@@ -7,6 +7,7 @@ import type { BatchBudgetResult, BatchUndo, ForeachBatchInput, ForeachBatchResul
 import { runBudgetedIterations } from './foreach-budget-lanes';
 import { compactRecord, narrowIteration, stepsById, stepsReadByUndo } from './foreach-batch';
 import { concurrentCallsAsTasks } from './concurrent-calls';
+import { localCallAttemptsAtStart } from './local-calls';
 import { runIterations } from './foreach-lanes';
 import { Interpreter, type Scope, type StepResult } from './interpreter';
 import { progressQuery, type RunFailure } from '../contract/run-messages';
@@ -32,6 +33,7 @@ export async function foreachBatchWorkflow(input: ForeachBatchInput): Promise<Fo
   const interpreter = new Interpreter(state, runStepKind, () => input.heldLocks);
   // Before any call (workflows/concurrent-calls.ts): its lanes run side by side like the run's.
   interpreter.concurrentCallsAsTasks = concurrentCallsAsTasks([step]);
+  interpreter.localCallAttempts = localCallAttemptsAtStart([step]);
   const iterations: Scope[] = [];
   const options = {
     step,

@@ -50,6 +50,8 @@ export class Interpreter {
   concurrentLanes = 0;
   /** Calls beside other steps run as activity tasks (workflows/concurrent-calls.ts). */
   concurrentCallsAsTasks = false;
+  /** Local calls report their attempts (workflows/local-calls.ts). */
+  localCallAttempts = false;
 
   constructor(
     readonly state: RunState,

@@ -2,6 +2,12 @@
 // step, one marker event, no activity task round trip (workflows/activity-policies.ts,
 // LOCAL_CALL_CLASSES). From PATCHES.localCallAttempts on, the call reports its attempts in
 // tideline's own terms (contract/call-attempts.ts) and the step's record keeps them.
+//
+// Patches that change what a local call does are asked for at the start of the run, before any
+// local activity: Temporal's core SDK (1.24) may hand a local activity's result to the workflow one
+// task later than it recorded the marker, and replay hands it over at once, so code after a local
+// activity can run in an earlier task on replay than it did; a patch first asked for there would be
+// met on replay before the code asks for it (workflows/concurrent-calls.ts).
 import {
   ActivityCancellationType,
   proxyLocalActivities,
@@ -13,7 +19,8 @@ import { callAttemptInError, isRecordedCallResult } from '../contract/call-attem
 import type { StepDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { resolveDurationMs } from '../dsl/templates';
-import { localCallOptions, stepRetry } from './activity-policies';
+import { stepTree } from '../dsl/step-tree';
+import { LOCAL_CALL_CLASSES, localCallOptions, stepRetry } from './activity-policies';
 import type { Interpreter } from './interpreter';
 import { PATCHES } from './patches';
 import { hasPatch } from './release-gate';
@@ -40,6 +47,18 @@ function notePatchesBeforeLocalCall(): void {
     PATCHES.foreachLocks,
   ])
     hasPatch(id);
+}
+
+/**
+ * Asked once at the start of a run (also of a foreach batch): whether its local calls report their
+ * attempts. Only a run that has such calls asks (and records the patch); runs started earlier
+ * never do, not even once they execute on this release.
+ */
+export function localCallAttemptsAtStart(steps: readonly StepDefinition[]): boolean {
+  const hasLocalCalls = stepTree(steps).some(
+    ({ step }) => step.kind === 'call' && LOCAL_CALL_CLASSES.has(step.actionKind),
+  );
+  return hasLocalCalls && hasPatch(PATCHES.localCallAttempts);
 }
 
 /**
@@ -74,7 +93,7 @@ export async function runLocalCall(
     adoptExisting: step.adopt,
     ...(retried && { retried }),
   };
-  if (!hasPatch(PATCHES.localCallAttempts)) return (await local(args)) as JsonValue;
+  if (!interpreter.localCallAttempts) return (await local(args)) as JsonValue;
   return runRecordingAttempts(key, interpreter, () => local({ ...args, recordAttemptsFor: key }));
 }
 

@@ -112,7 +112,8 @@ export const PATCHES = {
    * `{ value, attempt }` and its failures name the step and attempt in their details
    * (contract/call-attempts.ts) — and the step's record keeps the count (`callAttempts`), so the
    * CLI shows attempts and retries from tideline's records, not from the SDK's marker data. Asked
-   * before each local call (workflows/local-calls.ts).
+   * at the start of a run (or foreach batch) that has calls run as local activities, before any
+   * of them (workflows/local-calls.ts).
    */
   localCallAttempts: 'tideline-2027-04-local-call-attempts',
 } as const;

@@ -32,6 +32,7 @@ import { runIdentity } from './run-identity';
 import { RUN_CANCELLED, StepFailed, runCancelled, summariseFailure } from './step-failure';
 import { runStepKind } from './step-kinds';
 import { concurrentCallsAsTasks } from './concurrent-calls';
+import { localCallAttemptsAtStart } from './local-calls';
 import { noteRunbookOnRunSpan } from './step-tracing';
 import { RunNotifier } from './run-notifier';
 
@@ -75,8 +76,9 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
   );
   // Before any other command: runs of earlier releases replay without search attribute upserts.
   const visibility = new RunVisibility(hasPatch(PATCHES.runVisibility));
-  // Also before any call (workflows/concurrent-calls.ts).
+  // Also before any call (workflows/concurrent-calls.ts, workflows/local-calls.ts).
   const callsAsTasks = concurrentCallsAsTasks(definition.steps);
+  const callAttempts = localCallAttemptsAtStart(definition.steps);
 
   const bound = bindInputs(definition.inputs, input.inputs);
   if (!bound.ok) {
@@ -111,6 +113,7 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
   state.lockStatus = () => ({ waitingFor: locks.waitingFor, held: [...heldByParent, ...locks.held] });
   const interpreter = new Interpreter(state, runStepKind, () => [...heldByParent, ...locks.held]);
   interpreter.concurrentCallsAsTasks = callsAsTasks;
+  interpreter.localCallAttempts = callAttempts;
   interpreter.plan(definition.steps, '');
   const secretOutputs = Object.entries(definition.outputs)
     .filter(([, output]) => output.secret)
