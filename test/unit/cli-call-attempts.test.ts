@@ -151,6 +151,16 @@ describe('failed attempts in the history', () => {
   });
 });
 
+test('a recorded rolled-back provisioning of this release: the failed local attach names its step and attempt', async () => {
+  const file = historyFile('provision-local-rolled-back.2027-04');
+  const events = historyFromObject(JSON.parse(readFileSync(file, 'utf8')) as object).events as HistoryEvent[];
+  const keyed = loadDataConverter(createDataConverter(fixtureKeyRing()));
+  const runs = await historyRuns(events, keyed);
+  expect(runs.failedAttempts).toEqual([
+    { step: 'attach', attempt: 1, message: expect.stringMatching(/404/), at: expect.any(Number) },
+  ]);
+});
+
 describe('a running local call: attempt and last failure from its newest failed attempt', () => {
   const running = [
     call(step('resize', 'call', 'running', 0), 'service.resize'),
