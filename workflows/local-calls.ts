@@ -75,24 +75,19 @@ function localOptions(step: CallStep, key: string, vars: Record<string, unknown>
 }
 
 /**
- * Runs the call: its answer, or its failure. `input` resolves the step's `with` (it may fail the
- * step); it is asked for after the patches, as it always was.
+ * Runs the call: its answer, or its failure. `callArgs` resolves the activity's input (it may fail
+ * the step); it is asked for after the patches, as it always was.
  */
 export async function runLocalCall(
   step: CallStep,
   key: string,
   vars: Record<string, unknown>,
   interpreter: Interpreter,
-  input: () => Record<string, unknown>,
+  callArgs: () => ActionActivityInput,
 ): Promise<JsonValue> {
   notePatchesBeforeLocalCall();
   const local = proxyLocalActivities<TidelineActivities>(localOptions(step, key, vars))[step.action];
-  const retried = interpreter.state.holds?.wasRetried(key) === true;
-  const args: ActionActivityInput = {
-    input: input(),
-    adoptExisting: step.adopt,
-    ...(retried && { retried }),
-  };
+  const args = callArgs();
   if (!interpreter.localCallAttempts) return (await local(args)) as JsonValue;
   return runRecordingAttempts(key, interpreter, () => local({ ...args, recordAttemptsFor: key }));
 }

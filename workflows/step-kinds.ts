@@ -12,6 +12,7 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { TidelineActivities } from '../activities';
+import type { ActionActivityInput } from '../activities/action-activities';
 import type { StepDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { evaluateCondition, evaluateExpression } from '../dsl/expressions';
@@ -82,6 +83,19 @@ function stepInput(
   return changed === undefined ? input : { ...input, ...changed };
 }
 
+/** What a call's activity (local or not) is given. */
+function callArgs(
+  step: CallStep,
+  key: string,
+  vars: Record<string, unknown>,
+  interpreter: Interpreter,
+): ActionActivityInput {
+  const input = stepInput(step.with, vars, key, interpreter);
+  // Retried by an operator after a hold: what failed may have taken effect (adopt, or check).
+  const retried = interpreter.state.holds?.wasRetried(key) === true;
+  return { input, adoptExisting: step.adopt, ...(retried && { retried }) };
+}
+
 export async function runStepKind(
   step: StepDefinition,
   scope: Scope,
@@ -93,16 +107,13 @@ export async function runStepKind(
     case 'call': {
       const besideOthers = interpreter.concurrentLanes > 0 && interpreter.concurrentCallsAsTasks;
       if (LOCAL_CALL_CLASSES.has(step.actionKind) && !besideOthers && hasPatch(PATCHES.localCalls)) {
-        return runLocalCall(step, key, vars, interpreter, () => stepInput(step.with, vars, key, interpreter));
+        return runLocalCall(step, key, vars, interpreter, () => callArgs(step, key, vars, interpreter));
       }
       const options = { ...callOptions(step), ...stepIdentity(step, key) };
       if (step.timeoutMs !== undefined)
         options.scheduleToCloseTimeout = resolveDurationMs(step.timeoutMs, vars);
       const activity = proxyActivities<TidelineActivities>(options)[step.action];
-      const input = stepInput(step.with, vars, key, interpreter);
-      // Retried by an operator after a hold: what failed may have taken effect (adopt, or check).
-      const retried = interpreter.state.holds?.wasRetried(key) === true;
-      return (await activity({ input, adoptExisting: step.adopt, ...(retried && { retried }) })) as JsonValue;
+      return (await activity(callArgs(step, key, vars, interpreter))) as JsonValue;
     }
     case 'wait': {
       const timeoutMs = resolveDurationMs(step.timeoutMs, vars);

@@ -153,6 +153,28 @@ export function spawnSupervised(
       clearInterval(keepAlive);
     }
   };
+  /** Sends `signal` to the guard alone, which forwards it or acts on it; nothing once it is gone. */
+  const signalGuard = (signal: NodeJS.Signals): void => {
+    if (!running) return;
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  };
+  /** Signals the guard and awaits its exit; then SIGKILLs what is left of the group (`sweep`). */
+  const endGuard = async (
+    signal: NodeJS.Signals,
+    timeoutMs: number,
+    sweep: 'on-timeout' | 'always',
+  ): Promise<ProcessExit> => {
+    if (!running) return exited;
+    signalGuard(signal);
+    const result = await withTimeout(exited, timeoutMs);
+    if (result !== 'timeout' && sweep === 'on-timeout') return result;
+    signalGroup(child, 'SIGKILL');
+    return result === 'timeout' ? awaitExit() : result;
+  };
   for (const stream of [child.stdin, child.stdout, child.stderr])
     (stream as { unref?: () => void } | null)?.unref?.();
 
@@ -189,33 +211,12 @@ export function spawnSupervised(
         check();
       });
     },
-    signal(signal) {
-      if (running) process.kill(pid, signal);
-    },
-    async stop(timeoutMs = 15_000) {
-      if (!running) return exited;
-      // To the guard only: it forwards one SIGTERM (a second one would rush a graceful stop).
-      try {
-        process.kill(pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-      const result = await withTimeout(exited, timeoutMs);
-      if (result !== 'timeout') return result;
-      signalGroup(child, 'SIGKILL');
-      return awaitExit();
-    },
-    async kill(timeoutMs = 10_000) {
-      if (!running) return exited;
-      try {
-        process.kill(pid, 'SIGUSR1');
-      } catch {
-        // already gone
-      }
-      const result = await withTimeout(exited, timeoutMs);
-      // Whatever is left of the group (a guard that did not answer, its watcher) goes too.
-      signalGroup(child, 'SIGKILL');
-      return result === 'timeout' ? awaitExit() : result;
-    },
+    signal: signalGuard,
+    // To the guard only: it forwards one SIGTERM (a second one would rush a graceful stop), and
+    // only past the deadline does the whole group get SIGKILL.
+    stop: (timeoutMs = 15_000) => endGuard('SIGTERM', timeoutMs, 'on-timeout'),
+    // The guard SIGKILLs the command, reaps it and SIGKILLs itself. A guard that got the signal
+    // before it set its trap dies of it and leaves the command behind: so the group goes too.
+    kill: (timeoutMs = 10_000) => endGuard('SIGUSR1', timeoutMs, 'always'),
   };
 }
