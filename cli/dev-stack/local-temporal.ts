@@ -58,16 +58,24 @@ export interface LocalTemporal {
 
 export async function startLocalTemporal(options: LocalTemporalOptions): Promise<LocalTemporal> {
   const { spawn = spawnProcess, port: askedPort, searchAttributes, ...launch } = options;
-  const port = askedPort ?? (await findFreePort());
-  const address = `${LOOPBACK}:${port}`;
+  let port = askedPort ?? (await findFreePort());
   let current: SupervisedProcess | undefined;
 
+  // A port found free can be taken by another process before the server binds it: the first start
+  // takes another free one then, unless the port was asked for. Later starts keep it (clients and
+  // the stack's settings know the address).
+  const launchOn = async (portMayMove: boolean): Promise<void> => {
+    const launched = await launchDevServer(
+      { ...launch, port, searchAttributes: searchAttributes ?? TIDELINE_ATTRIBUTE_TYPES },
+      (command, args, at) =>
+        (current = spawn(command, args, { label: `temporal dev server (${LOOPBACK}:${at})` })),
+      portMayMove ? { newFrontendPort: findFreePort } : {},
+    );
+    port = launched.port;
+  };
   const start = async (): Promise<void> => {
     if (current?.isRunning()) return;
-    await launchDevServer(
-      { ...launch, port, searchAttributes: searchAttributes ?? TIDELINE_ATTRIBUTE_TYPES },
-      (command, args) => (current = spawn(command, args, { label: `temporal dev server (${address})` })),
-    );
+    await launchOn(false);
   };
   // A server in memory has nothing to flush: killing it loses nothing a graceful stop would keep,
   // and saves the second its shutdown takes.
@@ -75,7 +83,8 @@ export async function startLocalTemporal(options: LocalTemporalOptions): Promise
     await (options.dbFile === undefined ? current?.kill() : current?.stop());
   };
 
-  await start();
+  await launchOn(askedPort === undefined);
+  const address = `${LOOPBACK}:${port}`;
   return {
     address,
     port,

@@ -30,7 +30,7 @@ export interface DevServerLaunch {
 }
 
 /** Starts the command under supervision; `spawnSupervised` unless the caller keeps its own record. */
-export type SpawnDevServer = (command: string, args: readonly string[]) => SupervisedProcess;
+export type SpawnDevServer = (command: string, args: readonly string[], port: number) => SupervisedProcess;
 
 /** tideline's search attributes as name → type: runs upsert them, and workers refuse a namespace without them. */
 export const TIDELINE_ATTRIBUTE_TYPES: Readonly<Record<string, string>> = Object.fromEntries(
@@ -106,29 +106,42 @@ export async function waitForTemporal(
 /**
  * How many times a dev server that exits at start because a port was taken is started again. The
  * server picks its HTTP API and metrics ports itself (free when it looked, yet another process on
- * the machine may bind one first); a new start picks new ones.
+ * the machine may bind one first); a new start picks new ones. The frontend port is the caller's:
+ * when it was taken, the next start takes another only if the caller gives one (`newFrontendPort`).
  */
 const PORT_TAKEN_STARTS = 3;
 const PORT_TAKEN = /bind: address already in use/;
+const FRONTEND_PORT_TAKEN = /can't set frontend port/;
+
+export interface LaunchedDevServer {
+  server: SupervisedProcess;
+  /** The frontend port it answers on: `launch.port`, or one `newFrontendPort` gave. */
+  port: number;
+}
 
 /** Starts a dev server and resolves once it is ready; one that does not get ready is stopped. */
 export async function launchDevServer(
   launch: DevServerLaunch,
-  spawn: SpawnDevServer = spawnSupervised,
-): Promise<SupervisedProcess> {
+  spawn: SpawnDevServer = (command, args) => spawnSupervised(command, args),
+  options: { newFrontendPort?: () => Promise<number> } = {},
+): Promise<LaunchedDevServer> {
+  let port = launch.port;
   for (let start = 1; ; start++) {
-    const server = spawn(launch.executable, devServerArgs(launch));
+    const server = spawn(launch.executable, devServerArgs({ ...launch, port }), port);
     try {
-      await waitForTemporal(`${LOOPBACK}:${launch.port}`, {
+      await waitForTemporal(`${LOOPBACK}:${port}`, {
         namespaces: ['default', ...(launch.namespaces ?? [])],
         timeoutMs: launch.startTimeoutMs ?? 90_000,
         server,
       });
-      return server;
+      return { server, port };
     } catch (error) {
       await server.stop(5_000);
-      const portTaken = !server.isRunning() && PORT_TAKEN.test(server.output());
+      const output = server.output();
+      const portTaken = !server.isRunning() && PORT_TAKEN.test(output);
       if (!portTaken || start >= PORT_TAKEN_STARTS) throw error;
+      if (options.newFrontendPort !== undefined && FRONTEND_PORT_TAKEN.test(output))
+        port = await options.newFrontendPort();
     }
   }
 }

@@ -1,5 +1,6 @@
 // A dev server that exits at start because a port it bound was taken is started again (it picks
-// its HTTP API and metrics ports itself, so a new start picks new ones); any other exit fails at once.
+// its HTTP API and metrics ports itself, so a new start picks new ones); when the frontend port was
+// taken, the next start takes a new one if the caller gives one; any other exit fails at once.
 import { launchDevServer } from '../../cli/dev-stack/temporal-dev-server';
 import type { SupervisedProcess } from '../../cli/dev-stack/supervised-process';
 
@@ -29,6 +30,38 @@ test('a start that lost a port to another process is tried again, three starts i
   await expect(launch).rejects.toThrow(/exited while starting[\s\S]*address already in use/);
   expect(spawned).toHaveLength(3);
   expect(spawned[0]).toContain('7233');
+});
+
+const FRONTEND_TAKEN =
+  'level=ERROR msg="can\'t set frontend port 7233: listen tcp 127.0.0.1:7233: bind: address already in use"';
+
+test('a taken frontend port: the same port again, unless the caller gives a new one', async () => {
+  const fixed: string[][] = [];
+  await expect(
+    launchDevServer({ executable: 'temporal', port: 7233, startTimeoutMs: 5_000 }, (_, args) => {
+      fixed.push([...args]);
+      return exitedServer(FRONTEND_TAKEN);
+    }),
+  ).rejects.toThrow(/can't set frontend port/);
+  expect(fixed.map((args) => args[args.indexOf('--port') + 1])).toEqual(['7233', '7233', '7233']);
+
+  const ports = [7301, 7302];
+  const moved: { args: string[]; port: number }[] = [];
+  await expect(
+    launchDevServer(
+      { executable: 'temporal', port: 7233, startTimeoutMs: 5_000 },
+      (_, args, port) => {
+        moved.push({ args: [...args], port });
+        return exitedServer(FRONTEND_TAKEN);
+      },
+      { newFrontendPort: () => Promise.resolve(ports.shift()!) },
+    ),
+  ).rejects.toThrow(/can't set frontend port/);
+  expect(moved.map(({ args, port }) => [args[args.indexOf('--port') + 1], port])).toEqual([
+    ['7233', 7233],
+    ['7301', 7301],
+    ['7302', 7302],
+  ]);
 });
 
 test('any other exit at start fails at once', async () => {
