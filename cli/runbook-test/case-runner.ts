@@ -1,15 +1,15 @@
 // Runs one test case: its own local cloud with the starting state, the run started as `tideline
-// run` starts it, the scripted approvals sent through the same update as `tideline approve` (and
-// the scripted cancel as `tideline cancel` sends it), and once the run has ended (or is held, when
-// that is expected) the expectations checked against its report, its requests, the cloud's end
-// state and its stored history.
+// run` starts it, the scripted approvals, operator actions on holds and cancel sent as the CLI
+// sends them (case-drivers.ts), and once the run has ended (or is held, when that is expected) the
+// expectations checked against its report, its requests, the cloud's end state and its history.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { RunbookWorkflowInput, RunProgress, RunReport, StepRecord } from '../../contract/run-messages';
-import { approvalUpdate, progressQuery, reportInFailure } from '../../contract/run-messages';
+import type { RunbookWorkflowInput, RunReport, StepRecord } from '../../contract/run-messages';
+import { reportInFailure } from '../../contract/run-messages';
 import { RUNBOOK_WORKFLOW_TYPE } from '../../contract/workflow-types';
 import { startCaseCloud, type CaseCloud } from './case-cloud';
+import { driveApprovals, driveCancel, holdDriver, progressOf, type HoldDriver } from './case-drivers';
 import { resolveReferences } from './cloud-references';
 import { unmetExpectations, type Mismatch } from './expectations';
 import { historyText } from './history-text';
@@ -30,16 +30,8 @@ export interface CaseResult {
   steps: StepRecord[];
 }
 
-/** How often the runner asks a running run for its progress (approvals, holds). */
+/** How often the runner asks a running run whether it is held. */
 const PROGRESS_POLL_MS = 100;
-
-async function progressOf(handle: WorkflowHandle): Promise<RunProgress | undefined> {
-  try {
-    return await handle.query(progressQuery);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * The report of an ended run: its result, or the one its failure carries. A cancelled run ends
@@ -57,56 +49,14 @@ async function reportOf(handle: WorkflowHandle): Promise<RunReport> {
   }
 }
 
-/** Cancels the run once the step named has the status asked for; settles if the run ends first. */
-async function driveCancel(
-  handle: WorkflowHandle,
-  testCase: LoadedCase,
-  ended: () => boolean,
-): Promise<void> {
-  const { cancel } = testCase;
-  if (cancel === undefined) return;
-  for (;;) {
-    if (ended()) return;
-    const progress = await progressOf(handle);
-    const record =
-      progress?.steps.find((s) => s.key === cancel.step) ?? progress?.steps.find((s) => s.id === cancel.step);
-    if (record?.status === cancel.status) break;
-    await delay(PROGRESS_POLL_MS);
-  }
-  await handle.cancel();
-}
-
-/** Sends the scripted decisions as their approvals come up; settles once all are sent or the run ended. */
-async function driveApprovals(
-  handle: WorkflowHandle,
-  testCase: LoadedCase,
-  ended: () => boolean,
-): Promise<void> {
-  for (const approval of testCase.approvals) {
-    for (;;) {
-      if (ended()) return;
-      const progress = await progressOf(handle);
-      if (progress?.pendingApproval?.stepKey === approval.step) break;
-      await delay(PROGRESS_POLL_MS);
-    }
-    await handle.executeUpdate(approvalUpdate, {
-      args: [
-        {
-          approved: approval.decision === 'approve',
-          step: approval.step,
-          by: approval.by,
-          ...(approval.comment !== undefined ? { comment: approval.comment } : {}),
-        },
-      ],
-    });
-  }
-}
-
-/** A held run does not end: its progress is its report, once it is held. */
-async function heldReport(handle: WorkflowHandle): Promise<RunReport> {
+/**
+ * A held run does not end: its progress is its report, once it is held at a step no scripted
+ * action was taken on and every scripted action was taken (or it ends).
+ */
+async function heldReport(handle: WorkflowHandle, holds: HoldDriver): Promise<RunReport> {
   for (;;) {
     const progress = await progressOf(handle);
-    if (progress !== undefined && progress.status === 'held')
+    if (progress?.status === 'held' && holds.done() && (progress.held ?? []).some(holds.isNew))
       return { ...progress, outputs: {}, secretOutputs: [] };
     const description = await handle.describe();
     if (description.status.name !== 'RUNNING') return reportOf(handle);
@@ -174,13 +124,15 @@ export async function runCase(
     });
     handle = run;
     let ended = false;
-    const finished = (testCase.expect.status === 'held' ? heldReport(run) : reportOf(run)).finally(
+    const holds = holdDriver(run, testCase, cloud, () => ended);
+    const finished = (testCase.expect.status === 'held' ? heldReport(run, holds) : reportOf(run)).finally(
       () => (ended = true),
     );
     const work = Promise.all([
       finished,
       driveApprovals(run, testCase, () => ended),
       driveCancel(run, testCase, () => ended),
+      holds.drive(),
     ]).then(([report]) => report);
     const report = await withDeadline(work, timeoutMs);
     if (report === 'timeout') {
@@ -220,7 +172,14 @@ export async function runCase(
       secrets: secretValues(testCase, inputs, report, cloud),
       ...(history !== undefined ? { history } : {}),
     };
-    result.mismatches = unmetExpectations(resolveReferences(testCase.expect, cloud.ids), outcome, cloud.ids);
+    result.mismatches = [
+      ...holds.unused().map((index) => ({
+        what: `whenHeld[${index}]`,
+        expected: `a hold to ${testCase.whenHeld[index]?.action ?? 'act on'}`,
+        actual: `the run ended ${report.status} without holding again`,
+      })),
+      ...unmetExpectations(resolveReferences(testCase.expect, cloud.ids), outcome, cloud.ids),
+    ];
     result.passed = result.mismatches.length === 0;
     return result;
   } catch (error) {

@@ -11,6 +11,7 @@ import type { RunbookDefinition } from '../../dsl/definition';
 import { readSourceFile } from '../../dsl/source-file';
 import { stepTree } from '../../dsl/step-tree';
 import { limitAliases, limitNesting } from '../../dsl/yaml-limits';
+import { stepIdOfKey } from './step-key';
 import { placeholderIds, referenceProblems, resolveReferences } from './cloud-references';
 import { RunbookTestFile, type TestCase } from './test-file-schema';
 
@@ -126,6 +127,7 @@ export function loadTestFile(absolutePath: string, display: (absolute: string) =
     let unknownReferences = 0;
     for (const [field, value] of [
       ['inputs', testCase.inputs],
+      ['whenHeld', testCase.whenHeld],
       ['expect', testCase.expect],
     ] as const) {
       for (const found of referenceProblems(value, names)) {
@@ -151,17 +153,24 @@ export function loadTestFile(absolutePath: string, display: (absolute: string) =
       return;
     }
     cases.push({ ...testCase, file, definition: checked.definition });
-    if (testCase.cancel !== undefined) {
-      // A key names its step last (`each[2].stop`, `create/undo.delete_set`): a typo would make
-      // the case wait for a status that never comes.
-      const ids = new Set(stepTree(checked.definition.steps).map((placed) => placed.step.id));
-      const last = /([^./[\]]+)(?:\[\d+\])?$/.exec(testCase.cancel.step)?.[1] ?? testCase.cancel.step;
-      if (!ids.has(last))
+    // A key names its step last (`each[2].stop`, `create/undo.delete_set`): a typo would make
+    // the case wait for a status (or a hold) that never comes.
+    const ids = new Set(stepTree(checked.definition.steps).map((placed) => placed.step.id));
+    const namedSteps: [Path, string][] = [
+      ...(testCase.cancel !== undefined
+        ? [[['cancel', 'step'], testCase.cancel.step] as [Path, string]]
+        : []),
+      ...testCase.whenHeld.flatMap((hold, i) =>
+        hold.step !== undefined ? [[['whenHeld', i, 'step'], hold.step] as [Path, string]] : [],
+      ),
+    ];
+    for (const [path, step] of namedSteps) {
+      if (!ids.has(stepIdOfKey(step)))
         problems.push(
           problem(
             'TEST_REFERENCE_UNKNOWN',
-            `cancel.step: runbook ${testCase.runbook} has no step "${last}"`,
-            at([...base, 'cancel', 'step']),
+            `${path.join('.').replace(/\.(\d+)\./g, '[$1].')}: runbook ${testCase.runbook} has no step "${stepIdOfKey(step)}"`,
+            at([...base, ...path]),
           ),
         );
     }

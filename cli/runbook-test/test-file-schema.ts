@@ -5,6 +5,7 @@
 // inferred from it and schema/runbook-test.schema.json (for editors) is generated from it.
 import { z } from 'zod';
 import { ACTION_NAMES, type ActionName } from '../../cloud/operations';
+import { DURATION_EXAMPLES, isDuration, parseDuration } from '../../dsl/durations';
 import { FaultRuleInput, OutcomeKind } from '../../simulator/fault-schema';
 
 export const RUNBOOK_TEST_SCHEMA_FILE = 'schema/runbook-test.schema.json';
@@ -50,15 +51,23 @@ const CloudService = z.strictObject({
   environment: Environment.default('DEV'),
   vpc: Name.optional().describe('A VPC of this case (by name) to attach the service to'),
   ha_replicas: HaLayout.optional().describe('Its HA layout, set with service.setHA (none when absent)'),
+  pooler: z.boolean().default(false).describe('Whether it has a connection pooler (service.enablePooler)'),
   replica_sets: z
     .array(CloudReplicaSet)
     .default([])
     .describe('Read replica sets it has, active when the case starts'),
 });
 
+const CloudPeering = z.strictObject({
+  peer_account_id: z.string().min(1),
+  peer_vpc_id: z.string().min(1),
+  peer_region_code: z.string().min(1).default('us-east-1'),
+});
+
 const CloudVpc = z.strictObject({
   name: Name.describe('The VPC name; inputs reach its id as ${{ cloud.vpcs.NAME.id }}'),
   cidr: z.string().default('10.0.0.0/16'),
+  peerings: z.array(CloudPeering).default([]).describe('Peerings it has, active when the case starts'),
 });
 
 const StartingCloud = z
@@ -118,12 +127,52 @@ export function faultRule(fault: z.input<typeof TestFault>): Record<string, unkn
   return { action: operation, kind, ...fields };
 }
 
+/** How long a scripted answer may wait: a case runs on real time (no time skipping). */
+export const MAX_ANSWER_DELAY = '10m';
+
+const AnswerDelay = z
+  .string()
+  .refine(isDuration, { message: `must be a duration such as ${DURATION_EXAMPLES}` })
+  .refine((text) => !isDuration(text) || parseDuration(text) <= parseDuration(MAX_ANSWER_DELAY), {
+    message: `must be at most ${MAX_ANSWER_DELAY}: a case runs on real time`,
+  });
+
 const Approval = z.strictObject({
   step: z.string().min(1).describe('The approval step to answer'),
   decision: z.enum(['approve', 'reject']),
   by: z.string().min(1).default('tideline-test'),
   comment: z.string().min(1).optional(),
+  after: AnswerDelay.optional().describe(
+    'Answer this long after the approval is asked (real time, at most 10m); an answer that comes after the step timed out is not sent',
+  ),
 });
+
+const HoldAction = z
+  .strictObject({
+    action: z
+      .enum(['retry', 'skip', 'rollback'])
+      .describe('What the operator does, as tideline retry|skip|rollback'),
+    step: z.string().min(1).optional().describe('The step expected to be held (its key or id)'),
+    fixFaults: z
+      .boolean()
+      .default(false)
+      .describe("Remove the case's faults first, standing for the fix an operator makes before a retry"),
+    inputs: z.record(z.string(), z.unknown()).optional().describe('retry: input values to change first'),
+    with: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("retry: values for fields the step's with sets"),
+    output: z.unknown().optional().describe('skip: the output the step is taken to have produced'),
+    by: z.string().min(1).default('tideline-test'),
+    reason: z.string().min(1).optional(),
+  })
+  .superRefine((hold, ctx) => {
+    const onlyFor = { inputs: 'retry', with: 'retry', output: 'skip' } as const;
+    for (const [field, action] of Object.entries(onlyFor))
+      if (hold[field as keyof typeof onlyFor] !== undefined && hold.action !== action)
+        ctx.addIssue({ code: 'custom', path: [field], message: `only a ${action} takes ${field}` });
+  });
+export type HoldAction = z.output<typeof HoldAction>;
 
 const StepStatus = z.enum([
   'pending',
@@ -244,6 +293,10 @@ export const TestCase = z.strictObject({
     })
     .optional()
     .describe('Cancels the run, as `tideline cancel` does, once a step has reached a status'),
+  whenHeld: z
+    .array(HoldAction)
+    .default([])
+    .describe('What the operator does each time the run holds at a failed step, in order'),
   expect: Expectations,
 });
 export type TestCase = z.output<typeof TestCase>;

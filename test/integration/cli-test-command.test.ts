@@ -1,8 +1,9 @@
 // `tideline test` through the built CLI: the shipped runbook tests and the runbook and test file
 // `tideline init` writes pass together (exit 0, with a JUnit report); the rollback case of a
 // deliberately broken runbook fails with the expectation it broke and the step trail (exit 1, and
-// a JUnit failure); an invalid test file is refused at file:line:column (exit 2) before anything
-// starts. Each command that runs cases starts a dev server and a worker, so there are two.
+// a JUnit failure); an operator action scripted for a hold that never comes fails its case; an
+// invalid test file is refused at file:line:column (exit 2) before anything starts. Each command
+// that runs cases starts its own dev server and worker.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -79,6 +80,33 @@ test("a broken compensation fails the rollback case with what it left behind and
   expect(xml.match(/<testcase /g)).toHaveLength(1);
   expect(xml).toMatch(
     /<failure message="calls\.service\.delete, callOrder, cloud\.services\.doomed" type="TEST_EXPECTATION_UNMET">/,
+  );
+}, 240_000);
+
+test('an operator action scripted for a hold that never comes is an unmet expectation', async () => {
+  const unheld = path.join(dir, 'unheld');
+  mkdirSync(unheld, { recursive: true });
+  copyFileSync(path.join(RUNBOOKS, PROVISION), path.join(unheld, PROVISION));
+  writeFileSync(
+    path.join(unheld, 'unheld.test.yaml'),
+    [
+      'cases:',
+      '  - name: nothing fails, so nothing holds',
+      `    runbook: ${PROVISION}`,
+      '    onFailure: hold',
+      '    cloud: { vpcs: [{ name: main }] }',
+      '    inputs: { project_id: "${{ cloud.project_id }}", name: calm, vpc_id: "${{ cloud.vpcs.main.id }}" }',
+      '    whenHeld:',
+      '      - { action: retry, fixFaults: true }',
+      '    expect:',
+      '      status: succeeded',
+    ].join('\n'),
+  );
+  const result = await runTideline(['test', unheld], { timeoutMs: 240_000 });
+  expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toMatchObject({ code: 1 });
+  expect(result.stdout).toMatch(/^✗ nothing fails, so nothing holds/m);
+  expect(result.stdout).toMatch(
+    /^ {4}whenHeld\[0\]: expected .*a hold to retry.*, got .*ended succeeded without holding/m,
   );
 }, 240_000);
 

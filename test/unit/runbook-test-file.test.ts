@@ -163,6 +163,102 @@ describe('loading test files', () => {
     }
   });
 
+  it('reads operator actions on holds, and refuses one for a step the runbook does not have', () => {
+    const file = path.join(dir, 'held.test.yaml');
+    writeFileSync(
+      file,
+      [
+        ...valid,
+        '    whenHeld:',
+        '      - { action: retry, step: pooler, fixFaults: true, with: { project_id: "${{ cloud.project_id }}" } }',
+        '      - { action: skip, step: prod, output: { message: tagged by hand } }',
+        '      - { action: rollback }',
+      ].join('\n'),
+    );
+    const loaded = loadTestFile(file, (absolute) => path.basename(absolute));
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
+    expect(loaded.cases[0]?.whenHeld).toEqual([
+      {
+        action: 'retry',
+        step: 'pooler',
+        fixFaults: true,
+        with: { project_id: '${{ cloud.project_id }}' },
+        by: 'tideline-test',
+      },
+      {
+        action: 'skip',
+        step: 'prod',
+        fixFaults: false,
+        output: { message: 'tagged by hand' },
+        by: 'tideline-test',
+      },
+      { action: 'rollback', fixFaults: false, by: 'tideline-test' },
+    ]);
+
+    expect(
+      problemsOf([...valid, '    whenHeld:', '      - { action: retry, step: poler }'].join('\n')),
+    ).toEqual([
+      expect.objectContaining({
+        code: 'TEST_REFERENCE_UNKNOWN',
+        line: 13,
+        message: 'whenHeld[0].step: runbook provision.yaml has no step "poler"',
+      }),
+    ]);
+    expect(
+      problemsOf([...valid, '    whenHeld:', '      - { action: rollback, output: 1 }'].join('\n')),
+    ).toEqual([
+      expect.objectContaining({
+        code: 'TEST_FILE_INVALID',
+        line: 13,
+        message: 'cases.0.whenHeld.0.output: only a skip takes output',
+      }),
+    ]);
+    expect(
+      problemsOf(
+        [
+          ...valid,
+          '    whenHeld:',
+          '      - { action: retry, with: { x: "${{ cloud.vpcs.nope.id }}" } }',
+        ].join('\n'),
+      ),
+    ).toEqual([expect.objectContaining({ code: 'TEST_REFERENCE_UNKNOWN', line: 13 })]);
+  });
+
+  it('takes a delayed approval up to its limit, and a starting pooler and peerings', () => {
+    const withApproval = (after: string) =>
+      [...valid, '    approvals:', `      - { step: approve, decision: approve, after: ${after} }`].join(
+        '\n',
+      );
+    expect(problemsOf(withApproval('11m'))).toEqual([
+      expect.objectContaining({
+        code: 'TEST_FILE_INVALID',
+        line: 13,
+        message: 'cases.0.approvals.0.after: must be at most 10m: a case runs on real time',
+      }),
+    ]);
+    expect(problemsOf(withApproval('soon'))).toEqual([
+      expect.objectContaining({ code: 'TEST_FILE_INVALID', message: expect.stringContaining('duration') }),
+    ]);
+    const file = path.join(dir, 'start.test.yaml');
+    const lines = valid.map((line) =>
+      line === '      vpcs: [{ name: main }]'
+        ? '      vpcs: [{ name: main, peerings: [{ peer_account_id: "1", peer_vpc_id: vpc-1 }] }]\n      services: [{ name: shop, pooler: true }]'
+        : line,
+    );
+    writeFileSync(file, lines.join('\n'));
+    const loaded = loadTestFile(file, (absolute) => path.basename(absolute));
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
+    expect(loaded.cases[0]?.cloud).toMatchObject({
+      vpcs: [
+        {
+          name: 'main',
+          peerings: [{ peer_account_id: '1', peer_vpc_id: 'vpc-1', peer_region_code: 'us-east-1' }],
+        },
+      ],
+      services: [{ name: 'shop', pooler: true }],
+    });
+  });
+
   it('refuses a starting HA layout the Cloud API would refuse, and fills in replica sets', () => {
     const layout = (ha: string) => {
       const lines = [...valid];
