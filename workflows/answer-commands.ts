@@ -25,7 +25,7 @@ export function holdCommands(stepKey: string): Required<Pick<AnswerCommands, 're
   const ns = namespaceFlag();
   return {
     retry: `tideline retry ${id} --step ${stepKey}${ns}`,
-    skip: `tideline skip ${id} --step ${stepKey} --output JSON${ns}`,
+    skip: `tideline skip ${id} --step ${stepKey} --output '{}'${ns}`,
     rollback: `tideline rollback ${id}${ns}`,
   };
 }

@@ -1,7 +1,8 @@
 // Notifications through a real worker, the local cloud and a real HTTP receiver: the worker's
 // `ops` webhook hears every event of every run, the runbook's own `chat` target (Slack-compatible)
 // the events it names; a `flaky` target fails twice and then accepts, a `down` one never does.
-// The awaiting-approval and held events carry commands that, typed as they are, answer the run;
+// The awaiting-approval and held events carry commands that, typed as they are, answer the run
+// (approve, retry, skip, rollback; a rollback also tells what was undone and that the run failed);
 // no body holds a secret input's value or a target's URL; the failed deliveries are kept in the
 // run's report with their reason, and the run still succeeds.
 import path from 'node:path';
@@ -9,7 +10,7 @@ import { decodeOptionalSinglePayload, loadDataConverter } from '@temporalio/comm
 import { runCli } from '../../cli/main';
 import { createDataConverter } from '../../worker/codec';
 import type { NotificationPayload } from '../../contract/notification-messages';
-import type { RunReport, RunbookWorkflowInput } from '../../contract/run-messages';
+import { reportInFailure, type RunReport, type RunbookWorkflowInput } from '../../contract/run-messages';
 import { loadRunbookFile } from '../../dsl/loader';
 import { Secret } from '../../cloud/redact';
 import { capturedStreams } from '../helpers/captured-streams';
@@ -62,7 +63,9 @@ afterAll(async () => {
 /** Runs a command line exactly as a notification gives it (`tideline …`), against the stack. */
 async function typed(command: string | undefined): Promise<{ code: number; out: string; err: string }> {
   expect(command).toMatch(/^tideline /);
-  const words = [...command!.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!).slice(1);
+  const words = [...command!.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)]
+    .map((m) => m[1] ?? m[2] ?? m[3]!)
+    .slice(1);
   const { stdout, stderr, out, err } = capturedStreams();
   const code = await runCli([...words, '--address', stack.server.address, '--task-queue', stack.taskQueue], {
     stdout,
@@ -171,6 +174,62 @@ test('targets hear the run’s events with commands that answer it; failed deliv
   for (const post of receiver.posts) {
     expect(post.raw).not.toContain(SECRET_TOKEN);
     expect(post.raw).not.toContain('127.0.0.1:' + new URL(receiver.url('/')).port);
+  }
+}, 120_000);
+
+const HOLDING = path.resolve(__dirname, '..', 'fixtures', 'notify', 'tag-then-pooler.yaml');
+
+/** The worker's `ops` events of one run, by event name, once `last` has arrived. */
+async function opsEventsOf(workflowId: string, last: string): Promise<Map<string, NotificationPayload>> {
+  const events = () =>
+    (receiver.accepted('/ops') as NotificationPayload[]).filter((p) => p.workflowId === workflowId);
+  await pollUntil(
+    `the ${last} event of ${workflowId}`,
+    () => Promise.resolve(events()),
+    (list) => list.some((p) => p.event === last),
+    30_000,
+  );
+  return new Map(events().map((p) => [p.event, p]));
+}
+
+test("the held event's skip and rollback commands answer the run as typed; a rollback notifies compensated and failed", async () => {
+  stack.cloud.cloud.addFaults([{ action: 'service.enablePooler', kind: 'error', status: 503 }]);
+  try {
+    const outcomes: Record<string, RunReport> = {};
+    for (const verb of ['skip', 'rollback'] as const) {
+      const service = await seedService(stack, { name: `notify-${verb}` });
+      const handle = await stack.client.workflow.start('runbookWorkflow', {
+        taskQueue: stack.taskQueue,
+        workflowId: `notify-${verb}-${Date.now()}`,
+        args: [
+          {
+            definition: loadRunbookFile(HOLDING),
+            inputs: { project_id: stack.projectId, service_id: service.service_id },
+          } satisfies RunbookWorkflowInput,
+        ],
+      });
+      const held = (await opsEventsOf(handle.workflowId, 'held')).get('held');
+      expect(held).toMatchObject({ step: 'pooler' });
+      expect(await typed(held?.commands?.[verb])).toMatchObject({ code: 0 });
+      outcomes[verb] = (await handle.result().catch((error: unknown) => reportInFailure(error))) as RunReport;
+      const events = await opsEventsOf(handle.workflowId, verb === 'skip' ? 'succeeded' : 'failed');
+      if (verb === 'skip') {
+        expect([...events.keys()].sort()).toEqual(['held', 'started', 'succeeded']);
+        continue;
+      }
+      expect([...events.keys()].sort()).toEqual(['compensated', 'failed', 'held', 'started']);
+      expect(events.get('compensated')).toMatchObject({ message: '1 step(s) undone' });
+      expect(events.get('failed')).toMatchObject({
+        step: 'pooler',
+        errorType: 'CLOUD_API_SERVER_ERROR',
+        webUiUrl: expect.stringContaining(`/workflows/${handle.workflowId}/`),
+      });
+    }
+    expect(outcomes.skip?.status).toBe('succeeded');
+    expect(outcomes.rollback?.status).toBe('failed');
+    expect(outcomes.rollback?.steps.find((s) => s.id === 'tag')?.status).toBe('compensated');
+  } finally {
+    stack.cloud.cloud.clearFaults();
   }
 }, 120_000);
 
