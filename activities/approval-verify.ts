@@ -54,6 +54,12 @@ function verifyStarter(
   if (signature === undefined) return { by: start.by, verified: false, reason: 'the start was not signed' };
   if (signature.workflowId !== input.workflowId)
     return { by: start.by, verified: false, reason: 'the start was signed for another run' };
+  // A start signature is good for the start it was made for: one copied into a later start of the
+  // same workflow id is stale by then.
+  const stale =
+    input.runStartedAt === undefined ? undefined : freshness(signature.signedAt, input.runStartedAt);
+  if (stale !== undefined)
+    return { by: start.by, verified: false, reason: `the start signature is not this start's: ${stale}` };
   const payload = startPayload({
     workflowId: input.workflowId,
     by: start.by,

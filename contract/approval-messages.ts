@@ -104,6 +104,8 @@ export interface VerifyApprovalInput {
   signature?: ApprovalSignature;
   /** The run's claimed starter, verified once (at the first decision) and then remembered. */
   starter?: SignedStart;
+  /** When the run started (epoch ms), sent with `starter`: a start signature must be fresh then. */
+  runStartedAt?: number;
 }
 
 export interface StarterVerdict {

@@ -4,7 +4,7 @@
 // person, the starter approving with `allowSelfApproval: false`), recorded in the audit trail,
 // and counted only when accepted. Only definitions with `approvers` (format 2) get here, so runs
 // of earlier releases never meet the activity. Workflow code.
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { TidelineActivities } from '../activities';
 import {
   VERIFY_APPROVAL_ACTIVITY,
@@ -66,7 +66,11 @@ export class ApprovalLedger {
       ...(decision.by !== undefined && { by: decision.by }),
       ...(decision.comment !== undefined && { comment: decision.comment }),
       ...(decision.signature !== undefined && { signature: decision.signature }),
-      ...(this.starter === undefined && this.startedBy !== undefined && { starter: this.startedBy }),
+      ...(this.starter === undefined &&
+        this.startedBy !== undefined && {
+          starter: this.startedBy,
+          runStartedAt: workflowInfo().startTime.getTime(),
+        }),
     });
     if (verdict.starter !== undefined) this.starter ??= verdict.starter;
     const entry: ApprovalAuditEntry = {

@@ -142,6 +142,23 @@ describe('approval.verify', () => {
     expect(claimed.starter).toMatchObject({ by: 'bob', verified: false });
     const forged = verify({ ...signed('alice', alice), starter: { by: 'carol', signature } });
     expect(forged.starter).toMatchObject({ by: 'carol', verified: false });
+    // Checked against the run's start: fresh for the start it was made for, stale for a later one.
+    const atStart = verify({
+      ...signed('alice', alice),
+      starter: { by: 'bob', signature },
+      runStartedAt: signedAt + 2_000,
+    });
+    expect(atStart.starter).toEqual({ by: 'bob', verified: true });
+    const copied = verify({
+      ...signed('alice', alice),
+      starter: { by: 'bob', signature },
+      runStartedAt: signedAt + 3 * 60 * 60_000,
+    });
+    expect(copied.starter).toMatchObject({
+      by: 'bob',
+      verified: false,
+      reason: expect.stringContaining("the start signature is not this start's: it was signed 10800s ago"),
+    });
   });
 
   it('reads back the printed public key line', () => {
