@@ -2,7 +2,8 @@
 // holds the approvers' public keys and the dba group; every refused decision (the starter, someone
 // not listed, a forged signature, a replayed one, a second approval by the same person, an unsigned
 // one) is refused with its code and kept in the run's audit trail, which `tideline audit --json`
-// shows; two valid approvals let the run tag the service PROD.
+// shows; two valid approvals let the run tag the service PROD, and one listed approver's signed
+// rejection rejects the step even after another approved.
 import { generateKeyPairSync, type KeyPairKeyObjectResult } from 'node:crypto';
 import path from 'node:path';
 import { publicKeyText } from '../../activities/approval-keys';
@@ -159,5 +160,56 @@ describe('approve step with approvers', () => {
     expect(trail.every((e) => e.reason === undefined || e.reason.length > 0)).toBe(true);
     expect(trail[4]).toMatchObject({ stepKey: 'sign_off', decision: 'approve', comment: 'alice ok' });
     expect(trail[4]!.keyId).toMatch(/^[0-9a-f]{16}$/);
+  }, 40_000);
+
+  test('a listed approver who rejects rejects the step, even after another approved', async () => {
+    const service = await seedService(stack, { name: 'vetoed' });
+    const workflowId = `veto-${Date.now()}`;
+    const handle = await stack.client.workflow.start('runbookWorkflow', {
+      taskQueue: stack.taskQueue,
+      workflowId,
+      args: [
+        {
+          definition: loadRunbookFile(FIXTURE),
+          inputs: { project_id: stack.projectId, service_id: service.service_id },
+        } satisfies RunbookWorkflowInput,
+      ],
+    });
+    await waitForApproval(handle);
+    const runId = (await handle.describe()).runId;
+    const decision = (name: 'alice' | 'bob', approved: boolean): ApprovalDecision => {
+      const comment = approved ? 'fine by me' : 'not during the freeze';
+      return {
+        approved,
+        step: 'sign_off',
+        by: name,
+        comment,
+        signature: signDecision(keys[name].privateKey, {
+          workflowId,
+          runId,
+          stepKey: 'sign_off',
+          approved,
+          by: name,
+          comment,
+        }),
+      };
+    };
+    expect(await decide(handle, decision('alice', true))).toMatchObject({
+      count: { approvals: 1, needed: 2 },
+    });
+    const veto = await decide(handle, decision('bob', false));
+    expect(veto.refused).toBeUndefined();
+    expect(veto).toMatchObject({ approved: false });
+
+    const report = await reportOf(handle);
+    expect(report.status).toBe('failed');
+    expect(report.failure).toMatchObject({ stepKey: 'sign_off' });
+    expect(report.steps.find((s) => s.id === 'promote')?.status).toBe('pending');
+    expect(await getService(stack, service.service_id!)).toMatchObject({ metadata: { environment: 'DEV' } });
+    const trail = await audit(workflowId);
+    expect(trail.map((e) => [e.by, e.decision, e.accepted, e.comment])).toEqual([
+      ['alice', 'approve', true, 'fine by me'],
+      ['bob', 'reject', true, 'not during the freeze'],
+    ]);
   }, 40_000);
 });
