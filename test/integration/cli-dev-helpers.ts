@@ -51,8 +51,11 @@ export function isAlive(pid: number): boolean {
   return state !== 'Z' && state !== 'X';
 }
 
-/** The processes still running after up to `timeoutMs` (a process may take a moment to go). */
-export async function survivors(pids: number[], timeoutMs = 5_000): Promise<string[]> {
+/**
+ * The processes still running after up to `timeoutMs`: a stopped process may take a while to go
+ * on a loaded machine, but not as long as this.
+ */
+export async function survivors(pids: number[], timeoutMs = 30_000): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const alive = pids.filter(isAlive);
