@@ -28,7 +28,7 @@ const SPEC = {
     'separate-services': { type: 'boolean' },
   },
   optionHelp: [
-    ['--dir DIR', 'the cluster directory (default <checkout>/.tools/cluster)'],
+    ['--dir DIR', 'the cluster directory (default cluster/ in the tools folder: .tools/ in a checkout)'],
     ['--separate-services', 'a new cluster runs each Temporal service in its own process'],
     ['--no-web-ui', '`up` starts no Web UI'],
   ],

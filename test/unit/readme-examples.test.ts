@@ -179,6 +179,12 @@ describe('YAML and JSON examples', () => {
     },
   );
 
+  test('every code block names its language, so none escapes these checks', () => {
+    expect(ALL.filter((block) => block.lang === '').map((block) => `${block.page}:${block.line}`)).toEqual(
+      [],
+    );
+  });
+
   test('a partial block says why it is not checked', () => {
     for (const block of data.filter((b) => b.kind === 'partial')) {
       const lines = (TEXT.get(block.page) ?? '').split('\n');
