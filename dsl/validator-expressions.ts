@@ -6,7 +6,7 @@
 import { oneSidedDialectValue } from './dialect-values';
 import type { ActionName } from '../cloud/operations';
 import { checkOutputPath } from './actions';
-import type { RunbookDefinition } from './definition';
+import { DEFAULT_FOREACH_VARIABLE, type RunbookDefinition } from './definition';
 import type { ExpressionReference } from './expression-references';
 import { expressionReferences } from './expression-references';
 import { checkExpression } from './expressions';
@@ -107,7 +107,7 @@ export class ExpressionChecker {
         });
       }
       if ('foreach' in step) {
-        const frame: Frame = { type: 'foreach', id: step.id, variable: step.as ?? 'item' };
+        const frame: Frame = { type: 'foreach', id: step.id, variable: step.as ?? DEFAULT_FOREACH_VARIABLE };
         this.sequence(placedList(step.steps, [...path, 'steps']), {
           visible: own.visible,
           frames: [...scope.frames, frame],

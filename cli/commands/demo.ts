@@ -18,6 +18,7 @@ import { packageRoot } from '../dev-stack/temporal-binary';
 import { newRunId } from './run';
 import type { DevStack } from '../dev-stack/dev-stack';
 import { COMMAND_SUMMARIES } from '../command-summaries';
+import { SHARED_DEFAULTS } from '../../worker/shared-settings';
 
 // Loaded on use: they pull in Temporal's SDK, which `--help` must not wait for.
 const loadFollow = () => require('../follow') as typeof import('../follow');
@@ -173,8 +174,8 @@ export const demoCommand: Command = async (argv, ctx) => {
     const starting = loadDevStack()
       .startDevStack({
         env: ctx.env,
-        namespace: 'default',
-        taskQueue: ctx.globals.taskQueue ?? 'tideline',
+        namespace: SHARED_DEFAULTS.namespace,
+        taskQueue: ctx.globals.taskQueue ?? SHARED_DEFAULTS.taskQueue,
         preferUsualPorts: false,
         timeScale,
         dialect,

@@ -1,6 +1,7 @@
 // What `tideline dev` tells the user about the running stack: one JSON object (`--json`, the
 // first stdout line) or a short human summary with the commands to try next. The local cloud's
 // secret key is shown on purpose: it is a development credential of this local cloud only.
+import { SHARED_DEFAULTS } from '../../worker/shared-settings';
 import type { DevStack } from './dev-stack';
 
 export interface StackInfo {
@@ -53,8 +54,10 @@ export function stackInfo(stack: DevStack): StackInfo {
 /** The client flags that reach this stack (only those that differ from the defaults, plus the address). */
 export function clientFlags(info: StackInfo): string {
   const flags = [`--address ${info.temporal.address}`];
-  if (info.temporal.namespace !== 'default') flags.push(`--namespace ${info.temporal.namespace}`);
-  if (info.worker.taskQueue !== 'tideline') flags.push(`--task-queue ${info.worker.taskQueue}`);
+  if (info.temporal.namespace !== SHARED_DEFAULTS.namespace)
+    flags.push(`--namespace ${info.temporal.namespace}`);
+  if (info.worker.taskQueue !== SHARED_DEFAULTS.taskQueue)
+    flags.push(`--task-queue ${info.worker.taskQueue}`);
   return flags.join(' ');
 }
 

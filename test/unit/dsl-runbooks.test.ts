@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { operations, type ActionName } from '../../cloud/operations';
+import { assertNever } from '../../contract/assert-never';
 import type { RunbookDefinition, StepDefinition } from '../../dsl/definition';
 import type { JsonValue } from '../../dsl/expressions';
 import { evaluateCondition, evaluateExpression } from '../../dsl/expressions';
@@ -192,6 +193,8 @@ function dryRun(steps: StepDefinition[], scope: Scope): number {
       case 'runbook':
         resolveTemplates(step.with, scope);
         break;
+      default:
+        assertNever(step, 'step kind');
     }
     ran += dryRun(step.compensate, { ...scope, steps: { ...scope.steps } });
   }
