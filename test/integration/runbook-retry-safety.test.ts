@@ -1,17 +1,19 @@
 // Changes whose answer is lost after they took effect: the retry sees the change in place and
-// the run goes on, instead of failing on "already attached" (409) or "already paused" (400).
+// the run goes on, instead of failing on "already attached" (409) or "already paused" (400) — in
+// both dialects of the local cloud (the current one names the attachment `vpc_endpoint` only).
 import path from 'node:path';
 import type { RunReport } from '../../workflows/messages';
+import { DIALECTS } from '../helpers/local-cloud';
 import { createVpc, pollUntil } from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 
 const RUNBOOK = path.resolve(__dirname, '..', 'fixtures', 'kinds', 'stop-and-attach.yaml');
 
-describe('retry safety of changes', () => {
+describe.each(DIALECTS)('retry safety of changes (%s dialect)', (dialect) => {
   let stack: RunbookStack;
 
   beforeAll(async () => {
-    stack = await startRunbookStack({ timeScale: 0.02 });
+    stack = await startRunbookStack({ timeScale: 0.02, dialect });
   }, 120_000);
   afterAll(async () => stack?.close());
 
@@ -35,7 +37,7 @@ describe('retry safety of changes', () => {
     expect(report.status).toBe('succeeded');
     const service = await stack.api.service.get({ project_id, service_id });
     expect(service.status).toBe('PAUSED');
-    expect(service.vpcEndpoint?.vpc_id).toBe(vpcId);
+    expect(service.vpc_endpoint?.vpc_id).toBe(vpcId);
     const stats = stack.cloud.cloud.stats();
     // Each change was sent once: the retries read the service and found the change in place.
     expect(stats.byAction['service.attachToVpc']?.total).toBe(1);
