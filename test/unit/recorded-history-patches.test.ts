@@ -2,8 +2,9 @@
 // (`<name>.<release>`; a name without a release is the first release's, 2026-11 at the latest):
 // only ids listed in workflows/patches.ts, none of a later release, and from a release gate on the
 // newest gate of that release plus only patches listed after it (the gate implies the others, so a
-// run started on that release never records them). A history recorded with other code than its
-// release's, or a raw patched() id, fails here.
+// run started on that release never records them), and every patch a top-level run always asks for
+// from its release on. A history recorded with other code than its release's, or a raw patched()
+// id, fails here.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PATCHES } from '../../workflows/patches';
@@ -21,16 +22,26 @@ function releaseOf(id: string): string {
 
 const isGate = (id: string) => id.endsWith('-release');
 
-interface MarkerEvent {
+/** Patches asked at the start of every run without a parent (workflows/patches.ts says which). */
+const ASKED_BY_EVERY_TOP_LEVEL_RUN: readonly string[] = [PATCHES.notifications];
+
+interface HistoryEvent {
+  workflowExecutionStartedEventAttributes?: { parentWorkflowExecution?: unknown };
   markerRecordedEventAttributes?: {
     markerName?: string;
     details?: Record<string, { payloads?: Array<{ data?: string }> }>;
   };
 }
 
+/** Whether a history is of a run without a parent (not a foreach batch or a child runbook). */
+function isTopLevel(file: string): boolean {
+  const json = JSON.parse(readFileSync(file, 'utf8')) as { events?: HistoryEvent[] };
+  return json.events?.[0]?.workflowExecutionStartedEventAttributes?.parentWorkflowExecution == null;
+}
+
 /** The patch ids a history's `core_patch` markers record, each once, in order. */
 function patchIds(file: string): string[] {
-  const json = JSON.parse(readFileSync(file, 'utf8')) as { events?: MarkerEvent[] };
+  const json = JSON.parse(readFileSync(file, 'utf8')) as { events?: HistoryEvent[] };
   const ids: string[] = [];
   for (const event of json.events ?? []) {
     const marker = event.markerRecordedEventAttributes;
@@ -44,8 +55,12 @@ function patchIds(file: string): string[] {
 }
 
 /** What is wrong with the patch ids of a history of `release` (empty: nothing). */
-function patchProblems(release: string, ids: readonly string[]): string[] {
+function patchProblems(release: string, ids: readonly string[], topLevel = false): string[] {
   const problems: string[] = [];
+  if (topLevel)
+    for (const id of ASKED_BY_EVERY_TOP_LEVEL_RUN)
+      if (releaseOf(id) <= release && !ids.includes(id))
+        problems.push(`no marker of ${id}, which every top-level run of ${release} asks for`);
   for (const id of ids) {
     if (!ALL_IDS.includes(id)) problems.push(`${id} is not in workflows/patches.ts`);
     else if (releaseOf(id) > release) problems.push(`${id} is of a later release`);
@@ -69,9 +84,8 @@ test('every recorded history carries exactly its release’s patch markers', () 
   const problems = historyFiles().flatMap((file) => {
     const name = file.slice(0, -HISTORY_SUFFIX.length);
     const release = /\.(\d{4}-\d{2})$/.exec(name)?.[1] ?? FIRST_RELEASE;
-    return patchProblems(release, patchIds(path.join(HISTORY_FIXTURES_DIR, file))).map(
-      (problem) => `${file}: ${problem}`,
-    );
+    const full = path.join(HISTORY_FIXTURES_DIR, file);
+    return patchProblems(release, patchIds(full), isTopLevel(full)).map((problem) => `${file}: ${problem}`);
   });
   expect(problems).toEqual([]);
 });
@@ -91,4 +105,9 @@ test('the check refuses unknown, later, implied and missing-gate markers', () =>
     `no marker of the release gate ${gate}`,
   ]);
   expect(patchProblems('2027-02', [gate, PATCHES.concurrentCallsAsTasks])).toEqual([]);
+  expect(patchProblems('2027-04', [gate, PATCHES.localCallAttempts], true)).toEqual([
+    `no marker of ${PATCHES.notifications}, which every top-level run of 2027-04 asks for`,
+  ]);
+  expect(patchProblems('2027-04', [gate, PATCHES.localCallAttempts], false)).toEqual([]);
+  expect(patchProblems('2027-02', [gate], true)).toEqual([]);
 });
