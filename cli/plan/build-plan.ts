@@ -4,131 +4,18 @@
 // as written, because it is only known at run time. Secret inputs are never substituted.
 import { splitActionInput } from '../../cloud/action-input';
 import { operations, type ActionName } from '../../cloud/operations';
-import type {
-  DurationValue,
-  InputDefinition,
-  RetryDefinition,
-  RunbookDefinition,
-  StepDefinition,
-} from '../../dsl/definition';
+import type { InputDefinition, RunbookDefinition, StepDefinition } from '../../dsl/definition';
 import { formatDuration } from '../../dsl/durations';
 import type { JsonValue } from '../../dsl/expressions';
-import { hasTemplate, listReferences, resolveDurationMs, resolveTemplates } from '../../dsl/templates';
+import { hasTemplate } from '../../dsl/templates';
 import { stepTree, type Frame } from '../../dsl/step-tree';
 import { assertNever } from '../../contract/assert-never';
-import { planTargets, type PlanTargets } from './plan-targets';
+import { planTargets } from './plan-targets';
+import { PartialResolver } from './partial-resolver';
+import type { Plan, PlanInput, PlanRequest, PlanStep } from './plan-types';
 
-export interface PlanInput {
-  name: string;
-  type: string;
-  source: 'given' | 'default' | 'missing' | 'optional';
-  secret: boolean;
-  /** The value (absent for missing and secret inputs). */
-  value?: JsonValue;
-  description?: string;
-}
-
-export interface PlanRequest {
-  action: ActionName;
-  method: string;
-  /** The path with resolved parameters; unresolved ones stay `{name}`. */
-  path: string;
-  /** Path parameters only known at run time: name → template. */
-  pending: Record<string, JsonValue>;
-  body?: Record<string, JsonValue>;
-  query?: Record<string, JsonValue>;
-}
-
-export interface PlanStep {
-  key: string;
-  id: string;
-  kind: StepDefinition['kind'];
-  name?: string;
-  if?: string;
-  request?: PlanRequest;
-  until?: string;
-  failIf?: string;
-  untilDeleted?: boolean;
-  interval?: string;
-  timeout?: string;
-  duration?: string;
-  message?: JsonValue;
-  condition?: string;
-  default?: 'approve' | 'reject';
-  items?: string;
-  as?: string;
-  concurrency?: JsonValue;
-  maxErrors?: number | string;
-  onMaxErrors?: 'finish' | 'cancel';
-  ramp?: { start: number; factor: number };
-  /** A foreach over `targets`: the selector, and with `--resolve-targets` the services it selects. */
-  targets?: PlanTargets;
-  runbook?: { path: string; name: string; with: Record<string, JsonValue> };
-  retry?: RetryDefinition;
-  continueOnError: boolean;
-  adopt?: boolean;
-  compensate: PlanStep[];
-  branches?: { id: string; name?: string; steps: PlanStep[] }[];
-  steps?: PlanStep[];
-}
-
-export interface Plan {
-  runbook: string;
-  description: string;
-  file: string;
-  inputs: PlanInput[];
-  steps: PlanStep[];
-  outputs: { name: string; value: JsonValue; secret: boolean }[];
-  /** Set when `--resolve-targets` listed services (the only calls a plan makes). */
-  targetsResolved?: boolean;
-}
-
-/** Resolves what can be resolved from the known inputs; leaves other templates as written. */
-export class PartialResolver {
-  constructor(
-    /** Inputs that have a value and are not secret. */
-    private readonly known: Record<string, JsonValue>,
-  ) {}
-
-  private resolvable(text: string): boolean {
-    try {
-      return listReferences(text).every((found) =>
-        found.references.every(
-          (ref) => ref.root === 'inputs' && ref.path[0] !== undefined && ref.path[0] in this.known,
-        ),
-      );
-    } catch {
-      return false;
-    }
-  }
-
-  value(value: JsonValue): JsonValue {
-    if (typeof value === 'string') {
-      if (!hasTemplate(value) || !this.resolvable(value)) return value;
-      try {
-        return resolveTemplates(value, { inputs: this.known });
-      } catch {
-        return value;
-      }
-    }
-    if (Array.isArray(value)) return value.map((inner) => this.value(inner));
-    if (value !== null && typeof value === 'object') {
-      return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, this.value(inner)]));
-    }
-    return value;
-  }
-
-  duration(value: DurationValue | undefined): string | undefined {
-    if (value === undefined) return undefined;
-    if (typeof value === 'number') return formatDuration(value);
-    if (!this.resolvable(value)) return value;
-    try {
-      return formatDuration(resolveDurationMs(value, { inputs: this.known }));
-    } catch {
-      return value;
-    }
-  }
-}
+export type { Plan, PlanInput, PlanRequest, PlanStep } from './plan-types';
+export { PartialResolver } from './partial-resolver';
 
 function request(action: ActionName, input: Record<string, JsonValue>): PlanRequest {
   const def = operations[action];

@@ -7,27 +7,10 @@ import type { TargetsDefinition } from '../../dsl/definition';
 import { expressionReferences } from '../../dsl/expression-references';
 import { evaluateExpression, type JsonValue } from '../../dsl/expressions';
 import { hasTemplate } from '../../dsl/templates';
-import type { PartialResolver, Plan, PlanStep } from './build-plan';
+import type { PartialResolver } from './partial-resolver';
+import type { Plan, PlanStep, PlanTarget, PlanTargets } from './plan-types';
 
-/** One selected service, as a plan shows it. */
-export interface PlanTarget {
-  service_id: string;
-  name: string;
-  environment: string;
-  status: string;
-  region: string;
-}
-
-export interface PlanTargets {
-  /** The selector with the values the known inputs give; others stay as written. */
-  selector: Omit<TargetsDefinition, 'listStepId'>;
-  /** The id of the step that lists the services (the step before the foreach). */
-  listStepId: string;
-  /** After `--resolve-targets`: the services selected now, in the order listed. */
-  services?: PlanTarget[];
-  /** After `--resolve-targets`: why the services could not be listed before the run. */
-  unresolved?: string;
-}
+export type { PlanTarget, PlanTargets } from './plan-types';
 
 /** The plan's view of a selector: values from known inputs filled in. */
 export function planTargets(targets: TargetsDefinition, resolver: PartialResolver): PlanTargets {
