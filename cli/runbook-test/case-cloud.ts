@@ -7,6 +7,7 @@ import { createCloudClient, type CloudClient } from '../../cloud/client';
 import type { Clock } from '../../simulator/clock';
 import type { ActionName } from '../../cloud/operations';
 import type { FaultRuleInput } from '../../simulator/fault-schema';
+import type { AnswerObserver } from '../../simulator/api';
 import type { LocalCloud } from '../../simulator/server';
 import type { StatsView } from '../../simulator/stats';
 import { startLoopbackCloud } from '../dev-stack/local-cloud';
@@ -53,6 +54,8 @@ function projectId(): string {
 export async function startCaseCloud(
   testCase: TestCase,
   credentials: { accessKey: string; secretKey: string },
+  /** Hears every answer of the cloud (the starting state's too), e.g. to check it against a document. */
+  observeAnswers?: AnswerObserver,
 ): Promise<CaseCloud> {
   const clock = new ForwardClock();
   const id = projectId();
@@ -63,7 +66,9 @@ export async function startCaseCloud(
   const waiting = testCase.faults.filter((fault) => fault.nth > 1);
   let cloud: LocalCloud | undefined = undefined;
   const sequence: ActionName[] = [];
-  const onAnswer = ({ action }: { action: ActionName }) => {
+  const onAnswer: AnswerObserver = (answer) => {
+    observeAnswers?.(answer);
+    const { action } = answer;
     if (!armed) return;
     sequence.push(action);
     for (const key of [action, '*']) answered.set(key, (answered.get(key) ?? 0) + 1);

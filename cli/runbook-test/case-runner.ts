@@ -8,6 +8,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { RunbookWorkflowInput, RunReport, StepRecord } from '../../contract/run-messages';
 import { reportInFailure } from '../../contract/run-messages';
 import { RUNBOOK_WORKFLOW_TYPE } from '../../contract/workflow-types';
+import type { AnswerObserver } from '../../simulator/api';
 import { startCaseCloud, type CaseCloud } from './case-cloud';
 import { driveApprovals, driveCancel, holdDriver, progressOf, type HoldDriver } from './case-drivers';
 import { resolveReferences } from './cloud-references';
@@ -90,6 +91,7 @@ export async function runCase(
   stack: TestStack,
   testCase: LoadedCase,
   timeoutMs: number,
+  observeAnswers?: AnswerObserver,
 ): Promise<CaseResult> {
   const started = Date.now();
   const result: CaseResult = {
@@ -106,7 +108,7 @@ export async function runCase(
   let unroute = () => undefined as unknown;
   let handle: WorkflowHandle | undefined;
   try {
-    cloud = await startCaseCloud(testCase, stack.credentials);
+    cloud = await startCaseCloud(testCase, stack.credentials, observeAnswers);
     unroute = stack.route(cloud.ids.projectId, cloud.api);
     const inputs = resolveReferences(testCase.inputs, cloud.ids);
     const input: RunbookWorkflowInput = {

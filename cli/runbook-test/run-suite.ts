@@ -2,6 +2,7 @@
 // every file, before anything starts), keep the cases the filter names, start one stack and run
 // the cases on it, at most `jobs` at a time (each has its own local cloud and project).
 import path from 'node:path';
+import type { AnswerObserver } from '../../simulator/api';
 import type { CaseResult } from './case-runner';
 import { runCase } from './case-runner';
 import { loadTestFile, type LoadedCase, type TestFileProblem } from './test-file-loader';
@@ -43,6 +44,8 @@ export interface SuiteOptions {
   log: (line: string) => void;
   /** Called as each case ends, in the order they end. */
   onResult: (result: CaseResult) => void;
+  /** Hears every answer of every case's local cloud. */
+  observeAnswers?: AnswerObserver;
 }
 
 /** Runs the cases; results in the order the cases were given. */
@@ -55,7 +58,7 @@ export async function runSuite(cases: readonly LoadedCase[], options: SuiteOptio
       for (let index = next++; index < cases.length; index = next++) {
         const testCase = cases[index];
         if (testCase === undefined) continue;
-        const result = await runCase(stack, testCase, options.timeoutMs);
+        const result = await runCase(stack, testCase, options.timeoutMs, options.observeAnswers);
         results[index] = result;
         options.onResult(result);
       }
