@@ -1,8 +1,6 @@
-#!/usr/bin/env node
-// What Worker Deployment Versioning does on the pinned Temporal (the dev server of the Temporal CLI
-// that scripts/setup-temporal.js provides), with a toy workflow whose v2 drops a timer: patched
-// (test/fixtures/upgrade/versioning/v2.js) or not (v2-unpatched.js). For each case a run starts on
-// deployment version v1, gets its first signal, v2 starts, becomes the current version
+// What Worker Deployment Versioning does on the pinned Temporal, with a toy workflow whose v2 drops
+// a timer: patched (bench/fixtures/versioning/v2.js) or not (v2-unpatched.js). For each case a run
+// starts on deployment version v1, gets its first signal, v2 starts, becomes the current version
 // (`temporal worker deployment set-current-version`), and the run gets its second signal:
 //   auto-patched    AUTO_UPGRADE, v1 stopped first       does the run move to v2 and finish?
 //   auto-unpatched  AUTO_UPGRADE, v2 without the patch   does v2 fail to replay it?
@@ -10,47 +8,31 @@
 //                                                        update-options` move it to v2?
 //   auto-rolling    AUTO_UPGRADE, v1 still polling       which worker gets the task?
 // It prints what happened (the builds that completed the run's workflow tasks, failed tasks).
-//   node bench/worker-versioning.js                    # on a dev server of its own
-//   node bench/worker-versioning.js --address H:P      # on a running Temporal (e.g. tideline cluster)
-'use strict';
+//   npm run bench:worker-versioning                       # on a dev server of its own
+//   npm run bench:worker-versioning -- --address H:P      # on a running Temporal (e.g. tideline cluster)
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { setTimeout as pause } from 'node:timers/promises';
+import { Client, type WorkflowHandle } from '@temporalio/client';
+import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import type { VersioningBehavior } from '@temporalio/common';
+import { connectClient, connectWorker, localConnectionSettings } from '../worker/connection';
+import { startDevServer, type DevServer } from './lib/dev-server';
+import { REPO_ROOT, temporalExecutable } from './lib/repo';
 
-const { execFileSync, spawn } = require('node:child_process');
-const net = require('node:net');
-const path = require('node:path');
-const { setTimeout } = require('node:timers');
-const {
-  Worker,
-  NativeConnection,
-  bundleWorkflowCode,
-  DefaultLogger,
-  Runtime,
-} = require('@temporalio/worker');
-const { Client, Connection } = require('@temporalio/client');
-const { readTemporalPath } = require('../scripts/setup-temporal');
-
-const TOYS = path.resolve(__dirname, '..', 'test', 'fixtures', 'upgrade', 'versioning');
-const CASES = [
+const TOYS = path.join(REPO_ROOT, 'bench', 'fixtures', 'versioning');
+type Toy = 'v1' | 'v2' | 'v2-unpatched';
+const CASES: { name: string; behavior: VersioningBehavior; next: Toy; stopFirst: boolean }[] = [
   { name: 'auto-patched', behavior: 'AUTO_UPGRADE', next: 'v2', stopFirst: true },
   { name: 'auto-unpatched', behavior: 'AUTO_UPGRADE', next: 'v2-unpatched', stopFirst: true },
   { name: 'pinned-patched', behavior: 'PINNED', next: 'v2', stopFirst: true },
   { name: 'auto-rolling', behavior: 'AUTO_UPGRADE', next: 'v2', stopFirst: false },
 ];
 
-const log = (...parts) => console.log(new Date().toISOString().slice(11, 19), ...parts);
-const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function freePort() {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
+const log = (...parts: string[]) => console.log(new Date().toISOString().slice(11, 19), ...parts);
 
 /** Calls `attempt` until it gives a value (errors count as "not yet") or the deadline passes. */
-async function eventually(what, attempt, ms = 30_000) {
+async function eventually<T>(what: string, attempt: () => Promise<T> | T, ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     try {
@@ -64,45 +46,41 @@ async function eventually(what, attempt, ms = 30_000) {
   }
 }
 
-async function main() {
+async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const temporal = readTemporalPath();
+  const temporal = temporalExecutable();
   const given = process.argv.indexOf('--address');
+  let server: DevServer | undefined;
   let address = given === -1 ? undefined : process.argv[given + 1];
-  let server;
   if (address === undefined) {
-    const port = await freePort();
-    address = `127.0.0.1:${port}`;
-    const uiPort = await freePort();
-    const args = [
-      'server',
-      'start-dev',
-      '--headless',
-      '--port',
-      `${port}`,
-      '--ui-port',
-      `${uiPort}`,
-      '--log-level',
-      'error',
-    ];
-    server = spawn(temporal, args, { stdio: 'ignore' });
+    server = await startDevServer();
+    address = server.address;
   }
+  const settings = localConnectionSettings(address);
   const suffix = Date.now().toString(36);
   try {
-    const connection = await eventually('the dev server', () => Connection.connect({ address }));
+    const connection = await eventually('the Temporal server', () => connectClient(settings));
     const client = new Client({ connection });
-    const native = await NativeConnection.connect({ address });
-    const bundles = {};
-    for (const toy of ['v1', 'v2', 'v2-unpatched']) {
+    const native = await connectWorker(settings);
+    const bundles = {} as Record<Toy, string>;
+    for (const toy of ['v1', 'v2', 'v2-unpatched'] as const) {
       const bundle = await bundleWorkflowCode({
         workflowsPath: path.join(TOYS, `${toy}.js`),
         logger: new DefaultLogger('ERROR'),
       });
       bundles[toy] = bundle.code;
     }
-    const cli = (...args) =>
-      execFileSync(temporal, [...args, '--address', address], { encoding: 'utf8' }).trim();
-    const startWorker = async (taskQueue, deploymentName, buildId, toy, behavior) => {
+    const cli = (...args: string[]) =>
+      execFileSync(temporal, [...args, '--address', settings.connection.address ?? address], {
+        encoding: 'utf8',
+      }).trim();
+    const startWorker = async (
+      taskQueue: string,
+      deploymentName: string,
+      buildId: string,
+      toy: Toy,
+      behavior: VersioningBehavior,
+    ) => {
       const worker = await Worker.create({
         connection: native,
         taskQueue,
@@ -119,7 +97,7 @@ async function main() {
         await running;
       };
     };
-    const setCurrent = (deploymentName, buildId) =>
+    const setCurrent = (deploymentName: string, buildId: string) =>
       eventually(`${deploymentName}.${buildId} current`, () =>
         cli(
           'worker',
@@ -132,9 +110,9 @@ async function main() {
           '--yes',
         ),
       );
-    const servedBy = async (handle) => {
-      const builds = [];
-      const failed = [];
+    const servedBy = async (handle: WorkflowHandle) => {
+      const builds: string[] = [];
+      const failed: string[] = [];
       for (const event of (await handle.fetchHistory()).events ?? []) {
         const version = event.workflowTaskCompletedEventAttributes?.deploymentVersion;
         const build = version ? `${version.deploymentName}.${version.buildId}` : undefined;
@@ -144,11 +122,11 @@ async function main() {
       }
       return JSON.stringify({ builds, failed });
     };
-    const outcome = (handle, ms) =>
+    const outcome = (handle: WorkflowHandle, ms: number) =>
       Promise.race([
         handle.result().then(
-          (result) => `completed: ${result}`,
-          (error) => `failed: ${error.message}`,
+          (result: unknown) => `completed: ${String(result)}`,
+          (error: Error) => `failed: ${error.message}`,
         ),
         pause(ms).then(() => `still running after ${ms / 1000} s`),
       ]);
@@ -164,7 +142,7 @@ async function main() {
       const handle = await client.workflow.start('toy', { taskQueue, workflowId: `toy-${name}-${suffix}` });
       await handle.signal('go');
       await eventually('the first signal handled', async () =>
-        (await handle.fetchHistory()).events.some((e) => e.timerFiredEventAttributes),
+        ((await handle.fetchHistory()).events ?? []).some((e) => e.timerFiredEventAttributes),
       );
       const stopV2 = await startWorker(taskQueue, deployment, 'v2', next, behavior);
       await setCurrent(deployment, 'v2');
@@ -198,13 +176,13 @@ async function main() {
     await native.close();
     await connection.close();
   } finally {
-    server?.kill('SIGTERM');
+    await server?.stop();
   }
 }
 
 main().then(
   () => process.exit(0),
-  (error) => {
+  (error: unknown) => {
     console.error(error);
     process.exit(1);
   },
