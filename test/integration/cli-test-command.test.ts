@@ -83,25 +83,28 @@ test("a broken compensation fails the rollback case with what it left behind and
   );
 }, 240_000);
 
+/** A folder of its own with the provisioning runbook and one test file of these lines. */
+function provisionWithTests(folder: string, file: string, lines: string[]): string {
+  const at = path.join(dir, folder);
+  mkdirSync(at, { recursive: true });
+  copyFileSync(path.join(RUNBOOKS, PROVISION), path.join(at, PROVISION));
+  writeFileSync(path.join(at, file), lines.join('\n'));
+  return at;
+}
+
 test('an operator action scripted for a hold that never comes is an unmet expectation', async () => {
-  const unheld = path.join(dir, 'unheld');
-  mkdirSync(unheld, { recursive: true });
-  copyFileSync(path.join(RUNBOOKS, PROVISION), path.join(unheld, PROVISION));
-  writeFileSync(
-    path.join(unheld, 'unheld.test.yaml'),
-    [
-      'cases:',
-      '  - name: nothing fails, so nothing holds',
-      `    runbook: ${PROVISION}`,
-      '    onFailure: hold',
-      '    cloud: { vpcs: [{ name: main }] }',
-      '    inputs: { project_id: "${{ cloud.project_id }}", name: calm, vpc_id: "${{ cloud.vpcs.main.id }}" }',
-      '    whenHeld:',
-      '      - { action: retry, fixFaults: true }',
-      '    expect:',
-      '      status: succeeded',
-    ].join('\n'),
-  );
+  const unheld = provisionWithTests('unheld', 'unheld.test.yaml', [
+    'cases:',
+    '  - name: nothing fails, so nothing holds',
+    `    runbook: ${PROVISION}`,
+    '    onFailure: hold',
+    '    cloud: { vpcs: [{ name: main }] }',
+    '    inputs: { project_id: "${{ cloud.project_id }}", name: calm, vpc_id: "${{ cloud.vpcs.main.id }}" }',
+    '    whenHeld:',
+    '      - { action: retry, fixFaults: true }',
+    '    expect:',
+    '      status: succeeded',
+  ]);
   const result = await runTideline(['test', unheld], { timeoutMs: 240_000 });
   expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toMatchObject({ code: 1 });
   expect(result.stdout).toMatch(/^✗ nothing fails, so nothing holds/m);
@@ -111,21 +114,15 @@ test('an operator action scripted for a hold that never comes is an unmet expect
 }, 240_000);
 
 test('an invalid test file is refused at file:line:column and nothing runs', async () => {
-  const invalid = path.join(dir, 'invalid');
-  mkdirSync(invalid, { recursive: true });
-  copyFileSync(path.join(RUNBOOKS, PROVISION), path.join(invalid, PROVISION));
-  writeFileSync(
-    path.join(invalid, 'bad.test.yaml'),
-    [
-      'cases:',
-      '  - name: typo',
-      `    runbook: ${PROVISION}`,
-      '    inputs: { project_id: p, name: orders, vpc_id: v }',
-      '    expect:',
-      '      status: succeeded',
-      '      stpes: { create: done }',
-    ].join('\n'),
-  );
+  const invalid = provisionWithTests('invalid', 'bad.test.yaml', [
+    'cases:',
+    '  - name: typo',
+    `    runbook: ${PROVISION}`,
+    '    inputs: { project_id: p, name: orders, vpc_id: v }',
+    '    expect:',
+    '      status: succeeded',
+    '      stpes: { create: done }',
+  ]);
   const result = await runTideline(['test', path.relative(REPO_ROOT, invalid)], { timeoutMs: 60_000 });
   expect(result.code).toBe(2);
   expect(result.stdout).toBe('');
