@@ -162,17 +162,17 @@ export function spawnSupervised(
       // already gone
     }
   };
-  /** Signals the guard and awaits its exit; then SIGKILLs what is left of the group (`sweep`). */
-  const endGuard = async (
-    signal: NodeJS.Signals,
-    timeoutMs: number,
-    sweep: 'on-timeout' | 'always',
-  ): Promise<ProcessExit> => {
+  /**
+   * Signals the guard and awaits its exit. Past the deadline the whole group gets SIGKILL; so does
+   * a group whose guard died of `signal` itself (it came before the guard set its trap, so the
+   * command is still there). A group whose guard ended as planned is left alone: it is empty, and
+   * its id may already belong to another process group.
+   */
+  const endGuard = async (signal: NodeJS.Signals, timeoutMs: number): Promise<ProcessExit> => {
     if (!running) return exited;
     signalGuard(signal);
     const result = await withTimeout(exited, timeoutMs);
-    if (result !== 'timeout' && sweep === 'on-timeout') return result;
-    signalGroup(child, 'SIGKILL');
+    if (result === 'timeout' || result.signal === signal) signalGroup(child, 'SIGKILL');
     return result === 'timeout' ? awaitExit() : result;
   };
   for (const stream of [child.stdin, child.stdout, child.stderr])
@@ -212,11 +212,9 @@ export function spawnSupervised(
       });
     },
     signal: signalGuard,
-    // To the guard only: it forwards one SIGTERM (a second one would rush a graceful stop), and
-    // only past the deadline does the whole group get SIGKILL.
-    stop: (timeoutMs = 15_000) => endGuard('SIGTERM', timeoutMs, 'on-timeout'),
-    // The guard SIGKILLs the command, reaps it and SIGKILLs itself. A guard that got the signal
-    // before it set its trap dies of it and leaves the command behind: so the group goes too.
-    kill: (timeoutMs = 10_000) => endGuard('SIGUSR1', timeoutMs, 'always'),
+    // To the guard only: it forwards one SIGTERM (a second one would rush a graceful stop).
+    stop: (timeoutMs = 15_000) => endGuard('SIGTERM', timeoutMs),
+    // The guard SIGKILLs the command, reaps it and SIGKILLs itself.
+    kill: (timeoutMs = 10_000) => endGuard('SIGUSR1', timeoutMs),
   };
 }

@@ -80,9 +80,13 @@ function start(command: string, args: string[], options: { cwd: string; env: Nod
   return { child, output: () => ({ ...text }), waitFor, done };
 }
 
-/** Stops a started process group (SIGTERM, then SIGKILL after a grace period). */
+/**
+ * Stops a started process group (SIGTERM, then SIGKILL after a grace period). Once its leader has
+ * exited its group id may belong to another process group (ids are reused), so it is left alone.
+ */
 async function stop(started: Started | undefined): Promise<void> {
   if (!started || started.child.pid === undefined) return;
+  if (started.child.exitCode !== null || started.child.signalCode !== null) return;
   const pid = started.child.pid;
   const kill = (signal: NodeJS.Signals): void => {
     try {
