@@ -1,6 +1,7 @@
 // fork-and-promote's rollback paths against the local cloud: a rejected approval, an approval
 // that times out (default: reject), and a failure after the parent was already demoted. Each
-// ends with the parent in service (PROD, READY, attached) and the fork deleted.
+// ends with the parent in service (PROD, READY, attached) and the fork deleted — in both dialects
+// of the local cloud (the current one names the attachment `vpc_endpoint` only).
 import type { RunReport } from '../../workflows/messages';
 import {
   createVpc,
@@ -12,15 +13,16 @@ import {
   statusOf,
   waitForApproval,
 } from '../helpers/runbook-fixtures';
+import { DIALECTS } from '../helpers/local-cloud';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 
-describe('fork-and-promote rollback', () => {
+describe.each(DIALECTS)('fork-and-promote rollback (%s dialect)', (dialect) => {
   let stack: RunbookStack;
   let vpcId: string;
 
   beforeAll(async () => {
     // Stopping takes 3 s here (60 s × 0.05), longer than the 2 s ready_timeout of the last test.
-    stack = await startRunbookStack({ timeScale: 0.05, durations: { pausing: 60_000 } });
+    stack = await startRunbookStack({ timeScale: 0.05, durations: { pausing: 60_000 }, dialect });
     vpcId = await createVpc(stack);
   }, 60_000);
   afterAll(async () => stack?.close());
@@ -32,7 +34,7 @@ describe('fork-and-promote rollback', () => {
       status: 'READY',
       paused: false,
       metadata: { environment: 'PROD' },
-      vpcEndpoint: { vpc_id: vpcId },
+      vpc_endpoint: { vpc_id: vpcId },
     });
     expect(parent.connection_pooler?.endpoint?.host).toBeTruthy();
     expect((await serviceNames(stack)).filter((n) => n.startsWith(name))).toEqual([name]);
@@ -135,7 +137,7 @@ describe('fork-and-promote rollback', () => {
     expect(await getService(stack, parent.service_id!)).toMatchObject({
       status: 'UNSTABLE',
       metadata: { environment: 'PROD' },
-      vpcEndpoint: { vpc_id: vpcId },
+      vpc_endpoint: { vpc_id: vpcId },
     });
     expect((await serviceNames(stack)).filter((n) => n.startsWith('shaky'))).toEqual(['shaky']);
   }, 30_000);
