@@ -12,6 +12,7 @@
 import type { temporal } from '@temporalio/proto';
 import type { LoadedDataConverter } from '@temporalio/common';
 import { callAttemptInError } from '../contract/call-attempts';
+import { timestampMillis } from './proto-time';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -22,16 +23,6 @@ export interface FailedAttempt {
   message: string;
   /** When the history recorded it (epoch ms). */
   at: number;
-}
-
-/** A history timestamp (seconds may be a Long) in epoch ms; 0 when absent. */
-export function timestampMillis(
-  time: { seconds?: unknown; nanos?: number | null } | null | undefined,
-): number {
-  if (!time) return 0;
-  const raw = time.seconds as number | { toNumber(): number } | null | undefined;
-  const seconds = typeof raw === 'number' ? raw : raw ? raw.toNumber() : 0;
-  return seconds * 1000 + Math.floor((time.nanos ?? 0) / 1e6);
 }
 
 /** The failed call attempt an event keeps, or undefined when it keeps none (or none of tideline's). */

@@ -36,7 +36,8 @@ import type { RunbookDefinition } from '../dsl/definition';
 import type { RunbookWorkflowInput, StepRecord } from '../contract/run-messages';
 import { assertNever } from '../contract/assert-never';
 import type { ActivityRun } from './activity-run';
-import { failedAttempt, timestampMillis, type FailedAttempt } from './call-attempt-failures';
+import { failedAttempt, type FailedAttempt } from './call-attempt-failures';
+import { timestampMillis } from './proto-time';
 
 export type { ActivityRun };
 

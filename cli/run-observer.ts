@@ -8,6 +8,7 @@ import type { JsonValue } from '../dsl/expressions';
 import type { RunProgress, RunReport, StepRecord } from '../contract/run-messages';
 import type { ActivityState } from './activity-state';
 import { localCallStates } from './local-call-progress';
+import { timestampMillis } from './proto-time';
 import { currentInvocation, shellQuote } from './output/cli-invocation';
 import type { TemporalSession } from './temporal';
 
@@ -113,12 +114,6 @@ export async function workerNote(session: TemporalSession, taskQueue: string): P
   return 'waiting for the worker to report progress';
 }
 
-function tsMs(ts: { seconds?: unknown; nanos?: number | null } | null | undefined): number | undefined {
-  if (ts?.seconds === undefined || ts.seconds === null) return undefined;
-  const ms = Number(ts.seconds) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6);
-  return Number.isFinite(ms) && ms > 0 ? ms : undefined;
-}
-
 /**
  * Running call/wait steps ↔ their pending activities, by activity id == step key (the interpreter
  * names activities after their steps since patch `stepActivityIds`). Activities of runs started
@@ -144,8 +139,8 @@ async function activityStates(
   const states: Record<string, ActivityState> = {};
   for (const activity of pending) {
     const state: ActivityState = { attempt: activity.attempt ?? 1 };
-    const heartbeatAt = tsMs(activity.lastHeartbeatTime);
-    if (heartbeatAt !== undefined) state.heartbeatAt = heartbeatAt;
+    const heartbeatAt = timestampMillis(activity.lastHeartbeatTime);
+    if (Number.isFinite(heartbeatAt) && heartbeatAt > 0) state.heartbeatAt = heartbeatAt;
     try {
       const failure = await decodeOptionalFailureToOptionalError(converter, activity.lastFailure);
       if (failure) state.lastFailure = failure.message;

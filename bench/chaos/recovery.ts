@@ -6,6 +6,7 @@
 // timeout for a call); after a dev-server restart it is when the run moved again.
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { timestampMillis } from '../../cli/proto-time';
 
 const { EventType } = temporal.api.enums.v1;
 
@@ -35,11 +36,6 @@ export interface RecoverySample {
   doing: string;
 }
 
-function eventMs(time: { seconds?: unknown; nanos?: number | null } | null | undefined): number {
-  if (!time) return 0;
-  return Number(time.seconds ?? 0) * 1000 + Math.floor((time.nanos ?? 0) / 1e6);
-}
-
 export async function runTimeline(handle: WorkflowHandle): Promise<RunTimeline> {
   const events = (await handle.fetchHistory()).events ?? [];
   const first = events[0];
@@ -55,21 +51,21 @@ export async function runTimeline(handle: WorkflowHandle): Promise<RunTimeline> 
       e.activityTaskFailedEventAttributes ??
       e.activityTaskTimedOutEventAttributes ??
       e.activityTaskCanceledEventAttributes;
-    if (attributes) closedActivities.set(String(attributes.scheduledEventId), eventMs(e.eventTime));
+    if (attributes) closedActivities.set(String(attributes.scheduledEventId), timestampMillis(e.eventTime));
   }
   return {
-    startedAt: eventMs(first?.eventTime),
-    closedAt: closing ? eventMs(closing.eventTime) : undefined,
+    startedAt: timestampMillis(first?.eventTime),
+    closedAt: closing ? timestampMillis(closing.eventTime) : undefined,
     activities: events
       .filter((e) => e.activityTaskScheduledEventAttributes)
       .map((e) => ({
         type: e.activityTaskScheduledEventAttributes?.activityType?.name ?? 'activity',
-        scheduledAt: eventMs(e.eventTime),
+        scheduledAt: timestampMillis(e.eventTime),
         closedAt: closedActivities.get(String(e.eventId)),
       })),
     progressAt: events
       .filter((e) => PROGRESS.has(e.eventType ?? 0))
-      .map((e) => eventMs(e.eventTime))
+      .map((e) => timestampMillis(e.eventTime))
       .sort((a, b) => a - b),
   };
 }

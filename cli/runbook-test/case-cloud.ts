@@ -88,6 +88,10 @@ export async function startCaseCloud(
     },
   });
   const started = cloud;
+  const fixFaults = (): void => {
+    waiting.length = 0;
+    started.clearFaults();
+  };
   const api = createCloudClient({ baseUrl: started.url, ...credentials, allowInsecureLoopback: true });
   try {
     const ids = await fill(testCase.cloud, id, api, clock);
@@ -104,14 +108,10 @@ export async function startCaseCloud(
       },
       disarm() {
         armed = false;
-        waiting.length = 0;
-        started.clearFaults();
+        fixFaults();
         return { calls: started.stats().byAction, sequence: [...sequence] };
       },
-      fixFaults() {
-        waiting.length = 0;
-        started.clearFaults();
-      },
+      fixFaults,
       async close() {
         await api.close();
         await started.close();

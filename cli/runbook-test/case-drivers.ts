@@ -20,8 +20,8 @@ import type { LoadedCase } from './test-file-loader';
 import { namesStep } from './step-key';
 import type { HoldAction } from './test-file-schema';
 
-/** How often a driver asks a running run for its progress. */
-const PROGRESS_POLL_MS = 100;
+/** How often a driver (or the runner, for a hold) asks a running run for its progress. */
+export const PROGRESS_POLL_MS = 100;
 
 export async function progressOf(handle: WorkflowHandle): Promise<RunProgress | undefined> {
   try {

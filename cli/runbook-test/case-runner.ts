@@ -10,7 +10,14 @@ import { reportInFailure } from '../../contract/run-messages';
 import { RUNBOOK_WORKFLOW_TYPE } from '../../contract/workflow-types';
 import type { AnswerObserver } from '../../simulator/api';
 import { startCaseCloud, type CaseCloud } from './case-cloud';
-import { driveApprovals, driveCancel, holdDriver, progressOf, type HoldDriver } from './case-drivers';
+import {
+  PROGRESS_POLL_MS,
+  driveApprovals,
+  driveCancel,
+  holdDriver,
+  progressOf,
+  type HoldDriver,
+} from './case-drivers';
 import { resolveReferences } from './cloud-references';
 import { unmetExpectations, type Mismatch } from './expectations';
 import { historyText } from './history-text';
@@ -30,9 +37,6 @@ export interface CaseResult {
   /** The run's steps as they ended. */
   steps: StepRecord[];
 }
-
-/** How often the runner asks a running run whether it is held. */
-const PROGRESS_POLL_MS = 100;
 
 /**
  * The report of an ended run: its result, or the one its failure carries. A cancelled run ends
