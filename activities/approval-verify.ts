@@ -9,12 +9,15 @@ import {
   APPROVAL_MAX_AGE_MS,
   APPROVAL_MAX_SKEW_MS,
   approvalPayload,
+  holdActionPayload,
   startPayload,
   type ApprovalRefusalCode,
   type SignedStart,
   type StarterVerdict,
   type VerifyApprovalInput,
   type VerifyApprovalResult,
+  type VerifyHoldActionInput,
+  type VerifyHoldActionResult,
 } from '../contract/approval-messages';
 import { keyId, parsePublicKey, verifyPayload } from './approval-keys';
 import { systemClock, type ApprovalSettings, type Clock } from './deps';
@@ -45,9 +48,9 @@ function freshness(signedAt: number, now: number): string | undefined {
   return undefined;
 }
 
-function verifyStarter(
+export function verifyStarter(
   settings: ApprovalSettings,
-  input: VerifyApprovalInput,
+  input: { workflowId: string; runStartedAt?: number },
   start: SignedStart,
 ): StarterVerdict {
   const { signature } = start;
@@ -109,22 +112,30 @@ export function verifyApproval(
   if (keys.length === 0)
     return refuse('APPROVAL_UNKNOWN_KEY', `no approval key is registered for ${by}`, signature.keyId);
   const payload = approvalPayload({
-    workflowId: input.workflowId,
-    runId: input.runId,
-    stepKey: input.stepKey,
-    approved: input.approved,
+    ...fields(input, signature),
     by,
-    comment: input.comment,
-    signedAt: signature.signedAt,
-    nonce: signature.nonce,
+    ...(input.plan !== undefined && { plan: input.plan }),
   });
   const match = keys.find(({ key }) => verifyPayload(payload, signature.value, key));
-  if (match === undefined)
-    return refuse(
-      'APPROVAL_BAD_SIGNATURE',
-      `the signature does not verify with the key registered for ${by}`,
-      signature.keyId,
-    );
+  if (match === undefined) {
+    // Verifies over the step's earlier form: signed for a plan that has changed since.
+    const withoutPlan =
+      input.plan !== undefined &&
+      keys.some(({ key }) =>
+        verifyPayload(approvalPayload({ ...fields(input, signature), by }), signature.value, key),
+      );
+    return withoutPlan
+      ? refuse(
+          'APPROVAL_PLAN_CHANGED',
+          'the signature does not cover the plan this step guards now (sign again after reading it with `tideline approve`)',
+          signature.keyId,
+        )
+      : refuse(
+          'APPROVAL_BAD_SIGNATURE',
+          `the signature does not verify with the key registered for ${by} and the plan this step guards`,
+          signature.keyId,
+        );
+  }
   const stale = freshness(signature.signedAt, now);
   if (stale !== undefined) return refuse('APPROVAL_STALE', stale, match.id);
   const via = approverEntry(settings, input.approvers, by);
@@ -135,6 +146,70 @@ export function verifyApproval(
       match.id,
     );
   return { accepted: true, by, keyId: match.id, via, ...starter };
+}
+
+function fields(input: VerifyApprovalInput, signature: NonNullable<VerifyApprovalInput['signature']>) {
+  return {
+    workflowId: input.workflowId,
+    runId: input.runId,
+    stepKey: input.stepKey,
+    approved: input.approved,
+    comment: input.comment,
+    signedAt: signature.signedAt,
+    nonce: signature.nonce,
+  };
+}
+
+/**
+ * Checks an operator's hold action: signed with a key registered for its `by`, recently. An
+ * unsigned action is accepted as a claim only where the worker does not require signatures.
+ */
+export function verifyHoldAction(
+  settings: ApprovalSettings,
+  input: VerifyHoldActionInput,
+  now: number,
+): VerifyHoldActionResult {
+  const { signature, by } = input;
+  if (signature === undefined || by === undefined || by === '') {
+    return input.required
+      ? {
+          accepted: false,
+          code: 'HOLD_UNSIGNED',
+          reason:
+            'this worker takes only signed hold actions (tideline keys create, then act with --by NAME)',
+        }
+      : { accepted: true, by: by ?? null, verified: false };
+  }
+  const keys = keysOf(settings, by);
+  if (keys.length === 0)
+    return { accepted: false, code: 'HOLD_UNKNOWN_KEY', reason: `no approval key is registered for ${by}` };
+  const payload = holdActionPayload({
+    ...input,
+    step: input.step,
+    reason: input.reason,
+    by,
+    signedAt: signature.signedAt,
+    nonce: signature.nonce,
+  });
+  const match = keys.find(({ key }) => verifyPayload(payload, signature.value, key));
+  if (match === undefined)
+    return {
+      accepted: false,
+      code: 'HOLD_BAD_SIGNATURE',
+      reason: `the signature does not verify with the key registered for ${by}`,
+    };
+  const stale = freshness(signature.signedAt, now);
+  if (stale !== undefined) return { accepted: false, code: 'HOLD_STALE', reason: stale };
+  return { accepted: true, by, verified: true, keyId: match.id };
+}
+
+export function createVerifyHoldActionActivity(
+  settings: ApprovalSettings | undefined,
+  clock: Clock = systemClock,
+) {
+  const configured = settings ?? { keys: new Map(), groups: new Map() };
+  return async (input: VerifyHoldActionInput): Promise<VerifyHoldActionResult> =>
+    verifyHoldAction(configured, input, clock.now());
 }
 
 export function createVerifyApprovalActivity(

@@ -25,6 +25,15 @@ export interface ApprovalSettings {
   groups: ReadonlyMap<string, readonly string[]>;
 }
 
+/**
+ * The worker's runbook catalogue (`catalog:`): the definitions it runs, by content hash
+ * (definition-hash.ts). `development`: any definition a client sends runs (ad-hoc runbooks).
+ */
+export interface CatalogSettings {
+  mode: 'catalog' | 'development';
+  entries: ReadonlyMap<string, { name: string; file: string }>;
+}
+
 /** A notification target from the worker configuration (`notifications.targets`). */
 export interface NotificationTarget {
   type: 'webhook' | 'slack';
@@ -48,6 +57,8 @@ export interface ActivityDeps {
   clients: CloudClientResolver;
   /** For `approval.verify`; absent: no key is registered, so every signed decision is refused. */
   approvals?: ApprovalSettings;
+  /** For `run.admit`; absent: development mode (any definition runs). */
+  catalog?: CatalogSettings;
   /** For `notify.plan` and `notify.deliver`; absent: no target is configured. */
   notifications?: NotificationSettings;
   /** How notifications are posted (tests may wrap it); default the global fetch. */

@@ -3,13 +3,16 @@ import type { ActivityDeps } from './deps';
 import { createActionActivities } from './action-activities';
 import { createWaitActivity } from './wait';
 import { createLockActivities } from './lock-activities';
-import { createVerifyApprovalActivity } from './approval-verify';
-import { VERIFY_APPROVAL_ACTIVITY } from '../contract/approval-messages';
+import { createVerifyApprovalActivity, createVerifyHoldActionActivity } from './approval-verify';
+import { VERIFY_APPROVAL_ACTIVITY, VERIFY_HOLD_ACTION_ACTIVITY } from '../contract/approval-messages';
+import { ADMIT_RUN_ACTIVITY } from '../contract/admission-messages';
+import { createAdmitRunActivity } from './admission';
 import { createNotifyActivities } from './notify';
 
 export type {
   ActivityDeps,
   ApprovalSettings,
+  CatalogSettings,
   CloudCaller,
   CloudClientResolver,
   Clock,
@@ -28,6 +31,8 @@ export function createActivities(deps: ActivityDeps) {
     [WAIT_ACTIVITY]: createWaitActivity(deps),
     ...createLockActivities(),
     [VERIFY_APPROVAL_ACTIVITY]: createVerifyApprovalActivity(deps.approvals, deps.clock),
+    [VERIFY_HOLD_ACTION_ACTIVITY]: createVerifyHoldActionActivity(deps.approvals, deps.clock),
+    [ADMIT_RUN_ACTIVITY]: createAdmitRunActivity(deps.catalog, deps.approvals),
     ...createNotifyActivities(deps.notifications, deps.fetch),
   };
 }

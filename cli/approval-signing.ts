@@ -8,8 +8,12 @@ import path from 'node:path';
 import { keyId, privateKeyFromPem, signPayload } from '../activities/approval-keys';
 import {
   approvalPayload,
+  holdActionPayload,
   startPayload,
+  type ApprovalPlan,
   type ApprovalSignature,
+  type HoldActionName,
+  type HoldSignature,
   type SignedStart,
 } from '../contract/approval-messages';
 import { warnIfOpenToOthers } from '../worker/file-permissions';
@@ -65,6 +69,8 @@ export function signDecision(
     approved: boolean;
     by: string;
     comment?: string;
+    /** The plan the step shows (runs the worker admitted): the signature covers it. */
+    plan?: ApprovalPlan;
   },
   now: number = Date.now(),
 ): ApprovalSignature {
@@ -89,4 +95,29 @@ export function signStart(key: KeyObject | undefined, workflowId: string, by: st
   if (key === undefined) return { by };
   const base = { keyId: keyId(createPublicKey(key)), nonce: nonce(), signedAt: Date.now(), workflowId };
   return { by, signature: { ...base, value: signPayload(startPayload({ ...base, by }), key) } };
+}
+
+/** An operator's hold action (retry, skip, rollback), signed over the run and what it changes. */
+export function signHoldAction(
+  key: KeyObject,
+  fields: {
+    workflowId: string;
+    runId: string;
+    action: HoldActionName;
+    step?: string;
+    by: string;
+    reason?: string;
+    changes: unknown;
+  },
+  now: number = Date.now(),
+): HoldSignature {
+  const base = { keyId: keyId(createPublicKey(key)), nonce: nonce(), signedAt: now };
+  const payload = holdActionPayload({
+    ...fields,
+    step: fields.step,
+    reason: fields.reason,
+    signedAt: base.signedAt,
+    nonce: base.nonce,
+  });
+  return { ...base, value: signPayload(payload, key) };
 }

@@ -1,5 +1,7 @@
 // Starting a run and following it: shared by `run` and `rerun`.
 import type { RunbookWorkflowInput } from '../contract/run-messages';
+import { loadApprovalKey, signStart } from './approval-signing';
+import { operatorName } from './run-update';
 import type { CliContext } from './context';
 import { CliError, EXIT } from './errors';
 import { followRun } from './follow';
@@ -51,6 +53,21 @@ export function runMetadata(input: RunbookWorkflowInput): { staticSummary: strin
     staticSummary: summary,
     staticDetails: details.length > DETAILS_MAX ? `${details.slice(0, DETAILS_MAX - 1)}…` : details,
   };
+}
+
+/**
+ * Who starts the run: signed with the starter's approval key when there is one (the worker then
+ * knows who started it: self-approval, policies on groups), else only claimed.
+ */
+export function startedBy(
+  ctx: CliContext,
+  workflowId: string,
+  by: string | undefined,
+  keyFile: string | undefined,
+): Pick<RunbookWorkflowInput, 'startedBy'> {
+  const name = by ?? operatorName(ctx.env);
+  if (name === undefined) return {};
+  return { startedBy: signStart(loadApprovalKey(ctx, name, keyFile), workflowId, name) };
 }
 
 /** The shell's convention for a command ended by Ctrl-C. */

@@ -1,6 +1,8 @@
 // Signed approvals: what `tideline approve/reject` (and `tideline run`, for the starter) sign, what
 // the `approval.verify` activity answers, and the audit entry a run keeps for every decision.
 // Types and plain functions only: the workflow sandbox imports this module.
+import type { JsonValue } from '../dsl/expressions';
+import { canonicalJson } from './canonical-json';
 
 /** The activity type that verifies a decision (activities/approval-verify.ts). */
 export const VERIFY_APPROVAL_ACTIVITY = 'approval.verify';
@@ -29,6 +31,8 @@ export const APPROVAL_REFUSAL_CODES = [
   'APPROVAL_SELF',
   /** The step was decided (or timed out) while the decision was being verified. */
   'APPROVAL_TOO_LATE',
+  /** Signed for another plan than the one the step guards now (inputs or targets changed). */
+  'APPROVAL_PLAN_CHANGED',
 ] as const;
 export type ApprovalRefusalCode = (typeof APPROVAL_REFUSAL_CODES)[number];
 
@@ -58,7 +62,24 @@ export interface SignedStart {
   signature?: Omit<ApprovalSignature, 'runId' | 'stepKey'>;
 }
 
-/** The bytes an approver signs: every field that gives the decision its meaning. */
+/** A change an approval guards: a later changing step and its `with` as resolved when asked. */
+export interface PlannedChange {
+  stepKey: string;
+  action: string;
+  /** Resolved values; a field that needs a later step's output keeps its `${{ … }}` text. */
+  with: Record<string, JsonValue>;
+}
+
+/** What an approver is shown and signs: the definition's hash and the changes the step guards. */
+export interface ApprovalPlan {
+  definitionHash: string;
+  changes: PlannedChange[];
+}
+
+/**
+ * The bytes an approver signs: every field that gives the decision its meaning, and (runs whose
+ * approvals show a plan) the plan itself, so a signature holds only for what the approver saw.
+ */
 export function approvalPayload(fields: {
   workflowId: string;
   runId: string;
@@ -68,9 +89,11 @@ export function approvalPayload(fields: {
   comment: string | undefined;
   signedAt: number;
   nonce: string;
+  plan?: ApprovalPlan;
 }): string {
+  const version = fields.plan === undefined ? [] : [canonicalJson(fields.plan)];
   return JSON.stringify([
-    'tideline-approval/1',
+    fields.plan === undefined ? 'tideline-approval/1' : 'tideline-approval/2',
     fields.workflowId,
     fields.runId,
     fields.stepKey,
@@ -79,6 +102,7 @@ export function approvalPayload(fields: {
     fields.comment ?? '',
     fields.signedAt,
     fields.nonce,
+    ...version,
   ]);
 }
 
@@ -106,6 +130,8 @@ export interface VerifyApprovalInput {
   starter?: SignedStart;
   /** When the run started (epoch ms), sent with `starter`: a start signature must be fresh then. */
   runStartedAt?: number;
+  /** The plan the step guards now (runs admitted by the worker): the signature must cover it. */
+  plan?: ApprovalPlan;
 }
 
 export interface StarterVerdict {
@@ -144,3 +170,81 @@ export interface ApprovalAuditEntry {
   /** Accepted: the approvers entry that allowed it. */
   via?: string;
 }
+
+/** An operator's action on a held run (`retry`, `skip`, `rollback`), signed like a decision. */
+export const HOLD_ACTIONS = ['retry', 'skip', 'rollback'] as const;
+export type HoldActionName = (typeof HOLD_ACTIONS)[number];
+
+/** What a hold action changes, as signed: a retry's inputs and `with`, a skip's output. */
+export function holdActionChanges(
+  action: HoldActionName,
+  request: { inputs?: unknown; with?: unknown; output?: unknown },
+): unknown {
+  if (action === 'retry') return { inputs: request.inputs ?? {}, with: request.with ?? {} };
+  if (action === 'skip') return request.output ?? null;
+  return null;
+}
+
+/** The bytes an operator signs for a hold action: the run, the action and everything it changes. */
+export function holdActionPayload(fields: {
+  workflowId: string;
+  runId: string;
+  action: HoldActionName;
+  step: string | undefined;
+  by: string;
+  reason: string | undefined;
+  /** retry: inputs and `with` changes; skip: the stand-in output. */
+  changes: unknown;
+  signedAt: number;
+  nonce: string;
+}): string {
+  return JSON.stringify([
+    'tideline-hold/1',
+    fields.workflowId,
+    fields.runId,
+    fields.action,
+    fields.step ?? '',
+    fields.by,
+    fields.reason ?? '',
+    canonicalJson(fields.changes ?? null),
+    fields.signedAt,
+    fields.nonce,
+  ]);
+}
+
+/** An Ed25519 signature over `holdActionPayload`. */
+export interface HoldSignature {
+  keyId: string;
+  nonce: string;
+  signedAt: number;
+  value: string;
+}
+
+/** Why a hold action was refused; stable codes. */
+export const HOLD_REFUSAL_CODES = [
+  'HOLD_UNSIGNED',
+  'HOLD_UNKNOWN_KEY',
+  'HOLD_BAD_SIGNATURE',
+  'HOLD_STALE',
+  'HOLD_REPLAYED',
+] as const;
+export type HoldRefusalCode = (typeof HOLD_REFUSAL_CODES)[number];
+
+export const VERIFY_HOLD_ACTION_ACTIVITY = 'hold.verify';
+
+export interface VerifyHoldActionInput {
+  workflowId: string;
+  runId: string;
+  action: HoldActionName;
+  step?: string;
+  by?: string;
+  reason?: string;
+  changes: unknown;
+  signature?: HoldSignature;
+  /** The worker requires a signature (catalogue mode); otherwise an unsigned action is a claim. */
+  required: boolean;
+}
+
+export type VerifyHoldActionResult =
+  | { accepted: true; by: string | null; verified: boolean; keyId?: string }
+  | { accepted: false; code: HoldRefusalCode; reason: string };

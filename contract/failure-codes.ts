@@ -26,6 +26,14 @@ export const STEP_FAILURE_CODES = [
   'CANCELLED',
   /** A foreach's items failed more often than its `maxErrors` allows (the message reports them). */
   'FOREACH_MAX_ERRORS',
+  /** An approval step that refuses self-approval, in a run whose start no registered key signed. */
+  'APPROVAL_START_UNVERIFIED',
+  /** The worker refused the run at its start (contract/admission-messages.ts). */
+  'RUNBOOK_NOT_ALLOWED',
+  /** A policy rule denies the run or the step. */
+  'POLICY_DENIED',
+  /** A change window is closed and its rule refuses rather than waits. */
+  'CHANGE_WINDOW_CLOSED',
 ] as const;
 export type StepFailureCode = (typeof STEP_FAILURE_CODES)[number];
 

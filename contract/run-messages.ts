@@ -7,10 +7,15 @@ import type { JsonValue } from '../dsl/expressions';
 import type { RunFailureCode } from './failure-codes';
 import type {
   ApprovalAuditEntry,
+  ApprovalPlan,
   ApprovalRefusalCode,
   ApprovalSignature,
+  HoldRefusalCode,
+  HoldSignature,
   SignedStart,
 } from './approval-messages';
+import type { Admission } from './admission-messages';
+import type { PolicyRecord } from './policy-messages';
 
 export interface RunbookWorkflowInput {
   /** The normalised, validated definition: the run is pinned to it. */
@@ -26,6 +31,8 @@ export interface RunbookWorkflowInput {
    * by approval steps with `approvers` and `allowSelfApproval: false`.
    */
   startedBy?: SignedStart;
+  /** Set by a parent run for its child runbooks: the parent's admission (ignored without a parent). */
+  admission?: Admission;
 }
 
 export type StepStatus =
@@ -87,6 +94,8 @@ export interface PendingApproval {
   allowSelfApproval?: boolean;
   /** Who approved so far (steps with approvers). */
   approvedBy?: string[];
+  /** Runs the worker admitted: the changes this approval guards, which a decision signs. */
+  plan?: ApprovalPlan;
 }
 
 /** `held`: running, but a failed step waits for an operator (retry, skip or rollback). */
@@ -117,6 +126,10 @@ export interface RunProgress {
   approvals?: ApprovalAuditEntry[];
   /** Deliveries to notification targets so far (absent before the first); failures are kept. */
   notifications?: NotificationSummary;
+  /** What the worker decided at the start (runs it admitted): catalogue, starter, policies. */
+  admission?: Admission;
+  /** What the worker's policies said before the run's changing steps, oldest first. */
+  policies?: PolicyRecord[];
 }
 
 export interface LockWait {
@@ -145,6 +158,11 @@ export interface OperatorAction {
   inputs?: string[];
   /** retry: the names of the step's `with` fields changed (never their values). */
   with?: string[];
+  /** Runs the worker admitted: whether a registered key signed the action, and which. */
+  verified?: boolean;
+  keyId?: string;
+  /** Refused (and not applied), and why. */
+  refused?: { code: HoldRefusalCode; reason: string };
 }
 
 export interface HoldActionBase {
@@ -152,6 +170,8 @@ export interface HoldActionBase {
   step?: string;
   by?: string;
   reason?: string;
+  /** Signed with the operator's approval key (holdActionPayload); required by catalogue workers. */
+  signature?: HoldSignature;
 }
 
 export interface RetryRequest extends HoldActionBase {

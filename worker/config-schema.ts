@@ -172,6 +172,29 @@ export const ApprovalsSection = z.strictObject({
   groups: z.record(ApproverName, z.array(ApproverName)).optional(),
 });
 
+/** A definition hash as `tideline catalog list` prints it (SHA-256, hex). */
+const DefinitionHash = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/, 'must be a SHA-256 in hex, as `tideline catalog list` prints it');
+
+/**
+ * The runbooks this worker runs (`catalog:`): folders or files, relative to the configuration file,
+ * each file optionally pinned to its definition hash. Without it (or with `development: true`) the
+ * worker runs any definition a client sends: a development setting.
+ */
+export const CatalogSection = z
+  .strictObject({
+    runbooks: z
+      .array(
+        z.union([z.string().min(1), z.strictObject({ path: z.string().min(1), sha256: DefinitionHash })]),
+      )
+      .optional(),
+    development: z.boolean().optional(),
+  })
+  .refine((section) => section.development === true || (section.runbooks?.length ?? 0) > 0, {
+    message: 'name the runbooks this worker runs (runbooks: [folder, …]) or say development: true',
+  });
+
 /** A webhook's URL: a secret (whoever has it can post), so it is never printed or recorded. */
 const WebhookUrl = z
   .string()
@@ -219,6 +242,7 @@ export const WorkerConfigSchema = z.strictObject({
   cloud: CloudSection,
   approvals: ApprovalsSection.optional(),
   notifications: NotificationsSection.optional(),
+  catalog: CatalogSection.optional(),
 });
 export type ParsedWorkerConfig = z.infer<typeof WorkerConfigSchema>;
 

@@ -26,13 +26,18 @@
 //     targets:
 //       ops: { type: slack, url: https://hooks…, events: [awaiting-approval, held, failed] }
 //       audit: { type: webhook, url: https://…, runbooks: ['provision-*'] }
+//   catalog:                                 # the runbooks this worker runs (worker/catalog.ts)
+//     runbooks: [./runbooks, { path: ./extra/promote.yaml, sha256: 3f1c… }]
+//     development: false                     # true (or no catalog:): any definition runs
 //
 // Environment (overrides the file): TIDELINE_TASK_QUEUE, TIDELINE_METRICS_ADDRESS,
 // TIDELINE_CLOUD_URL, TIDELINE_CLOUD_ALLOW_INSECURE_LOOPBACK=1, and together
 // TIDELINE_CLOUD_PROJECT_ID + TIDELINE_CLOUD_ACCESS_KEY + TIDELINE_CLOUD_SECRET_KEY, or
 // TIDELINE_CLOUD_PROJECT_ID + TIDELINE_CLOUD_BEARER_TOKEN (one project, which becomes the default).
 import { inspect } from 'node:util';
-import type { ApprovalSettings, NotificationSettings } from '../activities/deps';
+import path from 'node:path';
+import type { ApprovalSettings, CatalogSettings, NotificationSettings } from '../activities/deps';
+import { loadCatalog, type CatalogEntry } from './catalog';
 import { DEFAULT_NOTIFICATION_SETTINGS } from '../activities/notify';
 import { parseBaseUrl } from '../cloud/base-url';
 import type { RateLimit } from '../cloud/rate-limiter';
@@ -82,6 +87,8 @@ export interface WorkerConfig {
   approvals: ApprovalSettings;
   /** Notification targets (`notifications:`); none when not configured. */
   notifications: NotificationSettings;
+  /** The runbooks it runs (`catalog:`); absent or `development`: any definition a client sends. */
+  catalog?: CatalogSettings & { list: CatalogEntry[] };
 }
 
 export interface LoadWorkerConfigOptions {
@@ -152,6 +159,13 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
   const defaultProjectId = data.cloud.defaultProject ?? [...projects.keys()][0] ?? '';
 
   const shared = resolveSharedSettings({ env, file: data });
+  const catalogProblems: string[] = [];
+  const catalog = loadCatalog(
+    data.catalog,
+    configFile ? path.dirname(configFile) : process.cwd(),
+    catalogProblems,
+  );
+  if (catalogProblems.length > 0) throw configError(catalogProblems, source);
 
   const config: WorkerConfig = {
     taskQueue: shared.taskQueue,
@@ -170,6 +184,7 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
       groups: new Map(Object.entries(data.approvals?.groups ?? {})),
     },
     notifications: notificationSettings(data.notifications),
+    catalog,
   };
   return withSafeDisplay(config);
 }
@@ -217,6 +232,10 @@ export function describeWorkerConfig(config: WorkerConfig): Record<string, unkno
     },
     approvals: { keys: [...config.approvals.keys.keys()], groups: [...config.approvals.groups.keys()] },
     notifications: { targets: [...config.notifications.targets.keys()] },
+    catalog: {
+      mode: config.catalog?.mode ?? 'development',
+      runbooks: (config.catalog?.list ?? []).map(({ name, file, hash }) => ({ name, file, sha256: hash })),
+    },
   };
 }
 

@@ -55,6 +55,16 @@ export interface TidelineWorker {
   budgetSharers(): number;
 }
 
+/** What the worker says at start about the runbooks it runs. */
+export function catalogNotice(config: Pick<WorkerConfig, 'catalog'>): string {
+  const catalog = config.catalog;
+  const count = catalog?.list.length ?? 0;
+  if (catalog === undefined || catalog.mode === 'development') {
+    return `tideline worker: development setting: runs any runbook a client sends${count > 0 ? ` (besides its catalogue of ${count})` : ''}; a production worker names its runbooks under catalog: (docs/security.md)`;
+  }
+  return `tideline worker: runs the ${count} runbook(s) of its catalogue; any other definition is refused (RUNBOOK_NOT_ALLOWED)`;
+}
+
 /** In-flight activities get this long to finish (or see their cancellation) on shutdown. */
 export const SHUTDOWN_GRACE_TIME = '10s';
 
@@ -108,12 +118,14 @@ export async function createTidelineWorker(
     workflows = resolved.source;
   }
   const clients = deps.clients ?? createCloudClientResolver(config.cloud);
+  log(catalogNotice(config));
   const activities =
     deps.activities ??
     createActivities({
       clients,
       approvals: config.approvals,
       notifications: config.notifications,
+      ...(config.catalog !== undefined && { catalog: config.catalog }),
       ...(deps.clock ? { clock: deps.clock } : {}),
     });
 

@@ -14,6 +14,7 @@ import {
   type StarterVerdict,
 } from '../contract/approval-messages';
 import type { ApprovalDecision, ApprovalOutcome, PendingApproval } from '../contract/run-messages';
+import type { RunGovernance } from './run-governance';
 
 /** What the ledger needs of an open approval (run-state.ts's waiter). */
 export interface QuorumWaiter extends PendingApproval {
@@ -50,14 +51,23 @@ export class ApprovalLedger {
     private readonly ids: { workflowId: string; runId: string },
     private readonly startedBy: SignedStart | undefined,
     private readonly onChange: () => void,
+    /** The worker's admission (runs it admitted): the starter as it verified it at the start. */
+    private readonly governance: () => RunGovernance | undefined = () => undefined,
   ) {}
 
-  /** The starter's name for the self-approval rule: verified, or as claimed at the start. */
+  /**
+   * The starter's name for the self-approval rule. A run the worker admitted: only a verified
+   * starter (an unverified start never reaches a step that refuses self-approval). Earlier runs:
+   * verified at the first decision, or as claimed at the start.
+   */
   private starterName(): string | undefined {
+    const admitted = this.governance()?.admission.starter;
+    if (admitted !== undefined) return admitted.verified ? (admitted.by ?? undefined) : undefined;
     return this.starter?.by ?? this.startedBy?.by;
   }
 
   async decide(waiter: QuorumWaiter, decision: ApprovalDecision): Promise<ApprovalOutcome> {
+    const admitted = this.governance() !== undefined;
     const verdict = await verifyApproval({
       ...this.ids,
       stepKey: waiter.stepKey,
@@ -66,7 +76,9 @@ export class ApprovalLedger {
       ...(decision.by !== undefined && { by: decision.by }),
       ...(decision.comment !== undefined && { comment: decision.comment }),
       ...(decision.signature !== undefined && { signature: decision.signature }),
-      ...(this.starter === undefined &&
+      ...(waiter.plan !== undefined && { plan: waiter.plan }),
+      ...(!admitted &&
+        this.starter === undefined &&
         this.startedBy !== undefined && {
           starter: this.startedBy,
           runStartedAt: workflowInfo().startTime.getTime(),
@@ -108,7 +120,9 @@ export class ApprovalLedger {
     const starter = this.starterName();
     if (decision.approved && !waiter.allowSelfApproval && starter !== undefined && starter === verdict.by) {
       const how =
-        this.starter?.verified === true ? 'started this run' : 'is named as the starter of this run';
+        admitted || this.starter?.verified === true
+          ? 'started this run'
+          : 'is named as the starter of this run';
       return refuse('APPROVAL_SELF', `${verdict.by} ${how}; this step does not allow self-approval`);
     }
     this.record({ ...entry, accepted: true, via: verdict.via });

@@ -139,6 +139,20 @@ export class Holds {
     return entry;
   }
 
+  /** Records an action the worker refused (unsigned, unknown key, bad signature): nothing changes. */
+  refuse(
+    action: 'retry' | 'skip' | 'rollback',
+    request: HoldActionBase,
+    refused: NonNullable<OperatorAction['refused']>,
+  ): OperatorAction {
+    const open = [...this.waiters.values()].filter((w) => w.decision === undefined);
+    const stepKey = request.step ?? open.map((w) => w.stepKey).join(', ');
+    const entry = this.record(action, stepKey, request);
+    entry.refused = refused;
+    this.onChange();
+    return entry;
+  }
+
   retry(request: RetryRequest): OperatorAction {
     const waiter = this.find(request);
     waiter.decision = { kind: 'retry' };

@@ -129,6 +129,9 @@ export class Interpreter {
         const decision = await holds.wait(key, step.id, failure);
         if (decision.kind === 'retry') {
           delete record.error;
+          // Other inputs or `with` change what was approved: those approvals are asked again.
+          for (const approval of this.state.governance?.outdatedApprovals() ?? [])
+            await this.runKind(approval.step, approval.scope, approval.key, this);
           return this.runStep(step, scope, prefix, compensates);
         }
         if (decision.kind === 'skip') {

@@ -116,6 +116,15 @@ export const PATCHES = {
    * of them (workflows/local-calls.ts).
    */
   localCallAttempts: 'tideline-2027-04-local-call-attempts',
+  /**
+   * 2027-05: the worker is the authority over a top-level run. Before any step, the `run.admit`
+   * local activity checks the definition against the worker's catalogue, verifies the start's
+   * signature and applies the policies (workflows/run-governance.ts); approvals with approvers
+   * show and sign the plan they guard; hold actions are verified (`hold.verify`); changing steps
+   * are checked by `policy.check` when the worker has step rules. Asked at the start of every run
+   * that has no parent.
+   */
+  runAdmission: 'tideline-2027-05-run-admission',
 } as const;
 
 export type PatchId = (typeof PATCHES)[keyof typeof PATCHES];

@@ -16,6 +16,7 @@ import { lockWaits } from './locks';
 import { addResource } from './step-resources';
 import type { Holds } from './holds';
 import type { ApprovalLedger } from './approval-ledger';
+import type { RunGovernance } from './run-governance';
 import type { NotificationSummary } from '../contract/notification-messages';
 
 interface ApprovalWaiter extends PendingApproval {
@@ -46,6 +47,8 @@ export class RunState {
   definition: Pick<RunbookDefinition, 'steps' | 'outputs'> | undefined;
   /** Decisions on approval steps with approvers (the progress's audit trail). */
   ledger: ApprovalLedger | undefined;
+  /** The worker's admission and policies (runs it admitted; absent for earlier runs). */
+  governance: RunGovernance | undefined;
   /** Deliveries to the run's notification targets; absent when no target hears the run. */
   notifications: NotificationSummary | undefined;
 
@@ -158,6 +161,11 @@ export class RunState {
       progress.actions = this.holds.actions.map((a) => ({ ...a }));
     if (this.ledger !== undefined && this.ledger.entries.length > 0)
       progress.approvals = this.ledger.entries.map((entry) => ({ ...entry }));
+    if (this.governance !== undefined) {
+      progress.admission = this.governance.admission;
+      if (this.governance.policyRecords.length > 0)
+        progress.policies = this.governance.policyRecords.map((record) => ({ ...record }));
+    }
     const notifications = this.notifications;
     if (notifications !== undefined && (notifications.delivered > 0 || notifications.failed.length > 0))
       progress.notifications = { delivered: notifications.delivered, failed: [...notifications.failed] };

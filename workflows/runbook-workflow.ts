@@ -29,6 +29,7 @@ import { RunState } from './run-state';
 import { RunVisibility } from './run-visibility';
 import { RunLocks, lockKeys } from './locks';
 import { runIdentity } from './run-identity';
+import { RunGovernance } from './run-governance';
 import { RUN_CANCELLED, StepFailed, runCancelled, summariseFailure } from './step-failure';
 import { runStepKind } from './step-kinds';
 import { concurrentCallsAsTasks } from './concurrent-calls';
@@ -56,7 +57,12 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
   setHandler(progressQuery, () => state.progress());
   // Commands only for steps with approvers (format 2), which runs of earlier releases cannot have.
   const { workflowId, runId } = workflowInfo();
-  state.ledger = new ApprovalLedger({ workflowId, runId }, input.startedBy, () => state.onChange());
+  state.ledger = new ApprovalLedger(
+    { workflowId, runId },
+    input.startedBy,
+    () => state.onChange(),
+    () => state.governance,
+  );
   const ledger = state.ledger;
   setHandler(
     approvalUpdate,
@@ -92,10 +98,18 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
     ...(definition.onFailure !== undefined && { runbook: definition.onFailure }),
     timeoutMs: definition.holdTimeoutMs ?? DEFAULT_HOLD_TIMEOUT_MS,
   });
-  setHoldHandlers(state.holds, definition, input.inputs, scope);
+  setHoldHandlers(state.holds, definition, input.inputs, scope, () => state.governance);
   const identity = runIdentity(definition, bound.values);
   state.secretValues = identity.secretValues;
   state.definition = definition;
+  // The worker's verdict before any step: catalogue, verified starter, policies.
+  const admission = await RunGovernance.admit(input, bound.values);
+  if (admission !== undefined) {
+    state.governance = new RunGovernance(admission, definition, identity.secretValues, (key) =>
+      state.holds?.withChanges(key),
+    );
+    state.governance.onChange = () => state.onChange();
+  }
   let notifier = RunNotifier.silent();
   state.onChange = () => {
     visibility.sync(state);
@@ -120,6 +134,13 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
     .map(([name]) => name);
 
   try {
+    if (admission !== undefined && !admission.allowed) {
+      throw new StepFailed(
+        '',
+        admission.code ?? 'RUNBOOK_NOT_ALLOWED',
+        admission.reason ?? 'refused by the worker',
+      );
+    }
     await locks.acquire(lockKeys(definition, bound.values).filter((key) => !heldByParent.includes(key)));
     await interpreter.runSteps(definition.steps, scope, '');
   } catch (error) {
@@ -148,7 +169,10 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
     const report: RunReport = { ...state.progress(), outputs: {}, secretOutputs };
     throw ApplicationFailure.create({
       type: RUNBOOK_FAILED,
-      message: `step ${state.failure.stepKey} failed: ${state.failure.message}`,
+      message:
+        state.failure.stepKey === ''
+          ? state.failure.message
+          : `step ${state.failure.stepKey} failed: ${state.failure.message}`,
       nonRetryable: true,
       details: [report],
     });

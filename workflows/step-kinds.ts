@@ -143,7 +143,7 @@ export async function runStepKind(
       await sleep(resolveDurationMs(step.durationMs, vars));
       return null;
     case 'approve':
-      return runApproval(step, vars, key, interpreter);
+      return runApproval(step, scope, key, interpreter);
     case 'assert': {
       if (!evaluateCondition(step.condition, vars)) {
         const message =
@@ -176,6 +176,9 @@ export async function runStepKind(
             definition: step.runbook,
             inputs,
             heldLocks: [...interpreter.heldLocks(), ...locksHeldFor(scope)],
+            ...(interpreter.state.governance !== undefined && {
+              admission: interpreter.state.governance.admission,
+            }),
           },
         ],
         workflowId: `${workflowInfo().workflowId}/${key}`,
@@ -230,11 +233,25 @@ async function runBranches(
 
 async function runApproval(
   step: Extract<StepDefinition, { kind: 'approve' }>,
-  vars: Record<string, unknown>,
+  scope: Scope,
   key: string,
   interpreter: Interpreter,
 ): Promise<JsonValue> {
+  const vars = celVariables(scope);
   const timeoutMs = step.timeoutMs === undefined ? undefined : resolveDurationMs(step.timeoutMs, vars);
+  const governance = interpreter.state.governance;
+  if (governance !== undefined && step.approvers !== undefined && step.allowSelfApproval === false) {
+    const { starter } = governance.admission;
+    if (!starter.verified) {
+      throw new StepFailed(
+        key,
+        'APPROVAL_START_UNVERIFIED',
+        `this step refuses self-approval, so it needs a run whose starter is known: the start ${starter.by === null ? 'named no starter' : `only claims "${starter.by}"`} (${starter.reason ?? 'not verified'}); start the run with an approval key registered on the worker (tideline keys create NAME; tideline run … --by NAME)`,
+      );
+    }
+  }
+  const plan =
+    governance !== undefined && step.approvers !== undefined ? governance.planFor(step, scope) : undefined;
   const waiter = interpreter.state.openApproval({
     stepKey: key,
     message: String(resolveTemplateString(step.message, vars)),
@@ -246,6 +263,7 @@ async function runApproval(
       allowSelfApproval: step.allowSelfApproval ?? true,
       approvedBy: [],
     }),
+    ...(plan !== undefined && { plan }),
   });
   try {
     const decided =
@@ -269,6 +287,7 @@ async function runApproval(
         `${why}${outcome.comment ? `: ${outcome.comment}` : ''}`,
       );
     }
+    if (plan !== undefined) governance?.noteApproved(step, key, scope, plan);
     return { ...outcome };
   } finally {
     interpreter.state.closeApproval(key);

@@ -5,6 +5,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { ApprovalDecision } from '../../contract/run-messages';
 import { loadApprovalKey, signDecision } from '../approval-signing';
+import { planText } from '../output/approval-plan-text';
 import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
 import { EXIT } from '../errors';
@@ -108,6 +109,9 @@ async function send(
         ? (pending ?? asked ?? '')
         : asked;
     decision.step = stepKey;
+    // What the approver signs for: the plan the step shows, when the worker admitted the run.
+    const plan = progress?.pendingApproval?.stepKey === stepKey ? progress.pendingApproval.plan : undefined;
+    if (plan !== undefined && !ctx.globals.json) ctx.stdout.write(planText(stepKey, plan));
     decision.signature = signDecision(key, {
       workflowId,
       runId: description.runId,
@@ -115,6 +119,7 @@ async function send(
       approved: decision.approved,
       by: decision.by,
       ...(decision.comment !== undefined && { comment: decision.comment }),
+      ...(plan !== undefined && { plan }),
     });
   }
   const sent = await sendRunUpdate(ctx, session, {

@@ -3,7 +3,9 @@
 // that is not held, invalid inputs, a `with` field the step does not set, a skip output lacking a
 // field a later step reads) before it is recorded. Exit 0 when the action was taken, 1 when it was refused or the run has ended.
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily like every SDK module */
+import type { KeyObject } from 'node:crypto';
 import type { JsonValue } from '../../dsl/expressions';
+import { loadApprovalKey, signHoldAction } from '../approval-signing';
 import type { OperatorAction } from '../../contract/run-messages';
 import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
@@ -22,12 +24,13 @@ type Verb = 'retry' | 'skip' | 'rollback';
 
 const COMMON_HELP: [string, string][] = [
   ['--by NAME', 'who acts (default: your user name)'],
+  ['--key FILE', 'the approval key that signs the action (default ~/.tideline/approval-keys/NAME.pem)'],
   ['-m, --reason TEXT', 'why, recorded with the action'],
 ];
 
 export const RETRY_SPEC = {
   name: 'retry',
-  usage: "ID [--step KEY] [-i key=value]… [--with '{…}'] [--by NAME] [-m TEXT]",
+  usage: "ID [--step KEY] [-i key=value]… [--with '{…}'] [--by NAME] [--key FILE] [-m TEXT]",
   summary: COMMAND_SUMMARIES.retry,
   description: [
     'Runs the held step again (a create that had taken effect is adopted, not duplicated). -i changes',
@@ -40,6 +43,7 @@ export const RETRY_SPEC = {
     input: { type: 'string', short: 'i', multiple: true },
     with: { type: 'string' },
     by: { type: 'string' },
+    key: { type: 'string' },
     reason: { type: 'string', short: 'm' },
   },
   optionHelp: [
@@ -60,7 +64,7 @@ export const RETRY_SPEC = {
 
 export const SKIP_SPEC = {
   name: 'skip',
-  usage: 'ID --step KEY [--output JSON] [--by NAME] [-m TEXT]',
+  usage: 'ID --step KEY [--output JSON] [--by NAME] [--key FILE] [-m TEXT]',
   summary: COMMAND_SUMMARIES.skip,
   description: [
     'The held step counts as done with --output (JSON, default null); it must have every field later',
@@ -70,6 +74,7 @@ export const SKIP_SPEC = {
     step: { type: 'string' },
     output: { type: 'string' },
     by: { type: 'string' },
+    key: { type: 'string' },
     reason: { type: 'string', short: 'm' },
   },
   optionHelp: [
@@ -85,12 +90,12 @@ export const SKIP_SPEC = {
 
 export const ROLLBACK_SPEC = {
   name: 'rollback',
-  usage: 'ID [--by NAME] [-m TEXT]',
+  usage: 'ID [--by NAME] [--key FILE] [-m TEXT]',
   summary: COMMAND_SUMMARIES.rollback,
   description: [
     'Compensates the completed steps, newest first, and fails the run. Exit 1 when nothing is held.',
   ],
-  options: { by: { type: 'string' }, reason: { type: 'string', short: 'm' } },
+  options: { by: { type: 'string' }, key: { type: 'string' }, reason: { type: 'string', short: 'm' } },
   optionHelp: COMMON_HELP,
   examples: ['tideline rollback provision-production-service-3f9a1c -m "wrong region"'],
   positionals: { min: 1, max: 1, names: 'the run ID' },
@@ -164,6 +169,7 @@ async function act(
   verb: Verb,
   request: Record<string, unknown>,
   pairs: readonly InputPair[] = [],
+  key?: KeyObject,
 ): Promise<number> {
   const messages = require('../../contract/run-messages') as typeof import('../../contract/run-messages');
   const update = {
@@ -183,6 +189,19 @@ async function act(
     return EXIT.FAILED;
   }
   if (pairs.some((pair) => pair.literal)) await warnAboutSecrets(ctx, session, workflowId, pairs);
+  if (key !== undefined && typeof request.by === 'string') {
+    const { holdActionChanges } =
+      require('../../contract/approval-messages') as typeof import('../../contract/approval-messages');
+    request.signature = signHoldAction(key, {
+      workflowId,
+      runId: description.runId,
+      action: verb,
+      ...(typeof request.step === 'string' && { step: request.step }),
+      by: request.by,
+      ...(typeof request.reason === 'string' && { reason: request.reason }),
+      changes: holdActionChanges(verb, request),
+    });
+  }
   const sent = await sendRunUpdate(ctx, session, {
     workflowId,
     verb,
@@ -196,6 +215,15 @@ async function act(
   });
   if ('exit' in sent) return sent.exit;
   const action = sent.answer;
+  if (action.refused !== undefined) {
+    printCliError(ctx, {
+      code: action.refused.code,
+      message: `run ${workflowId} refused this ${verb}: ${action.refused.reason}`,
+      hint: `every action: ${cliCommand(ctx, ['audit', workflowId])}`,
+      details: [],
+    });
+    return EXIT.FAILED;
+  }
   if (ctx.globals.json) {
     ctx.stdout.write(`${JSON.stringify({ workflowId, ...action })}\n`);
     return EXIT.OK;
@@ -231,7 +259,8 @@ function holdCommand(verb: Verb, spec: typeof RETRY_SPEC | typeof SKIP_SPEC | ty
         throw new CliError('CLI_USAGE', 'skip needs --step KEY', 'name the held step');
       request.output = parseOutput(values.output as string | undefined);
     }
-    return withTemporal(ctx, (session) => act(ctx, session, workflowId, verb, request, pairs));
+    const key = by === undefined ? undefined : loadApprovalKey(ctx, by, values.key as string | undefined);
+    return withTemporal(ctx, (session) => act(ctx, session, workflowId, verb, request, pairs, key));
   };
 }
 

@@ -13,7 +13,7 @@ import { printCommandHelp } from '../output/help';
 import { cliCommand } from '../output/run-report';
 import { runStatusOf } from '../run-observer';
 import { bindRunInputs } from '../runbook-input';
-import { startAndFollow } from '../start-run';
+import { startAndFollow, startedBy } from '../start-run';
 import { withTemporal } from '../temporal';
 import { runIdArgument, workflowIdProblem } from '../workflow-id';
 import { newRunId } from './run';
@@ -36,8 +36,14 @@ export const RERUN_SPEC = {
     'on-failure': { type: 'string' },
     detach: { type: 'boolean', short: 'd' },
     'show-secrets': { type: 'boolean' },
+    by: { type: 'string' },
+    key: { type: 'string' },
   },
   optionHelp: [
+    [
+      '--by NAME, --key FILE',
+      'who starts the new run, signed with their approval key (default: your user name)',
+    ],
     ['-i, --input key=value', 'change an input value (repeatable; key=@FILE reads a file)'],
     ['--inputs FILE', 'a YAML or JSON file of input values to change, - for stdin'],
     ['--id NEW', 'the new run id (default: <runbook name>-<6 hex digits>)'],
@@ -102,14 +108,17 @@ export const rerunCommand: Command = async (argv, ctx) => {
     { ...old.inputs, ...changed },
   );
   const policy = onFailure ?? old.onFailure;
+  const workflowId = values.id ?? newRunId(old.definition.name);
   const input: RunbookWorkflowInput = {
     definition: old.definition,
     inputs,
     ...(policy !== undefined && { onFailure: policy }),
+    // The new run's starter is whoever reruns it, never the old run's.
+    ...startedBy(ctx, workflowId, values.by, values.key),
   };
   if (!ctx.globals.json)
     ctx.stdout.write(`rerunning ${old.definition.name} (run ${oldId}, ${previous.status})\n`);
-  return startAndFollow(ctx, input, values.id ?? newRunId(old.definition.name), {
+  return startAndFollow(ctx, input, workflowId, {
     detach: values.detach === true,
     showSecrets: values['show-secrets'] === true,
   });

@@ -3,15 +3,12 @@ import { randomBytes } from 'node:crypto';
 import type { RunbookWorkflowInput } from '../../contract/run-messages';
 import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
-import type { RunbookDefinition } from '../../dsl/definition';
-import { namesApprovers } from '../../dsl/normalise';
-import { loadApprovalKey, signStart } from '../approval-signing';
 import { operatorName } from '../run-update';
 import { CliError } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { gatherInputs } from '../input-sources';
 import { bindRunInputs, loadRunbook, runbooksRootOption } from '../runbook-input';
-import { startAndFollow } from '../start-run';
+import { startAndFollow, startedBy } from '../start-run';
 import { workflowIdProblem } from '../workflow-id';
 import { COMMAND_SUMMARIES } from '../command-summaries';
 
@@ -75,22 +72,6 @@ export function newRunId(runbookName: string): string {
   return `${runbookName}-${randomBytes(3).toString('hex')}`;
 }
 
-/**
- * The run's starter, for approval steps with approvers (`allowSelfApproval: false`): signed with
- * the starter's approval key when there is one, else only claimed. Other runbooks carry nothing.
- */
-function startedBy(
-  ctx: CliContext,
-  definition: RunbookDefinition,
-  workflowId: string,
-  by: string | undefined,
-  keyFile: string | undefined,
-): Pick<RunbookWorkflowInput, 'startedBy'> {
-  const name = by ?? operatorName(ctx.env);
-  if (!namesApprovers(definition.steps) || name === undefined) return {};
-  return { startedBy: signStart(loadApprovalKey(ctx, name, keyFile), workflowId, name) };
-}
-
 export const runCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(RUN_SPEC, argv, ctx);
   if (parsed.help) return printCommandHelp(RUN_SPEC, ctx);
@@ -123,7 +104,7 @@ export const runCommand: Command = async (argv, ctx) => {
     definition: runbook.definition,
     inputs,
     ...(onFailure !== undefined && { onFailure }),
-    ...startedBy(ctx, runbook.definition, workflowId, values.by, values.key),
+    ...startedBy(ctx, workflowId, values.by, values.key),
   };
   return startAndFollow(ctx, input, workflowId, {
     detach: values.detach === true,

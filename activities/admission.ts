@@ -1,0 +1,76 @@
+// The `run.admit` local activity: what the worker decides before a top-level run takes any step.
+// The definition must be one of the worker's catalogue (by content hash), unless the worker runs
+// in development mode; the starter is whoever signed the start (verified against the registered
+// keys), else an unverified claim; the policies' verdict at the start is added by the caller.
+// Pure given its input, the configuration and the clock.
+import type { Admission, AdmitRunInput, VerifiedStarter } from '../contract/admission-messages';
+import { shortHash, definitionHash } from './definition-hash';
+import { verifyStarter } from './approval-verify';
+import type { ApprovalSettings, CatalogSettings } from './deps';
+
+export { ADMIT_RUN_ACTIVITY } from '../contract/admission-messages';
+
+const DEVELOPMENT: CatalogSettings = { mode: 'development', entries: new Map() };
+const NO_KEYS: ApprovalSettings = { keys: new Map(), groups: new Map() };
+
+/** The groups of the worker configuration that list `name`. */
+export function groupsOf(settings: ApprovalSettings, name: string): string[] {
+  return [...settings.groups.entries()]
+    .filter(([, members]) => members.includes(name))
+    .map(([group]) => group);
+}
+
+export function verifiedStarter(
+  settings: ApprovalSettings,
+  input: Pick<AdmitRunInput, 'workflowId' | 'runStartedAt' | 'startedBy'>,
+): VerifiedStarter {
+  if (input.startedBy === undefined)
+    return { by: null, verified: false, reason: 'the start names no starter', groups: [] };
+  const verdict = verifyStarter(settings, input, input.startedBy);
+  return {
+    by: verdict.by,
+    verified: verdict.verified,
+    ...(verdict.reason !== undefined && { reason: verdict.reason }),
+    groups: verdict.verified ? groupsOf(settings, verdict.by) : [],
+  };
+}
+
+export function admitRun(
+  catalog: CatalogSettings,
+  approvals: ApprovalSettings,
+  input: AdmitRunInput,
+): Admission {
+  const hash = definitionHash(input.definition);
+  const starter = verifiedStarter(approvals, input);
+  const entry = catalog.entries.get(hash);
+  const base = {
+    mode: catalog.mode,
+    definitionHash: hash,
+    ...(entry !== undefined && { catalogEntry: entry }),
+    starter,
+    policies: [],
+    checksSteps: false,
+  };
+  if (catalog.mode === 'catalog' && entry === undefined) {
+    const sameName = [...catalog.entries.values()].filter((e) => e.name === input.definition.name);
+    const why =
+      sameName.length > 0
+        ? `its content (sha256 ${shortHash(hash)}) differs from the catalogue's ${input.definition.name} (${sameName.map((e) => e.file).join(', ')})`
+        : `no runbook named ${input.definition.name} is in the catalogue`;
+    return {
+      ...base,
+      allowed: false,
+      code: 'RUNBOOK_NOT_ALLOWED',
+      reason: `this worker runs only the runbooks of its catalogue: ${why}`,
+    };
+  }
+  return { ...base, allowed: true };
+}
+
+export function createAdmitRunActivity(
+  catalog: CatalogSettings | undefined,
+  approvals: ApprovalSettings | undefined,
+) {
+  return async (input: AdmitRunInput): Promise<Admission> =>
+    admitRun(catalog ?? DEVELOPMENT, approvals ?? NO_KEYS, input);
+}
