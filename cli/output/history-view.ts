@@ -6,6 +6,7 @@ import type { OperatorAction, StepStatus } from '../../contract/run-messages';
 import type { ApprovalAuditEntry } from '../../contract/approval-messages';
 import type { ActivityRun, OtherActivity, Timeline, TimelineStep } from '../history-timeline';
 import { stepDepth } from '../run-observer';
+import { printable } from './printable';
 import { compensationNote, resourcesNote } from './resource-notes';
 import { actionLine, auditLine, stepJson } from './run-report';
 import { statusColour, stepElapsed } from './step-view';
@@ -38,7 +39,7 @@ function lastRetry(activity: ActivityRun | undefined): string | undefined {
 function stepNote(step: TimelineStep, undos: readonly TimelineStep[] = []): string {
   const parts: string[] = [];
   const retry = lastRetry(step.activity);
-  if (step.error) parts.push(`${step.error.type}: ${step.error.message}`);
+  if (step.error) parts.push(printable(`${step.error.type}: ${step.error.message}`));
   if (retry !== undefined && step.status !== 'failed') parts.push(retry);
   if (step.compensates) parts.push(`undoes ${step.compensates}`);
   if (step.child) parts.push(`child run ${step.child.workflowId}`);
@@ -159,7 +160,7 @@ export function renderHistory(view: RunHistoryView, style: Style, now: number): 
   if (view.failure && view.status !== 'succeeded') {
     const where = view.failure.stepKey ? ` at ${view.failure.stepKey}` : '';
     const verb = view.status === 'cancelled' ? 'cancelled' : 'failed';
-    out.push(style.red(`${verb}${where}: ${view.failure.type}: ${view.failure.message}`));
+    out.push(style.red(`${verb}${where}: ${printable(`${view.failure.type}: ${view.failure.message}`)}`));
   }
   return out;
 }

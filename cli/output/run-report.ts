@@ -8,6 +8,7 @@ import type { CliContext } from '../context';
 import type { RunOutcome, RunStatusName } from '../run-observer';
 import { orderedSteps } from '../run-observer';
 import { currentInvocation, shellQuote } from './cli-invocation';
+import { printable, quoted } from './printable';
 import { compensatedResourceLines, createdNote } from './resource-notes';
 import { stepElapsed } from './step-view';
 import { SECRET_MASK, formatDuration, inlineValue, isoTime, type Style } from './style';
@@ -28,14 +29,17 @@ export function cliCommand(ctx: Pick<CliContext, 'globals'>, words: string[]): s
 
 /** One operator action on a held run (or a hold timeout), for status and reports. */
 export function actionLine(action: OperatorAction): string {
-  const by = action.by !== null ? ` by ${action.by}` : '';
-  const why = action.reason !== null ? `: ${action.reason}` : '';
-  const inputs = action.inputs !== undefined ? ` (inputs changed: ${action.inputs.join(', ')})` : '';
-  const fields = action.with !== undefined ? ` (with changed: ${action.with.join(', ')})` : '';
+  // The name, reason and field names are the operator's (or anyone's who reached Temporal).
+  const by = action.by !== null ? ` by ${printable(action.by)}` : '';
+  const why = action.reason !== null ? `: ${printable(action.reason)}` : '';
+  const names = (list: string[]): string => list.map(printable).join(', ');
+  const inputs = action.inputs !== undefined ? ` (inputs changed: ${names(action.inputs)})` : '';
+  const fields = action.with !== undefined ? ` (with changed: ${names(action.with)})` : '';
+  const step = printable(action.stepKey);
   const what =
     action.action === 'hold-timeout'
-      ? `hold of ${action.stepKey} timed out; rolling back`
-      : `${action.action} ${action.stepKey}${by}${inputs}${fields}${why}`;
+      ? `hold of ${step} timed out; rolling back`
+      : `${action.action} ${step}${by}${inputs}${fields}${why}`;
   return `${isoTime(action.at) ?? ''} ${what}`;
 }
 
@@ -70,7 +74,7 @@ export function approvalLines(
       ? []
       : [
           `    approvers: ${pending.approvers.join(', ')}; approved ${pending.approvedBy?.length ?? 0} of ${pending.minApprovals ?? 1}` +
-            `${pending.approvedBy?.length ? ` (${pending.approvedBy.join(', ')})` : ''}` +
+            `${pending.approvedBy?.length ? ` (${pending.approvedBy.map(printable).join(', ')})` : ''}` +
             `${pending.allowSelfApproval === false ? '; not by the starter' : ''}; signed decisions only`,
           `    every decision: ${cliCommand(ctx, ['audit', workflowId])}`,
         ]),
@@ -98,12 +102,16 @@ const HEADLINE: Record<RunStatusName, string> = {
 
 /** One decision on an approval step with approvers (audit, status, history). */
 export function auditLine(entry: ApprovalAuditEntry): string {
-  const who = `${entry.by ?? '(no name)'}${entry.keyId !== null ? ` key ${entry.keyId}` : ''}`;
+  // Name, key id and comment are whatever the decision carried (an update sent raw to Temporal
+  // bypasses the CLI), and a refusal's reason quotes the name: each is printed escaped, so a
+  // decision stays one line and cannot print lines that look like other decisions.
+  const name = entry.by !== null ? printable(entry.by) : '(no name)';
+  const who = `${name}${entry.keyId !== null ? ` key ${printable(entry.keyId)}` : ''}`;
   const verdict = entry.accepted
-    ? `counted${entry.via !== undefined ? ` (${entry.via})` : ''}`
-    : `refused ${entry.code ?? ''}: ${entry.reason ?? ''}`;
-  const comment = entry.comment !== null ? ` "${entry.comment}"` : '';
-  return `${new Date(entry.at).toISOString()} ${entry.stepKey} ${entry.decision} by ${who}${comment}: ${verdict}`;
+    ? `counted${entry.via !== undefined ? ` (${printable(entry.via)})` : ''}`
+    : `refused ${printable(entry.code ?? '')}: ${printable(entry.reason ?? '')}`;
+  const comment = entry.comment !== null ? ` ${quoted(entry.comment)}` : '';
+  return `${new Date(entry.at).toISOString()} ${printable(entry.stepKey)} ${entry.decision} by ${who}${comment}: ${verdict}`;
 }
 
 /** How the run's notifications went: a count, and each delivery that failed with its reason. */
@@ -136,7 +144,8 @@ export function renderOutcome(
     const reason =
       outcome.status === 'cancelled' && outcome.failure.type === 'CANCELLED'
         ? 'cancelled on request'
-        : `${outcome.failure.type}: ${outcome.failure.message}`;
+        : // A rejection's message quotes the rejecter's name and comment.
+          printable(`${outcome.failure.type}: ${outcome.failure.message}`);
     lines.push(`  ${where}${reason}`);
   }
   const steps = outcome.progress?.steps ?? [];
@@ -150,7 +159,7 @@ export function renderOutcome(
     const what = created === undefined ? '' : ` (${created})`;
     lines.push(
       style.red(
-        `  compensation failed for ${step.key}${what}: ${step.error?.message ?? 'unknown reason'} — check for leftovers`,
+        `  compensation failed for ${step.key}${what}: ${printable(step.error?.message ?? 'unknown reason')} — check for leftovers`,
       ),
     );
   }

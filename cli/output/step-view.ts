@@ -3,6 +3,7 @@
 // step failed). Shared by the live view, the plain line log, the final report and `history`.
 import type { StepRecord, StepStatus } from '../../contract/run-messages';
 import type { ActivityState } from '../run-observer';
+import { printable } from './printable';
 import { formatDuration, truncate, type Style } from './style';
 
 /** What a step's row says for its state: a step still pending when the run ended never ran. */
@@ -82,10 +83,14 @@ export function waitDetail(step: StepRecord, activity: ActivityState | undefined
   return parts.join(' · ');
 }
 
-/** Why a step failed (or its compensation did), or '' when it did not. */
+/**
+ * Why a step failed (or its compensation did), or '' when it did not. Escaped (printable.ts): an
+ * approval step's rejection quotes the rejecter's name and comment, which anyone reaching Temporal
+ * can set.
+ */
 export function stepError(step: StepRecord): string {
   if (!step.error || (step.status !== 'failed' && step.status !== 'compensation-failed')) return '';
-  return `${step.error.type}: ${step.error.message}`;
+  return printable(`${step.error.type}: ${step.error.message}`);
 }
 
 /** What a running step is doing (a wait's last answer, a child run, a retry), or ''. */
