@@ -23,6 +23,7 @@ import type { TestCloud, TestCloudOptions } from './local-cloud';
 import { startTestLocalStack } from './test-local-stack';
 import { runWorkflowBundle, treeWorkflows } from './tree-workflows';
 import type { TemporalServer, TemporalServerOptions } from './temporal-server';
+import type { WorkerConfig } from '../../worker/config';
 
 export const RUNBOOKS_DIR = path.resolve(__dirname, '..', '..', 'runbooks');
 
@@ -61,6 +62,8 @@ export interface RunbookStackOptions {
   notifications?: NotificationSettings;
   /** The project's API budget (`cloud.rateLimit`). */
   rateLimit?: RateLimit;
+  /** The worker configuration's `catalog:` (worker/catalog.ts); default: development. */
+  catalog?: WorkerConfig['catalog'];
 }
 
 export async function startRunbookStack(
@@ -89,6 +92,7 @@ export async function startRunbookStack(
     ...(rateLimit !== undefined && { cloud: { ...base.cloud, projects } }),
     ...(options.approvals !== undefined && { approvals: options.approvals }),
     ...(options.notifications !== undefined && { notifications: options.notifications }),
+    ...(options.catalog !== undefined && { catalog: options.catalog }),
   };
   const startWorker = (workflows: WorkflowSource) => stack.startInProcessWorker(config, { workflows });
   let running = await unwindOnFailure(teardown, () => startWorker(treeWorkflows()));

@@ -81,6 +81,15 @@ describe('approve step with approvers', () => {
     });
     const pending = await waitForApproval(handle);
     expect(pending).toMatchObject({ stepKey: 'sign_off', minApprovals: 2, allowSelfApproval: false });
+    // Approvers are shown the change the step guards, resolved, and sign it.
+    const plan = pending.plan;
+    expect(plan?.changes).toEqual([
+      {
+        stepKey: 'promote',
+        action: 'service.setEnvironment',
+        with: { project_id: stack.projectId, service_id: service.service_id, environment: 'PROD' },
+      },
+    ]);
     const runId = (await handle.describe()).runId;
     const signedBy = (name: string, keyOf: (typeof people)[number] = name as (typeof people)[number]) => {
       const decision: ApprovalDecision = {
@@ -96,6 +105,7 @@ describe('approve step with approvers', () => {
         approved: true,
         by: name,
         comment: `${name} ok`,
+        ...(plan !== undefined && { plan }),
       });
       return decision;
     };
@@ -172,10 +182,11 @@ describe('approve step with approvers', () => {
         {
           definition: loadRunbookFile(FIXTURE),
           inputs: { project_id: stack.projectId, service_id: service.service_id },
+          startedBy: signStart(keys.dave.privateKey, workflowId, 'dave'),
         } satisfies RunbookWorkflowInput,
       ],
     });
-    await waitForApproval(handle);
+    const { plan } = await waitForApproval(handle);
     const runId = (await handle.describe()).runId;
     const decision = (name: 'alice' | 'bob', approved: boolean): ApprovalDecision => {
       const comment = approved ? 'fine by me' : 'not during the freeze';
@@ -191,6 +202,7 @@ describe('approve step with approvers', () => {
           approved,
           by: name,
           comment,
+          ...(plan !== undefined && { plan }),
         }),
       };
     };

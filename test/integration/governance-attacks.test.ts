@@ -1,0 +1,227 @@
+// The attacks on a production change, sent as an attacker who reaches the Temporal frontend would
+// send them (raw workflow starts and updates, not our CLI), against a worker whose catalogue holds
+// test/fixtures/approvals/promote-to-prod.yaml (2 of alice, bob, group:dba; no self-approval) and
+// whose approvals section registers alice, bob, dave (dba) and mallory (a key, not an approver).
+// Each is refused before the service changes, with its code, and kept in the run's record.
+import { generateKeyPairSync, type KeyPairKeyObjectResult } from 'node:crypto';
+import path from 'node:path';
+import { publicKeyText } from '../../activities/approval-keys';
+import { signDecision, signHoldAction, signStart } from '../../cli/approval-signing';
+import { holdActionChanges, type ApprovalPlan } from '../../contract/approval-messages';
+import {
+  retryUpdate,
+  type ApprovalDecision,
+  type RetryRequest,
+  type RunbookWorkflowInput,
+} from '../../contract/run-messages';
+import type { RunbookDefinition } from '../../dsl/definition';
+import { loadRunbookFile } from '../../dsl/loader';
+import { loadCatalog } from '../../worker/catalog';
+import {
+  decide,
+  getService,
+  pollUntil,
+  reportOf,
+  seedService,
+  waitForApproval,
+} from '../helpers/runbook-fixtures';
+import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
+import { testKeyRing } from '../helpers/worker-process';
+import { progressQuery } from '../../contract/run-messages';
+
+const FIXTURES = path.resolve(__dirname, '..', 'fixtures', 'approvals');
+const FIXTURE = path.join(FIXTURES, 'promote-to-prod.yaml');
+const people = ['alice', 'bob', 'dave', 'mallory'] as const;
+type Person = (typeof people)[number];
+const keys = Object.fromEntries(people.map((name) => [name, generateKeyPairSync('ed25519')])) as Record<
+  Person,
+  KeyPairKeyObjectResult
+>;
+
+describe('a catalogue worker refuses the attacks on a production change', () => {
+  let stack: RunbookStack;
+  let definition: RunbookDefinition;
+
+  beforeAll(async () => {
+    const problems: string[] = [];
+    const catalog = loadCatalog({ runbooks: ['promote-to-prod.yaml'] }, FIXTURES, problems);
+    expect(problems).toEqual([]);
+    stack = await startRunbookStack(
+      { timeScale: 0.05 },
+      {
+        keyRing: testKeyRing,
+        catalog,
+        approvals: {
+          keys: new Map(people.map((name) => [name, [publicKeyText(keys[name].publicKey)]])),
+          groups: new Map([['dba', ['dave']]]),
+        },
+      },
+    );
+    definition = loadRunbookFile(FIXTURE);
+  }, 60_000);
+  afterAll(async () => stack?.close());
+
+  const start = (workflowId: string, input: RunbookWorkflowInput) =>
+    stack.client.workflow.start('runbookWorkflow', { taskQueue: stack.taskQueue, workflowId, args: [input] });
+
+  const signed = (
+    who: Person,
+    ids: { workflowId: string; runId: string },
+    plan: ApprovalPlan | undefined,
+    approved = true,
+  ): ApprovalDecision => ({
+    approved,
+    step: 'sign_off',
+    by: who,
+    signature: signDecision(keys[who].privateKey, {
+      ...ids,
+      stepKey: 'sign_off',
+      approved,
+      by: who,
+      ...(plan !== undefined && { plan }),
+    }),
+  });
+
+  test('a start claiming another starter (or none) cannot reach a step that refuses self-approval', async () => {
+    const service = await seedService(stack, { name: 'claimed' });
+    for (const startedBy of [{ by: 'not-dave' }, undefined]) {
+      const workflowId = `claimed-${Date.now()}-${startedBy === undefined ? 'none' : 'named'}`;
+      const handle = await start(workflowId, {
+        definition,
+        inputs: { project_id: stack.projectId, service_id: service.service_id },
+        ...(startedBy !== undefined && { startedBy }),
+      });
+      const report = await reportOf(handle);
+      expect(report.status).toBe('failed');
+      expect(report.failure).toMatchObject({ stepKey: 'sign_off', type: 'APPROVAL_START_UNVERIFIED' });
+      expect(report.admission).toMatchObject({ allowed: true, mode: 'catalog' });
+      expect(report.admission?.starter.verified).toBe(false);
+    }
+    expect((await getService(stack, service.service_id)).metadata?.environment).not.toBe('PROD');
+  });
+
+  test('a definition with its approvers stripped, or the author as approver, is refused before any call', async () => {
+    const service = await seedService(stack, { name: 'stripped' });
+    const stripped: RunbookDefinition = {
+      ...definition,
+      formatVersion: 1,
+      steps: definition.steps.filter((step) => step.kind !== 'approve'),
+    };
+    const authored: RunbookDefinition = {
+      ...definition,
+      steps: definition.steps.map((step) =>
+        step.kind === 'approve' ? { ...step, approvers: ['mallory'], minApprovals: 1 } : step,
+      ),
+    };
+    for (const [name, forged] of [
+      ['stripped', stripped],
+      ['authored', authored],
+    ] as const) {
+      const workflowId = `${name}-${Date.now()}`;
+      const handle = await start(workflowId, {
+        definition: forged,
+        inputs: { project_id: stack.projectId, service_id: service.service_id },
+        startedBy: signStart(keys.mallory.privateKey, workflowId, 'mallory'),
+      });
+      const report = await reportOf(handle);
+      expect(report.status).toBe('failed');
+      expect(report.failure).toMatchObject({ stepKey: '', type: 'RUNBOOK_NOT_ALLOWED' });
+      expect(report.failure?.message).toContain('differs from the catalogue');
+      expect(report.steps.every((step) => step.status === 'pending')).toBe(true);
+      expect(report.admission).toMatchObject({ allowed: false, code: 'RUNBOOK_NOT_ALLOWED' });
+      expect(report.admission?.starter).toMatchObject({ by: 'mallory', verified: true });
+    }
+    expect((await getService(stack, service.service_id)).metadata?.environment).not.toBe('PROD');
+  });
+
+  test('approvers sign the plan they were shown: a restart under the same id with another target asks again', async () => {
+    const first = await seedService(stack, { name: 'bait' });
+    const other = await seedService(stack, { name: 'switch' });
+    const workflowId = `bait-${Date.now()}`;
+    const begin = (serviceId: string) =>
+      start(workflowId, {
+        definition,
+        inputs: { project_id: stack.projectId, service_id: serviceId },
+        startedBy: signStart(keys.dave.privateKey, workflowId, 'dave'),
+      });
+    let handle = await begin(first.service_id);
+    const shown = (await waitForApproval(handle)).plan;
+    expect(shown?.changes[0]?.with.service_id).toBe(first.service_id);
+    await handle.terminate('bait and switch');
+    handle = await begin(other.service_id);
+    const pending = await waitForApproval(handle);
+    // What approvers are shown now names the other service, and signing the old plan does not count.
+    expect(pending.plan?.changes[0]?.with.service_id).toBe(other.service_id);
+    const runId = (await handle.describe()).runId;
+    const outcome = await decide(handle, signed('alice', { workflowId, runId }, shown));
+    expect(outcome.refused?.code).toBe('APPROVAL_BAD_SIGNATURE');
+    expect(outcome.refused?.reason).toContain('the plan this step guards');
+    await handle.terminate('done');
+    expect((await getService(stack, other.service_id)).metadata?.environment).not.toBe('PROD');
+  });
+
+  test('a retry that retargets an approved change asks the approvers again; an unsigned retry is refused', async () => {
+    const target = await seedService(stack, { name: 'retarget' });
+    const workflowId = `retarget-${Date.now()}`;
+    const handle = await start(workflowId, {
+      definition,
+      // A service that does not exist: promote fails and the run holds.
+      inputs: { project_id: stack.projectId, service_id: 'zzzzzzzzzz' },
+      onFailure: 'hold',
+      startedBy: signStart(keys.dave.privateKey, workflowId, 'dave'),
+    });
+    const runId = (await handle.describe()).runId;
+    const approvedPlan = (await waitForApproval(handle)).plan;
+    for (const who of ['alice', 'bob'] as const)
+      expect(
+        (await decide(handle, signed(who, { workflowId, runId }, approvedPlan))).refused,
+      ).toBeUndefined();
+    await pollUntil(
+      'the promote step to hold',
+      () => handle.query(progressQuery),
+      (p) => (p.held ?? []).length > 0,
+      30_000,
+    );
+
+    const retarget: RetryRequest = {
+      step: 'promote',
+      by: 'mallory',
+      inputs: { service_id: target.service_id },
+    };
+    const unsigned = await handle.executeUpdate(retryUpdate, { args: [retarget] });
+    expect(unsigned.refused?.code).toBe('HOLD_UNSIGNED');
+    const signedRetry: RetryRequest = {
+      ...retarget,
+      signature: signHoldAction(keys.mallory.privateKey, {
+        workflowId,
+        runId,
+        action: 'retry',
+        step: 'promote',
+        by: 'mallory',
+        changes: holdActionChanges('retry', retarget),
+      }),
+    };
+    const accepted = await handle.executeUpdate(retryUpdate, { args: [signedRetry] });
+    expect(accepted).toMatchObject({
+      action: 'retry',
+      by: 'mallory',
+      verified: true,
+      inputs: ['service_id'],
+    });
+    // The approval is asked again, for the new target, before promote runs.
+    const again = await waitForApproval(handle);
+    expect(again.plan?.changes[0]?.with.service_id).toBe(target.service_id);
+    expect((await getService(stack, target.service_id)).metadata?.environment).not.toBe('PROD');
+    const progress = await handle.query(progressQuery);
+    expect(progress.actions?.map((a) => [a.action, a.by, a.refused?.code ?? 'ok'])).toEqual([
+      ['retry', 'mallory', 'HOLD_UNSIGNED'],
+      ['retry', 'mallory', 'ok'],
+    ]);
+    // With two fresh approvals of the new plan it goes through.
+    for (const who of ['alice', 'bob'] as const)
+      expect((await decide(handle, signed(who, { workflowId, runId }, again.plan))).refused).toBeUndefined();
+    const report = await reportOf(handle);
+    expect(report.status).toBe('succeeded');
+    expect((await getService(stack, target.service_id)).metadata?.environment).toBe('PROD');
+  });
+});
