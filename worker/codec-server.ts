@@ -3,6 +3,8 @@
 // while Temporal keeps ciphertext. What guards it:
 //   - a token, compared in constant time, from `Authorization: Bearer <token>` or from the cookie
 //     that `<endpoint>/login` sets (codec-login.ts, for a UI without its own login); 401 otherwise;
+//   - or, for a UI that can send neither (the dev server's UI), a capability endpoint: a secret in
+//     the path (`/codec/t/<secret>/decode`), compared in constant time, standing for the token;
 //   - namespaces: `X-Namespace` must name a configured namespace; 403 otherwise (no plaintext for
 //     anyone else's namespace);
 //   - CORS only for the configured UI origins (a request from another origin gets no CORS headers,
@@ -17,6 +19,10 @@ import { PayloadJsonError, payloadsFromJson, payloadsToJson } from './codec-payl
 import type { EncryptionKeyRing } from './encryption-keys';
 
 export const CODEC_PATH = '/codec';
+/** Where capability endpoints live: `/codec/t/<secret>`. */
+const CAPABILITY_PREFIX = `${CODEC_PATH}/t/`;
+const MIN_PATH_SECRET_LENGTH = 32;
+const PATH_SECRET = new RegExp(`^[A-Za-z0-9_-]{${MIN_PATH_SECRET_LENGTH},}$`);
 export const DEFAULT_CODEC_BODY_LIMIT = 4 * 1024 * 1024;
 // What Temporal's UI sends: Authorization-Extras carries its id token when it forwards the access token.
 const ALLOWED_HEADERS = 'Authorization, Authorization-Extras, Content-Type, X-Namespace';
@@ -35,10 +41,16 @@ export type CodecErrorCode =
 export interface CodecServerOptions {
   keyRing: EncryptionKeyRing;
   /**
-   * The bearer token every request must carry. `null` turns the check off: only for the dev stack,
-   * whose Web UI cannot send one, and only on a loopback address.
+   * The bearer token every request must carry. `null` turns the check off, on a loopback address
+   * only; no tideline command does (`tideline dev` and `tideline codec-server` both pass a token).
    */
   token: string | null;
+  /**
+   * A secret (at least 32 characters) that, as the path segment of `<endpoint>/t/<secret>`, stands
+   * for the token: for a Web UI that can send neither a header nor a cookie. Whoever holds that
+   * endpoint can decode, so it is handed over like the token (never on a command line).
+   */
+  pathSecret?: string;
   /** Web UI origins (`http://127.0.0.1:8233`) that get CORS answers. */
   allowedOrigins: readonly string[];
   /** The namespaces whose payloads this server decodes and encodes (at least one). */
@@ -53,6 +65,11 @@ export interface CodecServerOptions {
 export interface CodecServer {
   /** What the UI is given as its codec endpoint, e.g. `http://127.0.0.1:8081/codec`. */
   readonly endpoint: string;
+  /**
+   * With `pathSecret`: the endpoint that needs no token, `<endpoint>/t/<secret>` (the UI appends
+   * `/decode` and `/encode`). A secret: whoever holds it can decode.
+   */
+  readonly capabilityEndpoint: string | undefined;
   readonly port: number;
   close(): Promise<void>;
 }
@@ -109,7 +126,13 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
     throw new Error('a codec server without a token may only listen on a loopback address');
   }
   if (options.namespaces.length === 0) throw new Error('a codec server needs at least one namespace');
+  if (options.pathSecret !== undefined && !PATH_SECRET.test(options.pathSecret)) {
+    throw new Error(
+      `a codec server's path secret must be at least ${MIN_PATH_SECRET_LENGTH} URL-safe characters (base64url)`,
+    );
+  }
   const expected = options.token === null ? null : digest(options.token);
+  const expectedPathSecret = options.pathSecret === undefined ? undefined : digest(options.pathSecret);
   const origins = new Set(options.allowedOrigins);
   const namespaces = new Set(options.namespaces);
   const limit = options.maxBodyBytes ?? DEFAULT_CODEC_BODY_LIMIT;
@@ -163,12 +186,32 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
     return page(res, 200, 'Signed in: the Web UI can decode payloads in this browser now.', cookie);
   };
 
+  /**
+   * The operation a path names, and the path secret it carries: `/codec/decode`, or
+   * `/codec/t/<secret>/decode` on a server with a path secret (any secret: it is checked later, so a
+   * wrong one is a 401 like a wrong token, not a 404).
+   */
+  const route = (path: string): { operation: 'decode' | 'encode'; pathSecret?: string } | null => {
+    if (!path.startsWith(`${CODEC_PATH}/`)) return null;
+    let rest = path.slice(CODEC_PATH.length);
+    let pathSecret: string | undefined;
+    if (expectedPathSecret !== undefined && path.startsWith(CAPABILITY_PREFIX)) {
+      const slash = path.indexOf('/', CAPABILITY_PREFIX.length);
+      if (slash < 0) return null;
+      pathSecret = path.slice(CAPABILITY_PREFIX.length, slash);
+      rest = path.slice(slash);
+    }
+    const operation = rest === '/decode' ? 'decode' : rest === '/encode' ? 'encode' : null;
+    if (operation === null) return null;
+    return pathSecret === undefined ? { operation } : { operation, pathSecret };
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '').split('?')[0] ?? '';
     if (path === `${CODEC_PATH}/login`) return login(req, res);
-    const operation =
-      path === `${CODEC_PATH}/decode` ? 'decode' : path === `${CODEC_PATH}/encode` ? 'encode' : null;
-    if (operation === null) throw new CodecHttpError(404, 'CODEC_NOT_FOUND', 'not found');
+    const routed = route(path);
+    if (routed === null) throw new CodecHttpError(404, 'CODEC_NOT_FOUND', 'not found');
+    const { operation } = routed;
     const origin = req.headers.origin;
     const allowedOrigin = origin === undefined || origins.has(origin);
     if (req.method === 'OPTIONS') {
@@ -191,7 +234,12 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
     if (req.method !== 'POST') {
       throw new CodecHttpError(405, 'CODEC_METHOD_NOT_ALLOWED', `use POST ${CODEC_PATH}/${operation}`);
     }
-    if (expected !== null && !authorized(req, expected)) {
+    // A capability path is the whole credential: a wrong secret is refused even with a right token.
+    const allowed =
+      routed.pathSecret !== undefined && expectedPathSecret !== undefined
+        ? sameToken(routed.pathSecret, expectedPathSecret)
+        : expected === null || authorized(req, expected);
+    if (!allowed) {
       throw new CodecHttpError(
         401,
         'CODEC_UNAUTHORIZED',
@@ -260,8 +308,10 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
   let closed: Promise<void> | undefined;
+  const endpoint = `http://${urlHost}:${port}${CODEC_PATH}`;
   return {
-    endpoint: `http://${urlHost}:${port}${CODEC_PATH}`,
+    endpoint,
+    capabilityEndpoint: options.pathSecret === undefined ? undefined : `${endpoint}/t/${options.pathSecret}`,
     port,
     close() {
       closed ??= new Promise<void>((resolve) => {

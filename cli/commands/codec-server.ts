@@ -3,17 +3,15 @@
 // runs until Ctrl-C / SIGTERM. The bearer token comes from TIDELINE_CODEC_TOKEN, or is generated
 // and printed once in the start-up line; nothing else it prints carries a token or a payload.
 /* eslint-disable @typescript-eslint/no-require-imports -- the key store and server load only when used */
-import { randomBytes } from 'node:crypto';
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
+import { codecToken } from '../dev-stack/flags';
 import { waitForStopSignal } from '../dev-stack/stop-signal';
 import { CliError, EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { resolveSettings } from '../settings';
 import { SHARED_DEFAULTS } from '../../worker/shared-settings';
 import { COMMAND_SUMMARIES } from '../command-summaries';
-
-const MIN_TOKEN_LENGTH = 16;
 
 export const CODEC_SERVER_SPEC = {
   name: 'codec-server',
@@ -105,12 +103,8 @@ export const codecServerCommand: Command = async (argv, ctx) => {
   if (maxBody !== undefined && (!Number.isInteger(maxBody) || maxBody < 1024)) {
     throw new CliError('CLI_USAGE', '--max-body-bytes must be a whole number of at least 1024');
   }
-  const configured = ctx.env.TIDELINE_CODEC_TOKEN?.trim();
-  if (configured !== undefined && configured !== '' && configured.length < MIN_TOKEN_LENGTH) {
-    throw new CliError('CLI_USAGE', `TIDELINE_CODEC_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters`);
-  }
-  const generated = configured === undefined || configured === '';
-  const token = generated ? randomBytes(32).toString('base64url') : configured;
+  const { token, source } = codecToken(ctx.env.TIDELINE_CODEC_TOKEN);
+  const generated = source === 'generated';
 
   const { loadEncryptionKeys } = require('../../worker/key-store') as typeof import('../../worker/key-store');
   const { startCodecServer } =

@@ -24,8 +24,8 @@ const SPEC = {
   description: [
     'Everything binds to 127.0.0.1. Without --port the usual ports 7233 (Temporal) and 8233 (Web UI) are used when free, otherwise free ones; the local cloud takes a free port.',
     "The local cloud's key pair is printed: it is a development credential of this local cloud only. The worker uses the local cloud's credentials and your encryption keys (TIDELINE_ENCRYPTION_KEYS, TIDELINE_KEY_FILE or ~/.tideline/keys.json), so `tideline run … --address <printed address>` from another terminal works against it.",
-    'The Web UI decrypts payloads through a codec server (POST /codec/decode) on a free 127.0.0.1 port with the same keys: the dev UI cannot send a token, so it answers any local process, for this namespace only. On a machine shared with other users, pass --no-codec-server.',
-    'With --json the first stdout line is one JSON object: temporal {address, namespace, webUiUrl, dbFile}, cloud {url, controlUrl, controlToken, stateFile, projects [{id, name, access_key, secret_key}]}, worker {taskQueue, encryptionKey, keySource, keyFile}, codec {endpoint} (null with --no-codec-server).',
+    'The Web UI decrypts payloads through a codec server (POST /codec/decode) on a free 127.0.0.1 port with the same keys, for this namespace only. Every request needs its token (`Authorization: Bearer $TIDELINE_CODEC_TOKEN` when set, at least 16 characters; otherwise a random one that is not shown); the dev UI, which cannot send one, gets a secret endpoint of its own (/codec/t/<random>) that any local user can still read from the UI (GET /api/v1/settings). On a machine shared with other users, pass --no-codec-server.',
+    'With --json the first stdout line is one JSON object: temporal {address, namespace, webUiUrl, dbFile}, cloud {url, controlUrl, controlToken, stateFile, projects [{id, name, access_key, secret_key}]}, worker {taskQueue, encryptionKey, keySource, keyFile}, codec {endpoint} (null with --no-codec-server; POST <endpoint>/decode with Authorization: Bearer $TIDELINE_CODEC_TOKEN).',
   ],
   options: {
     port: { type: 'string' },

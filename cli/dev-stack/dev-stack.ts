@@ -5,6 +5,7 @@
 //   const stack = await startDevStack({ env, namespace: 'default', taskQueue: 'tideline', log });
 //   … stack.temporal.address, stack.temporal.webUiUrl, stack.cloud.url, stack.cloud.projects …
 //   await stack.close();
+import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import type { Dialect, LocalCloud } from '../../simulator/server';
@@ -12,9 +13,11 @@ import type { EncryptionKeyRing } from '../../worker/encryption-keys';
 import { loadEncryptionKeys, type KeySource } from '../../worker/key-store';
 import { createRedactingLogger } from '../../worker/redacting-logger';
 import { startCodecServer } from '../../worker/codec-server';
+import { codecToken } from './flags';
 import { choosePort } from './ports';
 import { startLocalStack, type LocalStack } from './stack';
 import { resolveTemporalExecutable } from './temporal-binary';
+import { writeUiCodecEnvFile, type UiCodecEnvFile } from './temporal-dev-server';
 
 export const USUAL_TEMPORAL_PORT = 7233;
 export const USUAL_UI_PORT = 8233;
@@ -50,7 +53,11 @@ export interface DevStack {
   readonly cloudStateFile: string | undefined;
   readonly taskQueue: string;
   readonly keys: { keyRing: EncryptionKeyRing; source: KeySource; file: string | undefined };
-  /** The codec server the Web UI decrypts payloads with (absent with `codecServer: false`). */
+  /**
+   * The codec server the Web UI decrypts payloads with (absent with `codecServer: false`). Every
+   * request needs its token (`Authorization: Bearer`, TIDELINE_CODEC_TOKEN when set) or comes
+   * through the capability endpoint only the Web UI is given.
+   */
   readonly codec: { endpoint: string } | undefined;
   /** Settles when the worker stops; rejects if it failed. */
   readonly workerStopped: Promise<void>;
@@ -70,6 +77,9 @@ function installRuntime(level: LogLevel, secrets: string[]): void {
 }
 
 export async function startDevStack(options: DevStackOptions): Promise<DevStack> {
+  // Checked first: a TIDELINE_CODEC_TOKEN too short to use is a usage error, before anything starts.
+  const token =
+    options.codecServer === false ? undefined : codecToken(options.env.TIDELINE_CODEC_TOKEN).token;
   const keys = loadEncryptionKeys({ env: options.env, notice: options.log });
   const port = await choosePort({
     flag: '--port',
@@ -89,30 +99,36 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
   });
   const executable = await resolveTemporalExecutable(options.env, options.log);
 
-  // The Web UI decrypts through this codec server (same key ring as the worker). The dev UI has
-  // no login and cannot send a token, so it answers without one, on 127.0.0.1 only, with CORS for
-  // the UI's origins and for this namespace only.
+  // The Web UI decrypts through this codec server (same key ring as the worker), on 127.0.0.1, with
+  // CORS for the UI's origins and for this namespace only. Every request needs the token, which the
+  // dev UI cannot send (no login; the dev server gives it no includeCredentials or access-token
+  // setting): the UI gets a capability endpoint instead, `/codec/t/<32 random bytes>`, through a
+  // 0600 env file rather than the server's command line.
   const codec =
-    options.codecServer === false
+    token === undefined
       ? undefined
       : await startCodecServer({
           keyRing: keys.keyRing,
-          token: null,
+          token,
+          pathSecret: randomBytes(32).toString('base64url'),
           host: '127.0.0.1',
           port: 0,
           allowedOrigins: [`http://127.0.0.1:${uiPort}`, `http://localhost:${uiPort}`],
           namespaces: [options.namespace],
         });
+  let uiCodec: UiCodecEnvFile | undefined;
   const cloudStateFile = options.dbFile !== undefined ? `${options.dbFile}.cloud.json` : undefined;
   let stack: LocalStack;
   try {
+    uiCodec =
+      codec?.capabilityEndpoint === undefined ? undefined : writeUiCodecEnvFile(codec.capabilityEndpoint);
     stack = await startLocalStack({
       temporal: {
         start: {
           executable,
           port,
           uiPort,
-          uiCodecEndpoint: codec?.endpoint,
+          uiCodecEnvFile: uiCodec?.file,
           dbFile: options.dbFile,
           namespaces: options.namespace === 'default' ? [] : [options.namespace],
         },
@@ -127,10 +143,13 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
       },
     });
   } catch (error) {
+    uiCodec?.remove();
     await codec?.close().catch(() => undefined);
     throw error;
   }
   if (codec !== undefined) stack.teardown.addLast(() => codec.close());
+  // Kept while the server runs: a restart of it reads the file again.
+  if (uiCodec !== undefined) stack.teardown.addLast(() => uiCodec.remove());
   const { cloud, server } = stack;
   try {
     installRuntime(

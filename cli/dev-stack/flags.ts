@@ -1,4 +1,6 @@
-// Flag values of the dev-stack commands, checked, and start-up failures as CLI errors.
+// Flag values of the dev-stack commands, checked, the codec server's token, and start-up failures
+// as CLI errors.
+import { randomBytes } from 'node:crypto';
 import { Dialect } from '../../simulator/dialect';
 import { CliError, isCliError } from '../errors';
 
@@ -43,6 +45,26 @@ export function numberFlag(
     );
   }
   return value;
+}
+
+const MIN_CODEC_TOKEN_LENGTH = 16;
+
+/**
+ * The bearer token of a codec server (`tideline codec-server`, `tideline dev`) from the value of
+ * TIDELINE_CODEC_TOKEN: it (at least 16 characters), or 32 random bytes when it is unset or empty.
+ */
+export function codecToken(fromEnv: string | undefined): { token: string; source: 'env' | 'generated' } {
+  const configured = fromEnv?.trim();
+  if (configured === undefined || configured === '') {
+    return { token: randomBytes(32).toString('base64url'), source: 'generated' };
+  }
+  if (configured.length < MIN_CODEC_TOKEN_LENGTH) {
+    throw new CliError(
+      'CLI_USAGE',
+      `TIDELINE_CODEC_TOKEN must be at least ${MIN_CODEC_TOKEN_LENGTH} characters`,
+    );
+  }
+  return { token: configured, source: 'env' };
 }
 
 /** Anything that stops the stack from starting, as a one-line CLI error with what to try. */

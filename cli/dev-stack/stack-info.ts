@@ -16,7 +16,12 @@ export interface StackInfo {
     projects: { id: string; name: string; access_key: string; secret_key: string }[];
   };
   worker: { taskQueue: string; encryptionKey: string; keySource: string; keyFile: string | null };
-  /** The codec server the Web UI decrypts payloads with; null with --no-codec-server. */
+  /**
+   * The codec server the Web UI decrypts payloads with; null with --no-codec-server. A local tool
+   * sends `Authorization: Bearer <token>` to `<endpoint>/decode`: the token is TIDELINE_CODEC_TOKEN
+   * when `tideline dev` started with it, otherwise one nobody is shown (only the Web UI decrypts,
+   * through a secret endpoint of its own).
+   */
   codec: { endpoint: string } | null;
 }
 
@@ -69,7 +74,7 @@ export function renderStackInfo(info: StackInfo): string {
     '',
     `  Temporal     ${info.temporal.address}   namespace "${info.temporal.namespace}"`,
     `  Web UI       ${info.temporal.webUiUrl}`,
-    `  Codec server ${info.codec === null ? 'off (payloads show encrypted in the Web UI)' : `${info.codec.endpoint}   (the Web UI decrypts payloads through it; 127.0.0.1 only)`}`,
+    `  Codec server ${info.codec === null ? 'off (payloads show encrypted in the Web UI)' : `${info.codec.endpoint}   (the Web UI decrypts payloads through it; anything else sends Authorization: Bearer $TIDELINE_CODEC_TOKEN, set before tideline dev)`}`,
     `  Local cloud  ${info.cloud.url}`,
   ];
   for (const p of info.cloud.projects) {

@@ -2,6 +2,9 @@
 // a SQLite file, supervised so it never outlives the process that started it, and ready once its
 // frontend answers. `launchDevServer` is the one way to spawn `temporal server start-dev`; the
 // restartable server of every local stack (local-temporal.ts) is launched by it.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Connection } from '@temporalio/client';
 import { connectClient, localConnectionSettings } from '../../worker/connection';
 import { TIDELINE_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
@@ -13,8 +16,16 @@ export interface DevServerLaunch {
   port: number;
   /** The Web UI's port; without one the server runs headless. */
   uiPort?: number | undefined;
-  /** The remote codec endpoint the Web UI decodes payloads with (`http://127.0.0.1:N/codec`). */
+  /**
+   * The remote codec endpoint the Web UI decodes payloads with (`http://127.0.0.1:N/codec`), on the
+   * command line: for an endpoint that holds no secret.
+   */
   uiCodecEndpoint?: string | undefined;
+  /**
+   * A file of `writeUiCodecEnvFile` that gives the Web UI its codec endpoint instead: for an
+   * endpoint that holds a secret, since every local user can read a process's command line.
+   */
+  uiCodecEnvFile?: string | undefined;
   /** SQLite file that keeps workflows and schedules across restarts; in memory when absent. */
   dbFile?: string | undefined;
   /** Namespaces to create besides `default` (which always exists). */
@@ -44,14 +55,46 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** The environment of the `temporal` CLI's env file that holds the Web UI's codec endpoint. */
+export const UI_CODEC_ENV = 'tideline-dev-ui';
+
+export interface UiCodecEnvFile {
+  readonly file: string;
+  /** Removes the file and its folder (a server started afterwards gets no codec endpoint). */
+  remove(): void;
+}
+
+/**
+ * Writes the Web UI's codec endpoint where `temporal server start-dev` reads it at start and nobody
+ * else can: an env file of the `temporal` CLI (`--env-file FILE --env tideline-dev-ui`, which sets
+ * any flag of the command, here `--ui-codec-endpoint`), mode 0600 in a fresh folder of mode 0700.
+ * The CLI has no environment variable for the flag, and its command line is readable by every
+ * local user in /proc/PID/cmdline.
+ */
+export function writeUiCodecEnvFile(endpoint: string): UiCodecEnvFile {
+  const dir = mkdtempSync(path.join(tmpdir(), 'tideline-ui-codec-'));
+  const file = path.join(dir, 'temporal-env.yaml');
+  // A JSON string is a YAML double-quoted scalar: the endpoint is read back exactly.
+  const yaml = `env:\n  ${UI_CODEC_ENV}:\n    ui-codec-endpoint: ${JSON.stringify(endpoint)}\n`;
+  writeFileSync(file, yaml, { mode: 0o600, flag: 'wx' });
+  return { file, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
 /** The `temporal` arguments of a dev server bound to 127.0.0.1 (the HTTP API and metrics take free ports). */
 export function devServerArgs(launch: Omit<DevServerLaunch, 'executable' | 'startTimeoutMs'>): string[] {
+  if (launch.uiCodecEndpoint !== undefined && launch.uiCodecEnvFile !== undefined) {
+    // The command line's flag would win over the file's, silently.
+    throw new Error('give the Web UI its codec endpoint on the command line or in an env file, not both');
+  }
   const args = ['server', 'start-dev'];
   if (launch.uiPort === undefined) args.push('--headless');
   args.push('--ip', LOOPBACK, '--port', String(launch.port));
   if (launch.uiPort !== undefined) args.push('--ui-port', String(launch.uiPort));
   if (launch.uiPort !== undefined && launch.uiCodecEndpoint !== undefined) {
     args.push('--ui-codec-endpoint', launch.uiCodecEndpoint);
+  }
+  if (launch.uiPort !== undefined && launch.uiCodecEnvFile !== undefined) {
+    args.push('--env-file', launch.uiCodecEnvFile, '--env', UI_CODEC_ENV);
   }
   args.push('--log-level', launch.logLevel ?? 'warn');
   if (launch.dbFile !== undefined) args.push('--db-filename', launch.dbFile);

@@ -98,8 +98,11 @@ describe('tideline dev', () => {
       const temporal = children.filter((pid) => commandLine(pid).includes('server start-dev'));
       expect(temporal.length).toBeGreaterThan(0);
       expect(commandLine(temporal[0]!)).toContain('--ip 127.0.0.1');
-      // The Web UI decrypts through the stack's codec server (its origin gets the CORS preflight).
-      expect(commandLine(temporal[0]!)).toContain(`--ui-codec-endpoint ${info.codec!.endpoint}`);
+      // The Web UI decrypts through the stack's codec server (its origin gets the CORS preflight);
+      // its endpoint, which holds a secret, comes from an env file, not the command line
+      // (cli-dev-codec-token.test.ts has the rest).
+      expect(commandLine(temporal[0]!)).toContain('--env-file ');
+      expect(commandLine(temporal[0]!)).not.toContain(info.codec!.endpoint);
       const preflight = await fetch(`${info.codec!.endpoint}/decode`, {
         method: 'OPTIONS',
         headers: { origin: info.temporal.webUiUrl, 'access-control-request-method': 'POST' },
