@@ -6,7 +6,10 @@
 import type { Admission, AdmitRunInput, VerifiedStarter } from '../contract/admission-messages';
 import { shortHash, definitionHash } from './definition-hash';
 import { verifyStarter } from './approval-verify';
-import type { ApprovalSettings, CatalogSettings } from './deps';
+import type { ApprovalSettings, CatalogSettings, Clock } from './deps';
+import { systemClock } from './deps';
+import { evaluatePolicies, hasStepRules, type CompiledGovernance } from '../dsl/policies';
+import { starterContext, stepVerdict } from './policy-check';
 
 export { ADMIT_RUN_ACTIVITY } from '../contract/admission-messages';
 
@@ -39,6 +42,8 @@ export function admitRun(
   catalog: CatalogSettings,
   approvals: ApprovalSettings,
   input: AdmitRunInput,
+  governance?: CompiledGovernance,
+  now: number = Date.now(),
 ): Admission {
   const hash = definitionHash(input.definition);
   const starter = verifiedStarter(approvals, input);
@@ -64,13 +69,50 @@ export function admitRun(
       reason: `this worker runs only the runbooks of its catalogue: ${why}`,
     };
   }
-  return { ...base, allowed: true };
+  if (governance === undefined) return { ...base, allowed: true };
+  const verdict = evaluatePolicies(
+    governance,
+    {
+      runbook: { name: input.definition.name, hash },
+      starter: starterContext(starter),
+      inputs: input.inputs,
+      step: null,
+      target: null,
+    },
+    now,
+  );
+  const { records } = stepVerdict(verdict.decisions, verdict, null, now);
+  const checked = { ...base, policies: records, checksSteps: hasStepRules(governance) };
+  const denial = verdict.decisions.find((decision) => decision.effect === 'deny');
+  if (denial !== undefined)
+    return {
+      ...checked,
+      allowed: false,
+      code: 'POLICY_DENIED',
+      reason: `policy ${denial.rule}: ${denial.message}`,
+    };
+  if (verdict.refusedByWindow) {
+    const closed = verdict.decisions.find((d) => d.effect === 'window' && !d.open);
+    return {
+      ...checked,
+      allowed: false,
+      code: 'CHANGE_WINDOW_CLOSED',
+      reason: closed !== undefined ? `policy ${closed.rule}: ${closed.message}` : 'a change window is closed',
+    };
+  }
+  return {
+    ...checked,
+    allowed: true,
+    ...(verdict.waitUntil !== null && verdict.waitUntil > now && { waitUntil: verdict.waitUntil }),
+  };
 }
 
 export function createAdmitRunActivity(
   catalog: CatalogSettings | undefined,
   approvals: ApprovalSettings | undefined,
+  governance: CompiledGovernance | undefined,
+  clock: Clock = systemClock,
 ) {
   return async (input: AdmitRunInput): Promise<Admission> =>
-    admitRun(catalog ?? DEVELOPMENT, approvals ?? NO_KEYS, input);
+    admitRun(catalog ?? DEVELOPMENT, approvals ?? NO_KEYS, input, governance, clock.now());
 }

@@ -2,6 +2,7 @@
 import type { CloudCaller } from '../cloud/client';
 import type { Secret } from '../cloud/redact';
 import type { NotificationEvent } from '../contract/notification-messages';
+import type { CompiledGovernance } from '../dsl/policies';
 
 export type { CallOptions, CloudCaller } from '../cloud/client';
 
@@ -59,6 +60,8 @@ export interface ActivityDeps {
   approvals?: ApprovalSettings;
   /** For `run.admit`; absent: development mode (any definition runs). */
   catalog?: CatalogSettings;
+  /** The worker's policies and calendars (`policies:`, `calendars:`); absent: none. */
+  governance?: CompiledGovernance;
   /** For `notify.plan` and `notify.deliver`; absent: no target is configured. */
   notifications?: NotificationSettings;
   /** How notifications are posted (tests may wrap it); default the global fetch. */

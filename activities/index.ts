@@ -7,6 +7,8 @@ import { createVerifyApprovalActivity, createVerifyHoldActionActivity } from './
 import { VERIFY_APPROVAL_ACTIVITY, VERIFY_HOLD_ACTION_ACTIVITY } from '../contract/approval-messages';
 import { ADMIT_RUN_ACTIVITY } from '../contract/admission-messages';
 import { createAdmitRunActivity } from './admission';
+import { CHECK_STEP_POLICY_ACTIVITY } from '../contract/policy-messages';
+import { createCheckStepPolicyActivity } from './policy-check';
 import { createNotifyActivities } from './notify';
 
 export type {
@@ -32,7 +34,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createLockActivities(),
     [VERIFY_APPROVAL_ACTIVITY]: createVerifyApprovalActivity(deps.approvals, deps.clock),
     [VERIFY_HOLD_ACTION_ACTIVITY]: createVerifyHoldActionActivity(deps.approvals, deps.clock),
-    [ADMIT_RUN_ACTIVITY]: createAdmitRunActivity(deps.catalog, deps.approvals),
+    [ADMIT_RUN_ACTIVITY]: createAdmitRunActivity(deps.catalog, deps.approvals, deps.governance, deps.clock),
+    [CHECK_STEP_POLICY_ACTIVITY]: createCheckStepPolicyActivity(deps.governance, deps.clients, deps.clock),
     ...createNotifyActivities(deps.notifications, deps.fetch),
   };
 }

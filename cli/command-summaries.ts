@@ -22,6 +22,7 @@ export const COMMAND_SUMMARIES = {
   upgrade: 'open runs by the release they started on, and the patches they may still need',
   setup: "register tideline's search attributes on the namespace (idempotent)",
   worker: 'run a worker that executes runbooks',
+  catalog: 'the runbooks a worker with this configuration runs, with their definition hashes',
   simulator: 'run the local cloud (a faithful Cloud API for rehearsals)',
   'codec-server': "decrypt payloads for Temporal's Web UI and CLI (remote codec server), until Ctrl-C",
   dev: 'run a local Temporal dev server (with Web UI), the local cloud and a worker, until Ctrl-C',

@@ -101,6 +101,12 @@ export const COMMANDS: CommandEntry[] = [
     load: () => (require('./commands/keys') as typeof import('./commands/keys')).keysCommand,
   },
   {
+    name: 'catalog',
+    summary: COMMAND_SUMMARIES.catalog,
+    interrupt: 'exit',
+    load: () => (require('./commands/catalog') as typeof import('./commands/catalog')).catalogCommand,
+  },
+  {
     name: 'audit',
     summary: COMMAND_SUMMARIES.audit,
     interrupt: 'exit',

@@ -60,6 +60,8 @@ export interface Admission {
   policies: PolicyRecord[];
   /** Whether the worker has rules that apply to steps: each changing step is then checked. */
   checksSteps: boolean;
+  /** A change window closed at the start whose rule says wait: the run waits until then (epoch ms). */
+  waitUntil?: number;
 }
 
 /** The refusal message the run fails with (and the audit shows). */

@@ -130,6 +130,8 @@ export interface RunProgress {
   admission?: Admission;
   /** What the worker's policies said before the run's changing steps, oldest first. */
   policies?: PolicyRecord[];
+  /** A change window the run waits for before a step (epoch ms it opens). */
+  windowWait?: { stepKey: string; rule: string; calendar: string; until: number };
 }
 
 export interface LockWait {

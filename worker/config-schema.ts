@@ -243,6 +243,9 @@ export const WorkerConfigSchema = z.strictObject({
   approvals: ApprovalsSection.optional(),
   notifications: NotificationsSection.optional(),
   catalog: CatalogSection.optional(),
+  /** Policy rules and the calendars they name: checked by dsl/policies.ts (compileGovernance). */
+  policies: z.unknown().optional(),
+  calendars: z.unknown().optional(),
 });
 export type ParsedWorkerConfig = z.infer<typeof WorkerConfigSchema>;
 

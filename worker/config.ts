@@ -29,6 +29,9 @@
 //   catalog:                                 # the runbooks this worker runs (worker/catalog.ts)
 //     runbooks: [./runbooks, { path: ./extra/promote.yaml, sha256: 3f1c… }]
 //     development: false                     # true (or no catalog:): any definition runs
+//   calendars: { business-hours: { kind: window, timezone: Europe/Berlin, rrule: […], duration: 8h } }
+//   policies:                                # CEL rules the worker enforces (dsl/policies.ts)
+//     - { name: prod-in-hours, when: "target.environment == 'PROD'", effect: window, calendar: business-hours, outside: wait }
 //
 // Environment (overrides the file): TIDELINE_TASK_QUEUE, TIDELINE_METRICS_ADDRESS,
 // TIDELINE_CLOUD_URL, TIDELINE_CLOUD_ALLOW_INSECURE_LOOPBACK=1, and together
@@ -38,6 +41,7 @@ import { inspect } from 'node:util';
 import path from 'node:path';
 import type { ApprovalSettings, CatalogSettings, NotificationSettings } from '../activities/deps';
 import { loadCatalog, type CatalogEntry } from './catalog';
+import { compileGovernance, describeRules, type CompiledGovernance } from '../dsl/policies';
 import { DEFAULT_NOTIFICATION_SETTINGS } from '../activities/notify';
 import { parseBaseUrl } from '../cloud/base-url';
 import type { RateLimit } from '../cloud/rate-limiter';
@@ -89,6 +93,8 @@ export interface WorkerConfig {
   notifications: NotificationSettings;
   /** The runbooks it runs (`catalog:`); absent or `development`: any definition a client sends. */
   catalog?: CatalogSettings & { list: CatalogEntry[] };
+  /** Policy rules and calendars (`policies:`, `calendars:`); absent: none. */
+  governance?: CompiledGovernance;
 }
 
 export interface LoadWorkerConfigOptions {
@@ -166,6 +172,15 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
     catalogProblems,
   );
   if (catalogProblems.length > 0) throw configError(catalogProblems, source);
+  let governance: CompiledGovernance | undefined;
+  if (data.policies !== undefined || data.calendars !== undefined) {
+    const compiled = compileGovernance({
+      ...(data.policies !== undefined && { policies: data.policies }),
+      ...(data.calendars !== undefined && { calendars: data.calendars }),
+    });
+    if (!compiled.ok) throw configError(compiled.problems, source);
+    governance = compiled.governance;
+  }
 
   const config: WorkerConfig = {
     taskQueue: shared.taskQueue,
@@ -185,6 +200,7 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
     },
     notifications: notificationSettings(data.notifications),
     catalog,
+    ...(governance !== undefined && { governance }),
   };
   return withSafeDisplay(config);
 }
@@ -232,6 +248,8 @@ export function describeWorkerConfig(config: WorkerConfig): Record<string, unkno
     },
     approvals: { keys: [...config.approvals.keys.keys()], groups: [...config.approvals.groups.keys()] },
     notifications: { targets: [...config.notifications.targets.keys()] },
+    policies:
+      config.governance === undefined ? [] : describeRules(config.governance).map((rule) => rule.name),
     catalog: {
       mode: config.catalog?.mode ?? 'development',
       runbooks: (config.catalog?.list ?? []).map(({ name, file, hash }) => ({ name, file, sha256: hash })),

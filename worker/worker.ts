@@ -126,6 +126,7 @@ export async function createTidelineWorker(
       approvals: config.approvals,
       notifications: config.notifications,
       ...(config.catalog !== undefined && { catalog: config.catalog }),
+      ...(config.governance !== undefined && { governance: config.governance }),
       ...(deps.clock ? { clock: deps.clock } : {}),
     });
 

@@ -13,7 +13,7 @@ import { resolveTemplates } from '../dsl/templates';
 
 export const MASKED = '(secret)';
 
-function masked(value: JsonValue, secrets: ReadonlySet<string>): JsonValue {
+export function masked(value: JsonValue, secrets: ReadonlySet<string>): JsonValue {
   if (typeof value === 'string') return secrets.has(value) ? MASKED : value;
   if (Array.isArray(value)) return value.map((item) => masked(item, secrets));
   if (value !== null && typeof value === 'object')
@@ -21,7 +21,7 @@ function masked(value: JsonValue, secrets: ReadonlySet<string>): JsonValue {
   return value;
 }
 
-function resolvedWith(
+export function resolvedWith(
   fields: Record<string, JsonValue>,
   vars: Record<string, unknown>,
   changes: Record<string, JsonValue> | undefined,
@@ -55,8 +55,11 @@ export function approvalPlan(
 ): ApprovalPlan {
   const placed = stepTree(definition.steps, { compensate: false });
   const at = placed.findIndex(({ step }) => step.id === approvalId);
+  // An approval a policy asks for guards only the step it was asked for.
+  const guarded =
+    at >= 0 ? placed.slice(at + 1) : placed.filter(({ step }) => approvalId.startsWith(`${step.id}.policy.`));
   const changes: PlannedChange[] = [];
-  for (const { step } of placed.slice(at + 1)) {
+  for (const { step } of guarded) {
     if (step.kind === 'call' && step.actionKind !== 'read') {
       changes.push({
         stepKey: step.id,

@@ -104,6 +104,12 @@ export class Interpreter {
       if (finishesBeforeCancel && CancellationScope.current().consideredCancelled) {
         throw runCancelled(); // not started: nothing to finish
       }
+      // The worker's policies for a change, as its target is now (runs the worker admitted).
+      if (this.state.governance !== undefined && step.kind === 'call' && step.actionKind !== 'read') {
+        await this.state.governance.beforeChange(step, key, scope, async (approval, approvalKey) => {
+          await this.runKind(approval, scope, approvalKey, this);
+        });
+      }
       const output = finishesBeforeCancel
         ? await CancellationScope.nonCancellable(() => this.runWithTimeout(step, scope, key))
         : await this.runWithTimeout(step, scope, key);

@@ -3,15 +3,16 @@
 // approvers were given for, and the policy records of the run's steps. Only runs that took the
 // runAdmission patch (or whose parent did) have one; others behave as their release did.
 // Workflow code.
-import { proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import { proxyLocalActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { TidelineActivities } from '../activities';
 import { ADMIT_RUN_ACTIVITY, type Admission } from '../contract/admission-messages';
 import type { ApprovalPlan } from '../contract/approval-messages';
-import type { PolicyRecord } from '../contract/policy-messages';
+import { CHECK_STEP_POLICY_ACTIVITY, type PolicyRecord } from '../contract/policy-messages';
 import type { RunbookWorkflowInput } from '../contract/run-messages';
 import type { RunbookDefinition, StepDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
-import { approvalPlan, samePlan } from './approval-plan';
+import { approvalPlan, masked, resolvedWith, samePlan } from './approval-plan';
+import { StepFailed } from './step-failure';
 import type { Scope } from './interpreter';
 import { celVariables } from './interpreter';
 import { PATCHES } from './patches';
@@ -22,7 +23,19 @@ const admitActivity = proxyLocalActivities<TidelineActivities>({
   retry: { maximumAttempts: 5, initialInterval: '1s' },
 })[ADMIT_RUN_ACTIVITY];
 
+const checkPolicy = proxyLocalActivities<TidelineActivities>({
+  startToCloseTimeout: '1m',
+  retry: { maximumAttempts: 5, initialInterval: '1s' },
+})[CHECK_STEP_POLICY_ACTIVITY];
+
 type ApproveStep = Extract<StepDefinition, { kind: 'approve' }>;
+type ChangeStep = Extract<StepDefinition, { kind: 'call' }>;
+
+/** Asks for an approval the way an approve step does (the interpreter runs it). */
+export type AskApproval = (step: ApproveStep, key: string) => Promise<void>;
+
+/** How long a policy's approval waits before it counts as rejected. */
+const POLICY_APPROVAL_TIMEOUT_MS = 24 * 3_600_000;
 
 interface ApprovedPlan {
   step: ApproveStep;
@@ -39,6 +52,7 @@ export class RunGovernance {
   onChange: () => void = () => undefined;
 
   constructor(
+    private readonly runbook: string,
     readonly admission: Admission,
     private readonly definition: Pick<RunbookDefinition, 'steps'>,
     private readonly secretValues: ReadonlySet<string>,
@@ -89,6 +103,94 @@ export class RunGovernance {
     return [...this.approved.values()].filter(
       (entry) => !samePlan(entry.plan, this.planFor(entry.step, entry.scope)),
     );
+  }
+
+  /** The policy approvals granted in this run, by rule (asked once per rule and target). */
+  private readonly granted = new Set<string>();
+  /** A change window the run waits for now (progress; status shows it). */
+  windowWait: { stepKey: string; rule: string; calendar: string; until: number } | undefined;
+
+  /**
+   * Before a changing step: the worker's policies for it, as the API shows its target now. A deny
+   * or a refusing closed window fails the step; an approval a rule asks for (or a freeze's
+   * override) is asked as a signed quorum; a closed window the rule waits for is waited out on a
+   * named timer, and the step is checked again when it opens.
+   */
+  async beforeChange(step: ChangeStep, key: string, scope: Scope, ask: AskApproval): Promise<void> {
+    if (!this.admission.checksSteps) return;
+    for (;;) {
+      const vars = celVariables(scope);
+      const verdict = await checkPolicy({
+        runbook: this.runbook,
+        definitionHash: this.admission.definitionHash,
+        starter: this.admission.starter,
+        inputs: masked(scope.inputs, this.secretValues) as Record<string, JsonValue>,
+        stepKey: key,
+        action: step.action,
+        with: resolvedWith(step.with, vars, this.withChanges(key), this.secretValues),
+      });
+      this.notePolicies(verdict.records);
+      const first = (effect: string) => verdict.records.find((r) => r.effect === effect && r.open !== true);
+      if (verdict.denied) {
+        const rule = first('deny');
+        throw new StepFailed(
+          key,
+          'POLICY_DENIED',
+          `policy ${rule?.rule ?? '?'}: ${rule?.message ?? 'denied'}`,
+        );
+      }
+      if (verdict.refusedByWindow) {
+        const rule = first('window');
+        throw new StepFailed(
+          key,
+          'CHANGE_WINDOW_CLOSED',
+          `policy ${rule?.rule ?? '?'}: ${rule?.message ?? 'the change window is closed'}`,
+        );
+      }
+      const target = JSON.stringify(
+        resolvedWith({ id: step.with.service_id ?? null }, vars, undefined, this.secretValues).id,
+      );
+      let overridden = false;
+      for (const need of verdict.approvals) {
+        const grant = `${need.rule}/${target}`;
+        if (!this.granted.has(grant)) {
+          await ask(
+            {
+              kind: 'approve',
+              id: `${step.id}.policy.${need.rule}`,
+              message: `policy ${need.rule}${need.override ? ' (override of a closed change window)' : ''}: may ${key} (${step.action}) go ahead?`,
+              default: 'reject',
+              approvers: [`group:${need.group}`],
+              minApprovals: need.count,
+              allowSelfApproval: false,
+              timeoutMs: POLICY_APPROVAL_TIMEOUT_MS,
+              compensate: [],
+              continueOnError: false,
+            },
+            `${key}.policy.${need.rule}`,
+          );
+          this.granted.add(grant);
+        }
+        if (need.override) overridden = true;
+      }
+      if (verdict.waitUntil === null || overridden) return;
+      const rule = first('window');
+      this.windowWait = {
+        stepKey: key,
+        rule: rule?.rule ?? '',
+        calendar: rule?.calendar ?? '',
+        until: verdict.waitUntil,
+      };
+      this.onChange();
+      try {
+        await sleep(Math.max(1, verdict.waitUntil - Date.now()), {
+          summary: `change window ${rule?.calendar ?? ''} closed (policy ${rule?.rule ?? ''}): ${key} waits until it opens`,
+        });
+      } finally {
+        this.windowWait = undefined;
+        this.onChange();
+      }
+    }
   }
 
   notePolicies(records: readonly PolicyRecord[]): void {

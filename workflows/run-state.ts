@@ -163,6 +163,7 @@ export class RunState {
       progress.approvals = this.ledger.entries.map((entry) => ({ ...entry }));
     if (this.governance !== undefined) {
       progress.admission = this.governance.admission;
+      if (this.governance.windowWait !== undefined) progress.windowWait = { ...this.governance.windowWait };
       if (this.governance.policyRecords.length > 0)
         progress.policies = this.governance.policyRecords.map((record) => ({ ...record }));
     }

@@ -6,6 +6,7 @@ import {
   isCancellation,
   log,
   setHandler,
+  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import { DEFAULT_HOLD_TIMEOUT_MS, DEFINITION_FORMAT_VERSION } from '../dsl/definition';
@@ -105,8 +106,12 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
   // The worker's verdict before any step: catalogue, verified starter, policies.
   const admission = await RunGovernance.admit(input, bound.values);
   if (admission !== undefined) {
-    state.governance = new RunGovernance(admission, definition, identity.secretValues, (key) =>
-      state.holds?.withChanges(key),
+    state.governance = new RunGovernance(
+      definition.name,
+      admission,
+      definition,
+      identity.secretValues,
+      (key) => state.holds?.withChanges(key),
     );
     state.governance.onChange = () => state.onChange();
   }
@@ -140,6 +145,12 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
         admission.code ?? 'RUNBOOK_NOT_ALLOWED',
         admission.reason ?? 'refused by the worker',
       );
+    }
+    if (admission?.waitUntil !== undefined && admission.allowed) {
+      // A change window closed at the start whose rule waits: the run starts its steps when it opens.
+      await sleep(Math.max(1, admission.waitUntil - Date.now()), {
+        summary: 'change window closed at the start: the run waits until it opens',
+      });
     }
     await locks.acquire(lockKeys(definition, bound.values).filter((key) => !heldByParent.includes(key)));
     await interpreter.runSteps(definition.steps, scope, '');

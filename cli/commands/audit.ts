@@ -7,6 +7,7 @@ import type { CliContext, Command } from '../context';
 import { CliError, EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { auditLine } from '../output/run-report';
+import { admissionLine, holdActionLine, policyLine } from '../output/audit-lines';
 import { observeRun, readOutcome } from '../run-observer';
 import { withTemporal } from '../temporal';
 import { runIdArgument } from '../workflow-id';
@@ -16,8 +17,11 @@ export const AUDIT_SPEC = {
   usage: 'ID [--json]',
   summary: COMMAND_SUMMARIES.audit,
   description: [
-    'One line per decision, oldest first: time, step, approve/reject, who, key id, and "counted" or',
-    'the refusal code and reason. --json prints { workflowId, runId, approvals: [...] }.',
+    'What the worker decided at the start (catalogue entry or refusal, the starter and whether a',
+    'registered key signed the start), the policy rules that applied, then one line per decision,',
+    'oldest first: time, step, approve/reject, who, key id, and "counted" or the refusal code and',
+    'reason; then the hold actions (retry, skip, rollback) with their signer, applied or refused.',
+    '--json prints { workflowId, runId, admission, approvals, policies, actions }.',
   ],
   options: {},
   optionHelp: [],
@@ -43,16 +47,30 @@ async function audit(ctx: CliContext, workflowId: string): Promise<number> {
       throw new CliError('TEMPORAL_UNAVAILABLE', `run ${workflowId} did not answer`, snapshot.note);
     }
     const approvals = progress.approvals ?? [];
+    const policies = progress.policies ?? [];
+    const actions = progress.actions ?? [];
+    const { admission } = progress;
     if (ctx.globals.json) {
-      ctx.stdout.write(`${JSON.stringify({ workflowId, runId: snapshot.runId, approvals })}\n`);
+      ctx.stdout.write(
+        `${JSON.stringify({ workflowId, runId: snapshot.runId, ...(admission !== undefined && { admission }), approvals, policies, actions })}\n`,
+      );
       return EXIT.OK;
+    }
+    if (admission !== undefined) {
+      ctx.stdout.write(`run ${workflowId}: ${admissionLine(admission)}\n`);
+      for (const record of [...admission.policies, ...policies])
+        ctx.stdout.write(`  ${policyLine(record)}\n`);
     }
     if (approvals.length === 0) {
       ctx.stdout.write(`run ${workflowId}: no decisions on approval steps with approvers\n`);
-      return EXIT.OK;
+    } else {
+      ctx.stdout.write(`run ${workflowId}: ${approvals.length} decision(s)\n`);
+      for (const entry of approvals) ctx.stdout.write(`  ${auditLine(entry)}\n`);
     }
-    ctx.stdout.write(`run ${workflowId}: ${approvals.length} decision(s)\n`);
-    for (const entry of approvals) ctx.stdout.write(`  ${auditLine(entry)}\n`);
+    if (actions.length > 0) {
+      ctx.stdout.write(`run ${workflowId}: ${actions.length} hold action(s)\n`);
+      for (const action of actions) ctx.stdout.write(`  ${holdActionLine(action)}\n`);
+    }
     return EXIT.OK;
   });
 }

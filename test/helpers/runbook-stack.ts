@@ -64,6 +64,8 @@ export interface RunbookStackOptions {
   rateLimit?: RateLimit;
   /** The worker configuration's `catalog:` (worker/catalog.ts); default: development. */
   catalog?: WorkerConfig['catalog'];
+  /** The worker configuration's `policies:` and `calendars:`, compiled. */
+  governance?: WorkerConfig['governance'];
 }
 
 export async function startRunbookStack(
@@ -93,6 +95,7 @@ export async function startRunbookStack(
     ...(options.approvals !== undefined && { approvals: options.approvals }),
     ...(options.notifications !== undefined && { notifications: options.notifications }),
     ...(options.catalog !== undefined && { catalog: options.catalog }),
+    ...(options.governance !== undefined && { governance: options.governance }),
   };
   const startWorker = (workflows: WorkflowSource) => stack.startInProcessWorker(config, { workflows });
   let running = await unwindOnFailure(teardown, () => startWorker(treeWorkflows()));

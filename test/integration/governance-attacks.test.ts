@@ -38,6 +38,11 @@ const keys = Object.fromEntries(people.map((name) => [name, generateKeyPairSync(
   KeyPairKeyObjectResult
 >;
 
+function idOf(service: { service_id?: string | undefined }): string {
+  if (service.service_id === undefined) throw new Error('the seeded service has no id');
+  return service.service_id;
+}
+
 describe('a catalogue worker refuses the attacks on a production change', () => {
   let stack: RunbookStack;
   let definition: RunbookDefinition;
@@ -97,7 +102,7 @@ describe('a catalogue worker refuses the attacks on a production change', () => 
       expect(report.admission).toMatchObject({ allowed: true, mode: 'catalog' });
       expect(report.admission?.starter.verified).toBe(false);
     }
-    expect((await getService(stack, service.service_id)).metadata?.environment).not.toBe('PROD');
+    expect((await getService(stack, idOf(service))).metadata?.environment).not.toBe('PROD');
   });
 
   test('a definition with its approvers stripped, or the author as approver, is refused before any call', async () => {
@@ -131,7 +136,7 @@ describe('a catalogue worker refuses the attacks on a production change', () => 
       expect(report.admission).toMatchObject({ allowed: false, code: 'RUNBOOK_NOT_ALLOWED' });
       expect(report.admission?.starter).toMatchObject({ by: 'mallory', verified: true });
     }
-    expect((await getService(stack, service.service_id)).metadata?.environment).not.toBe('PROD');
+    expect((await getService(stack, idOf(service))).metadata?.environment).not.toBe('PROD');
   });
 
   test('approvers sign the plan they were shown: a restart under the same id with another target asks again', async () => {
@@ -144,11 +149,11 @@ describe('a catalogue worker refuses the attacks on a production change', () => 
         inputs: { project_id: stack.projectId, service_id: serviceId },
         startedBy: signStart(keys.dave.privateKey, workflowId, 'dave'),
       });
-    let handle = await begin(first.service_id);
+    let handle = await begin(idOf(first));
     const shown = (await waitForApproval(handle)).plan;
     expect(shown?.changes[0]?.with.service_id).toBe(first.service_id);
     await handle.terminate('bait and switch');
-    handle = await begin(other.service_id);
+    handle = await begin(idOf(other));
     const pending = await waitForApproval(handle);
     // What approvers are shown now names the other service, and signing the old plan does not count.
     expect(pending.plan?.changes[0]?.with.service_id).toBe(other.service_id);
@@ -157,7 +162,7 @@ describe('a catalogue worker refuses the attacks on a production change', () => 
     expect(outcome.refused?.code).toBe('APPROVAL_BAD_SIGNATURE');
     expect(outcome.refused?.reason).toContain('the plan this step guards');
     await handle.terminate('done');
-    expect((await getService(stack, other.service_id)).metadata?.environment).not.toBe('PROD');
+    expect((await getService(stack, idOf(other))).metadata?.environment).not.toBe('PROD');
   });
 
   test('a retry that retargets an approved change asks the approvers again; an unsigned retry is refused', async () => {
@@ -211,7 +216,7 @@ describe('a catalogue worker refuses the attacks on a production change', () => 
     // The approval is asked again, for the new target, before promote runs.
     const again = await waitForApproval(handle);
     expect(again.plan?.changes[0]?.with.service_id).toBe(target.service_id);
-    expect((await getService(stack, target.service_id)).metadata?.environment).not.toBe('PROD');
+    expect((await getService(stack, idOf(target))).metadata?.environment).not.toBe('PROD');
     const progress = await handle.query(progressQuery);
     expect(progress.actions?.map((a) => [a.action, a.by, a.refused?.code ?? 'ok'])).toEqual([
       ['retry', 'mallory', 'HOLD_UNSIGNED'],
@@ -222,6 +227,6 @@ describe('a catalogue worker refuses the attacks on a production change', () => 
       expect((await decide(handle, signed(who, { workflowId, runId }, again.plan))).refused).toBeUndefined();
     const report = await reportOf(handle);
     expect(report.status).toBe('succeeded');
-    expect((await getService(stack, target.service_id)).metadata?.environment).toBe('PROD');
+    expect((await getService(stack, idOf(target))).metadata?.environment).toBe('PROD');
   });
 });
