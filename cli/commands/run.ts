@@ -2,8 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RunbookWorkflowInput } from '../../contract/run-messages';
 import { parseCommand, type CommandSpec } from '../args';
-import type { CliContext, Command } from '../context';
-import { operatorName } from '../run-update';
+import type { Command } from '../context';
 import { CliError } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { gatherInputs } from '../input-sources';

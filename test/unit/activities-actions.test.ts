@@ -36,7 +36,7 @@ const failureOf = (pending: Promise<unknown>) => rejectionOf(pending, Applicatio
 const createInput = { input: { project_id: 'p1', name: 'orders', cpu_millis: '1000', memory_gbs: '4' } };
 
 describe('action activities', () => {
-  test('there is one activity per action of the catalogue, plus the wait, the lock request, the lock holder watch, the approval check and the notifications', () => {
+  test('there is one activity per action of the catalogue, plus the wait, the locks, the approval and hold checks, the admission, the policy check and the notifications', () => {
     const activities = activitiesFor(fakeCloud({}));
     expect(Object.keys(activities).sort()).toEqual(
       [
@@ -45,6 +45,9 @@ describe('action activities', () => {
         'lock.watchHolder',
         'wait.until',
         'approval.verify',
+        'hold.verify',
+        'run.admit',
+        'policy.check',
         'notify.plan',
         'notify.deliver',
       ].sort(),

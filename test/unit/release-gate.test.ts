@@ -59,6 +59,7 @@ test('the gate implies every patch listed before it, not itself nor the ones aft
     PATCHES.concurrentCallsAsTasks,
     PATCHES.notifications,
     PATCHES.localCallAttempts,
+    PATCHES.runAdmission,
   ]);
 });
 

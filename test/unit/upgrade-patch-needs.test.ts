@@ -16,7 +16,12 @@ test('a run started on the gate release or later needs only the patches after th
   expect(patchNeeds([PATCHES.release2027_01])).toEqual({
     startedOn: '2027-01 or later',
     gate: PATCHES.release2027_01,
-    needs: [PATCHES.concurrentCallsAsTasks, PATCHES.notifications, PATCHES.localCallAttempts],
+    needs: [
+      PATCHES.concurrentCallsAsTasks,
+      PATCHES.notifications,
+      PATCHES.localCallAttempts,
+      PATCHES.runAdmission,
+    ],
     unknown: [],
   });
   expect(
@@ -25,6 +30,7 @@ test('a run started on the gate release or later needs only the patches after th
       PATCHES.concurrentCallsAsTasks,
       PATCHES.notifications,
       PATCHES.localCallAttempts,
+      PATCHES.runAdmission,
     ]).needs,
   ).toEqual([]);
 });
@@ -35,11 +41,15 @@ test('a run started before the gate may need every patch it did not record', () 
   expect(result.startedOn).toBe('before 2027-01');
   expect(result.gate).toBeNull();
   expect(result.needs).toEqual(
-    [...BEFORE_GATE, PATCHES.concurrentCallsAsTasks, PATCHES.notifications, PATCHES.localCallAttempts].filter(
-      (id) => !recorded.includes(id),
-    ),
+    [
+      ...BEFORE_GATE,
+      PATCHES.concurrentCallsAsTasks,
+      PATCHES.notifications,
+      PATCHES.localCallAttempts,
+      PATCHES.runAdmission,
+    ].filter((id) => !recorded.includes(id)),
   );
-  expect(patchNeeds([]).needs).toHaveLength(BEFORE_GATE.length + 3);
+  expect(patchNeeds([]).needs).toHaveLength(BEFORE_GATE.length + 4);
 });
 
 test('the newest recorded gate counts, and ids this tree does not know are reported', () => {
