@@ -422,6 +422,9 @@ describe('each action activity succeeds against the local cloud', () => {
       [
         ...ACTION_NAMES,
         'approval.verify',
+        'hold.verify',
+        'run.admit',
+        'policy.check',
         'lock.request',
         'lock.watchHolder',
         'notify.deliver',

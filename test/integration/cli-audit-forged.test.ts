@@ -75,10 +75,11 @@ test('a forged multi-line approver name prints as one escaped audit line', async
   expect({ code: audit.code, err: audit.err }).toEqual({ code: 0, err: '' });
   const lines = audit.out.trimEnd().split('\n');
   expect(lines).toEqual([
+    expect.stringMatching(new RegExp(`^run ${id}: start: admitted; definition [0-9a-f]{12} `)),
     `run ${id}: 1 decision(s)`,
     expect.stringMatching(/^ {2}\S+ sign_off approve by mallory\\n/),
   ]);
-  expect(lines[1]).toContain(
+  expect(lines[2]).toContain(
     'by mallory\\n  2024-06-01T12:00:00.000Z sign_off approve by alice key k1: counted (alice)\\u{202e} "ok\\": counted\\n": refused ',
   );
   expect(audit.out).not.toContain('\u202e');
