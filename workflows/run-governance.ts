@@ -70,6 +70,10 @@ export class RunGovernance {
     const info = workflowInfo();
     if (info.parent !== undefined) return input.admission;
     if (!hasPatch(PATCHES.runAdmission)) return undefined;
+    // Asked now, before the local activity, not after it: a query answered while a local activity
+    // finishes can make replay resume one workflow task earlier, and a patch asked in another
+    // task than it was recorded in fails the replay (patches.ts, concurrentCallsAsTasks).
+    hasPatch(PATCHES.notifications);
     return admitActivity({
       workflowId: info.workflowId,
       runStartedAt: info.startTime.getTime(),

@@ -67,11 +67,16 @@ test('lists the open runs by release with the patches they may still need', asyn
   // Neither run (of the earlier release) recorded the patches of later ones.
   expect(runs[lone.workflowId]).toMatchObject({
     recorded: [PATCHES.release2027_01],
-    needs: [PATCHES.concurrentCallsAsTasks, PATCHES.notifications, PATCHES.localCallAttempts],
+    needs: [
+      PATCHES.concurrentCallsAsTasks,
+      PATCHES.notifications,
+      PATCHES.localCallAttempts,
+      PATCHES.runAdmission,
+    ],
   });
   expect(runs[beside.workflowId]).toMatchObject({
     recorded: [PATCHES.release2027_01, PATCHES.concurrentCallsAsTasks],
-    needs: [PATCHES.notifications, PATCHES.localCallAttempts],
+    needs: [PATCHES.notifications, PATCHES.localCallAttempts, PATCHES.runAdmission],
   });
   const needed = status.patches.filter((p) => p.neededBy.length > 0);
   expect(needed).toEqual([
@@ -84,6 +89,11 @@ test('lists the open runs by release with the patches they may still need', asyn
     {
       id: PATCHES.localCallAttempts,
       release: '2027-04',
+      neededBy: expect.arrayContaining([lone.workflowId, beside.workflowId]),
+    },
+    {
+      id: PATCHES.runAdmission,
+      release: '2027-05',
       neededBy: expect.arrayContaining([lone.workflowId, beside.workflowId]),
     },
   ]);
