@@ -25,11 +25,12 @@ export function groupsOf(settings: ApprovalSettings, name: string): string[] {
 
 export function verifiedStarter(
   settings: ApprovalSettings,
-  input: Pick<AdmitRunInput, 'workflowId' | 'runStartedAt' | 'startedBy'>,
+  input: Pick<AdmitRunInput, 'workflowId' | 'runStartedAt' | 'startedBy' | 'givenInputs'>,
+  definitionHash: string,
 ): VerifiedStarter {
   if (input.startedBy === undefined)
     return { by: null, verified: false, reason: 'the start names no starter', groups: [] };
-  const verdict = verifyStarter(settings, input, input.startedBy);
+  const verdict = verifyStarter(settings, { ...input, definitionHash }, input.startedBy);
   return {
     by: verdict.by,
     verified: verdict.verified,
@@ -46,7 +47,7 @@ export function admitRun(
   now: number = Date.now(),
 ): Admission {
   const hash = definitionHash(input.definition);
-  const starter = verifiedStarter(approvals, input);
+  const starter = verifiedStarter(approvals, input, hash);
   const entry = catalog.entries.get(hash);
   const base = {
     mode: catalog.mode,

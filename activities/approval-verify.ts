@@ -10,6 +10,7 @@ import {
   APPROVAL_MAX_SKEW_MS,
   approvalPayload,
   holdActionPayload,
+  scheduleStartPayload,
   startPayload,
   type ApprovalRefusalCode,
   type SignedStart,
@@ -50,29 +51,54 @@ function freshness(signedAt: number, now: number): string | undefined {
 
 export function verifyStarter(
   settings: ApprovalSettings,
-  input: { workflowId: string; runStartedAt?: number },
+  input: {
+    workflowId: string;
+    runStartedAt?: number;
+    /** For a schedule's signature: what it must cover. */
+    definitionHash?: string;
+    givenInputs?: unknown;
+  },
   start: SignedStart,
 ): StarterVerdict {
   const { signature } = start;
   if (signature === undefined) return { by: start.by, verified: false, reason: 'the start was not signed' };
-  if (signature.workflowId !== input.workflowId)
-    return { by: start.by, verified: false, reason: 'the start was signed for another run' };
-  // A start signature is good for the start it was made for: one copied into a later start of the
-  // same workflow id is stale by then.
-  const stale =
-    input.runStartedAt === undefined ? undefined : freshness(signature.signedAt, input.runStartedAt);
-  if (stale !== undefined)
-    return { by: start.by, verified: false, reason: `the start signature is not this start's: ${stale}` };
-  const payload = startPayload({
-    workflowId: input.workflowId,
-    by: start.by,
-    signedAt: signature.signedAt,
-    nonce: signature.nonce,
-  });
+  const unverified = (reason: string): StarterVerdict => ({ by: start.by, verified: false, reason });
+  let payload: string;
+  if (signature.schedule === true) {
+    if (!input.workflowId.startsWith(`${signature.workflowId}-`))
+      return unverified(`the schedule signature is for schedule ${signature.workflowId}, not this run`);
+    if (input.definitionHash === undefined)
+      return unverified('a schedule signature is verified only by workers that admit runs');
+    payload = scheduleStartPayload({
+      scheduleId: signature.workflowId,
+      by: start.by,
+      definitionHash: input.definitionHash,
+      inputs: input.givenInputs ?? {},
+      signedAt: signature.signedAt,
+      nonce: signature.nonce,
+    });
+  } else {
+    if (signature.workflowId !== input.workflowId) return unverified('the start was signed for another run');
+    // A start signature is good for the start it was made for: one copied into a later start of the
+    // same workflow id is stale by then.
+    const stale =
+      input.runStartedAt === undefined ? undefined : freshness(signature.signedAt, input.runStartedAt);
+    if (stale !== undefined) return unverified(`the start signature is not this start's: ${stale}`);
+    payload = startPayload({
+      workflowId: input.workflowId,
+      by: start.by,
+      signedAt: signature.signedAt,
+      nonce: signature.nonce,
+    });
+  }
   const ok = keysOf(settings, start.by).some(({ key }) => verifyPayload(payload, signature.value, key));
   return ok
     ? { by: start.by, verified: true }
-    : { by: start.by, verified: false, reason: 'the start signature does not verify' };
+    : unverified(
+        signature.schedule === true
+          ? 'the schedule signature does not verify (the definition or inputs changed since it was signed)'
+          : 'the start signature does not verify',
+      );
 }
 
 export function verifyApproval(

@@ -9,6 +9,7 @@ import { keyId, privateKeyFromPem, signPayload } from '../activities/approval-ke
 import {
   approvalPayload,
   holdActionPayload,
+  scheduleStartPayload,
   startPayload,
   type ApprovalPlan,
   type ApprovalSignature,
@@ -95,6 +96,20 @@ export function signStart(key: KeyObject | undefined, workflowId: string, by: st
   if (key === undefined) return { by };
   const base = { keyId: keyId(createPublicKey(key)), nonce: nonce(), signedAt: Date.now(), workflowId };
   return { by, signature: { ...base, value: signPayload(startPayload({ ...base, by }), key) } };
+}
+
+/**
+ * A schedule's starter: its creator signs the schedule id, the definition (by hash) and the inputs,
+ * so every run it starts is verified as theirs, and nothing else is.
+ */
+export function signScheduleStart(
+  key: KeyObject | undefined,
+  fields: { scheduleId: string; by: string; definitionHash: string; inputs: unknown },
+): SignedStart {
+  if (key === undefined) return { by: fields.by };
+  const base = { keyId: keyId(createPublicKey(key)), nonce: nonce(), signedAt: Date.now() };
+  const value = signPayload(scheduleStartPayload({ ...fields, ...base }), key);
+  return { by: fields.by, signature: { ...base, workflowId: fields.scheduleId, schedule: true, value } };
 }
 
 /** An operator's hold action (retry, skip, rollback), signed over the run and what it changes. */

@@ -29,6 +29,8 @@ export interface AdmitRunInput {
   definition: RunbookDefinition;
   /** The bound inputs, for policies. */
   inputs: Record<string, JsonValue>;
+  /** The inputs as the start gave them (a schedule's signature covers them). */
+  givenInputs?: Record<string, unknown>;
   startedBy?: SignedStart;
 }
 

@@ -56,10 +56,15 @@ export interface ApprovalSignature {
   value: string;
 }
 
-/** The signed start of a run: who started it (`tideline run` with a key). */
+/** The signed start of a run: who started it (`tideline run` with a key, or a schedule's creator). */
 export interface SignedStart {
   by: string;
-  signature?: Omit<ApprovalSignature, 'runId' | 'stepKey'>;
+  /**
+   * A run's own start: signed for its workflow id, good for 10 minutes. A schedule's (`schedule`
+   * true): signed for the schedule id (`workflowId`), the definition and the inputs, good for every
+   * run the schedule starts (their ids are `<schedule id>-<time>`).
+   */
+  signature?: Omit<ApprovalSignature, 'runId' | 'stepKey'> & { schedule?: true };
 }
 
 /** A change an approval guards: a later changing step and its `with` as resolved when asked. */
@@ -114,6 +119,29 @@ export function startPayload(fields: {
   nonce: string;
 }): string {
   return JSON.stringify(['tideline-start/1', fields.workflowId, fields.by, fields.signedAt, fields.nonce]);
+}
+
+/**
+ * The bytes a schedule's creator signs: the schedule, the definition (its hash) and the inputs as
+ * given, so the signature vouches for exactly the runs the schedule starts.
+ */
+export function scheduleStartPayload(fields: {
+  scheduleId: string;
+  by: string;
+  definitionHash: string;
+  inputs: unknown;
+  signedAt: number;
+  nonce: string;
+}): string {
+  return JSON.stringify([
+    'tideline-schedule-start/1',
+    fields.scheduleId,
+    fields.by,
+    fields.definitionHash,
+    canonicalJson(fields.inputs),
+    fields.signedAt,
+    fields.nonce,
+  ]);
 }
 
 export interface VerifyApprovalInput {

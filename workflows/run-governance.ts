@@ -79,6 +79,7 @@ export class RunGovernance {
       runStartedAt: info.startTime.getTime(),
       definition: input.definition,
       inputs: boundInputs,
+      givenInputs: input.inputs,
       ...(input.startedBy !== undefined && { startedBy: input.startedBy }),
     });
   }

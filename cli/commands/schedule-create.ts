@@ -14,6 +14,9 @@ import { RUNBOOK_WORKFLOW_TYPE } from '../run-observer';
 import { gatherInputs } from '../input-sources';
 import { bindRunInputs, loadRunbook, runbooksRootOption } from '../runbook-input';
 import { runMetadata } from '../start-run';
+import { loadApprovalKey, signScheduleStart } from '../approval-signing';
+import { operatorName } from '../run-update';
+import { definitionHash } from '../../activities/definition-hash';
 import { withTemporal } from '../temporal';
 import {
   checkScheduleName,
@@ -52,9 +55,15 @@ export const CREATE_SPEC = {
     paused: { type: 'boolean' },
     note: { type: 'string' },
     replace: { type: 'boolean' },
+    by: { type: 'string' },
+    key: { type: 'string' },
   },
   optionHelp: [
     ['-r, --runbook FILE', 'the runbook to run (required)'],
+    [
+      '--by NAME, --key FILE',
+      "who the schedule's runs are started by, signed with their approval key (default: your user name)",
+    ],
     ['--cron EXPR', 'when, as a cron expression: "minute hour day-of-month month day-of-week"'],
     ['--every DURATION', 'or at a fixed interval: 30m, 1h, 1d …'],
     ['--timezone TZ', 'time zone of --cron, e.g. Europe/Berlin (default UTC)'],
@@ -190,10 +199,20 @@ export async function scheduleCreate(argv: string[], ctx: CliContext): Promise<n
   };
 
   return withTemporal(ctx, async (session) => {
+    const by = values.by ?? operatorName(ctx.env);
     const input: RunbookWorkflowInput = {
       definition,
       inputs,
       ...(onFailure !== undefined && { onFailure }),
+      // The schedule's runs are started by its creator, signed for this schedule and these inputs.
+      ...(by !== undefined && {
+        startedBy: signScheduleStart(loadApprovalKey(ctx, by, values.key), {
+          scheduleId: name,
+          by,
+          definitionHash: definitionHash(definition),
+          inputs,
+        }),
+      }),
     };
     const options = {
       scheduleId: name,

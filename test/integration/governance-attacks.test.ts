@@ -6,7 +6,8 @@
 import { generateKeyPairSync, type KeyPairKeyObjectResult } from 'node:crypto';
 import path from 'node:path';
 import { publicKeyText } from '../../activities/approval-keys';
-import { signDecision, signHoldAction, signStart } from '../../cli/approval-signing';
+import { signDecision, signHoldAction, signScheduleStart, signStart } from '../../cli/approval-signing';
+import { definitionHash } from '../../activities/definition-hash';
 import { holdActionChanges, type ApprovalPlan } from '../../contract/approval-messages';
 import {
   retryUpdate,
@@ -228,5 +229,57 @@ describe('a catalogue worker refuses the attacks on a production change', () => 
     const report = await reportOf(handle);
     expect(report.status).toBe('succeeded');
     expect((await getService(stack, idOf(target))).metadata?.environment).toBe('PROD');
+  });
+
+  test("a schedule's runs are verified as its creator's; its signature copied into other inputs is not", async () => {
+    const service = await seedService(stack, { name: 'scheduled' });
+    const other = await seedService(stack, { name: 'unscheduled' });
+    const scheduleId = `nightly-${Date.now()}`;
+    const inputs = { project_id: stack.projectId, service_id: idOf(service) };
+    const startedBy = signScheduleStart(keys.dave.privateKey, {
+      scheduleId,
+      by: 'dave',
+      definitionHash: definitionHash(definition),
+      inputs,
+    });
+    const schedule = await stack.client.schedule.create({
+      scheduleId,
+      spec: { intervals: [{ every: '365d' }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'runbookWorkflow',
+        workflowId: scheduleId,
+        taskQueue: stack.taskQueue,
+        args: [{ definition, inputs, startedBy } satisfies RunbookWorkflowInput],
+      },
+      state: { paused: true },
+    });
+    try {
+      await schedule.trigger();
+      const runId = await pollUntil(
+        'the scheduled run to start',
+        async () => (await schedule.describe()).info.recentActions[0]?.action.workflow.workflowId,
+        (id) => id !== undefined,
+        30_000,
+      );
+      const run = stack.client.workflow.getHandle(runId ?? '');
+      await waitForApproval(run);
+      const progress = await run.query(progressQuery);
+      expect(progress.admission?.starter).toMatchObject({ by: 'dave', verified: true, groups: ['dba'] });
+      await run.terminate('test over');
+
+      // The same signature in a raw start under the schedule's id prefix, aimed at another service.
+      const copyId = `${scheduleId}-2030-01-01T00:00:00Z`;
+      const copy = await start(copyId, {
+        definition,
+        inputs: { ...inputs, service_id: idOf(other) },
+        startedBy,
+      });
+      const report = await reportOf(copy);
+      expect(report.failure?.type).toBe('APPROVAL_START_UNVERIFIED');
+      expect(report.admission?.starter.reason).toContain('the definition or inputs changed');
+    } finally {
+      await schedule.delete();
+    }
   });
 });
