@@ -1,7 +1,14 @@
 // One batch of a fleet-sized foreach, as a child workflow of the run (design: foreach-batch.ts).
 // It runs its items like the inline loop, never compensates, and always answers with what it did
 // and what would undo it — also when an iteration failed or the run cancelled it.
-import { CancellationScope, isCancellation, setHandler } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { RunGovernance } from './run-governance';
 import type { JsonValue } from '../dsl/expressions';
 import type { BatchBudgetResult, BatchUndo, ForeachBatchInput, ForeachBatchResult } from './foreach-batch';
 import { runBudgetedIterations } from './foreach-budget-lanes';
@@ -26,8 +33,24 @@ function added(iteration: Scope, base: Scope): Record<string, StepResult> {
 export async function foreachBatchWorkflow(input: ForeachBatchInput): Promise<ForeachBatchResult> {
   // First, before any patch or command (workflows/release-gate.ts).
   startRelease();
+  // Only a run starts its batches: one started from outside would run steps no worker admitted.
+  if (workflowInfo().parent === undefined) {
+    throw ApplicationFailure.create({
+      type: 'RUNBOOK_NOT_ALLOWED',
+      message: 'a foreach batch runs only as a child of a runbook run',
+      nonRetryable: true,
+    });
+  }
   const { step, key } = input;
   const state = new RunState(input.runbook, Date.now());
+  if (input.admission !== undefined)
+    state.governance = new RunGovernance(
+      input.runbook,
+      input.admission,
+      { steps: [step] },
+      new Set(),
+      () => undefined,
+    );
   setHandler(progressQuery, () => state.progress());
   state.lockStatus = () => ({ held: input.heldLocks });
   const interpreter = new Interpreter(state, runStepKind, () => input.heldLocks);

@@ -27,6 +27,7 @@
 //   steps and outputs read it unchanged (stop-dev-services' `stopped`).
 // Undoing runs in the run's own history: a failure after 1,000 stops adds ~10K events there,
 // inside the limits. A child that does not answer (terminated) loses its batch's undo work.
+import type { Admission } from '../contract/admission-messages';
 import { executeChild, workflowInfo } from '@temporalio/workflow';
 import type { ForeachStepDefinition, StepDefinition } from '../dsl/definition';
 import { narrowVariables, stepsNeeds } from '../dsl/expression-scope';
@@ -66,6 +67,8 @@ export interface ForeachBatchInput {
   outputReads?: Record<string, string[] | null>;
   /** A foreach with `maxErrors` or `ramp` only: what is left of its budget (foreach-budget.ts). */
   budget?: BatchBudget;
+  /** The run's admission (runs the worker admitted): its items meet the same policies. */
+  admission?: Admission;
 }
 
 /** Undo work the child registered: the owner step (by id) and where its scope comes from. */
@@ -206,6 +209,8 @@ export async function runForeachInBatches(
     };
     if (outputReads !== undefined) input.outputReads = outputReads;
     if (tally !== undefined) input.budget = tally.forBatch();
+    const governance = interpreter.state.governance;
+    if (governance !== undefined) input.admission = governance.admission;
     const answer = await executeChild<(input: ForeachBatchInput) => Promise<ForeachBatchResult>>(
       FOREACH_BATCH_WORKFLOW_TYPE,
       {

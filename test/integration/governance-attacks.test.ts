@@ -282,4 +282,63 @@ describe('a catalogue worker refuses the attacks on a production change', () => 
       await schedule.delete();
     }
   });
+
+  test('a forged admission in the start input, or a raw foreach batch, runs nothing', async () => {
+    const service = await seedService(stack, { name: 'forged' });
+    const workflowId = `forged-admission-${Date.now()}`;
+    const stripped: RunbookDefinition = {
+      ...definition,
+      formatVersion: 1,
+      steps: definition.steps.filter((step) => step.kind !== 'approve'),
+    };
+    const report = await reportOf(
+      await start(workflowId, {
+        definition: stripped,
+        inputs: { project_id: stack.projectId, service_id: idOf(service) },
+        // What a child runbook gets from its parent; a run without a parent ignores it.
+        admission: {
+          allowed: true,
+          mode: 'development',
+          definitionHash: '0'.repeat(64),
+          starter: { by: 'dave', verified: true, groups: ['dba'] },
+          policies: [],
+          checksSteps: false,
+        },
+      }),
+    );
+    expect(report.failure?.type).toBe('RUNBOOK_NOT_ALLOWED');
+    expect(report.admission?.starter).toMatchObject({ by: null, verified: false });
+
+    const promote = definition.steps.find((step) => step.id === 'promote');
+    const batch = await stack.client.workflow.start('foreachBatchWorkflow', {
+      taskQueue: stack.taskQueue,
+      workflowId: `raw-batch-${Date.now()}`,
+      args: [
+        {
+          runbook: 'promote-to-prod',
+          key: 'each',
+          step: {
+            kind: 'foreach',
+            id: 'each',
+            items: '${{ [1] }}',
+            as: 'item',
+            steps: [promote],
+            compensate: [],
+            continueOnError: false,
+          },
+          items: [1],
+          offset: 0,
+          concurrency: 1,
+          scope: { inputs: { project_id: stack.projectId, service_id: idOf(service) }, steps: {}, vars: {} },
+          heldLocks: [],
+        },
+      ],
+    });
+    const refusal = await batch.result().then(
+      () => undefined,
+      (error: unknown) => (error as { cause?: { type?: string } }).cause?.type,
+    );
+    expect(refusal).toBe('RUNBOOK_NOT_ALLOWED');
+    expect((await getService(stack, idOf(service))).metadata?.environment).not.toBe('PROD');
+  });
 });
