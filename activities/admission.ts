@@ -104,7 +104,8 @@ export function admitRun(
   return {
     ...checked,
     allowed: true,
-    ...(verdict.waitUntil !== null && verdict.waitUntil > now && { waitUntil: verdict.waitUntil }),
+    ...(verdict.waitUntil !== null &&
+      verdict.waitUntil > now && { waitUntil: verdict.waitUntil, waitMs: verdict.waitUntil - now }),
   };
 }
 

@@ -98,6 +98,7 @@ export function stepVerdict(
     denied: verdict.denied,
     refusedByWindow: verdict.refusedByWindow,
     waitUntil: verdict.waitUntil,
+    waitMs: verdict.waitUntil === null ? null : Math.max(0, verdict.waitUntil - now),
     approvals,
   };
 }
@@ -110,7 +111,14 @@ export function createCheckStepPolicyActivity(
   return async (input: CheckStepPolicyInput): Promise<StepPolicyVerdict> => {
     const now = clock.now();
     if (governance === undefined)
-      return { records: [], denied: false, refusedByWindow: false, waitUntil: null, approvals: [] };
+      return {
+        records: [],
+        denied: false,
+        refusedByWindow: false,
+        waitUntil: null,
+        waitMs: null,
+        approvals: [],
+      };
     const context: PolicyContext = {
       runbook: { name: input.runbook, hash: input.definitionHash },
       starter: starterContext(input.starter),

@@ -64,6 +64,8 @@ export interface Admission {
   checksSteps: boolean;
   /** A change window closed at the start whose rule says wait: the run waits until then (epoch ms). */
   waitUntil?: number;
+  /** How long that is from the worker's now. */
+  waitMs?: number;
 }
 
 /** The refusal message the run fails with (and the audit shows). */

@@ -46,6 +46,8 @@ export interface StepPolicyVerdict {
   refusedByWindow: boolean;
   /** A window is closed and its rule says wait: the step waits until then (epoch ms). */
   waitUntil: number | null;
+  /** How long that is from the worker's now (the workflow's timer lasts this long). */
+  waitMs: number | null;
   /** Approvals the step needs first (require-approval, or a window's override while closed). */
   approvals: { rule: string; group: string; count: number; override: boolean }[];
 }

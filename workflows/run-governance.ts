@@ -178,7 +178,7 @@ export class RunGovernance {
         }
         if (need.override) overridden = true;
       }
-      if (verdict.waitUntil === null || overridden) return;
+      if (verdict.waitUntil === null || verdict.waitMs === null || overridden) return;
       const rule = first('window');
       this.windowWait = {
         stepKey: key,
@@ -188,7 +188,8 @@ export class RunGovernance {
       };
       this.onChange();
       try {
-        await sleep(Math.max(1, verdict.waitUntil - Date.now()), {
+        // As long as the worker's clock says (the policies are evaluated by it), at least 1 ms.
+        await sleep(Math.max(1, verdict.waitMs), {
           summary: `change window ${rule?.calendar ?? ''} closed (policy ${rule?.rule ?? ''}): ${key} waits until it opens`,
         });
       } finally {

@@ -146,9 +146,9 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
         admission.reason ?? 'refused by the worker',
       );
     }
-    if (admission?.waitUntil !== undefined && admission.allowed) {
+    if (admission?.waitMs !== undefined && admission.allowed) {
       // A change window closed at the start whose rule waits: the run starts its steps when it opens.
-      await sleep(Math.max(1, admission.waitUntil - Date.now()), {
+      await sleep(Math.max(1, admission.waitMs), {
         summary: 'change window closed at the start: the run waits until it opens',
       });
     }

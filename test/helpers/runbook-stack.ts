@@ -24,6 +24,7 @@ import { startTestLocalStack } from './test-local-stack';
 import { runWorkflowBundle, treeWorkflows } from './tree-workflows';
 import type { TemporalServer, TemporalServerOptions } from './temporal-server';
 import type { WorkerConfig } from '../../worker/config';
+import type { Clock } from '../../activities/deps';
 
 export const RUNBOOKS_DIR = path.resolve(__dirname, '..', '..', 'runbooks');
 
@@ -64,6 +65,8 @@ export interface RunbookStackOptions {
   rateLimit?: RateLimit;
   /** The worker configuration's `catalog:` (worker/catalog.ts); default: development. */
   catalog?: WorkerConfig['catalog'];
+  /** The worker's clock (policies and change windows are evaluated by it). */
+  clock?: Clock;
   /** The worker configuration's `policies:` and `calendars:`, compiled. */
   governance?: WorkerConfig['governance'];
 }
@@ -97,7 +100,11 @@ export async function startRunbookStack(
     ...(options.catalog !== undefined && { catalog: options.catalog }),
     ...(options.governance !== undefined && { governance: options.governance }),
   };
-  const startWorker = (workflows: WorkflowSource) => stack.startInProcessWorker(config, { workflows });
+  const startWorker = (workflows: WorkflowSource) =>
+    stack.startInProcessWorker(config, {
+      workflows,
+      ...(options.clock !== undefined && { clock: options.clock }),
+    });
   let running = await unwindOnFailure(teardown, () => startWorker(treeWorkflows()));
   return {
     server,
