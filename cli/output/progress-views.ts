@@ -1,6 +1,7 @@
 // Two ways to show a run while it goes: on a terminal, a step list redrawn in place a few times a
 // second; anywhere else (pipes, CI logs), one plain line per change, stamped with the time the
 // change happened. Both take RunSnapshots.
+import { printable } from './printable';
 import type { StepRecord } from '../../contract/run-messages';
 import type { CliContext } from '../context';
 import type { RunSnapshot } from '../run-observer';
@@ -32,8 +33,13 @@ export function runEnded(snapshot: RunSnapshot): boolean {
 
 /** What the run as a whole waits for before its steps can go on, or ''. */
 export function runWaitsFor(snapshot: RunSnapshot): string {
+  if (runEnded(snapshot)) return '';
   const lock = snapshot.progress?.waitingForLock;
-  return lock !== undefined && !runEnded(snapshot) ? `waiting for lock ${lock}` : '';
+  if (lock !== undefined) return `waiting for lock ${lock}`;
+  const window = snapshot.progress?.windowWait;
+  if (window !== undefined)
+    return `${printable(window.stepKey)} waits for change window ${printable(window.calendar)} (policy ${printable(window.rule)}) until ${new Date(window.until).toISOString()}`;
+  return '';
 }
 
 /** Undo steps appear only once a run compensates; the column fits the others so rows never shift. */

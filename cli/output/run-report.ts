@@ -232,6 +232,10 @@ export function runJson(
     failure: outcome.failure ?? null,
     pendingApproval: progress?.pendingApproval ?? null,
     waitingForLock: progress?.waitingForLock ?? null,
+    windowWait:
+      progress?.windowWait === undefined
+        ? null
+        : { ...progress.windowWait, until: isoTime(progress.windowWait.until) ?? null },
     lockWaits: (progress?.lockWaits ?? []).map((wait) => ({
       key: wait.key,
       requestedAt: isoTime(wait.requestedAt) ?? null,
