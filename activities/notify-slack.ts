@@ -11,6 +11,8 @@ function headline(payload: NotificationPayload): string {
       return `:arrow_forward: ${run} started`;
     case 'awaiting-approval':
       return `:raised_hand: ${run} waits for approval at step \`${payload.step ?? ''}\``;
+    case 'awaiting-window':
+      return `:hourglass: ${run} waits for its change window at step \`${payload.step ?? ''}\``;
     case 'held':
       return `:warning: ${run} is held at failed step \`${payload.step ?? ''}\``;
     case 'compensated':

@@ -6,6 +6,8 @@
 export const NOTIFICATION_EVENTS = [
   'started',
   'awaiting-approval',
+  /** A change waits for its change window (a worker policy) to open. */
+  'awaiting-window',
   'held',
   'compensated',
   'failed',

@@ -101,6 +101,13 @@ export class RunNotifier {
         commands: approvalCommands(approval.stepKey),
       });
     }
+    const window = state.governance?.windowWait;
+    if (window !== undefined && this.firstTime(`window ${window.stepKey} ${window.until}`)) {
+      this.emit('awaiting-window', {
+        step: window.stepKey,
+        message: `change window ${window.calendar} (policy ${window.rule}) is closed; the step goes on when it opens at ${new Date(window.until).toISOString()}`,
+      });
+    }
     if (state.status !== 'running') return;
     for (const held of state.holds?.list() ?? []) {
       if (!this.firstTime(`held ${held.stepKey} ${held.heldAt}`)) continue;

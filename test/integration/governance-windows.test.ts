@@ -10,6 +10,8 @@ import { compileGovernance } from '../../dsl/policies';
 import { reportOf, seedService } from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 import { testKeyRing } from '../helpers/worker-process';
+import { Secret } from '../../cloud/redact';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver';
 
 const FLEET = path.resolve(__dirname, '..', 'fixtures', 'governance', 'promote-fleet.yaml');
 const FREEZE_FROM = Date.parse('2030-12-20T00:00:00Z');
@@ -34,8 +36,10 @@ function freezeAtTheFourthItem(): Clock & { calls: number } {
 
 describe('a change window closing in the middle of a fleet change', () => {
   let stack: RunbookStack;
+  let receiver: WebhookReceiver;
 
   beforeAll(async () => {
+    receiver = await startWebhookReceiver();
     const compiled = compileGovernance({
       calendars: {
         freeze: {
@@ -58,10 +62,22 @@ describe('a change window closing in the middle of a fleet change', () => {
     if (!compiled.ok) throw new Error(compiled.problems.join('\n'));
     stack = await startRunbookStack(
       { timeScale: 0.05 },
-      { keyRing: testKeyRing, governance: compiled.governance, clock: freezeAtTheFourthItem() },
+      {
+        keyRing: testKeyRing,
+        governance: compiled.governance,
+        clock: freezeAtTheFourthItem(),
+        notifications: {
+          targets: new Map([['ops', { type: 'webhook' as const, url: new Secret(receiver.url('/ops')) }]]),
+          maxAttempts: 3,
+          retryIntervalMs: 50,
+        },
+      },
     );
   }, 60_000);
-  afterAll(async () => stack?.close());
+  afterAll(async () => {
+    await stack?.close();
+    await receiver?.close();
+  });
 
   test('three items go, the rest wait on a named timer until the window reopens', async () => {
     const services = [];
@@ -87,17 +103,23 @@ describe('a change window closing in the middle of a fleet change', () => {
     expect(closed[0]?.opensAt).toBe(FREEZE_FROM + FREEZE_MS);
 
     // The run waited on a named timer, after the third item and before the fourth was promoted.
-    const events = (await handle.fetchHistory()).events ?? [];
-    const timers = events.filter((event) => event.timerStartedEventAttributes);
+    const history = (await handle.fetchHistory()).events ?? [];
+    const timers = history.filter((event) => event.timerStartedEventAttributes);
     expect(timers).toHaveLength(1);
     const summary = JSON.stringify(timers[0]?.userMetadata?.summary ?? null);
     expect(summary.length).toBeGreaterThan(4);
-    const fired = events.find((event) => event.timerFiredEventAttributes)?.eventTime;
+    const fired = history.find((event) => event.timerFiredEventAttributes)?.eventTime;
     const firedAt = Number(fired?.seconds ?? 0) * 1000 + Math.floor((fired?.nanos ?? 0) / 1e6);
     const endedAt = (position: number) =>
       report.steps.find((step) => step.key === `each[${position}].promote`)?.endedAt ?? NaN;
     for (const position of [0, 1, 2]) expect(endedAt(position)).toBeLessThanOrEqual(firedAt);
     for (let position = 3; position < 10; position += 1)
       expect(endedAt(position)).toBeGreaterThanOrEqual(firedAt);
+    // Whoever hears the run was told once that it waits for the window, and why.
+    const events = receiver.accepted('/ops') as { event: string; step?: string; message?: string }[];
+    const waits = events.filter((event) => event.event === 'awaiting-window');
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toMatchObject({ step: 'each[3].promote' });
+    expect(waits[0]?.message).toContain('policy no-promotions-in-freeze');
   });
 });
