@@ -1,0 +1,299 @@
+// The worker's admission of a run (activities/admission.ts `admitRun`): the catalogue decides which
+// definitions run, the start signature decides who started it, and the policies evaluated at the
+// start may deny it, refuse it for a closed window, or make it wait.
+import { generateKeyPairSync } from 'node:crypto';
+import path from 'node:path';
+import { admitRun } from '../../activities/admission';
+import { publicKeyText } from '../../activities/approval-keys';
+import { definitionHash } from '../../activities/definition-hash';
+import type { ApprovalSettings, CatalogSettings } from '../../activities/deps';
+import { signStart } from '../../cli/approval-signing';
+import type { AdmitRunInput } from '../../contract/admission-messages';
+import type { RunbookDefinition } from '../../dsl/definition';
+import { loadRunbookFile } from '../../dsl/loader';
+import { compileGovernance, type CompiledGovernance } from '../../dsl/policies';
+
+const RUNBOOKS = path.resolve(__dirname, '..', '..', 'runbooks');
+const resize = loadRunbookFile(path.join(RUNBOOKS, 'resize-with-rollback.yaml'));
+const rotate = loadRunbookFile(path.join(RUNBOOKS, 'rotate-password.yaml'));
+const RESIZE_HASH = definitionHash(resize);
+
+const alice = generateKeyPairSync('ed25519');
+const mallory = generateKeyPairSync('ed25519');
+const approvals: ApprovalSettings = {
+  keys: new Map([
+    ['alice', [publicKeyText(alice.publicKey)]],
+    ['mallory', [publicKeyText(mallory.publicKey)]],
+  ]),
+  groups: new Map([
+    ['dba', ['alice']],
+    ['ops', ['bob', 'alice']],
+    ['dev', ['bob']],
+  ]),
+};
+const catalog: CatalogSettings = {
+  mode: 'catalog',
+  entries: new Map([
+    [RESIZE_HASH, { name: 'resize-with-rollback', file: 'runbooks/resize-with-rollback.yaml' }],
+  ]),
+};
+const development: CatalogSettings = { mode: 'development', entries: new Map() };
+const WORKFLOW_ID = 'resize-orders-1';
+
+function input(overrides: Partial<AdmitRunInput> = {}): AdmitRunInput {
+  return {
+    workflowId: WORKFLOW_ID,
+    runStartedAt: Date.now(),
+    definition: resize,
+    inputs: { project_id: 'p1', service_id: 's1', cpu_millis: '2000', deadline: 1_200_000 },
+    ...overrides,
+  };
+}
+
+function governance(section: unknown): CompiledGovernance {
+  const compiled = compileGovernance(section);
+  if (!compiled.ok) throw new Error(compiled.problems.join('\n'));
+  return compiled.governance;
+}
+
+describe('the catalogue', () => {
+  test('refuses a definition whose hash is not listed, saying no runbook of that name is there', () => {
+    const admission = admitRun(catalog, approvals, input({ definition: rotate }));
+    expect(admission).toMatchObject({
+      allowed: false,
+      code: 'RUNBOOK_NOT_ALLOWED',
+      mode: 'catalog',
+      definitionHash: definitionHash(rotate),
+      reason:
+        'this worker runs only the runbooks of its catalogue: no runbook named rotate-password is in the catalogue',
+    });
+    expect(admission.catalogEntry).toBeUndefined();
+  });
+
+  test('refuses a changed copy of a listed runbook, naming the listed file', () => {
+    const edited: RunbookDefinition = { ...resize, description: 'resize, and something else' };
+    const admission = admitRun(catalog, approvals, input({ definition: edited }));
+    const hash = definitionHash(edited);
+    expect(hash).not.toBe(RESIZE_HASH);
+    expect(admission.allowed).toBe(false);
+    expect(admission.code).toBe('RUNBOOK_NOT_ALLOWED');
+    expect(admission.reason).toBe(
+      `this worker runs only the runbooks of its catalogue: its content (sha256 ${hash.slice(0, 12)}) ` +
+        "differs from the catalogue's resize-with-rollback (runbooks/resize-with-rollback.yaml)",
+    );
+  });
+
+  test('accepts a listed definition and names its entry', () => {
+    const admission = admitRun(catalog, approvals, input());
+    expect(admission).toMatchObject({
+      allowed: true,
+      mode: 'catalog',
+      definitionHash: RESIZE_HASH,
+      catalogEntry: { name: 'resize-with-rollback', file: 'runbooks/resize-with-rollback.yaml' },
+      policies: [],
+      checksSteps: false,
+    });
+    expect(admission.code).toBeUndefined();
+  });
+
+  test('development mode accepts any definition, ad hoc', () => {
+    const admission = admitRun(development, approvals, input({ definition: rotate }));
+    expect(admission).toMatchObject({
+      allowed: true,
+      mode: 'development',
+      definitionHash: definitionHash(rotate),
+    });
+    expect(admission.catalogEntry).toBeUndefined();
+  });
+});
+
+describe('the starter', () => {
+  const starterOf = (overrides: Partial<AdmitRunInput>) =>
+    admitRun(catalog, approvals, input(overrides)).starter;
+
+  test('a start signed with a registered key is verified, with the groups that list the name', () => {
+    expect(starterOf({ startedBy: signStart(alice.privateKey, WORKFLOW_ID, 'alice') })).toEqual({
+      by: 'alice',
+      verified: true,
+      groups: ['dba', 'ops'],
+    });
+  });
+
+  test('an unsigned start is an unverified claim, without groups', () => {
+    expect(starterOf({ startedBy: signStart(undefined, WORKFLOW_ID, 'alice') })).toEqual({
+      by: 'alice',
+      verified: false,
+      reason: 'the start was not signed',
+      groups: [],
+    });
+  });
+
+  test('a start naming no one has no starter', () => {
+    expect(starterOf({})).toEqual({
+      by: null,
+      verified: false,
+      reason: 'the start names no starter',
+      groups: [],
+    });
+  });
+
+  test("a start signed with another person's key does not verify", () => {
+    expect(starterOf({ startedBy: signStart(mallory.privateKey, WORKFLOW_ID, 'alice') })).toEqual({
+      by: 'alice',
+      verified: false,
+      reason: 'the start signature does not verify',
+      groups: [],
+    });
+  });
+
+  test('a start signed for another workflow id does not verify', () => {
+    const starter = starterOf({ startedBy: signStart(alice.privateKey, 'another-run', 'alice') });
+    expect(starter).toMatchObject({ by: 'alice', verified: false, groups: [] });
+    expect(starter.reason).toBe('the start was signed for another run');
+  });
+
+  test('a start signed more than 10 minutes before the run started is stale', () => {
+    const startedBy = signStart(alice.privateKey, WORKFLOW_ID, 'alice');
+    const signedAt = startedBy.signature?.signedAt ?? 0;
+    const starter = starterOf({ startedBy, runStartedAt: signedAt + 11 * 60_000 });
+    expect(starter).toMatchObject({ by: 'alice', verified: false, groups: [] });
+    expect(starter.reason).toBe(
+      "the start signature is not this start's: it was signed 660s ago; signatures are accepted for 600s",
+    );
+    // Just inside the limit it is still this start's.
+    expect(starterOf({ startedBy, runStartedAt: signedAt + 9 * 60_000 }).verified).toBe(true);
+  });
+
+  test('a refused definition still records who started it', () => {
+    const admission = admitRun(
+      catalog,
+      approvals,
+      input({ definition: rotate, startedBy: signStart(alice.privateKey, WORKFLOW_ID, 'alice') }),
+    );
+    expect(admission.allowed).toBe(false);
+    expect(admission.starter).toMatchObject({ by: 'alice', verified: true });
+  });
+});
+
+describe('policies at the start', () => {
+  const NOW = Date.parse('2029-06-01T12:00:00Z');
+  const OPENS = Date.parse('2030-01-01T00:00:00Z');
+  const calendars = {
+    maintenance: {
+      kind: 'window',
+      timezone: 'UTC',
+      from: '2030-01-01T00:00:00Z',
+      until: '2030-01-02T00:00:00Z',
+    },
+  };
+  const admit = (g: CompiledGovernance, overrides: Partial<AdmitRunInput> = {}) =>
+    admitRun(catalog, approvals, input(overrides), g, NOW);
+
+  test('a deny rule that applies at the start refuses with POLICY_DENIED, naming the rule', () => {
+    const g = governance({
+      policies: [
+        {
+          name: 'no-resizes',
+          when: "runbook.name == 'resize-with-rollback'",
+          effect: 'deny',
+          message: 'not today',
+        },
+      ],
+    });
+    const admission = admit(g);
+    expect(admission).toMatchObject({
+      allowed: false,
+      code: 'POLICY_DENIED',
+      reason: 'policy no-resizes: not today',
+      checksSteps: false,
+    });
+    expect(admission.policies).toEqual([
+      { rule: 'no-resizes', effect: 'deny', message: 'not today', stepKey: null, at: NOW },
+    ]);
+  });
+
+  test('a deny rule exempting the verified dba starter lets it start', () => {
+    const g = governance({
+      policies: [{ name: 'dba-only', when: 'true', unless: "'dba' in starter.groups", effect: 'deny' }],
+    });
+    expect(admit(g).code).toBe('POLICY_DENIED');
+    const signed = admit(g, { startedBy: signStart(alice.privateKey, WORKFLOW_ID, 'alice') });
+    expect(signed).toMatchObject({ allowed: true, policies: [] });
+  });
+
+  test('a closed window that refuses gives CHANGE_WINDOW_CLOSED', () => {
+    const g = governance({
+      calendars,
+      policies: [
+        {
+          name: 'in-maintenance',
+          when: 'true',
+          effect: 'window',
+          calendar: 'maintenance',
+          outside: 'refuse',
+        },
+      ],
+    });
+    const admission = admit(g);
+    expect(admission.allowed).toBe(false);
+    expect(admission.code).toBe('CHANGE_WINDOW_CLOSED');
+    expect(admission.reason).toMatch(/^policy in-maintenance: .*the change is refused/);
+    expect(admission.waitUntil).toBeUndefined();
+    expect(admission.policies).toEqual([
+      expect.objectContaining({
+        rule: 'in-maintenance',
+        effect: 'window',
+        open: false,
+        outside: 'refuse',
+        stepKey: null,
+      }),
+    ]);
+  });
+
+  test('a closed window that waits admits the run and says until when', () => {
+    const g = governance({
+      calendars,
+      policies: [
+        { name: 'in-maintenance', when: 'true', effect: 'window', calendar: 'maintenance', outside: 'wait' },
+      ],
+    });
+    const admission = admit(g);
+    expect(admission).toMatchObject({
+      allowed: true,
+      waitUntil: OPENS,
+      waitMs: OPENS - NOW,
+      checksSteps: true,
+    });
+    expect(admission.code).toBeUndefined();
+    expect(admission.policies).toEqual([
+      expect.objectContaining({
+        rule: 'in-maintenance',
+        calendar: 'maintenance',
+        open: false,
+        opensAt: OPENS,
+      }),
+    ]);
+    // Inside the window: admitted with nothing to wait for.
+    const inside = admitRun(catalog, approvals, input(), g, OPENS + 3_600_000);
+    expect(inside.allowed).toBe(true);
+    expect(inside.waitUntil).toBeUndefined();
+  });
+
+  test('checksSteps follows whether some rule is evaluated before steps', () => {
+    const startOnly = governance({ policies: [{ name: 'w', when: 'false', effect: 'warn' }] });
+    expect(admit(startOnly)).toMatchObject({ allowed: true, checksSteps: false, policies: [] });
+    const stepRule = governance({
+      policies: [{ name: 'prod', when: "target.environment == 'PROD'", effect: 'deny' }],
+    });
+    // A step rule is not evaluated at the start (its target would be null there).
+    expect(admit(stepRule)).toMatchObject({ allowed: true, checksSteps: true, policies: [] });
+  });
+
+  test('a refused definition is refused before any policy', () => {
+    const g = governance({ policies: [{ name: 'all', when: 'true', effect: 'deny' }] });
+    expect(admit(g, { definition: rotate })).toMatchObject({
+      code: 'RUNBOOK_NOT_ALLOWED',
+      policies: [],
+    });
+  });
+});
