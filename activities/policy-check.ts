@@ -9,6 +9,7 @@ import type { JsonValue } from '../dsl/expressions';
 import { evaluatePolicies, type CompiledGovernance, type PolicyDecision } from '../dsl/policies';
 import type { PolicyContext } from '../dsl/policy-schema';
 import { systemClock, type Clock, type CloudClientResolver } from './deps';
+import { CloudApiError } from '../cloud/errors';
 
 export { CHECK_STEP_POLICY_ACTIVITY } from '../contract/policy-messages';
 
@@ -28,21 +29,17 @@ async function serviceTarget(
   const serviceId = fields.service_id;
   const projectId = fields.project_id;
   if (typeof serviceId !== 'string' || typeof projectId !== 'string') return null;
+  // A service that does not exist has no target: a rule that reads `target` then cannot be
+  // evaluated, and applies (fail closed). Any other failure is thrown, so the check is retried and
+  // the step fails rather than going ahead unchecked.
   const service = await clients
     .forProject(projectId)
     .call('service.get', { project_id: projectId, service_id: serviceId })
-    .catch(() => undefined);
-  if (service === undefined)
-    return {
-      type: 'service',
-      id: serviceId,
-      name: null,
-      environment: null,
-      status: null,
-      region: null,
-      cpu_millis: null,
-      memory_gbs: null,
-    };
+    .catch((error: unknown) => {
+      if (error instanceof CloudApiError && error.code === 'CLOUD_API_NOT_FOUND') return undefined;
+      throw error;
+    });
+  if (service === undefined) return null;
   const spec = service.resources?.[0]?.spec;
   return {
     type: 'service',

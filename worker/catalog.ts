@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { CatalogSettings } from '../activities/deps';
 import { definitionHash, shortHash } from '../activities/definition-hash';
 import { checkRunbookFile } from '../dsl/loader';
+import { isRunbookError } from '../dsl/problems';
 import type { ParsedWorkerConfig } from './config-schema';
 
 /** Runbook files in a folder (and its sub-folders), test files left out, sorted. */
@@ -42,23 +43,40 @@ export function loadCatalog(
     const pinned = typeof item === 'string' ? undefined : item.sha256;
     const where = path.resolve(baseDir, given);
     let files: string[];
+    let folder: boolean;
     try {
-      files = statSync(where).isDirectory() ? runbookFiles(where) : [where];
+      folder = statSync(where).isDirectory();
+      files = folder ? runbookFiles(where) : [where];
     } catch (error) {
       problems.push(
-        `catalog.runbooks[${index}]: ${given} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+        `catalog.runbooks[${index}]: ${given} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'}); give a runbook file or a folder of runbooks, relative to the configuration file`,
       );
       continue;
     }
-    if (pinned !== undefined && files.length !== 1) {
-      problems.push(`catalog.runbooks[${index}]: sha256 pins one file, but ${given} is a folder`);
+    if (pinned !== undefined && folder) {
+      problems.push(
+        `catalog.runbooks[${index}]: sha256 pins one file, but ${given} is a folder; list the file itself with its sha256`,
+      );
+      continue;
+    }
+    if (files.length === 0) {
+      problems.push(
+        `catalog.runbooks[${index}]: ${given} holds no runbook (*.yaml); name a folder that does`,
+      );
       continue;
     }
     for (const file of files) {
-      const check = checkRunbookFile(file, {
-        runbooksRoot: statSync(where).isDirectory() ? where : path.dirname(where),
-      });
       const shown = path.relative(baseDir, file) || file;
+      let check: ReturnType<typeof checkRunbookFile>;
+      try {
+        check = checkRunbookFile(file, { runbooksRoot: folder ? where : path.dirname(where) });
+      } catch (error) {
+        const why = isRunbookError(error) ? error.code : 'unreadable';
+        problems.push(
+          `catalog: ${shown} cannot be read as a runbook (${why}); check it with \`tideline validate ${shown}\``,
+        );
+        continue;
+      }
       if (check.definition === undefined) {
         const first = check.problems[0];
         problems.push(

@@ -13,8 +13,14 @@ import { resolveTemplates } from '../dsl/templates';
 
 export const MASKED = '(secret)';
 
+/** Whether a text holds a secret value (whole, or embedded in a longer string). */
+function holdsSecret(text: string, secrets: ReadonlySet<string>): boolean {
+  for (const secret of secrets) if (secret !== '' && text.includes(secret)) return true;
+  return false;
+}
+
 export function masked(value: JsonValue, secrets: ReadonlySet<string>): JsonValue {
-  if (typeof value === 'string') return secrets.has(value) ? MASKED : value;
+  if (typeof value === 'string') return holdsSecret(value, secrets) ? MASKED : value;
   if (Array.isArray(value)) return value.map((item) => masked(item, secrets));
   if (value !== null && typeof value === 'object')
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, masked(v, secrets)]));

@@ -115,6 +115,13 @@ describe('approvalPlan', () => {
     expect(JSON.stringify(plan())).not.toMatch(/hidden-name|hunter2/);
   });
 
+  test('a secret input value embedded in a longer text masks the whole field', () => {
+    const changes = (stepId: string): Record<string, JsonValue> | undefined =>
+      stepId === 'rename' ? { name: 'svc-hidden-name-2' } : undefined;
+    const [, rename] = plan('sign_off', changes).changes;
+    expect(rename?.with.name).toBe(MASKED);
+  });
+
   test("an operator's `with` changes replace the written fields, still masked", () => {
     const changes = (stepId: string): Record<string, JsonValue> | undefined =>
       stepId === 'resize'

@@ -1,6 +1,7 @@
 // The `policy.check` local activity (activities/policy-check.ts): the worker reads the service a
 // step changes (from the `project_id`/`service_id` of its `with`) and evaluates its rules over it,
 // the step and the verified starter; against a fake Cloud API answering `service.get`.
+import { CloudApiError } from '../../cloud/errors';
 import type { CloudCaller, CloudClientResolver } from '../../activities/deps';
 import { createCheckStepPolicyActivity } from '../../activities/policy-check';
 import type { VerifiedStarter } from '../../contract/admission-messages';
@@ -22,7 +23,9 @@ function fakeCloud(services: Record<string, { environment: string; cpu_millis: n
         seen.push({ projectId, action, input });
         if (action !== 'service.get') throw new Error(`unexpected ${action}`);
         const service = services[input.service_id];
-        if (service === undefined) throw new Error('404 service not found');
+        if (input.service_id === 'broken') throw new Error('connection reset');
+        if (service === undefined)
+          throw new CloudApiError({ code: 'CLOUD_API_NOT_FOUND', message: 'service not found', status: 404 });
         return {
           service_id: input.service_id,
           name: `svc-${input.service_id}`,
@@ -159,15 +162,22 @@ describe('policy.check', () => {
     expect(seen).toEqual([]);
   });
 
-  test('a service that cannot be read gives a target with its id and nulls', async () => {
+  test('a service that does not exist has no target: rules that read it apply (fail closed)', async () => {
     const { verdict, seen } = check(
       step({ with: { project_id: 'p1', service_id: 'gone', cpu_millis: '8000' } }),
     );
     const result = await verdict;
     expect(seen).toHaveLength(1);
-    expect(result.records.map((record) => [record.rule, record.message])).toEqual([
-      ['unknown-target', 'the target could not be read'],
-    ]);
+    expect(result.denied).toBe(true);
+    expect(result.records.find((record) => record.effect === 'deny')?.message).toContain(
+      'could not be evaluated',
+    );
+  });
+
+  test('a service that cannot be read now fails the check (retried), never lets the step go unchecked', async () => {
+    await expect(
+      check(step({ with: { project_id: 'p1', service_id: 'broken', cpu_millis: '8000' } })).verdict,
+    ).rejects.toThrow('connection reset');
   });
 
   test('a require-approval rule asks for approvals of its group', async () => {

@@ -103,7 +103,9 @@ describe('loadCatalog', () => {
 
   test('a path that does not exist names its entry and path', () => {
     const { catalog, problems } = load({ runbooks: ['./runbooks', './missing'] });
-    expect(problems).toEqual(['catalog.runbooks[1]: ./missing cannot be read (ENOENT)']);
+    expect(problems).toEqual([
+      'catalog.runbooks[1]: ./missing cannot be read (ENOENT); give a runbook file or a folder of runbooks, relative to the configuration file',
+    ]);
     expect(catalog.list).toHaveLength(3);
   });
 
@@ -133,7 +135,9 @@ describe('loadCatalog', () => {
 
   test('a sha256 pin on a folder names the entry and says a pin is for one file', () => {
     const { catalog, problems } = load({ runbooks: [{ path: './runbooks', sha256: 'cd'.repeat(32) }] });
-    expect(problems).toEqual(['catalog.runbooks[0]: sha256 pins one file, but ./runbooks is a folder']);
+    expect(problems).toEqual([
+      'catalog.runbooks[0]: sha256 pins one file, but ./runbooks is a folder; list the file itself with its sha256',
+    ]);
     expect(catalog.list).toEqual([]);
   });
 
