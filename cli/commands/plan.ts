@@ -1,8 +1,10 @@
 // `tideline plan FILE`: what a run would do — the resolved steps and the API requests they would
 // send — without calling anything and without a server. Inputs not given are shown as missing
-// rather than refused, so a plan can be read before all values are known. `--resolve-targets`
-// is the one exception: it lists the services each `foreach: { targets: … }` would run over
-// (read-only `service.list` against the configured Cloud API).
+// rather than refused, so a plan can be read before all values are known. Two exceptions, both
+// read-only against the configured Cloud API: `--resolve-targets` lists the services each
+// `foreach: { targets: … }` would run over (`service.list`), and a worker configuration with
+// policies has the services the changing steps name read (`service.get`) so that its rules can be
+// evaluated as the worker would (cli/plan/plan-policies.ts).
 import { choiceOption, parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { EXIT } from '../errors';
@@ -12,15 +14,17 @@ import { renderPlanText } from '../output/plan-text';
 import { styleFor } from '../output/style';
 import { buildPlan, knownInputs } from '../plan/build-plan';
 import { resolvePlanTargets } from '../plan/plan-targets';
-import { cloudServiceLister } from '../plan/target-lister';
+import { planPolicies, policyInputs } from '../plan/plan-policies';
+import { planWorkerConfig } from '../plan/target-lister';
 import { gatherInputs } from '../input-sources';
+import { operatorName } from '../run-update';
 import { bindRunInputs, loadRunbook, runbooksRootOption } from '../runbook-input';
 import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const PLAN_SPEC = {
   name: 'plan',
   usage:
-    'FILE [-i key=value]… [--inputs FILE|-] [--runbooks-root DIR] [--resolve-targets] [--format text|mermaid|json]',
+    'FILE [-i key=value]… [--inputs FILE|-] [--runbooks-root DIR] [--resolve-targets] [--by NAME] [--format text|mermaid|json]',
   summary: COMMAND_SUMMARIES.plan,
   description: [
     'Validates the runbook, binds the inputs given, and prints each step with the request it would',
@@ -30,6 +34,9 @@ export const PLAN_SPEC = {
     'A foreach over `targets` shows its selector; with --resolve-targets the plan lists the services',
     'it selects now (id, name, environment, status, region), calling only service.list with the',
     "Cloud API endpoint and credentials of the worker's configuration (--config / TIDELINE_CLOUD_*).",
+    'When that configuration has policies, the plan shows the rules that apply at the start and before',
+    'each changing step, and when each change window opens; it reads the service each step changes',
+    '(service.get only). The starter is the name given (--by, default your user name), unverified.',
   ],
   options: {
     input: { type: 'string', short: 'i', multiple: true },
@@ -37,18 +44,21 @@ export const PLAN_SPEC = {
     'runbooks-root': { type: 'string' },
     format: { type: 'string', short: 'f' },
     'resolve-targets': { type: 'boolean' },
+    by: { type: 'string' },
   },
   optionHelp: [
     ['-i, --input key=value', 'an input value (repeatable); key=@FILE reads it from a file'],
     ['--inputs FILE', 'a YAML or JSON file of input values, - for stdin (also TIDELINE_INPUT_<NAME>)'],
     ['--runbooks-root DIR', "the folder child runbooks must be in (default: the runbook's folder)"],
     ['--resolve-targets', 'list the services each targets foreach selects (calls service.list only)'],
+    ['--by NAME', "the starter the worker's policies see (default: your user name; as claimed)"],
     ['-f, --format FORMAT', 'text (default), mermaid, or json (same as --json)'],
   ],
   examples: [
     'tideline plan runbooks/provision-production-service.yaml -i project_id=d1k5vk7hf2 -i name=orders',
     'tideline plan runbooks/fork-and-promote.yaml --format mermaid > fork.mmd',
     'tideline plan team-stop.yaml -i project_id=d1k5vk7hf2 -i team=shop --resolve-targets --config worker.yaml',
+    'tideline plan runbooks/resize-with-rollback.yaml -i project_id=d1k5vk7hf2 -i service_id=e4mz1y0bqn -i cpu_millis=8000 --config worker.yaml',
   ],
   positionals: { min: 1, max: 1, names: 'the runbook FILE' },
 } satisfies CommandSpec;
@@ -80,9 +90,22 @@ export const planCommand: Command = async (argv, ctx) => {
   const bindable = Object.fromEntries(Object.entries(declared).filter(([name]) => !missing.has(name)));
   const bound = bindRunInputs({ ...runbook, definition: { ...runbook.definition, inputs: bindable } }, given);
   const plan = buildPlan(runbook.definition, file, bound, missing, new Set(Object.keys(given)));
+  const worker = planWorkerConfig(ctx);
   if (values['resolve-targets'] === true) {
     const known = knownInputs(runbook.definition, bound, missing);
-    await resolvePlanTargets(plan, known, cloudServiceLister(ctx));
+    await resolvePlanTargets(plan, known, worker.lister);
+  }
+  // The step graph shows no policies: read nothing for it.
+  const policies = format === 'mermaid' ? undefined : worker.governance();
+  if (policies !== undefined) {
+    plan.policies = await planPolicies(plan, {
+      ...policies,
+      definition: runbook.definition,
+      inputs: policyInputs(runbook.definition, bound, missing),
+      starterName: values.by ?? operatorName(ctx.env) ?? '',
+      readTarget: worker.readTarget,
+      now: Date.now(),
+    });
   }
   if (format === 'json') ctx.stdout.write(`${JSON.stringify(plan)}\n`);
   else if (format === 'mermaid') ctx.stdout.write(renderPlanMermaid(plan));

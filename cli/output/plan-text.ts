@@ -1,6 +1,9 @@
-// `tideline plan` as text: inputs, then each step with the request it would send, its
-// conditions and what undoes it, then the outputs. Nothing here calls anything.
+// `tideline plan` as text: inputs, the worker's policies at the start (when it has any), then each
+// step with the request it would send, its conditions, the policies that apply to it and what
+// undoes it, then the outputs. Nothing here calls anything.
 import type { Plan, PlanRequest, PlanStep } from '../plan/build-plan';
+import type { PlanStepPolicies } from '../plan/plan-policies';
+import { callsText, policyHeaderLines, stepPolicyLines } from './plan-policies-text';
 import { selectorText, targetLines } from './plan-targets-text';
 import { inlineValue, SECRET_MASK, visibleLength, type Style } from './style';
 import { assertNever } from '../../contract/assert-never';
@@ -68,9 +71,17 @@ function foreachLimits(step: PlanStep): string {
  * (cli/plan/build-plan.ts), it also holds a child runbook's steps (which the walk never enters),
  * and each line's number and indentation come from the plan's nesting as it is rendered.
  */
-function stepLines(step: PlanStep, label: string, pad: string, style: Style): string[] {
+function stepLines(
+  step: PlanStep,
+  label: string,
+  pad: string,
+  style: Style,
+  policies: ReadonlyMap<string, PlanStepPolicies>,
+): string[] {
   const title = `${pad}${label} ${style.bold(step.id)}${step.name ? ` — ${step.name}` : ''}`;
   const inner = `${pad}     `;
+  const nested = (inner2: PlanStep, label2: string) =>
+    stepLines(inner2, label2, `${inner}  `, style, policies);
   const lines = [title, `${inner}${headline(step)}`];
   if (step.request) lines.push(...requestLines(step.request, `${inner}  `));
   const facts: string[] = [];
@@ -84,27 +95,25 @@ function stepLines(step: PlanStep, label: string, pad: string, style: Style): st
     facts.push(`message ${inlineValue(step.message)}`);
   if (facts.length > 0) lines.push(style.dim(`${inner}${facts.join('; ')}`));
   if (step.targets !== undefined) lines.push(...targetLines(step.targets, inner));
+  const policy = policies.get(step.key);
+  if (policy !== undefined) lines.push(...stepPolicyLines(policy, inner, style));
   for (const branch of step.branches ?? []) {
     lines.push(`${inner}branch ${branch.id}${branch.name ? ` — ${branch.name}` : ''}:`);
-    branch.steps.forEach((inner2, index) =>
-      lines.push(...stepLines(inner2, `${index + 1}.`, `${inner}  `, style)),
-    );
+    branch.steps.forEach((inner2, index) => lines.push(...nested(inner2, `${index + 1}.`)));
   }
   if (step.steps !== undefined) {
     lines.push(`${inner}${step.kind === 'runbook' ? 'its steps' : 'for each item'}:`);
-    step.steps.forEach((inner2, index) =>
-      lines.push(...stepLines(inner2, `${index + 1}.`, `${inner}  `, style)),
-    );
+    step.steps.forEach((inner2, index) => lines.push(...nested(inner2, `${index + 1}.`)));
   }
   if (step.compensate.length > 0) {
     lines.push(`${inner}${style.yellow('undo')} (if a later step fails or the run is cancelled):`);
-    step.compensate.forEach((inner2) => lines.push(...stepLines(inner2, '-', `${inner}  `, style)));
+    step.compensate.forEach((inner2) => lines.push(...nested(inner2, '-')));
   }
   return lines;
 }
 
 export function renderPlanText(plan: Plan, style: Style): string {
-  const called = plan.targetsResolved === true ? 'only service.list was called' : 'nothing is called';
+  const called = callsText(plan.targetsResolved === true, plan.policies);
   const lines = [`${style.bold(`Plan for ${plan.runbook}`)} (${plan.file}) — ${called}`];
   if (plan.description) lines.push(style.dim(plan.description));
   if (plan.inputs.length > 0) {
@@ -127,8 +136,10 @@ export function renderPlanText(plan: Plan, style: Style): string {
       lines.push(`  ${input.name.padEnd(width)}  ${padded}  ${about}`);
     });
   }
+  if (plan.policies !== undefined) lines.push(...policyHeaderLines(plan.policies, style));
+  const policies = new Map((plan.policies?.steps ?? []).map((entry) => [entry.key, entry]));
   lines.push('', 'steps (values from earlier steps are known only at run time and shown as written):');
-  plan.steps.forEach((step, index) => lines.push(...stepLines(step, `${index + 1}.`, '  ', style)));
+  plan.steps.forEach((step, index) => lines.push(...stepLines(step, `${index + 1}.`, '  ', style, policies)));
   if (plan.outputs.length > 0) {
     lines.push('', 'outputs:');
     const width = Math.max(...plan.outputs.map((output) => output.name.length));

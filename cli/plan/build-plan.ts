@@ -3,7 +3,7 @@
 // inputs are resolved with the inputs given; everything else (values of earlier steps) is shown
 // as written, because it is only known at run time. Secret inputs are never substituted.
 import { splitActionInput } from '../../cloud/action-input';
-import { operations, type ActionName } from '../../cloud/operations';
+import { operations, type ActionName, type OperationKind } from '../../cloud/operations';
 import type { InputDefinition, RunbookDefinition, StepDefinition } from '../../dsl/definition';
 import { formatDuration } from '../../dsl/durations';
 import type { JsonValue } from '../../dsl/expressions';
@@ -16,6 +16,23 @@ import type { Plan, PlanInput, PlanRequest, PlanStep } from './plan-types';
 
 export type { Plan, PlanInput, PlanRequest, PlanStep } from './plan-types';
 export { PartialResolver } from './partial-resolver';
+
+/** What a call step changes and its `with` as the plan resolved it. */
+export interface PlannedCall {
+  actionKind: OperationKind;
+  with: Record<string, JsonValue>;
+}
+
+/**
+ * Each planned call step's kind of action and resolved `with`, kept beside the plan rather than
+ * in it: the plan's JSON shows the request instead, and the policies (plan-policies.ts) read these.
+ */
+const plannedCalls = new WeakMap<PlanStep, PlannedCall>();
+
+/** A call step's action kind and resolved `with` (undefined for other kinds of step). */
+export function plannedCall(step: PlanStep): PlannedCall | undefined {
+  return plannedCalls.get(step);
+}
 
 function request(action: ActionName, input: Record<string, JsonValue>): PlanRequest {
   const def = operations[action];
@@ -91,10 +108,13 @@ function planStep(step: StepDefinition, key: string, resolver: PartialResolver):
   const timeout = resolver.duration(step.timeoutMs);
   if (timeout !== undefined) planned.timeout = timeout;
   switch (step.kind) {
-    case 'call':
-      planned.request = request(step.action, resolver.value(step.with) as Record<string, JsonValue>);
+    case 'call': {
+      const resolved = resolver.value(step.with) as Record<string, JsonValue>;
+      planned.request = request(step.action, resolved);
+      plannedCalls.set(planned, { actionKind: step.actionKind, with: resolved });
       if (step.adopt) planned.adopt = true;
       break;
+    }
     case 'wait':
       planned.request = request(step.action, resolver.value(step.with) as Record<string, JsonValue>);
       if (step.until !== undefined) planned.until = step.until;

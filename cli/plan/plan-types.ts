@@ -4,6 +4,7 @@
 import type { ActionName } from '../../cloud/operations';
 import type { RetryDefinition, StepDefinition, TargetsDefinition } from '../../dsl/definition';
 import type { JsonValue } from '../../dsl/expressions';
+import type { PlanPolicies } from './plan-policy-types';
 
 /** One selected service, as a plan shows it. */
 export interface PlanTarget {
@@ -86,6 +87,8 @@ export interface Plan {
   inputs: PlanInput[];
   steps: PlanStep[];
   outputs: { name: string; value: JsonValue; secret: boolean }[];
-  /** Set when `--resolve-targets` listed services (the only calls a plan makes). */
+  /** Set when `--resolve-targets` listed services. */
   targetsResolved?: boolean;
+  /** The worker's policies for this run, when its configuration has any. */
+  policies?: PlanPolicies;
 }

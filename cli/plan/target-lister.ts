@@ -1,22 +1,34 @@
-// How `tideline plan --resolve-targets` lists a project's services: with the Cloud API endpoint and
-// the project's credentials from the worker's configuration (--config / TIDELINE_CONFIG and the
-// TIDELINE_CLOUD_* variables), the same settings `tideline worker` runs with, and only the
-// read-only `service.list`. Failures become CLI errors with stable codes: a configuration without
-// the project is bad usage (exit 2), an API that cannot answer is unavailable (exit 3).
+// What `tideline plan` reads of the worker's configuration (--config / TIDELINE_CONFIG and the
+// TIDELINE_CLOUD_* variables, the same settings `tideline worker` runs with): the Cloud API
+// endpoint and credentials, for the read-only `service.list` of --resolve-targets and the
+// `service.get` of the targets the worker's policies read, and the policies themselves
+// (`policies:`, `calendars:`). Loaded once, at first use. Failures become CLI errors with stable
+// codes: a configuration without the project is bad usage (exit 2), an API that cannot answer is
+// unavailable (exit 3); a target that cannot be read for the policies is only noted in the plan,
+// and so is a file with policies the plan cannot load whole (no credentials on this machine).
 import type { JsonValue } from '../../dsl/expressions';
+import { compileGovernance, type CompiledGovernance } from '../../dsl/policies';
 import { CloudApiError } from '../../cloud/errors';
-import { loadWorkerConfig } from '../../worker/config';
+import { loadWorkerConfig, type WorkerConfig } from '../../worker/config';
 import { createCloudClientResolver } from '../../worker/cloud-clients';
 import { WorkerError } from '../../worker/errors';
+import { readConfigDocument, resolveConfigFile } from '../../worker/shared-settings';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import { settingsEnvironment } from '../settings';
 import type { ServiceLister } from './plan-targets';
+import type { PolicyTargetRead, PolicyTargetReader } from './plan-policies';
 
 const CONFIG_HINT =
   'give the Cloud API as the worker has it: --config FILE (cloud.baseUrl, cloud.projects), or TIDELINE_CLOUD_URL with TIDELINE_CLOUD_PROJECT_ID and its keys';
 
+function configError(error: unknown): unknown {
+  if (error instanceof WorkerError) return new CliError('CLI_USAGE', error.message, CONFIG_HINT);
+  return error;
+}
+
 function listingError(error: unknown, projectId: string): CliError {
+  if (error instanceof CliError) return error;
   if (error instanceof WorkerError) return new CliError('CLI_USAGE', error.message, CONFIG_HINT);
   if (error instanceof CloudApiError && error.code === 'CLOUD_API_CONFIG')
     return new CliError('CLI_USAGE', error.message, CONFIG_HINT);
@@ -28,16 +40,127 @@ function listingError(error: unknown, projectId: string): CliError {
   );
 }
 
-/** A lister over the configured Cloud API; the configuration is read at the first listing. */
-export function cloudServiceLister(ctx: Pick<CliContext, 'globals' | 'env' | 'cwd'>): ServiceLister {
+/**
+ * A config file's `policies` and `calendars` as written: null when it names neither, undefined
+ * when it cannot be read or parsed.
+ */
+function governanceSection(file: string): Record<string, unknown> | null | undefined {
+  const document = readConfigDocument(file);
+  if (document.kind !== 'parsed') return undefined;
+  const content: unknown = document.content;
+  if (typeof content !== 'object' || content === null || Array.isArray(content)) return null;
+  const { policies, calendars } = content as Record<string, unknown>;
+  if (policies === undefined && calendars === undefined) return null;
+  return { ...(policies !== undefined && { policies }), ...(calendars !== undefined && { calendars }) };
+}
+
+/** An error's message as one line: a configuration error's first problem. */
+function oneLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const [head = '', ...problems] = message.split('\n');
+  const first = problems.find((line) => line.trim().startsWith('- '));
+  return first === undefined ? head : first.trim().slice(2);
+}
+
+const whole = (value: number | null | undefined): number | null =>
+  typeof value === 'number' && Number.isInteger(value) ? value : null;
+
+export interface PlanWorkerConfig {
+  /**
+   * The worker's policies and the file they come from; undefined without a config file, or when
+   * it has none. Policies that do not compile are an error (CLI_USAGE), as for the worker.
+   */
+  governance(): { governance: CompiledGovernance; configFile: string } | undefined;
+  /** Lists a project's services (service.list). */
+  lister: ServiceLister;
+  /** Reads the service a step changes for the policies (service.get), as the worker does. */
+  readTarget: PolicyTargetReader;
+}
+
+export function planWorkerConfig(
+  ctx: Pick<CliContext, 'globals' | 'env' | 'cwd' | 'stderr'>,
+): PlanWorkerConfig {
+  let config: WorkerConfig | undefined;
   let resolver: ReturnType<typeof createCloudClientResolver> | undefined;
-  return async (projectId) => {
+  /** Why no target can be read: the configuration could not be loaded (policies only). */
+  let unreadable: string | undefined;
+  const load = (): WorkerConfig => {
     try {
-      resolver ??= createCloudClientResolver(loadWorkerConfig({ env: settingsEnvironment(ctx) }).cloud);
-      const services = await resolver.forProject(projectId).call('service.list', { project_id: projectId });
-      return JSON.parse(JSON.stringify(services)) as JsonValue[];
+      config ??= loadWorkerConfig({
+        env: settingsEnvironment(ctx),
+        notice: (line) => ctx.stderr.write(`${line}\n`),
+      });
+      return config;
     } catch (error) {
-      throw listingError(error, projectId);
+      throw configError(error);
     }
+  };
+  const clients = () => (resolver ??= createCloudClientResolver(load().cloud));
+  return {
+    governance() {
+      const file = resolveConfigFile(ctx.env, ctx.globals.config, ctx.cwd);
+      if (file === undefined) return undefined;
+      let loaded: WorkerConfig;
+      try {
+        loaded = load();
+      } catch (error) {
+        // A client-only file (taskQueue, temporal) is no worker configuration: it has no policies.
+        const section = governanceSection(file);
+        if (section === null) return undefined;
+        if (section === undefined) throw error;
+        // Policies in a file the plan cannot take whole (no Cloud API credentials here, say): the
+        // same compilation as the worker's, and no target can be read (each step says why).
+        const compiled = compileGovernance(section);
+        if (!compiled.ok)
+          throw new CliError(
+            'CLI_USAGE',
+            `invalid policies in ${file}: ${compiled.problems.join('; ')}`,
+            'the worker refuses this configuration too; fix the policies or calendars it names',
+          );
+        unreadable = `no Cloud API settings to read it with: ${oneLine(error)}`;
+        return { governance: compiled.governance, configFile: file };
+      }
+      return loaded.governance === undefined
+        ? undefined
+        : { governance: loaded.governance, configFile: loaded.configFile ?? file };
+    },
+    async lister(projectId) {
+      try {
+        const services = await clients()
+          .forProject(projectId)
+          .call('service.list', { project_id: projectId });
+        return JSON.parse(JSON.stringify(services)) as JsonValue[];
+      } catch (error) {
+        throw listingError(error, projectId);
+      }
+    },
+    async readTarget(projectId, serviceId): Promise<PolicyTargetRead> {
+      if (unreadable !== undefined) return { ok: false, reason: unreadable, sent: false };
+      let service;
+      try {
+        service = await clients()
+          .forProject(projectId)
+          .call('service.get', { project_id: projectId, service_id: serviceId });
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        const unsent = error instanceof CloudApiError && error.code === 'CLOUD_API_CONFIG';
+        return { ok: false, reason: `service.get failed: ${message}`, sent: !unsent };
+      }
+      // The fields the worker gives its rules (activities/policy-check.ts, serviceTarget).
+      const spec = service.resources?.[0]?.spec;
+      return {
+        ok: true,
+        service: {
+          type: 'service',
+          id: serviceId,
+          name: service.name ?? null,
+          environment: service.metadata?.environment ?? null,
+          status: service.status ?? null,
+          region: service.region_code ?? null,
+          cpu_millis: whole(spec?.cpu_millis),
+          memory_gbs: whole(spec?.memory_gbs),
+        },
+      };
+    },
   };
 }
