@@ -67,6 +67,11 @@ export interface ActivityDeps {
   /** How notifications are posted (tests may wrap it); default the global fetch. */
   fetch?: typeof fetch;
   clock?: Clock;
+  /**
+   * The time policies and change windows are evaluated at (`run.admit`, `policy.check`); default
+   * `clock`. `tideline test` sets a case's clock here, leaving waits and signatures on real time.
+   */
+  policyClock?: Clock;
   /** Per-request timeout used by waits, so a hung request cannot outlive a heartbeat. */
   pollRequestTimeoutMs?: number;
   /** Longest pause between two heartbeats of a wait (default 5 s; tests shorten it). */

@@ -34,8 +34,17 @@ export function createActivities(deps: ActivityDeps) {
     ...createLockActivities(),
     [VERIFY_APPROVAL_ACTIVITY]: createVerifyApprovalActivity(deps.approvals, deps.clock),
     [VERIFY_HOLD_ACTION_ACTIVITY]: createVerifyHoldActionActivity(deps.approvals, deps.clock),
-    [ADMIT_RUN_ACTIVITY]: createAdmitRunActivity(deps.catalog, deps.approvals, deps.governance, deps.clock),
-    [CHECK_STEP_POLICY_ACTIVITY]: createCheckStepPolicyActivity(deps.governance, deps.clients, deps.clock),
+    [ADMIT_RUN_ACTIVITY]: createAdmitRunActivity(
+      deps.catalog,
+      deps.approvals,
+      deps.governance,
+      deps.policyClock ?? deps.clock,
+    ),
+    [CHECK_STEP_POLICY_ACTIVITY]: createCheckStepPolicyActivity(
+      deps.governance,
+      deps.clients,
+      deps.policyClock ?? deps.clock,
+    ),
     ...createNotifyActivities(deps.notifications, deps.fetch),
   };
 }

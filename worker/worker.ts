@@ -31,6 +31,8 @@ export interface TidelineWorkerDeps {
   /** Default: clients built from `config.cloud`. */
   clients?: CloudClientResolver;
   clock?: Clock;
+  /** The time policies and change windows are evaluated at (default `clock`). */
+  policyClock?: Clock;
   /** Replaces the activities (tests with fixture workflows). */
   activities?: object;
   /** Default: the prebuilt bundle when fresh, else `workflows/index`. */
@@ -128,6 +130,7 @@ export async function createTidelineWorker(
       ...(config.catalog !== undefined && { catalog: config.catalog }),
       ...(config.governance !== undefined && { governance: config.governance }),
       ...(deps.clock ? { clock: deps.clock } : {}),
+      ...(deps.policyClock ? { policyClock: deps.policyClock } : {}),
     });
 
   const { tracing } = deps;

@@ -23,6 +23,7 @@ import { unmetExpectations, type Mismatch } from './expectations';
 import { historyText } from './history-text';
 import type { LoadedCase } from './test-file-loader';
 import type { TestStack } from './test-stack';
+import { caseWorkerFor, type CaseWorker } from './case-worker';
 
 export interface CaseResult {
   file: string;
@@ -63,6 +64,17 @@ async function heldReport(handle: WorkflowHandle, holds: HoldDriver): Promise<Ru
     const progress = await progressOf(handle);
     if (progress?.status === 'held' && holds.done() && (progress.held ?? []).some(holds.isNew))
       return { ...progress, outputs: {}, secretOutputs: [] };
+    const description = await handle.describe();
+    if (description.status.name !== 'RUNNING') return reportOf(handle);
+    await delay(PROGRESS_POLL_MS);
+  }
+}
+
+/** A run that waits for a closed change window: its progress then is its report (or it ends). */
+async function waitingReport(handle: WorkflowHandle): Promise<RunReport> {
+  for (;;) {
+    const progress = await progressOf(handle);
+    if (progress?.windowWait !== undefined) return { ...progress, outputs: {}, secretOutputs: [] };
     const description = await handle.describe();
     if (description.status.name !== 'RUNNING') return reportOf(handle);
     await delay(PROGRESS_POLL_MS);
@@ -111,19 +123,22 @@ export async function runCase(
   let cloud: CaseCloud | undefined;
   let unroute = () => undefined as unknown;
   let handle: WorkflowHandle | undefined;
+  let worker: CaseWorker | undefined;
   try {
     cloud = await startCaseCloud(testCase, stack.credentials, observeAnswers);
     unroute = stack.route(cloud.ids.projectId, cloud.api);
     const inputs = resolveReferences(testCase.inputs, cloud.ids);
+    result.workflowId = `test-${testCase.definition.name}-${randomBytes(4).toString('hex')}`;
+    worker = await caseWorkerFor(stack, testCase, result.workflowId);
     const input: RunbookWorkflowInput = {
       definition: testCase.definition,
       inputs,
       ...(testCase.onFailure !== undefined ? { onFailure: testCase.onFailure } : {}),
+      ...(worker.startedBy !== undefined && { startedBy: worker.startedBy }),
     };
-    result.workflowId = `test-${testCase.definition.name}-${randomBytes(4).toString('hex')}`;
     cloud.arm();
     const run = await stack.client.workflow.start(RUNBOOK_WORKFLOW_TYPE, {
-      taskQueue: stack.taskQueue,
+      taskQueue: worker.taskQueue,
       workflowId: result.workflowId,
       args: [input],
       memo: { runbook: testCase.definition.name },
@@ -131,9 +146,13 @@ export async function runCase(
     handle = run;
     let ended = false;
     const holds = holdDriver(run, testCase, cloud, () => ended);
-    const finished = (testCase.expect.status === 'held' ? heldReport(run, holds) : reportOf(run)).finally(
-      () => (ended = true),
-    );
+    const finished = (
+      testCase.expect.status === 'held'
+        ? heldReport(run, holds)
+        : testCase.expect.status === 'waiting'
+          ? waitingReport(run)
+          : reportOf(run)
+    ).finally(() => (ended = true));
     const work = Promise.all([
       finished,
       driveApprovals(run, testCase, () => ended),
@@ -198,6 +217,7 @@ export async function runCase(
     result.durationMs = Date.now() - started;
     // A run still going (held, timed out) must not act on after its cloud is gone.
     if (handle !== undefined) await handle.terminate('tideline test: case over').catch(() => undefined);
+    await worker?.stop();
     unroute();
     await cloud?.close().catch(() => undefined);
   }

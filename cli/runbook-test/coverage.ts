@@ -128,7 +128,8 @@ export function canFail(step: StepDefinition): boolean {
 export function caseRunStatus(testCase: CoverageCase, result: CoverageResult): RunStatus | undefined {
   if (result.error !== undefined) return undefined;
   const mismatch = result.mismatches.find((m) => m.what === 'status');
-  if (mismatch === undefined) return testCase.expect.status;
+  if (mismatch === undefined)
+    return testCase.expect.status === 'waiting' ? 'running' : testCase.expect.status;
   return typeof mismatch.actual === 'string' ? (mismatch.actual as RunStatus) : undefined;
 }
 

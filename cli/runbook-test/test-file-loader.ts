@@ -2,6 +2,7 @@
 // nesting and alias limits and position index, dsl/), checked against the test file schema, with
 // every case's runbook loaded and checked and its references and inputs checked. Every problem
 // comes back at once, as file:line:column with a stable code.
+import { compileGovernance, type CompiledGovernance } from '../../dsl/policies';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { bindInputs } from '../../dsl/inputs';
@@ -36,6 +37,8 @@ export interface LoadedCase extends TestCase {
   /** The test file it is in, as shown to the user. */
   file: string;
   definition: RunbookDefinition;
+  /** The file's `governance`, compiled: the case runs on a worker that enforces it. */
+  governance?: CompiledGovernance;
 }
 
 export type TestFileCheck = { ok: true; cases: LoadedCase[] } | { ok: false; problems: TestFileProblem[] };
@@ -108,6 +111,18 @@ export function loadTestFile(absolutePath: string, display: (absolute: string) =
 
   const problems: TestFileProblem[] = [];
   const cases: LoadedCase[] = [];
+  let governance: CompiledGovernance | undefined;
+  if (parsed.data.governance !== undefined) {
+    const compiled = compileGovernance(parsed.data.governance);
+    if (!compiled.ok)
+      return {
+        ok: false,
+        problems: compiled.problems.map((message) =>
+          problem('TEST_FILE_INVALID', `governance.${message}`, at(['governance'], 'key')),
+        ),
+      };
+    governance = compiled.governance;
+  }
   parsed.data.cases.forEach((testCase, index) => {
     const base: Path = ['cases', index];
     const names = {
@@ -152,7 +167,12 @@ export function loadTestFile(absolutePath: string, display: (absolute: string) =
       );
       return;
     }
-    cases.push({ ...testCase, file, definition: checked.definition });
+    cases.push({
+      ...testCase,
+      file,
+      definition: checked.definition,
+      ...(governance !== undefined && { governance }),
+    });
     // A key names its step last (`each[2].stop`, `create/undo.delete_set`): a typo would make
     // the case wait for a status (or a hold) that never comes.
     const ids = new Set(stepTree(checked.definition.steps).map((placed) => placed.step.id));

@@ -240,8 +240,22 @@ const VpcExpectation = z.union([
   }),
 ]);
 
+/** A policy rule that applied, as the run's audit records it. */
+const PolicyExpectation = z.strictObject({
+  rule: z.string().min(1),
+  step: z.string().min(1).describe('The step it was checked for (its key), or `start`'),
+  effect: z.enum(['deny', 'warn', 'require-approval', 'window']).optional(),
+  open: z.boolean().optional().describe('For a window: whether it was open'),
+});
+
 const Expectations = z.strictObject({
-  status: z.enum(['succeeded', 'failed', 'cancelled', 'held']).describe('How the run ends'),
+  status: z
+    .enum(['succeeded', 'failed', 'cancelled', 'held', 'waiting'])
+    .describe('How the run ends; `waiting`: it waits for a closed change window (then the case ends)'),
+  policies: z
+    .array(PolicyExpectation)
+    .optional()
+    .describe("Every policy rule that applied to the run, in order (the file's `governance`)"),
   failure: z
     .strictObject({
       step: z.string().min(1).optional(),
@@ -293,6 +307,19 @@ export const TestCase = z.strictObject({
     })
     .optional()
     .describe('Cancels the run, as `tideline cancel` does, once a step has reached a status'),
+  starter: z
+    .strictObject({
+      name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/),
+      groups: z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/)).default([]),
+    })
+    .optional()
+    .describe("Who starts the run, signed with a key the case's worker registers, and their groups"),
+  clock: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe(
+      "The worker's time when the case starts (policies and change windows read it); it runs on from there",
+    ),
   whenHeld: z
     .array(HoldAction)
     .default([])
@@ -303,6 +330,12 @@ export type TestCase = z.output<typeof TestCase>;
 export type Expectations = z.output<typeof Expectations>;
 
 export const RunbookTestFile = z.strictObject({
+  governance: z
+    .strictObject({ policies: z.unknown().optional(), calendars: z.unknown().optional() })
+    .optional()
+    .describe(
+      "Policies and calendars as a worker's configuration has them; every case runs on a worker with them",
+    ),
   cases: z.array(TestCase).min(1),
 });
 export type RunbookTestFile = z.output<typeof RunbookTestFile>;

@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import type { CloudCaller, CloudClientResolver } from '../../activities/deps';
+import type { ApprovalSettings, Clock, CloudCaller, CloudClientResolver } from '../../activities/deps';
+import type { CompiledGovernance } from '../../dsl/policies';
 import { CloudApiError } from '../../cloud/errors';
 import { EncryptionKeyRing } from '../../worker/encryption-keys';
 import { createRedactingLogger } from '../../worker/redacting-logger';
@@ -22,10 +23,21 @@ export interface TestStack {
   readonly credentials: { accessKey: string; secretKey: string };
   /** Routes the worker's calls for `projectId` to `caller` until the returned function is called. */
   route(projectId: string, caller: CloudCaller): () => void;
+  /**
+   * A worker of a case's own, on a task queue of its own, for a case that needs what a worker is
+   * configured with: policies and calendars, a starter's registered key and groups, a clock.
+   */
+  caseWorker(options: CaseWorkerOptions): Promise<{ taskQueue: string; stop(): Promise<void> }>;
   close(): Promise<void>;
 }
 
 const NAMESPACE = 'default';
+
+export interface CaseWorkerOptions {
+  governance?: CompiledGovernance;
+  approvals?: ApprovalSettings;
+  clock?: Clock;
+}
 
 function routingResolver(routes: Map<string, CloudCaller>): CloudClientResolver {
   return {
@@ -79,6 +91,22 @@ export async function startTestStack(
     );
     await stack.startInProcessWorker(config, { clients: routingResolver(routes) });
     return {
+      async caseWorker(options) {
+        const queue = `tideline-test-${randomBytes(4).toString('hex')}`;
+        const worker = await stack.startInProcessWorker(
+          {
+            ...config,
+            taskQueue: queue,
+            ...(options.approvals !== undefined && { approvals: options.approvals }),
+            ...(options.governance !== undefined && { governance: options.governance }),
+          },
+          {
+            clients: routingResolver(routes),
+            ...(options.clock !== undefined && { policyClock: options.clock }),
+          },
+        );
+        return { taskQueue: queue, stop: () => worker.stop() };
+      },
       client: stack.client,
       taskQueue,
       credentials,

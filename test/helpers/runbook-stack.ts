@@ -65,8 +65,8 @@ export interface RunbookStackOptions {
   rateLimit?: RateLimit;
   /** The worker configuration's `catalog:` (worker/catalog.ts); default: development. */
   catalog?: WorkerConfig['catalog'];
-  /** The worker's clock (policies and change windows are evaluated by it). */
-  clock?: Clock;
+  /** The time the worker evaluates policies and change windows at. */
+  policyClock?: Clock;
   /** The worker configuration's `policies:` and `calendars:`, compiled. */
   governance?: WorkerConfig['governance'];
 }
@@ -103,7 +103,7 @@ export async function startRunbookStack(
   const startWorker = (workflows: WorkflowSource) =>
     stack.startInProcessWorker(config, {
       workflows,
-      ...(options.clock !== undefined && { clock: options.clock }),
+      ...(options.policyClock !== undefined && { policyClock: options.policyClock }),
     });
   let running = await unwindOnFailure(teardown, () => startWorker(treeWorkflows()));
   return {

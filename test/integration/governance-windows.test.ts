@@ -65,7 +65,7 @@ describe('a change window closing in the middle of a fleet change', () => {
       {
         keyRing: testKeyRing,
         governance: compiled.governance,
-        clock: freezeAtTheFourthItem(),
+        policyClock: freezeAtTheFourthItem(),
         notifications: {
           targets: new Map([['ops', { type: 'webhook' as const, url: new Secret(receiver.url('/ops')) }]]),
           maxAttempts: 3,

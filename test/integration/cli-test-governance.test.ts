@@ -1,0 +1,64 @@
+// `tideline test` rehearses the worker's policies: a test file's `governance` runs its cases on a
+// worker with those policies and calendars, a case's `starter` is a verified starter with groups,
+// its `clock` is the worker's time for policies and windows, and `expect.policies` lists the rules
+// that applied. A wrong expectation fails its case with what was found; a governance section that
+// does not compile is refused with its position before anything runs.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runTideline } from '../helpers/cli-process';
+import { buildDist, REPO_ROOT } from '../helpers/worker-process';
+
+const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'governance', 'policies.test.yaml');
+
+let dir: string;
+beforeAll(async () => {
+  await buildDist();
+  dir = mkdtempSync(path.join(tmpdir(), 'tideline-governance-test-'));
+}, 240_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The fixture, with runbook paths made absolute so it can be written anywhere. */
+function fixtureText(): string {
+  return readFileSync(FIXTURE, 'utf8').replaceAll(
+    '../../../runbooks/',
+    `${path.join(REPO_ROOT, 'runbooks')}/`,
+  );
+}
+
+test('the policy cases pass: a deny for bob, alice of dba through, a freeze that waits, after it', async () => {
+  const result = await runTideline(['test', FIXTURE], { timeoutMs: 240_000 });
+  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(result.stdout).toMatch(/^4 passed \(4 cases in \S+\)$/m);
+});
+
+test('a case that expects the wrong policy outcome fails with what the run did', async () => {
+  const wrong = fixtureText()
+    .replace(/(name: bob may not resize[\s\S]*?expect:\n\s+status:) failed/, '$1 succeeded')
+    .replace(
+      /(name: alice of group dba may[\s\S]*?policies:) \[\]/,
+      '$1 [{ rule: prod-resize-needs-dba, step: resize }]',
+    );
+  const file = path.join(dir, 'wrong.test.yaml');
+  writeFileSync(file, wrong);
+  const result = await runTideline(['test', file], { timeoutMs: 240_000 });
+  expect(result.code).toBe(1);
+  expect(result.stdout).toContain('✗ bob may not resize a PROD service above 4 CPUs');
+  expect(result.stdout).toContain('status: expected succeeded, got failed');
+  expect(result.stdout).toContain('✗ alice of group dba may');
+  expect(result.stdout).toMatch(/policies: expected .*prod-resize-needs-dba.*, got \[\]/);
+  expect(result.stdout).toMatch(/^2 passed, 2 failed/m);
+});
+
+test('a governance section that does not compile is refused at its position, and nothing runs', async () => {
+  const broken = fixtureText().replace(
+    "when: \"step.action == 'service.resize'",
+    "when: \"step.actoin == 'service.resize'",
+  );
+  const file = path.join(dir, 'broken.test.yaml');
+  writeFileSync(file, broken);
+  const result = await runTideline(['test', file], { timeoutMs: 60_000 });
+  expect(result.code).toBe(2);
+  expect(result.stderr).toMatch(/broken\.test\.yaml:3:1: .*governance\.policies\[0\]\.when/);
+  expect(result.stdout).not.toContain('passed');
+});
