@@ -10,6 +10,7 @@ import { evaluatePolicies, type CompiledGovernance, type PolicyDecision } from '
 import type { PolicyContext } from '../dsl/policy-schema';
 import { systemClock, type Clock, type CloudClientResolver } from './deps';
 import { CloudApiError } from '../cloud/errors';
+import type { Service } from '../cloud/models';
 
 export { CHECK_STEP_POLICY_ACTIVITY } from '../contract/policy-messages';
 
@@ -19,6 +20,21 @@ export function starterContext(starter: VerifiedStarter): PolicyContext['starter
 
 function whole(value: number | null | undefined): number | null {
   return typeof value === 'number' && Number.isInteger(value) ? value : null;
+}
+
+/** A service as policies see it (`target`): the fields rules read, nulls for what is unknown. */
+export function serviceAsTarget(serviceId: string, service: Service): NonNullable<PolicyContext['target']> {
+  const spec = service.resources?.[0]?.spec;
+  return {
+    type: 'service',
+    id: serviceId,
+    name: service.name ?? null,
+    environment: service.metadata?.environment ?? null,
+    status: service.status ?? null,
+    region: service.region_code ?? null,
+    cpu_millis: whole(spec?.cpu_millis),
+    memory_gbs: whole(spec?.memory_gbs),
+  };
 }
 
 /** The service a step changes, read now (null when the step names none or it cannot be read). */
@@ -40,17 +56,7 @@ async function serviceTarget(
       throw error;
     });
   if (service === undefined) return null;
-  const spec = service.resources?.[0]?.spec;
-  return {
-    type: 'service',
-    id: serviceId,
-    name: service.name ?? null,
-    environment: service.metadata?.environment ?? null,
-    status: service.status ?? null,
-    region: service.region_code ?? null,
-    cpu_millis: whole(spec?.cpu_millis),
-    memory_gbs: whole(spec?.memory_gbs),
-  };
+  return serviceAsTarget(serviceId, service);
 }
 
 /** A decision as the audit keeps it. */

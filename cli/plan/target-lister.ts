@@ -6,6 +6,7 @@
 // codes: a configuration without the project is bad usage (exit 2), an API that cannot answer is
 // unavailable (exit 3); a target that cannot be read for the policies is only noted in the plan,
 // and so is a file with policies the plan cannot load whole (no credentials on this machine).
+import { serviceAsTarget } from '../../activities/policy-check';
 import type { JsonValue } from '../../dsl/expressions';
 import { compileGovernance, type CompiledGovernance } from '../../dsl/policies';
 import { CloudApiError } from '../../cloud/errors';
@@ -61,9 +62,6 @@ function oneLine(error: unknown): string {
   const first = problems.find((line) => line.trim().startsWith('- '));
   return first === undefined ? head : first.trim().slice(2);
 }
-
-const whole = (value: number | null | undefined): number | null =>
-  typeof value === 'number' && Number.isInteger(value) ? value : null;
 
 export interface PlanWorkerConfig {
   /**
@@ -146,21 +144,8 @@ export function planWorkerConfig(
         const unsent = error instanceof CloudApiError && error.code === 'CLOUD_API_CONFIG';
         return { ok: false, reason: `service.get failed: ${message}`, sent: !unsent };
       }
-      // The fields the worker gives its rules (activities/policy-check.ts, serviceTarget).
-      const spec = service.resources?.[0]?.spec;
-      return {
-        ok: true,
-        service: {
-          type: 'service',
-          id: serviceId,
-          name: service.name ?? null,
-          environment: service.metadata?.environment ?? null,
-          status: service.status ?? null,
-          region: service.region_code ?? null,
-          cpu_millis: whole(spec?.cpu_millis),
-          memory_gbs: whole(spec?.memory_gbs),
-        },
-      };
+      // The fields the worker gives its rules.
+      return { ok: true, service: serviceAsTarget(serviceId, service) };
     },
   };
 }
