@@ -40,11 +40,8 @@ export type CodecErrorCode =
 
 export interface CodecServerOptions {
   keyRing: EncryptionKeyRing;
-  /**
-   * The bearer token every request must carry. `null` turns the check off, on a loopback address
-   * only; no tideline command does (`tideline dev` and `tideline codec-server` both pass a token).
-   */
-  token: string | null;
+  /** The bearer token every request must carry (there is no mode without one). */
+  token: string;
   /**
    * A secret (at least 32 characters) that, as the path segment of `<endpoint>/t/<secret>`, stands
    * for the token: for a Web UI that can send neither a header nor a cookie. Whoever holds that
@@ -94,10 +91,6 @@ function authorized(req: IncomingMessage, expected: Buffer): boolean {
   return sameToken(bearer, expected) || sameToken(tokenFromCookie(req), expected);
 }
 
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
-}
-
 /** Reads the body up to `limit` bytes; past it, drains (up to 8× the limit, then cuts) and throws 413. */
 function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -122,16 +115,14 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
 
 export async function startCodecServer(options: CodecServerOptions): Promise<CodecServer> {
   const host = options.host ?? '127.0.0.1';
-  if (options.token === null && !isLoopback(host)) {
-    throw new Error('a codec server without a token may only listen on a loopback address');
-  }
   if (options.namespaces.length === 0) throw new Error('a codec server needs at least one namespace');
   if (options.pathSecret !== undefined && !PATH_SECRET.test(options.pathSecret)) {
     throw new Error(
       `a codec server's path secret must be at least ${MIN_PATH_SECRET_LENGTH} URL-safe characters (base64url)`,
     );
   }
-  const expected = options.token === null ? null : digest(options.token);
+  if (options.token.length === 0) throw new Error('a codec server needs a token');
+  const expected = digest(options.token);
   const expectedPathSecret = options.pathSecret === undefined ? undefined : digest(options.pathSecret);
   const origins = new Set(options.allowedOrigins);
   const namespaces = new Set(options.namespaces);
@@ -176,7 +167,6 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
 
   /** GET: the sign-in form; POST (form field `token`): sets the session cookie when the token is right. */
   const login = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (expected === null) return page(res, 200, 'This codec server needs no token.');
     if (req.method === 'GET')
       return page(res, 200, 'Paste the codec server token to let this browser decode payloads.');
     if (req.method !== 'POST') throw new CodecHttpError(405, 'CODEC_METHOD_NOT_ALLOWED', 'use GET or POST');
@@ -238,7 +228,7 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
     const allowed =
       routed.pathSecret !== undefined && expectedPathSecret !== undefined
         ? sameToken(routed.pathSecret, expectedPathSecret)
-        : expected === null || authorized(req, expected);
+        : authorized(req, expected);
     if (!allowed) {
       throw new CodecHttpError(
         401,
