@@ -30,7 +30,7 @@ test('the policy cases pass: a deny for bob, alice of dba through, a freeze that
   const result = await runTideline(['test', FIXTURE], { timeoutMs: 240_000 });
   expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
   expect(result.stdout).toMatch(/^4 passed \(4 cases in \S+\)$/m);
-});
+}, 300_000);
 
 test('a case that expects the wrong policy outcome fails with what the run did', async () => {
   const wrong = fixtureText()
@@ -48,7 +48,7 @@ test('a case that expects the wrong policy outcome fails with what the run did',
   expect(result.stdout).toContain('✗ alice of group dba may');
   expect(result.stdout).toMatch(/policies: expected .*prod-resize-needs-dba.*, got \[\]/);
   expect(result.stdout).toMatch(/^2 passed, 2 failed/m);
-});
+}, 300_000);
 
 test('a governance section that does not compile is refused at its position, and nothing runs', async () => {
   const broken = fixtureText().replace(
@@ -61,4 +61,4 @@ test('a governance section that does not compile is refused at its position, and
   expect(result.code).toBe(2);
   expect(result.stderr).toMatch(/broken\.test\.yaml:3:1: .*governance\.policies\[0\]\.when/);
   expect(result.stdout).not.toContain('passed');
-});
+}, 120_000);
