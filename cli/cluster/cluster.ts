@@ -3,11 +3,15 @@
 // each step skipped when
 // already done, so `up` is idempotent and also brings back whatever of the cluster is down (after a
 // crash of the server or a stop of PostgreSQL). Data lives in the cluster directory and survives
-// `down`/`up`; the state file keeps the ports and the pids of what `up` started.
+// `down`/`up`; the state file keeps the ports and the pids of what `up` started. A cluster made
+// with `mtls` requires client certificates on its frontend and internode ports; its info carries
+// the environment a client needs (`clientEnv`), which its own clients use too.
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { CliError } from '../errors';
 import { toolsDirectory } from '../dev-stack/temporal-binary';
+import { connectClient } from '../../worker/connection';
+import { ensureCertificates } from './certificates';
 import { ensureNamespace } from './namespace';
 import { ensurePostgresBin, initPostgres, postgresPid, startPostgres, stopPostgres } from './postgres';
 import { applySchemas } from './schema';
@@ -34,6 +38,7 @@ import {
   type ServerProcesses,
   withUiPort,
 } from './state';
+import { clusterClientEnv, clusterClientSettings } from './tls';
 import { ensureClusterTools } from './tools';
 import { SHARED_DEFAULTS } from '../../worker/shared-settings';
 import { ensureUiServer, startUi, stopUi, uiPid, webUiUrl } from './web-ui';
@@ -58,6 +63,15 @@ export interface ClusterInfo {
   pids: { postgres?: number; server?: number; services?: Partial<Record<ServiceName, number>>; ui?: number };
   logs: { postgres: string; server: string; ui?: string };
   serverProcesses: ServerProcesses;
+  /** Whether the frontend and internode ports require client certificates. */
+  mtls: boolean;
+  /**
+   * What a worker or CLI needs in its environment to reach the cluster: TEMPORAL_ADDRESS,
+   * TEMPORAL_NAMESPACE and, with mTLS, the TEMPORAL_TLS_* paths of the client certificate.
+   */
+  clientEnv: Record<string, string>;
+  /** `status` only, while the server runs: the frontend answered a client with `clientEnv`. */
+  frontendAnswers?: boolean;
 }
 
 export interface ClusterUpOptions {
@@ -69,6 +83,8 @@ export interface ClusterUpOptions {
   webUi?: boolean;
   /** For a new cluster: the four services in `one` process (default) or `separate` ones. */
   serverProcesses?: ServerProcesses;
+  /** For a new cluster: require client certificates (mutual TLS); an existing one keeps its choice. */
+  mtls?: boolean;
 }
 
 export function clusterInfo(paths: ClusterPaths, state: ClusterState): ClusterInfo {
@@ -109,6 +125,8 @@ export function clusterInfo(paths: ClusterPaths, state: ClusterState): ClusterIn
       ...(hasUi ? { ui: paths.uiLog } : {}),
     },
     serverProcesses: state.serverProcesses,
+    mtls: state.mtls,
+    clientEnv: clusterClientEnv(paths, state),
   };
 }
 
@@ -137,9 +155,23 @@ export async function clusterUp(options: ClusterUpOptions): Promise<ClusterInfo>
       'leave out --separate-services, or use another --dir',
     );
   }
+  if (state !== undefined && options.mtls === true && !state.mtls) {
+    throw new CliError(
+      'CLI_USAGE',
+      `the cluster in ${paths.dir} runs without mTLS (fixed at its first \`up\`)`,
+      'leave out --mtls, or use another --dir for a cluster with mTLS',
+    );
+  }
   if (state === undefined) {
-    state = await newClusterState(options.namespace ?? DEFAULT_NAMESPACE, options.serverProcesses);
-    writeClusterState(paths, state);
+    const fresh = await newClusterState(options.namespace ?? DEFAULT_NAMESPACE, options.serverProcesses, {
+      mtls: options.mtls === true,
+    });
+    // Issued before the state is written: without openssl no cluster is left that needs them.
+    if (fresh.mtls) await ensureCertificates(paths.tlsDir, env);
+    writeClusterState(paths, fresh);
+    state = fresh;
+  } else if (state.mtls) {
+    await ensureCertificates(paths.tlsDir, env); // re-issues a missing or expiring one
   }
   const tools = await ensureClusterTools(env, log);
   const pgBin = await ensurePostgresBin(env, log);
@@ -152,7 +184,7 @@ export async function clusterUp(options: ClusterUpOptions): Promise<ClusterInfo>
   const srvPids = await startServer(paths, state, tools.server);
   state = { ...state, pids: { ...state.pids, ...srvPids } };
   writeClusterState(paths, state);
-  await ensureNamespace(frontendAddress(state), state.namespace);
+  await ensureNamespace(clusterClientSettings(paths, state));
   const uiBinary = options.webUi === false ? undefined : await ensureUiServer(env, log);
   if (uiBinary !== undefined) {
     state = await withUiPort(state);
@@ -183,6 +215,29 @@ function requireState(dir: string): { paths: ClusterPaths; state: ClusterState }
 export function clusterStatus(dir: string): ClusterInfo {
   const { paths, state } = requireState(dir);
   return clusterInfo(paths, state);
+}
+
+/** Whether the frontend answers GetSystemInfo for a client with the cluster's client settings. */
+async function frontendAnswers(paths: ClusterPaths, state: ClusterState): Promise<boolean> {
+  try {
+    const connection = await connectClient(clusterClientSettings(paths, state), { connectTimeout: 5_000 });
+    try {
+      await connection.withDeadline(Date.now() + 5_000, () => connection.workflowService.getSystemInfo({}));
+      return true;
+    } finally {
+      await connection.close().catch(() => undefined);
+    }
+  } catch {
+    return false;
+  }
+}
+
+/** `status`: what runs, and — while the server runs — whether a client of the cluster is answered. */
+export async function clusterStatusChecked(dir: string): Promise<ClusterInfo> {
+  const { paths, state } = requireState(dir);
+  const info = clusterInfo(paths, state);
+  if (!info.running.server) return info;
+  return { ...info, frontendAnswers: await frontendAnswers(paths, state) };
 }
 
 /** Stops the Web UI, the server, then PostgreSQL (what `up` started, by pid); the data stays. */

@@ -1,11 +1,12 @@
 // The cluster's namespace and tideline's search attributes (TIDELINE_SEARCH_ATTRIBUTES), through the
 // server's own APIs. A real server creates no namespace, and each service refreshes its namespace
 // cache about every 10 s: `up` returns only once a visibility query by a tideline search attribute
-// succeeds in the namespace, which is when workers and `tideline run` can use it.
+// succeeds in the namespace, which is when workers and `tideline run` can use it. It connects as
+// any client of the cluster does (cli/cluster/tls.ts: with mTLS, with the client certificate).
 import type { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { TIDELINE_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
-import { connectClient, localConnectionSettings } from '../../worker/connection';
+import { connectClient, type TemporalSettings } from '../../worker/connection';
 import { grpcCode, registerSearchAttributes } from '../../worker/namespace-check';
 import { CliError } from '../errors';
 
@@ -48,14 +49,17 @@ async function usable(connection: Connection, namespace: string): Promise<boolea
 }
 
 /** Registers the namespace and search attributes when missing, and waits until they are usable. */
-export async function ensureNamespace(
-  address: string,
-  namespace: string,
-  timeoutMs = 120_000,
-): Promise<void> {
-  const connection = await connectClient(localConnectionSettings(address, namespace), {
-    connectTimeout: 10_000,
-  });
+export async function ensureNamespace(settings: TemporalSettings, timeoutMs = 120_000): Promise<void> {
+  const { namespace } = settings;
+  let connection: Connection;
+  try {
+    connection = await connectClient(settings, { connectTimeout: 10_000 });
+  } catch (error) {
+    throw new CliError(
+      'CLUSTER_START_FAILED',
+      `cannot connect to the cluster's frontend at ${settings.connection.address}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   try {

@@ -1,10 +1,13 @@
 // The Temporal server's configuration for the native cluster, after the server repository's
 // config/development-postgres12.yaml: PostgreSQL persistence and visibility, all services bound to
 // 127.0.0.1 on the cluster's ports. The password is not in the file: the config is a template
-// (`# enable-template`) that reads it from the server's environment.
+// (`# enable-template`) that reads it from the server's environment. With mTLS, `global.tls` makes
+// the frontend and the internode ports require client certificates (cli/cluster/tls.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { ClusterCertificates } from './certificates';
 import type { ClusterPaths, ClusterState } from './state';
+import { clusterCertificates, serverTlsLines } from './tls';
 
 export const CONFIG_ENV = 'tideline';
 export const PASSWORD_ENV = 'TIDELINE_CLUSTER_PG_PASSWORD';
@@ -36,7 +39,11 @@ function service(name: string, grpcPort: number, membershipPort: number, extra: 
   ];
 }
 
-export function renderServerConfig(state: ClusterState, dynamicConfigFile: string): string {
+export function renderServerConfig(
+  state: ClusterState,
+  dynamicConfigFile: string,
+  tls?: ClusterCertificates,
+): string {
   const { ports } = state;
   return [
     '# enable-template',
@@ -57,6 +64,7 @@ export function renderServerConfig(state: ClusterState, dynamicConfigFile: strin
     '  membership:',
     '    maxJoinDuration: 30s',
     '    broadcastAddress: "127.0.0.1"',
+    ...(tls === undefined ? [] : serverTlsLines(tls)),
     'services:',
     ...service('frontend', ports.frontend, ports.frontendMembership, [
       `      httpPort: ${ports.frontendHttp}`,
@@ -107,10 +115,8 @@ export function writeServerConfig(paths: ClusterPaths, state: ClusterState): str
   writeFileSync(dynamicConfigFile, DYNAMIC_CONFIG, { mode: 0o600 });
   writeFileSync(
     path.join(paths.serverConfigDir, `${CONFIG_ENV}.yaml`),
-    renderServerConfig(state, dynamicConfigFile),
-    {
-      mode: 0o600,
-    },
+    renderServerConfig(state, dynamicConfigFile, clusterCertificates(paths, state)),
+    { mode: 0o600 },
   );
   return [
     '--root',

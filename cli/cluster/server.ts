@@ -17,6 +17,7 @@ import {
 } from './service-readiness';
 import { SERVICES, type ServiceName } from './services';
 import { busyPorts, type ClusterPaths, type ClusterPorts, type ClusterState } from './state';
+import { probeTls } from './tls';
 
 export { frontendAddress } from './service-readiness';
 export { SERVICES, type ServiceName };
@@ -79,10 +80,11 @@ async function waitForFrontend(
   timeoutMs = 180_000,
 ): Promise<void> {
   const address = frontendAddress(state);
+  const tls = probeTls(paths, state);
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     failIfExited(paths, [{ name: 'server', pid, log: paths.serverLog }]);
-    if (await answers(address)) return;
+    if (await answers(address, tls)) return;
     await new Promise((resolve) => setTimeout(resolve, PROBE_INTERVAL_MS));
   }
   throw new CliError(
@@ -195,6 +197,7 @@ export async function startServer(
     return { server: pid };
   }
   const services: ServicePids = servicePids(paths, state);
+  const tls = probeTls(paths, state);
   const missing = SERVICES.filter((service) => services[service] === undefined);
   const startedAt: Partial<Record<ServiceName, number>> = {};
   const started: number[] = [];
@@ -210,7 +213,7 @@ export async function startServer(
       for (const [index, service] of missing.entries()) {
         const previous = missing[index - 1];
         if (previous !== undefined) {
-          await waitForServices(paths, services, [previous], (s) => startedProblem(state, s), deadline);
+          await waitForServices(paths, services, [previous], (s) => startedProblem(state, tls, s), deadline);
         }
         startedAt[service] = Date.now();
         const pid = spawnDaemon(serverBinary, [...args, '--service', service], {
@@ -227,7 +230,7 @@ export async function startServer(
       paths,
       services,
       SERVICES,
-      (service) => serviceProblem(state, service, startedAt[service]),
+      (service) => serviceProblem(state, tls, service, startedAt[service]),
       deadline,
     );
   } catch (error) {

@@ -1,8 +1,9 @@
 // Whether the native cluster's Temporal server serves: the frontend answering, and — with one
 // process per service — each service's gRPC health, the frontend reaching history and matching,
 // and the worker service polling its system task queue. Probes only; cli/cluster/server.ts starts
-// the processes and waits on them.
-import { Connection } from '@temporalio/client';
+// the processes and waits on them. With mTLS every probe presents the server's own certificate
+// (`tls`, from cli/cluster/tls.ts): the internode ports accept no other.
+import { Connection, type TLSConfig } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
 import { grpc, temporal } from '@temporalio/proto';
 import { GRPC_NOT_FOUND, grpcCode } from '../../worker/namespace-check';
@@ -13,10 +14,10 @@ export function frontendAddress(state: ClusterState): string {
   return `127.0.0.1:${state.ports.frontend}`;
 }
 
-export async function answers(address: string): Promise<boolean> {
+export async function answers(address: string, tls: TLSConfig | undefined): Promise<boolean> {
   let connection: Connection | undefined;
   try {
-    connection = await Connection.connect({ address, connectTimeout: 2_000 });
+    connection = await Connection.connect({ address, connectTimeout: 2_000, ...(tls && { tls }) });
     await connection.workflowService.getSystemInfo({});
     return true;
   } catch {
@@ -54,8 +55,12 @@ function reason(error: unknown): string {
  * A call on a fresh channel to 127.0.0.1:`port`, bounded by PROBE_TIMEOUT_MS. Fresh because a
  * reused grpc-js channel backs off between reconnects (up to minutes) while a process starts.
  */
-async function probe<T>(port: number, call: (connection: Connection) => Promise<T>): Promise<T> {
-  const connection = Connection.lazy({ address: `127.0.0.1:${port}` });
+async function probe<T>(
+  port: number,
+  tls: TLSConfig | undefined,
+  call: (connection: Connection) => Promise<T>,
+): Promise<T> {
+  const connection = Connection.lazy({ address: `127.0.0.1:${port}`, ...(tls && { tls }) });
   try {
     return await connection.withDeadline(Date.now() + PROBE_TIMEOUT_MS, () => call(connection));
   } finally {
@@ -64,9 +69,13 @@ async function probe<T>(port: number, call: (connection: Connection) => Promise<
 }
 
 /** The service's gRPC health status on its own port, or why there is none yet. */
-async function healthStatus(state: ClusterState, service: GrpcService): Promise<number | string> {
+async function healthStatus(
+  state: ClusterState,
+  tls: TLSConfig | undefined,
+  service: GrpcService,
+): Promise<number | string> {
   try {
-    const { status } = await probe(state.ports[service], (c) =>
+    const { status } = await probe(state.ports[service], tls, (c) =>
       c.healthService.check({ service: HEALTH_NAMES[service] }),
     );
     return status;
@@ -75,8 +84,12 @@ async function healthStatus(state: ClusterState, service: GrpcService): Promise<
   }
 }
 
-async function healthProblem(state: ClusterState, service: GrpcService): Promise<string | undefined> {
-  const status = await healthStatus(state, service);
+async function healthProblem(
+  state: ClusterState,
+  tls: TLSConfig | undefined,
+  service: GrpcService,
+): Promise<string | undefined> {
+  const status = await healthStatus(state, tls, service);
   if (typeof status === 'string') return status;
   return status === SERVING ? undefined : `its gRPC health is ${status} (not SERVING yet)`;
 }
@@ -84,10 +97,11 @@ async function healthProblem(state: ClusterState, service: GrpcService): Promise
 /** Why the frontend cannot serve a call that needs `service` yet (undefined when it can). */
 async function routeProblem(
   state: ClusterState,
+  tls: TLSConfig | undefined,
   service: 'history' | 'matching',
 ): Promise<string | undefined> {
   try {
-    await probe(state.ports.frontend, async (c) => {
+    await probe(state.ports.frontend, tls, async (c) => {
       if (service === 'history') {
         // Served by the history shard of this (missing) workflow: NOT_FOUND is history's answer.
         await c.workflowService.describeWorkflowExecution({
@@ -110,9 +124,13 @@ async function routeProblem(
 }
 
 /** Why the worker service does not poll yet: no poll of its since `since` (any poll when undefined). */
-async function workerProblem(state: ClusterState, since: number | undefined): Promise<string | undefined> {
+async function workerProblem(
+  state: ClusterState,
+  tls: TLSConfig | undefined,
+  since: number | undefined,
+): Promise<string | undefined> {
   try {
-    const described = await probe(state.ports.frontend, (c) =>
+    const described = await probe(state.ports.frontend, tls, (c) =>
       Promise.all(
         [TASK_QUEUE_TYPE_WORKFLOW, TASK_QUEUE_TYPE_ACTIVITY].map((taskQueueType) =>
           c.workflowService.describeTaskQueue({
@@ -143,16 +161,17 @@ async function workerProblem(state: ClusterState, since: number | undefined): Pr
  */
 export async function serviceProblem(
   state: ClusterState,
+  tls: TLSConfig | undefined,
   service: ServiceName,
   startedAt: number | undefined,
 ): Promise<string | undefined> {
-  if (service === 'worker') return workerProblem(state, startedAt);
-  const health = await healthProblem(state, service);
+  if (service === 'worker') return workerProblem(state, tls, startedAt);
+  const health = await healthProblem(state, tls, service);
   if (health !== undefined) return health;
   if (service === 'frontend') {
-    return (await answers(frontendAddress(state))) ? undefined : 'GetSystemInfo fails';
+    return (await answers(frontendAddress(state), tls)) ? undefined : 'GetSystemInfo fails';
   }
-  return routeProblem(state, service);
+  return routeProblem(state, tls, service);
 }
 
 /**
@@ -160,9 +179,13 @@ export async function serviceProblem(
  * the cluster metadata and system namespace are initialised; the frontend must serve (the worker
  * service's SDK client needs it). The worker service is started last, so nothing waits for it here.
  */
-export async function startedProblem(state: ClusterState, service: ServiceName): Promise<string | undefined> {
+export async function startedProblem(
+  state: ClusterState,
+  tls: TLSConfig | undefined,
+  service: ServiceName,
+): Promise<string | undefined> {
   if (service === 'worker') return undefined;
-  if (service === 'frontend') return healthProblem(state, service);
-  const status = await healthStatus(state, service);
+  if (service === 'frontend') return healthProblem(state, tls, service);
+  const status = await healthStatus(state, tls, service);
   return typeof status === 'string' ? status : undefined;
 }

@@ -28,6 +28,11 @@ export const CLUSTER_STATE_SCHEMA = z.object({
    * matching, frontend, worker), as production deployments run them. Fixed at the first `up`.
    */
   serverProcesses: z.enum(['one', 'separate']).default('one'),
+  /**
+   * Mutual TLS on the frontend and the internode ports, with certificates issued into tls/ (see
+   * cli/cluster/certificates.ts). Fixed at the first `up`; files from before the field have none.
+   */
+  mtls: z.boolean().default(false),
   ports: z.object({
     postgres: port,
     frontend: port,
@@ -68,6 +73,8 @@ export interface ClusterPaths {
   serverLog: string;
   uiDir: string;
   uiLog: string;
+  /** The mTLS certificates and keys (a cluster with `mtls`). */
+  tlsDir: string;
 }
 
 export function clusterPaths(dir: string): ClusterPaths {
@@ -81,6 +88,7 @@ export function clusterPaths(dir: string): ClusterPaths {
     serverLog: path.join(root, 'server', 'server.log'),
     uiDir: path.join(root, 'ui'),
     uiLog: path.join(root, 'ui', 'ui.log'),
+    tlsDir: path.join(root, 'tls'),
   };
 }
 
@@ -136,6 +144,7 @@ async function pickLowPort(taken: Set<number>): Promise<number> {
 export async function newClusterState(
   namespace: string,
   serverProcesses: ServerProcesses = 'one',
+  options: { mtls?: boolean } = {},
 ): Promise<ClusterState> {
   const taken = new Set<number>();
   const names = [
@@ -158,6 +167,7 @@ export async function newClusterState(
     namespace,
     numHistoryShards: NEW_CLUSTER_SHARDS,
     serverProcesses,
+    mtls: options.mtls ?? false,
     ports: ports as ClusterPorts,
     postgres: { user: 'temporal', password: randomBytes(24).toString('base64url') },
     pids: {},

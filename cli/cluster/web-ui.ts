@@ -2,6 +2,7 @@
 // by scripts/setup-cluster.js, one detached process on 127.0.0.1 talking to the cluster's frontend,
 // output appended to <dir>/ui/ui.log. Optional: when it cannot be built, `up` says why and the
 // cluster runs without it. Payloads stay encrypted in it (no codec server here; see `tideline dev`).
+// With mTLS it calls the frontend with the cluster's client certificate.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type * as ClusterSetup from '../../scripts/setup-cluster';
@@ -9,7 +10,9 @@ import { isPortFree } from '../dev-stack/ports';
 import { packageRoot } from '../dev-stack/temporal-binary';
 import { CliError } from '../errors';
 import { isOurProcess, logTail, spawnDaemon, terminate, waitFor } from './processes';
+import type { ClusterCertificates } from './certificates';
 import type { ClusterPaths, ClusterState } from './state';
+import { clusterCertificates, uiTlsLines } from './tls';
 
 const UI_CONFIG_ENV = 'tideline';
 
@@ -43,7 +46,7 @@ export function uiPid(paths: ClusterPaths, state: ClusterState): number | undefi
   return isOurProcess(state.pids.ui, uiMarker(paths)) ? state.pids.ui : undefined;
 }
 
-export function renderUiConfig(state: ClusterState): string {
+export function renderUiConfig(state: ClusterState, tls?: ClusterCertificates): string {
   return [
     '# Written by `tideline cluster up`; rewritten at every start.',
     `temporalGrpcAddress: "127.0.0.1:${state.ports.frontend}"`,
@@ -59,6 +62,7 @@ export function renderUiConfig(state: ClusterState): string {
     '  allowOrigins: []',
     'auth:',
     '  enabled: false',
+    ...(tls === undefined ? [] : uiTlsLines(tls)),
     '',
   ].join('\n');
 }
@@ -89,7 +93,8 @@ export async function startUi(paths: ClusterPaths, state: ClusterState, binary: 
   }
   const configDir = path.join(paths.uiDir, 'config');
   mkdirSync(configDir, { recursive: true, mode: 0o700 });
-  writeFileSync(path.join(configDir, `${UI_CONFIG_ENV}.yaml`), renderUiConfig(state), { mode: 0o600 });
+  const config = renderUiConfig(state, clusterCertificates(paths, state));
+  writeFileSync(path.join(configDir, `${UI_CONFIG_ENV}.yaml`), config, { mode: 0o600 });
   const args = ['--root', paths.uiDir, '--config', 'config', '--env', UI_CONFIG_ENV, 'start'];
   const pid = spawnDaemon(binary, args, { logFile: paths.uiLog, cwd: paths.uiDir, env: process.env });
   const deadline = Date.now() + 60_000;

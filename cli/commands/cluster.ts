@@ -13,32 +13,42 @@ const loadCluster = () => require('../cluster/cluster') as typeof import('../clu
 
 const SPEC = {
   name: 'cluster',
-  usage: 'up|down|status [--dir DIR] [--separate-services] [--no-web-ui]',
+  usage: 'up|down|status [--dir DIR] [--separate-services] [--mtls] [--no-web-ui]',
   summary: COMMAND_SUMMARIES.cluster,
   description: [
     "`up` builds the pinned Temporal server and its schema tool from their Go modules (once, into .tools/bin), starts PostgreSQL (installing the OS package with apt-get when missing and running as root), applies or upgrades the schemas, starts the server (all four services in one process; with --separate-services, which a new cluster keeps, one process per service — history, matching, frontend, worker — as production runs them), creates the namespace and tideline's search attributes, waits until the namespace is usable, and starts the Temporal Web UI (its server built the same way, once; without it when it cannot be built, or with --no-web-ui). It is idempotent: a second `up` starts only what is down.",
     '`down` stops exactly what `up` started (the Web UI, the server, then PostgreSQL); the data stays in DIR for the next `up`. `status` prints what runs (exit 3 when something is down).',
     'With --namespace NS, the first `up` creates NS instead of "default" (a cluster keeps its namespace).',
+    "With --mtls, the first `up` issues a private server CA, client CA, server certificate (localhost, 127.0.0.1) and client certificate with `openssl` into DIR/tls (mode 0600), and the server requires a client certificate on its frontend and internode ports (a cluster keeps this choice). `up`'s own clients, the Web UI and `status` use the client certificate; `clientEnv` in the output is the environment a worker or CLI needs (TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH, TEMPORAL_TLS_SERVER_CA_CERT_PATH, TEMPORAL_TLS_SERVER_NAME).",
     'Everything binds to 127.0.0.1 on free ports chosen at the first `up` and kept in DIR/cluster.json (mode 0600, with the generated PostgreSQL password, which is never printed).',
-    'The first stdout line is one JSON object: {dir, address, namespace, webUiUrl, running {postgres, server, ui}, postgres {host, port, user, databases, dataDir}, pids {postgres, server | services {history, matching, frontend, worker}, ui}, logs, serverProcesses}. The Web UI shows payloads encrypted (the cluster has no codec server).',
+    'The first stdout line is one JSON object: {dir, address, namespace, webUiUrl, running {postgres, server, ui}, postgres {host, port, user, databases, dataDir}, pids {postgres, server | services {history, matching, frontend, worker}, ui}, logs, serverProcesses, mtls, clientEnv}; `status` adds frontendAnswers while the server runs (a client with clientEnv was answered; exit 3 when not). The Web UI shows payloads encrypted (the cluster has no codec server).',
   ],
   options: {
     dir: { type: 'string' },
     'no-web-ui': { type: 'boolean' },
     'separate-services': { type: 'boolean' },
+    mtls: { type: 'boolean' },
   },
   optionHelp: [
     ['--dir DIR', 'the cluster directory (default cluster/ in the tools folder: .tools/ in a checkout)'],
     ['--separate-services', 'a new cluster runs each Temporal service in its own process'],
+    ['--mtls', 'a new cluster requires client certificates (mutual TLS; needs the openssl command)'],
     ['--no-web-ui', '`up` starts no Web UI'],
   ],
   examples: [
     'tideline cluster up',
     'TEMPORAL_ADDRESS=$(tideline cluster status | jq -r .address) tideline worker',
+    'tideline cluster up --mtls --dir ./secure',
+    'eval "$(tideline cluster status --dir ./secure | jq -r \'.clientEnv | to_entries[] | "export \\(.key)=\\(.value | @sh)"\')" && tideline worker',
     'tideline cluster down',
   ],
   positionals: { min: 1, max: 1, names: 'up|down|status' },
 } satisfies CommandSpec;
+
+/** `value` as one POSIX shell word, so the printed `export` lines paste back (paths may hold spaces). */
+function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
 
 export const clusterCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(SPEC, argv, ctx);
@@ -64,20 +74,28 @@ export const clusterCommand: Command = async (argv, ctx) => {
       log: (line) => ctx.stderr.write(`${line}\n`),
       webUi: parsed.values['no-web-ui'] !== true,
       ...(parsed.values['separate-services'] === true ? { serverProcesses: 'separate' as const } : {}),
+      ...(parsed.values.mtls === true ? { mtls: true } : {}),
       ...(ctx.globals.namespace !== undefined ? { namespace: ctx.globals.namespace } : {}),
     });
     print(info);
     const ui = info.webUiUrl !== undefined ? `, Web UI ${info.webUiUrl}` : '';
     ctx.stderr.write(`tideline: cluster up: Temporal at ${info.address}, namespace ${info.namespace}${ui}\n`);
+    if (info.mtls) {
+      const exports = Object.entries(info.clientEnv).map(
+        ([name, value]) => `  export ${name}=${shellWord(value)}`,
+      );
+      ctx.stderr.write(
+        `tideline: the frontend requires a client certificate (mTLS); a worker or CLI needs:\n${exports.join('\n')}\n`,
+      );
+    }
     return EXIT.OK;
   }
   if (action === 'down') {
     print(await cluster.clusterDown(dir));
     return EXIT.OK;
   }
-  const info = cluster.clusterStatus(dir);
+  const info = await cluster.clusterStatusChecked(dir);
   print(info);
-  return info.running.postgres && info.running.server && info.running.ui !== false
-    ? EXIT.OK
-    : EXIT.UNAVAILABLE;
+  const up = info.running.postgres && info.running.server && info.running.ui !== false;
+  return up && info.frontendAnswers !== false ? EXIT.OK : EXIT.UNAVAILABLE;
 };
