@@ -67,8 +67,3 @@ export interface Admission {
   /** How long that is from the worker's now. */
   waitMs?: number;
 }
-
-/** The refusal message the run fails with (and the audit shows). */
-export function admissionFailureMessage(admission: Admission): string {
-  return `${admission.code ?? 'RUN_REFUSED'}: ${admission.reason ?? 'the worker refused this run'}`;
-}
