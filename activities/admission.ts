@@ -7,7 +7,7 @@ import type { Admission, AdmitRunInput, VerifiedStarter } from '../contract/admi
 import { shortHash, definitionHash } from './definition-hash';
 import { verifyStarter } from './approval-verify';
 import type { ApprovalSettings, CatalogSettings, Clock } from './deps';
-import { systemClock } from './deps';
+import { realWaitMs, systemClock } from './deps';
 import { evaluatePolicies, hasStepRules, type CompiledGovernance } from '../dsl/policies';
 import { starterContext, stepVerdict } from './policy-check';
 
@@ -115,6 +115,11 @@ export function createAdmitRunActivity(
   governance: CompiledGovernance | undefined,
   clock: Clock = systemClock,
 ) {
-  return async (input: AdmitRunInput): Promise<Admission> =>
-    admitRun(catalog ?? DEVELOPMENT, approvals ?? NO_KEYS, input, governance, clock.now());
+  return async (input: AdmitRunInput): Promise<Admission> => {
+    const now = clock.now();
+    const admission = admitRun(catalog ?? DEVELOPMENT, approvals ?? NO_KEYS, input, governance, now);
+    return admission.waitUntil === undefined
+      ? admission
+      : { ...admission, waitMs: realWaitMs(clock, admission.waitUntil, now) };
+  };
 }

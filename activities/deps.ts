@@ -16,6 +16,11 @@ export interface CloudClientResolver {
 
 export interface Clock {
   now(): number;
+  /**
+   * Begins a wait until `at` on this clock and says how many real milliseconds it lasts; absent:
+   * `at - now()`. A rehearsal's stepped clock moves itself to `at` and answers 0.
+   */
+  waitUntil?(at: number): number;
 }
 
 /** Approvers' public keys and groups, from the worker configuration (`approvals:`). */
@@ -83,3 +88,8 @@ export interface ActivityDeps {
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
+
+/** How long, in real milliseconds, a wait from `now` until `at` lasts on `clock`. */
+export function realWaitMs(clock: Clock, at: number, now: number): number {
+  return clock.waitUntil !== undefined ? clock.waitUntil(at) : Math.max(0, at - now);
+}

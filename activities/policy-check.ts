@@ -8,7 +8,7 @@ import type { CheckStepPolicyInput, PolicyRecord, StepPolicyVerdict } from '../c
 import type { JsonValue } from '../dsl/expressions';
 import { evaluatePolicies, type CompiledGovernance, type PolicyDecision } from '../dsl/policies';
 import type { PolicyContext } from '../dsl/policy-schema';
-import { systemClock, type Clock, type CloudClientResolver } from './deps';
+import { realWaitMs, systemClock, type Clock, type CloudClientResolver } from './deps';
 import { CloudApiError } from '../cloud/errors';
 import type { Service } from '../cloud/models';
 
@@ -130,6 +130,9 @@ export function createCheckStepPolicyActivity(
       target: await serviceTarget(clients, input.with),
     };
     const verdict = evaluatePolicies(governance, context, now);
-    return stepVerdict(verdict.decisions, verdict, input.stepKey, now);
+    const result = stepVerdict(verdict.decisions, verdict, input.stepKey, now);
+    return result.waitUntil === null
+      ? result
+      : { ...result, waitMs: realWaitMs(clock, result.waitUntil, now) };
   };
 }

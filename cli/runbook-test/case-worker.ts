@@ -7,6 +7,7 @@ import type { ApprovalSettings, Clock } from '../../activities/deps';
 import { publicKeyText } from '../../activities/approval-keys';
 import type { SignedStart } from '../../contract/approval-messages';
 import { signStart } from '../approval-signing';
+import { parseDuration } from '../../dsl/durations';
 import type { LoadedCase } from './test-file-loader';
 import type { TestStack } from './test-stack';
 
@@ -19,6 +20,31 @@ export interface CaseWorker {
 /** The worker's time: `at` when the case starts, running on in real time from there. */
 export function clockFrom(at: number, started = Date.now()): Clock {
   return { now: () => at + (Date.now() - started) };
+}
+
+/**
+ * A rehearsal's stepped time: the first reading is `at`, each later one `stepMs` after the one
+ * before, and a wait for a closed window moves it to the window's opening and lasts no real time.
+ * Policies read it once per check, so what a run sees depends only on its order of checks.
+ */
+export function steppedClock(at: number, stepMs: number): Clock {
+  let last: number | undefined;
+  return {
+    now() {
+      last = last === undefined ? at : last + stepMs;
+      return last;
+    },
+    waitUntil(until) {
+      last = Math.max(last ?? at, until);
+      return 0;
+    },
+  };
+}
+
+function caseClock(clock: NonNullable<LoadedCase['clock']>): Clock {
+  return typeof clock === 'string'
+    ? clockFrom(Date.parse(clock))
+    : steppedClock(Date.parse(clock.at), parseDuration(clock.perCheck));
 }
 
 export async function caseWorkerFor(
@@ -40,7 +66,7 @@ export async function caseWorkerFor(
   const worker = await stack.caseWorker({
     ...(governance !== undefined && { governance }),
     ...(approvals !== undefined && { approvals }),
-    ...(clock !== undefined && { clock: clockFrom(Date.parse(clock)) }),
+    ...(clock !== undefined && { clock: caseClock(clock) }),
   });
   return {
     ...worker,

@@ -170,6 +170,8 @@ export function unmetExpectations(expect: Expectations, outcome: Outcome, ids: C
       step: record.stepKey ?? 'start',
       effect: record.effect,
       ...(record.effect === 'window' && { open: record.open === true }),
+      ...(record.open === false &&
+        record.opensAt != null && { opensAt: new Date(record.opensAt).toISOString() }),
     }));
     const expected = expect.policies;
     const matches =
@@ -181,7 +183,8 @@ export function unmetExpectations(expect: Expectations, outcome: Outcome, ids: C
           got.rule === want.rule &&
           got.step === want.step &&
           (want.effect === undefined || got.effect === want.effect) &&
-          (want.open === undefined || got.open === want.open)
+          (want.open === undefined || got.open === want.open) &&
+          (want.opensAt === undefined || got.opensAt === new Date(want.opensAt).toISOString())
         );
       });
     if (!matches) found.push({ what: 'policies', expected, actual });

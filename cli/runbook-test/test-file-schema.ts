@@ -246,6 +246,7 @@ const PolicyExpectation = z.strictObject({
   step: z.string().min(1).describe('The step it was checked for (its key), or `start`'),
   effect: z.enum(['deny', 'warn', 'require-approval', 'window']).optional(),
   open: z.boolean().optional().describe('For a window: whether it was open'),
+  opensAt: z.iso.datetime({ offset: true }).optional().describe('For a closed window: when it opens next'),
 });
 
 const Expectations = z.strictObject({
@@ -314,12 +315,27 @@ export const TestCase = z.strictObject({
     })
     .optional()
     .describe("Who starts the run, signed with a key the case's worker registers, and their groups"),
-  clock: z.iso
-    .datetime({ offset: true })
+  clock: z
+    .union([
+      z.iso
+        .datetime({ offset: true })
+        .describe("The worker's time when the case starts; it runs on in real time from there"),
+      z
+        .strictObject({
+          at: z.iso.datetime({ offset: true }).describe("The worker's time at the run's start"),
+          perCheck: z
+            .string()
+            .refine(isDuration, { message: `must be a duration such as ${DURATION_EXAMPLES}` })
+            .describe(
+              'How much later each policy check is than the one before; a wait for a closed window moves the clock to its opening at once',
+            ),
+        })
+        .describe(
+          'A stepped clock, so a window closing in the middle of a run happens at the same step every time',
+        ),
+    ])
     .optional()
-    .describe(
-      "The worker's time when the case starts (policies and change windows read it); it runs on from there",
-    ),
+    .describe("The worker's time, as policies and change windows read it"),
   whenHeld: z
     .array(HoldAction)
     .default([])

@@ -10,6 +10,7 @@ import { runTideline } from '../helpers/cli-process';
 import { buildDist, REPO_ROOT } from '../helpers/worker-process';
 
 const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'governance', 'policies.test.yaml');
+const FLEET = path.join(REPO_ROOT, 'test', 'fixtures', 'governance', 'fleet-window.test.yaml');
 
 let dir: string;
 beforeAll(async () => {
@@ -49,6 +50,26 @@ test('a case that expects the wrong policy outcome fails with what the run did',
   expect(result.stdout).toMatch(/policies: expected .*prod-resize-needs-dba.*, got \[\]/);
   expect(result.stdout).toMatch(/^2 passed, 2 failed/m);
 }, 300_000);
+
+test('a window that closes at the fourth item of a fleet, rehearsed on a stepped clock, the same every time', async () => {
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    const result = await runTideline(['test', FLEET], { timeoutMs: 240_000 });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(result.stdout).toMatch(/^1 passed \(1 case in \S+\)$/m);
+  }
+  // Half an hour per check: the freeze begins at the eighth item, and the case says where it found it.
+  const file = path.join(path.dirname(FLEET), `fleet-window-${process.pid}.test.yaml`);
+  writeFileSync(file, readFileSync(FLEET, 'utf8').replace('perCheck: 1h', 'perCheck: 30m'));
+  try {
+    const result = await runTideline(['test', file], { timeoutMs: 240_000 });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      /policies: expected .*, got .*"step":"each\[7\]\.promote","effect":"window","open":false,"opensAt":"2030-12-21T00:00:00.000Z"/,
+    );
+  } finally {
+    rmSync(file, { force: true });
+  }
+}, 600_000);
 
 test('a governance section that does not compile is refused at its position, and nothing runs', async () => {
   const broken = fixtureText().replace(
