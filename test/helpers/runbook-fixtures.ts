@@ -74,6 +74,12 @@ export interface SeedServiceOptions {
 const isReady = (service: Service) => service.status === 'READY';
 
 /** Creates a service through the API and sets it up as asked, waiting for each change. */
+/** A seeded service's id (it always has one). */
+export function idOf(service: { service_id?: string | undefined }): string {
+  if (service.service_id === undefined) throw new Error('the seeded service has no id');
+  return service.service_id;
+}
+
 export async function seedService(stack: RunbookStack, options: SeedServiceOptions): Promise<Service> {
   const project_id = stack.projectId;
   const cpu = options.cpuMillis ?? '1000';

@@ -3,7 +3,7 @@
 // test/fixtures/approvals/promote-to-prod.yaml (2 of alice, bob, group:dba; no self-approval) and
 // whose approvals section registers alice, bob, dave (dba) and mallory (a key, not an approver).
 // Each is refused before the service changes, with its code, and kept in the run's record.
-import { generateKeyPairSync, type KeyPairKeyObjectResult } from 'node:crypto';
+import { keyPairsFor } from '../helpers/people-keys';
 import path from 'node:path';
 import { publicKeyText } from '../../activities/approval-keys';
 import { signDecision, signHoldAction, signScheduleStart, signStart } from '../../cli/approval-signing';
@@ -21,6 +21,7 @@ import { loadCatalog } from '../../worker/catalog';
 import {
   decide,
   getService,
+  idOf,
   pollUntil,
   reportOf,
   seedService,
@@ -34,15 +35,7 @@ const FIXTURES = path.resolve(__dirname, '..', 'fixtures', 'approvals');
 const FIXTURE = path.join(FIXTURES, 'promote-to-prod.yaml');
 const people = ['alice', 'bob', 'dave', 'mallory'] as const;
 type Person = (typeof people)[number];
-const keys = Object.fromEntries(people.map((name) => [name, generateKeyPairSync('ed25519')])) as Record<
-  Person,
-  KeyPairKeyObjectResult
->;
-
-function idOf(service: { service_id?: string | undefined }): string {
-  if (service.service_id === undefined) throw new Error('the seeded service has no id');
-  return service.service_id;
-}
+const keys = keyPairsFor(people);
 
 describe('a catalogue worker refuses the attacks on a production change', () => {
   let stack: RunbookStack;

@@ -2,34 +2,26 @@
 // with a signed approval of the override's group (the approvers are shown the one change it
 // guards), and a require-approval rule holds a PROD delete until its group has signed. The run's
 // starter cannot be one of them; the decisions are signed like any approval's.
-import { generateKeyPairSync, type KeyPairKeyObjectResult } from 'node:crypto';
+import { keyPairsFor } from '../helpers/people-keys';
 import path from 'node:path';
 import { publicKeyText } from '../../activities/approval-keys';
 import { signDecision, signStart } from '../../cli/approval-signing';
 import type { ApprovalDecision, RunbookWorkflowInput } from '../../contract/run-messages';
 import { loadRunbookFile } from '../../dsl/loader';
-import { compileGovernance } from '../../dsl/policies';
-import { decide, reportOf, seedService, waitForApproval } from '../helpers/runbook-fixtures';
+import { compile } from '../helpers/policy-fixtures';
+import { decide, idOf, reportOf, seedService, waitForApproval } from '../helpers/runbook-fixtures';
 import { RUNBOOKS_DIR, startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 import { testKeyRing } from '../helpers/worker-process';
 
 const people = ['alice', 'dave'] as const;
 type Person = (typeof people)[number];
-const keys = Object.fromEntries(people.map((name) => [name, generateKeyPairSync('ed25519')])) as Record<
-  Person,
-  KeyPairKeyObjectResult
->;
-
-function idOf(service: { service_id?: string | undefined }): string {
-  if (service.service_id === undefined) throw new Error('the seeded service has no id');
-  return service.service_id;
-}
+const keys = keyPairsFor(people);
 
 describe('approvals the worker’s policies ask for', () => {
   let stack: RunbookStack;
 
   beforeAll(async () => {
-    const compiled = compileGovernance({
+    const governance = compile({
       calendars: {
         freeze: {
           kind: 'freeze',
@@ -49,12 +41,11 @@ describe('approvals the worker’s policies ask for', () => {
         },
       ],
     });
-    if (!compiled.ok) throw new Error(compiled.problems.join('\n'));
     stack = await startRunbookStack(
       { timeScale: 0.05 },
       {
         keyRing: testKeyRing,
-        governance: compiled.governance,
+        governance: governance,
         approvals: {
           keys: new Map(people.map((name) => [name, [publicKeyText(keys[name].publicKey)]])),
           groups: new Map([['dba', ['alice', 'dave']]]),

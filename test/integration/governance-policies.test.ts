@@ -3,35 +3,27 @@
 // through, and a freeze in force makes a run that changes a PROD service wait on a named timer
 // while the same runbook on a DEV service goes through. The rules are the worker's; the runs are
 // raw starts (signed by their starters) as any client could send them.
-import { generateKeyPairSync, type KeyPairKeyObjectResult } from 'node:crypto';
+import { keyPairsFor } from '../helpers/people-keys';
 import path from 'node:path';
 import { publicKeyText } from '../../activities/approval-keys';
 import { signStart } from '../../cli/approval-signing';
 import { progressQuery, type RunbookWorkflowInput } from '../../contract/run-messages';
 import { loadRunbookFile } from '../../dsl/loader';
-import { compileGovernance } from '../../dsl/policies';
-import { getService, pollUntil, reportOf, seedService } from '../helpers/runbook-fixtures';
+import { compile } from '../helpers/policy-fixtures';
+import { getService, idOf, pollUntil, reportOf, seedService } from '../helpers/runbook-fixtures';
 import { RUNBOOKS_DIR, startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 import { testKeyRing } from '../helpers/worker-process';
 
 const people = ['alice', 'bob'] as const;
 type Person = (typeof people)[number];
-const keys = Object.fromEntries(people.map((name) => [name, generateKeyPairSync('ed25519')])) as Record<
-  Person,
-  KeyPairKeyObjectResult
->;
+const keys = keyPairsFor(people);
 const YEAR_MS = 365 * 86_400_000;
-
-function idOf(service: { service_id?: string | undefined }): string {
-  if (service.service_id === undefined) throw new Error('the seeded service has no id');
-  return service.service_id;
-}
 
 describe('policies and change windows the worker enforces', () => {
   let stack: RunbookStack;
 
   beforeAll(async () => {
-    const compiled = compileGovernance({
+    const governance = compile({
       calendars: {
         'rotation-freeze': {
           kind: 'freeze',
@@ -57,12 +49,11 @@ describe('policies and change windows the worker enforces', () => {
         },
       ],
     });
-    if (!compiled.ok) throw new Error(compiled.problems.join('\n'));
     stack = await startRunbookStack(
       { timeScale: 0.05 },
       {
         keyRing: testKeyRing,
-        governance: compiled.governance,
+        governance: governance,
         approvals: {
           keys: new Map(people.map((name) => [name, [publicKeyText(keys[name].publicKey)]])),
           groups: new Map([['dba', ['alice']]]),

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Clock } from '../../activities/deps';
 import type { RunbookWorkflowInput } from '../../contract/run-messages';
 import { loadRunbookFile } from '../../dsl/loader';
-import { compileGovernance } from '../../dsl/policies';
+import { compile } from '../helpers/policy-fixtures';
 import { reportOf, seedService } from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 import { testKeyRing } from '../helpers/worker-process';
@@ -40,7 +40,7 @@ describe('a change window closing in the middle of a fleet change', () => {
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
-    const compiled = compileGovernance({
+    const governance = compile({
       calendars: {
         freeze: {
           kind: 'freeze',
@@ -59,12 +59,11 @@ describe('a change window closing in the middle of a fleet change', () => {
         },
       ],
     });
-    if (!compiled.ok) throw new Error(compiled.problems.join('\n'));
     stack = await startRunbookStack(
       { timeScale: 0.05 },
       {
         keyRing: testKeyRing,
-        governance: compiled.governance,
+        governance: governance,
         policyClock: freezeAtTheFourthItem(),
         notifications: {
           targets: new Map([['ops', { type: 'webhook' as const, url: new Secret(receiver.url('/ops')) }]]),

@@ -4,7 +4,7 @@
 // one) is refused with its code and kept in the run's audit trail, which `tideline audit --json`
 // shows; two valid approvals let the run tag the service PROD, and one listed approver's signed
 // rejection rejects the step even after another approved.
-import { generateKeyPairSync, type KeyPairKeyObjectResult } from 'node:crypto';
+import { keyPairsFor } from '../helpers/people-keys';
 import path from 'node:path';
 import { publicKeyText } from '../../activities/approval-keys';
 import { signDecision, signStart } from '../../cli/approval-signing';
@@ -27,10 +27,7 @@ import { TEST_ENCRYPTION_KEYS, testKeyRing } from '../helpers/worker-process';
 
 const FIXTURE = path.resolve(__dirname, '..', 'fixtures', 'approvals', 'promote-to-prod.yaml');
 const people = ['alice', 'bob', 'carol', 'dave', 'mallory'] as const;
-const keys = Object.fromEntries(people.map((name) => [name, generateKeyPairSync('ed25519')])) as Record<
-  (typeof people)[number],
-  KeyPairKeyObjectResult
->;
+const keys = keyPairsFor(people);
 
 describe('approve step with approvers', () => {
   let stack: RunbookStack;

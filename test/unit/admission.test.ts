@@ -11,7 +11,8 @@ import { signStart } from '../../cli/approval-signing';
 import type { AdmitRunInput } from '../../contract/admission-messages';
 import type { RunbookDefinition } from '../../dsl/definition';
 import { loadRunbookFile } from '../../dsl/loader';
-import { compileGovernance, type CompiledGovernance } from '../../dsl/policies';
+import type { CompiledGovernance } from '../../dsl/policies';
+import { compile as governance } from '../helpers/policy-fixtures';
 
 const RUNBOOKS = path.resolve(__dirname, '..', '..', 'runbooks');
 const resize = loadRunbookFile(path.join(RUNBOOKS, 'resize-with-rollback.yaml'));
@@ -48,12 +49,6 @@ function input(overrides: Partial<AdmitRunInput> = {}): AdmitRunInput {
     inputs: { project_id: 'p1', service_id: 's1', cpu_millis: '2000', deadline: 1_200_000 },
     ...overrides,
   };
-}
-
-function governance(section: unknown): CompiledGovernance {
-  const compiled = compileGovernance(section);
-  if (!compiled.ok) throw new Error(compiled.problems.join('\n'));
-  return compiled.governance;
 }
 
 describe('the catalogue', () => {

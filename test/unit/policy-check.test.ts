@@ -6,7 +6,7 @@ import type { CloudCaller, CloudClientResolver } from '../../activities/deps';
 import { createCheckStepPolicyActivity } from '../../activities/policy-check';
 import type { VerifiedStarter } from '../../contract/admission-messages';
 import type { CheckStepPolicyInput, StepPolicyVerdict } from '../../contract/policy-messages';
-import { compileGovernance, type CompiledGovernance } from '../../dsl/policies';
+import { compile as governance } from '../helpers/policy-fixtures';
 
 interface Seen {
   projectId: string | undefined;
@@ -40,12 +40,6 @@ function fakeCloud(services: Record<string, { environment: string; cpu_millis: n
     }),
   };
   return { clients, seen };
-}
-
-function governance(section: unknown): CompiledGovernance {
-  const compiled = compileGovernance(section);
-  if (!compiled.ok) throw new Error(compiled.problems.join('\n'));
-  return compiled.governance;
 }
 
 const rules = governance({
