@@ -10,7 +10,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY contract ./contract
 COPY cloud ./cloud
-COPY simulator ./simulator
+COPY local-cloud ./local-cloud
 COPY dsl ./dsl
 COPY activities ./activities
 COPY workflows ./workflows

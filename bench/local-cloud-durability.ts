@@ -1,6 +1,6 @@
 // `npm run bench:local-cloud`: what durable answers cost. Service creates per second against the
-// local cloud (dist/simulator/main.js, a real process) in memory and with --state-file, where
-// every answer waits for its change to be fsync'd (group commit, simulator/persistence.ts), at a
+// local cloud (dist/local-cloud/main.js, a real process) in memory and with --state-file, where
+// every answer waits for its change to be fsync'd (group commit, local-cloud/persistence.ts), at a
 // few client concurrencies and state sizes (a commit rewrites the whole state). Prints a Markdown
 // table and writes bench/results/local-cloud.json and .md.
 //
@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
 import { REPO_ROOT, RESULTS_DIR } from './lib/repo';
 
-const SIMULATOR_ENTRY = path.join(REPO_ROOT, 'dist', 'simulator', 'main.js');
+const SIMULATOR_ENTRY = path.join(REPO_ROOT, 'dist', 'local-cloud', 'main.js');
 
 interface Row {
   storage: 'in memory' | 'state file';

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { FaultRuleInput } from '../../simulator/fault-schema';
+import type { FaultRuleInput } from '../../local-cloud/fault-schema';
 import { reportInFailure, type RunReport } from '../../contract/run-messages';
 import { startDevServer, type DevServer } from '../lib/dev-server';
 import { startBenchStack, type BenchStack, type Durations } from '../lib/stack';

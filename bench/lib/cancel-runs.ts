@@ -6,7 +6,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { CloudClient } from '../../cloud/client';
 import type { RunbookDefinition, StepDefinition } from '../../dsl/definition';
-import type { FaultRuleInput } from '../../simulator/fault-schema';
+import type { FaultRuleInput } from '../../local-cloud/fault-schema';
 import { progressQuery, type RunProgress } from '../../workflows/messages';
 
 export interface CancelPoint {

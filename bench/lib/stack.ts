@@ -8,7 +8,7 @@ import { loadRunbookFile } from '../../dsl/loader';
 import type { CloudAccess } from '../../cli/dev-stack/local-cloud';
 import { startLocalStack, type LocalStack } from '../../cli/dev-stack/stack';
 import { unwindOnFailure } from '../../cli/dev-stack/teardown';
-import type { LocalCloud, LocalCloudOptions } from '../../simulator/server';
+import type { LocalCloud, LocalCloudOptions } from '../../local-cloud/server';
 import type { RunbookDefinition } from '../../dsl/definition';
 import type { RunbookWorkflowInput } from '../../contract/run-messages';
 import { RUNBOOK_WORKFLOW_TYPE } from '../../contract/workflow-types';

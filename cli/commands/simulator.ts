@@ -1,10 +1,10 @@
 // `tideline simulator`: the local cloud, in the foreground, with the same flags and output
-// contract as `npm run simulator` (both run simulator/cli-options.ts and simulator/serve.ts): the
+// contract as `npm run simulator` (both run local-cloud/cli-options.ts and local-cloud/serve.ts): the
 // FIRST stdout line is one JSON object with the URL and the projects' key pairs; it runs until
 // Ctrl-C / SIGTERM and then stops cleanly.
 /* eslint-disable @typescript-eslint/no-require-imports -- the simulator loads only when used */
-import { localCloudOptionsFromFlags, SIMULATOR_FLAGS, SIMULATOR_USAGE } from '../../simulator/cli-options';
-import type { LocalCloudOptions } from '../../simulator/server';
+import { localCloudOptionsFromFlags, SIMULATOR_FLAGS, SIMULATOR_USAGE } from '../../local-cloud/cli-options';
+import type { LocalCloudOptions } from '../../local-cloud/server';
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { waitForStopSignal } from '../dev-stack/stop-signal';
@@ -54,7 +54,7 @@ export const simulatorCommand: Command = async (argv, ctx) => {
     throw new CliError('CLI_USAGE', (error as Error).message, 'see `tideline simulator --help`');
   }
   const { isLocalCloudStartError, serveLocalCloud } =
-    require('../../simulator/serve') as typeof import('../../simulator/serve');
+    require('../../local-cloud/serve') as typeof import('../../local-cloud/serve');
 
   // Listen before starting: a supervisor may send SIGTERM as soon as it reads the first line.
   const stop = waitForStopSignal(ctx);

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
-import type { Dialect, LocalCloud } from '../../simulator/server';
+import type { Dialect, LocalCloud } from '../../local-cloud/server';
 import type { EncryptionKeyRing } from '../../worker/encryption-keys';
 import { loadEncryptionKeys, type KeySource } from '../../worker/key-store';
 import { createRedactingLogger } from '../../worker/redacting-logger';

@@ -1,7 +1,7 @@
 // Flag values of the dev-stack commands, checked, the codec server's token, and start-up failures
 // as CLI errors.
 import { randomBytes } from 'node:crypto';
-import { Dialect } from '../../simulator/dialect';
+import { Dialect } from '../../local-cloud/dialect';
 import { CliError, isCliError } from '../errors';
 
 /** `--dialect seed|current`: which dialect of the Cloud API the local cloud answers in. */

@@ -1,7 +1,7 @@
 // The local cloud of a local stack, in this process on 127.0.0.1 (any free port unless one is
 // given), and what points a tideline worker at it: the TIDELINE_CLOUD_* settings of a worker
 // process, or the configuration of a worker in this process built from the projects' key pairs.
-import { startLocalCloud, type LocalCloud, type LocalCloudOptions } from '../../simulator/server';
+import { startLocalCloud, type LocalCloud, type LocalCloudOptions } from '../../local-cloud/server';
 import { loadWorkerConfig, type WorkerConfig } from '../../worker/config';
 import { LOOPBACK } from './ports';
 

@@ -11,7 +11,7 @@
 import type { Client, Connection } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import { createCloudClient, type CloudClient } from '../../cloud/client';
-import type { LocalCloud } from '../../simulator/server';
+import type { LocalCloud } from '../../local-cloud/server';
 import type { WorkerConfig } from '../../worker/config';
 import { connectWorker, localConnectionSettings, type TemporalSettings } from '../../worker/connection';
 import type { EncryptionKeyRing } from '../../worker/encryption-keys';

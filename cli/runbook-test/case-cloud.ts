@@ -4,12 +4,12 @@
 // cloud's clock forward, not by waiting; the run itself sees the cloud on real time, scaled.
 import { randomInt } from 'node:crypto';
 import { createCloudClient, type CloudClient } from '../../cloud/client';
-import type { Clock } from '../../simulator/clock';
+import type { Clock } from '../../local-cloud/clock';
 import type { ActionName } from '../../cloud/operations';
-import type { FaultRuleInput } from '../../simulator/fault-schema';
-import type { AnswerObserver } from '../../simulator/api';
-import type { LocalCloud } from '../../simulator/server';
-import type { StatsView } from '../../simulator/stats';
+import type { FaultRuleInput } from '../../local-cloud/fault-schema';
+import type { AnswerObserver } from '../../local-cloud/api';
+import type { LocalCloud } from '../../local-cloud/server';
+import type { StatsView } from '../../local-cloud/stats';
 import { startLoopbackCloud } from '../dev-stack/local-cloud';
 import type { CloudIds } from './cloud-references';
 import { faultRule, type TestCase } from './test-file-schema';

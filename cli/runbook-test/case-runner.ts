@@ -8,7 +8,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { RunbookWorkflowInput, RunReport, StepRecord } from '../../contract/run-messages';
 import { reportInFailure } from '../../contract/run-messages';
 import { RUNBOOK_WORKFLOW_TYPE } from '../../contract/workflow-types';
-import type { AnswerObserver } from '../../simulator/api';
+import type { AnswerObserver } from '../../local-cloud/api';
 import { startCaseCloud, type CaseCloud } from './case-cloud';
 import {
   PROGRESS_POLL_MS,

@@ -3,7 +3,7 @@
 // mismatch with what was expected and what was found, so a report can say exactly what broke.
 import type { RunReport } from '../../contract/run-messages';
 import type { Peering, ReadReplicaSet, Service, Vpc } from '../../cloud/models';
-import type { StatsView } from '../../simulator/stats';
+import type { StatsView } from '../../local-cloud/stats';
 import { SECRET_MASK } from '../output/style';
 import type { CloudIds } from './cloud-references';
 import type { Expectations } from './test-file-schema';

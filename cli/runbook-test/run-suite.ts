@@ -2,7 +2,7 @@
 // every file, before anything starts), keep the cases the filter names, start one stack and run
 // the cases on it, at most `jobs` at a time (each has its own local cloud and project).
 import path from 'node:path';
-import type { AnswerObserver } from '../../simulator/api';
+import type { AnswerObserver } from '../../local-cloud/api';
 import type { CaseResult } from './case-runner';
 import { runCase } from './case-runner';
 import { loadTestFile, type LoadedCase, type TestFileProblem } from './test-file-loader';

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { ACTION_NAMES, type ActionName } from '../../cloud/operations';
 import { DURATION_EXAMPLES, isDuration, parseDuration } from '../../dsl/durations';
-import { FaultRuleInput, OutcomeKind } from '../../simulator/fault-schema';
+import { FaultRuleInput, OutcomeKind } from '../../local-cloud/fault-schema';
 
 export const RUNBOOK_TEST_SCHEMA_FILE = 'schema/runbook-test.schema.json';
 

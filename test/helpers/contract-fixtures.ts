@@ -5,8 +5,8 @@ import { createCloudClient, type CloudClient, type CloudClientOptions } from '..
 import { isCloudApiError, type CloudApiError, type CloudApiErrorCode } from '../../cloud/errors';
 import type { ReadReplicaSet, Service, Vpc } from '../../cloud/models';
 import { operations, type ActionInput, type ActionName, type ActionOutput } from '../../cloud/operations';
-import type { ProjectCredentials } from '../../simulator/server';
-import type { StatsView } from '../../simulator/stats';
+import type { ProjectCredentials } from '../../local-cloud/server';
+import type { StatsView } from '../../local-cloud/stats';
 import { startTestCloud, type TestCloud, type TestCloudOptions } from './local-cloud';
 
 export interface ContractCloud {

@@ -3,14 +3,14 @@
 // the control token to control API URLs and the first project's key pair to the rest.
 import { request } from 'undici';
 import { createCloudClient, type CloudClient } from '../../cloud/client';
-import { ManualClock } from '../../simulator/clock';
+import { ManualClock } from '../../local-cloud/clock';
 import {
   cloudWorkerEnv as workerEnvFor,
   firstProjectAccess,
   startLoopbackCloud,
   type LoopbackCloudOptions,
 } from '../../cli/dev-stack/local-cloud';
-import type { LocalCloud, LocalCloudOptions, ProjectCredentials } from '../../simulator/server';
+import type { LocalCloud, LocalCloudOptions, ProjectCredentials } from '../../local-cloud/server';
 import { answerCheckForTests, type AnswerContractRecorder } from './answer-contract';
 
 /** The dialects the local cloud answers in, for suites that run in each (`describe.each(DIALECTS)`). */

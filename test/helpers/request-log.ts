@@ -1,5 +1,5 @@
 // Measures over the local cloud's request log (arrival and answer time of each API request).
-import type { RequestLogEntry } from '../../simulator/stats';
+import type { RequestLogEntry } from '../../local-cloud/stats';
 
 /** The most requests that arrived within any window of `windowMs` (one from each arrival on). */
 export function peakInWindow(log: readonly RequestLogEntry[], windowMs: number): number {

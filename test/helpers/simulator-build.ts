@@ -1,4 +1,4 @@
-// The local cloud's entry point (simulator/main.ts) compiled for tests that spawn it as a real
+// The local cloud's entry point (local-cloud/main.ts) compiled for tests that spawn it as a real
 // process. Each caller gets its own output folder, inside the checkout so the compiled code
 // resolves node_modules.
 import { spawnSync } from 'node:child_process';
@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 const root = resolve(__dirname, '../..');
 
 export interface SimulatorBuild {
-  /** The compiled simulator/main.js. */
+  /** The compiled local-cloud/main.js. */
   entry: string;
   remove(): Promise<void>;
 }
@@ -18,13 +18,13 @@ export function compileSimulator(label: string): SimulatorBuild {
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const args = ['--outDir', outDir, '--rootDir', root, '--module', 'node16', '--moduleResolution', 'node16'];
   args.push('--target', 'ES2022', '--strict', '--skipLibCheck', '--esModuleInterop', '--types', 'node');
-  const build = spawnSync(process.execPath, [tsc, ...args, join(root, 'simulator', 'main.ts')], {
+  const build = spawnSync(process.execPath, [tsc, ...args, join(root, 'local-cloud', 'main.ts')], {
     encoding: 'utf8',
   });
   if (build.status !== 0)
-    throw new Error(`compiling simulator/main.ts failed:\n${build.stdout}${build.stderr}`);
+    throw new Error(`compiling local-cloud/main.ts failed:\n${build.stdout}${build.stderr}`);
   return {
-    entry: join(outDir, 'simulator', 'main.js'),
+    entry: join(outDir, 'local-cloud', 'main.js'),
     remove: () => rm(outDir, { recursive: true, force: true }),
   };
 }

@@ -4,7 +4,7 @@
 // token are not interchangeable. The config file's rules for `bearer_token` are checked here too.
 import { createCloudClient, type CloudClient } from '../../cloud/client';
 import { CloudApiError } from '../../cloud/errors';
-import { parseConfig, SimulatorConfigError } from '../../simulator/config';
+import { parseConfig, SimulatorConfigError } from '../../local-cloud/config';
 import { call, cloudApiClient, startTestCloud, type TestCloud } from '../helpers/local-cloud';
 import { rejectionOf } from '../helpers/rejection';
 

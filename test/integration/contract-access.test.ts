@@ -3,7 +3,7 @@
 // answer 404 (not 403) so their existence is not revealed.
 import { expectCloudError, startContractCloud, type ContractCloud } from '../helpers/contract-fixtures';
 import type { CloudClient } from '../../cloud/client';
-import type { ProjectCredentials } from '../../simulator/server';
+import type { ProjectCredentials } from '../../local-cloud/server';
 
 let fx: ContractCloud;
 let alpha: { project_id: string };

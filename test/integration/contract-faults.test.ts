@@ -2,7 +2,7 @@
 // stable codes: 429 → RATE_LIMITED with the Retry-After delay, 5xx → SERVER_ERROR, a dropped
 // connection → NETWORK (and the change still happened), latency past the deadline → TIMEOUT.
 import { request } from 'undici';
-import type { FaultRuleInput } from '../../simulator/fault-schema';
+import type { FaultRuleInput } from '../../local-cloud/fault-schema';
 import { expectCloudError, startContractCloud, type ContractCloud } from '../helpers/contract-fixtures';
 
 let fx: ContractCloud;

@@ -4,7 +4,7 @@
 // starts a test cloud runs the same check; this one makes sure that every action is answered, in
 // both dialects, and that a broken answer does fail the suite.
 import { ACTION_NAMES, type ActionName } from '../../cloud/operations';
-import type { ApiAnswer } from '../../simulator/server';
+import type { ApiAnswer } from '../../local-cloud/server';
 import { expectCloudError, startContractCloud } from '../helpers/contract-fixtures';
 import { DIALECTS, startTestCloud } from '../helpers/local-cloud';
 import { describeWithTools } from '../helpers/tool-requirements';

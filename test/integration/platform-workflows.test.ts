@@ -14,7 +14,7 @@ import { createCloudClientResolver } from '../../worker/cloud-clients';
 import { createDataConverter, EncryptionCodec } from '../../worker/codec';
 import { loadWorkerConfig } from '../../worker/config';
 import { EncryptionKeyRing } from '../../worker/encryption-keys';
-import type { StatsView } from '../../simulator/stats';
+import type { StatsView } from '../../local-cloud/stats';
 import { createTidelineWorker, type TidelineWorker } from '../../worker/worker';
 import { cloudApiClient, cloudWorkerEnv, startTestCloud, type TestCloud } from '../helpers/local-cloud';
 import { rejectionOf } from '../helpers/rejection';

@@ -1,7 +1,7 @@
 // The local cloud's answer observer (`onAnswer`): it sees every answer of a catalogue route as it
 // went out — status, parsed JSON body (undefined when there is none) and dialect — errors
 // included, and nothing of the control API or of unknown routes.
-import type { ApiAnswer } from '../../simulator/server';
+import type { ApiAnswer } from '../../local-cloud/server';
 import { call, paths, startTestCloud, type TestCloud } from '../helpers/local-cloud';
 
 let tc: TestCloud;

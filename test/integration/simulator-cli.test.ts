@@ -1,4 +1,4 @@
-// The local cloud's CLI (simulator/main.ts), compiled and spawned as a real process: the first
+// The local cloud's CLI (local-cloud/main.ts), compiled and spawned as a real process: the first
 // stdout line, clean stops on SIGINT/SIGTERM, and exit 2 with one clear line for bad input.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

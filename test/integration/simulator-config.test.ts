@@ -2,8 +2,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfigFile, parseConfig } from '../../simulator/config';
-import { startLocalCloud } from '../../simulator/server';
+import { loadConfigFile, parseConfig } from '../../local-cloud/config';
+import { startLocalCloud } from '../../local-cloud/server';
 
 let dir: string;
 

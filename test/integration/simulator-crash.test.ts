@@ -1,4 +1,4 @@
-// The local cloud (simulator/main.ts compiled and spawned as a real process with --state-file) is
+// The local cloud (local-cloud/main.ts compiled and spawned as a real process with --state-file) is
 // killed with SIGKILL at random moments while clients create and delete services concurrently,
 // then started again on the same file, with the same seed each time (the seeded ID generator must
 // not start over). After every restart: each create that was answered 2xx exists (or is deleting
@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
-import { loadStateFile } from '../../simulator/persistence';
-import { SeededRandom } from '../../simulator/random';
+import { loadStateFile } from '../../local-cloud/persistence';
+import { SeededRandom } from '../../local-cloud/random';
 import { basicAuth } from '../helpers/local-cloud';
 import { compileSimulator, type SimulatorBuild } from '../helpers/simulator-build';
 

@@ -1,8 +1,8 @@
 // The local cloud's two dialects over real HTTP: the same scenario runs against a `seed` and a
 // `current` cloud (manual clocks), and every answer the current dialect reshapes is checked in
 // both — the current one as the vendor's document has it, the seed one unchanged (spec.md).
-import { EXTRA_FIELD } from '../../simulator/dialect';
-import type { Dialect } from '../../simulator/server';
+import { EXTRA_FIELD } from '../../local-cloud/dialect';
+import type { Dialect } from '../../local-cloud/server';
 import {
   call,
   cloudApiClient,

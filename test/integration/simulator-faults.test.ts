@@ -2,7 +2,7 @@
 // determinism under a seed, faults from the config, and the control API for rules.
 import { request } from 'undici';
 import type { Peering, ReadReplicaSet, Service } from '../../cloud/models';
-import type { FaultRuleInput } from '../../simulator/fault-schema';
+import type { FaultRuleInput } from '../../local-cloud/fault-schema';
 import { call, paths, startTestCloud, type TestCloud } from '../helpers/local-cloud';
 
 let tc: TestCloud;

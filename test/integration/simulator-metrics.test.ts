@@ -2,7 +2,7 @@
 // service's size and the clock, stable between reads, one point per bucket from the bucket in which
 // the service became READY up to now, per node selected by `role`, and the vendor's 400s.
 import type { MetricSeries, Service } from '../../cloud/models';
-import { EXTRA_FIELD } from '../../simulator/dialect';
+import { EXTRA_FIELD } from '../../local-cloud/dialect';
 import { call, cloudApiClient, paths, startTestCloud, type TestCloud } from '../helpers/local-cloud';
 
 const MINUTE = 60_000;

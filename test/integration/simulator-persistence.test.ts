@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Service, Vpc } from '../../cloud/models';
-import { startLocalCloud } from '../../simulator/server';
+import { startLocalCloud } from '../../local-cloud/server';
 import { pollUntil } from '../../bench/lib/cancel-runs';
 import { call, paths, startTestCloud } from '../helpers/local-cloud';
 

@@ -9,7 +9,7 @@ import { ACTION_NAMES, CREATE_ACTIONS, operations, type ActionName } from '../..
 import { RESOURCES, RESOURCE_NAMES, resourceOf } from '../../cloud/resources';
 import { isSecretFieldName } from '../../cloud/secret-fields';
 import { ACTION_CATALOGUE, checkOutputPath, isActionName, unwrapSchema } from '../../dsl/actions';
-import { FaultRuleInput, OUTCOME_ACTIONS } from '../../simulator/fault-schema';
+import { FaultRuleInput, OUTCOME_ACTIONS } from '../../local-cloud/fault-schema';
 import { createRedactingLogger, isLoggedSecretField } from '../../worker/redacting-logger';
 import { z } from 'zod';
 

@@ -8,8 +8,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { CODEC_SERVER_SPEC } from '../../cli/commands/codec-server';
-import { SIMULATOR_FLAGS } from '../../simulator/cli-options';
-import { parseConfig } from '../../simulator/config';
+import { SIMULATOR_FLAGS } from '../../local-cloud/cli-options';
+import { parseConfig } from '../../local-cloud/config';
 import { loadWorkerConfig } from '../../worker/config';
 import { loadTemporalSettings } from '../../worker/connection';
 import { loadEncryptionKeys } from '../../worker/key-store';
@@ -180,10 +180,10 @@ describe('docker-compose.yml', () => {
     const cloud = compose.services['local-cloud']!;
     expect(cloud.network_mode).toBe('service:tideline-worker');
     const command = cloud.command as string[];
-    expect(command.slice(0, 2)).toEqual(['node', 'dist/simulator/main.js']);
-    expect(existsSync(path.join(ROOT, 'simulator', 'main.ts'))).toBe(true);
-    // main.ts parses its flags with the shared SIMULATOR_FLAGS (simulator/cli-options.ts).
-    expect(read('simulator/main.ts')).toContain('...SIMULATOR_FLAGS');
+    expect(command.slice(0, 2)).toEqual(['node', 'dist/local-cloud/main.js']);
+    expect(existsSync(path.join(ROOT, 'local-cloud', 'main.ts'))).toBe(true);
+    // main.ts parses its flags with the shared SIMULATOR_FLAGS (local-cloud/cli-options.ts).
+    expect(read('local-cloud/main.ts')).toContain('...SIMULATOR_FLAGS');
     for (const flag of command.filter((word) => word.startsWith('--'))) {
       expect({ flag, accepted: Object.hasOwn(SIMULATOR_FLAGS, flag.slice(2)) }).toEqual({
         flag,

@@ -37,8 +37,8 @@ import { promisify } from 'node:util';
 import { parse, stringify } from 'yaml';
 import { runCli } from '../../cli/main';
 import { checkRunbookText } from '../../dsl/loader';
-import { parseConfig } from '../../simulator/config';
-import { startLocalCloud, type LocalCloud } from '../../simulator/server';
+import { parseConfig } from '../../local-cloud/config';
+import { startLocalCloud, type LocalCloud } from '../../local-cloud/server';
 import { WorkerConfigSchema } from '../../worker/config-schema';
 import { TIDELINE_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { capturedStreams } from '../helpers/captured-streams';
@@ -329,7 +329,7 @@ function sourcesUnder(folder: string): string[] {
   return files;
 }
 
-const CODE = ['cli', 'worker', 'simulator', 'cloud', 'activities', 'workflows', 'dsl', 'scripts', 'bench']
+const CODE = ['cli', 'worker', 'local-cloud', 'cloud', 'activities', 'workflows', 'dsl', 'scripts', 'bench']
   .flatMap(sourcesUnder)
   .map((file) => readFileSync(file, 'utf8'))
   .concat(readFileSync(path.join(REPO, 'docker-compose.yml'), 'utf8'))
@@ -405,7 +405,7 @@ async function checkScriptArgs(script: string, args: string[]): Promise<string[]
   if (args.length === 0) return [];
   const cli = /node bin\/tideline\.js (\S+)$/.exec(body)?.[1];
   if (cli !== undefined) return checkTideline([cli, ...args]);
-  if (body.includes('dist/simulator/main.js')) return checkTideline(['simulator', ...args]); // the same flags
+  if (body.includes('dist/local-cloud/main.js')) return checkTideline(['simulator', ...args]); // the same flags
   if (body.includes('bench/build/bench/')) {
     const problems: string[] = [];
     for (const flag of args.filter((word) => word.startsWith('--'))) {

@@ -1,11 +1,11 @@
-// Group commit of the local cloud's state file (simulator/persistence.ts): waiting callers resolve
+// Group commit of the local cloud's state file (local-cloud/persistence.ts): waiting callers resolve
 // only once the file holds their change, and many concurrent changes share a few commits instead
 // of one fsync each.
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DurableStateFile } from '../../simulator/persistence';
-import type { PersistedState } from '../../simulator/state';
+import { DurableStateFile } from '../../local-cloud/persistence';
+import type { PersistedState } from '../../local-cloud/state';
 
 let dir: string;
 

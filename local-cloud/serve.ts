@@ -1,4 +1,4 @@
-// Runs the local cloud in the foreground for a command line (simulator/main.ts and `tideline
+// Runs the local cloud in the foreground for a command line (local-cloud/main.ts and `tideline
 // simulator`): the FIRST stdout line is one JSON object with the URL, the projects' key pairs and
 // the control API's URL and token; nothing secret is printed after it, and the first stop signal
 // closes it. Listening beyond loopback prints a warning that says what is exposed.

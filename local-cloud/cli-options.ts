@@ -1,5 +1,5 @@
 // The local cloud's command-line flags and how they become LocalCloudOptions, shared by its own
-// CLI (simulator/main.ts) and `tideline simulator`. Loads nothing but types, so `tideline --help`
+// CLI (local-cloud/main.ts) and `tideline simulator`. Loads nothing but types, so `tideline --help`
 // can import it without starting to load the simulator.
 import type { Dialect } from './dialect';
 import type { LocalCloudOptions } from './server';
