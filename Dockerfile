@@ -15,6 +15,9 @@ COPY dsl ./dsl
 COPY activities ./activities
 COPY workflows ./workflows
 COPY worker ./worker
+COPY stack ./stack
+COPY cluster ./cluster
+COPY rehearsal ./rehearsal
 COPY cli ./cli
 COPY scripts ./scripts
 # Compiles into dist/ and pre-bundles the workflow code (dist/workflow-bundle.js), so workers

@@ -3,7 +3,7 @@
 // PostgreSQL) with three worker processes, in three rounds: a worker SIGKILLed (and started again),
 // the server SIGKILLed (and brought back by `cluster up`), PostgreSQL stopped for 20 s (and started
 // again). The rounds are saved next to the dev-server rounds in bench/results/chaos.json.
-import { stopClusterPostgres, stopClusterServer } from '../cli/cluster/cluster';
+import { stopClusterPostgres, stopClusterServer } from '../cluster/cluster';
 import type { Disruption, RoundOptions, RoundResult, RoundTarget } from './chaos/campaign';
 import { runChaosRound } from './chaos/campaign';
 import { benchLog, startBenchCluster } from './cluster-server';

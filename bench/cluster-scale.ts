@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
-import { NEW_CLUSTER_SHARDS } from '../cli/cluster/state';
+import { NEW_CLUSTER_SHARDS } from '../cluster/state';
 import { benchLog, startBenchCluster } from './cluster-server';
 import { loadAverage, startUsageSampler, type UsageReport } from './lib/proc-usage';
 import { RESULTS_DIR } from './lib/repo';

@@ -4,8 +4,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { clusterDown, clusterStatus, clusterUp, type ClusterInfo } from '../cli/cluster/cluster';
-import { stopClusterServer } from '../cli/cluster/cluster';
+import { clusterDown, clusterStatus, clusterUp, type ClusterInfo } from '../cluster/cluster';
+import { stopClusterServer } from '../cluster/cluster';
 import type { DevServer } from './lib/dev-server';
 
 export interface BenchCluster {

@@ -10,7 +10,7 @@
 // overstate lag. A virtual-clock model of the same policies (thousands of samples) is reported
 // next to them.
 import { createCloudClient } from '../cloud/client';
-import { startLoopbackCloud } from '../cli/dev-stack/local-cloud';
+import { startLoopbackCloud } from '../stack/local-cloud';
 import { modelWait, POLICIES, waitWith, type PolicyName } from './wait-policies';
 import { mean, percentile, round, sleep } from './lib/stats';
 

@@ -12,7 +12,7 @@
 import type { temporal } from '@temporalio/proto';
 import type { LoadedDataConverter } from '@temporalio/common';
 import { callAttemptInError } from '../contract/call-attempts';
-import { timestampMillis } from './proto-time';
+import { timestampMillis } from '../contract/proto-time';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 

@@ -1,5 +1,6 @@
 // CLI errors as data: a stable code, a message saying what went wrong, a hint saying what to do,
 // and the exit code. Only cli/main.ts turns them into output and an exit.
+import type { StackError } from '../stack/stack-error';
 
 /** Documented exit codes (docs/cli.md, `tideline --help`). */
 export const EXIT = {
@@ -79,4 +80,9 @@ export class CliError extends Error {
 
 export function isCliError(value: unknown): value is CliError {
   return value instanceof CliError;
+}
+
+/** A stack's or the cluster's failure as the CLI reports it (the same code, message and hint). */
+export function cliErrorOf(error: StackError): CliError {
+  return new CliError(error.code, error.message, error.hint);
 }

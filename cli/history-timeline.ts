@@ -37,7 +37,7 @@ import type { RunbookWorkflowInput, StepRecord } from '../contract/run-messages'
 import { assertNever } from '../contract/assert-never';
 import type { ActivityRun } from './activity-run';
 import { failedAttempt, type FailedAttempt } from './call-attempt-failures';
-import { timestampMillis } from './proto-time';
+import { timestampMillis } from '../contract/proto-time';
 
 export type { ActivityRun };
 

@@ -7,7 +7,8 @@ import { parseArgs } from 'node:util';
 import { closestName } from '../dsl/suggest';
 import { applyGlobals, GLOBAL_OPTIONS, splitCommandLine, usageError } from './args';
 import type { CliContext, Command } from './context';
-import { CliError, EXIT, isCliError } from './errors';
+import { isStackError } from '../stack/stack-error';
+import { CliError, cliErrorOf, EXIT, isCliError } from './errors';
 import { printCliError, printUnexpectedError } from './output/errors';
 import { renderMainHelp } from './output/help';
 import { COMMAND_SUMMARIES } from './command-summaries';
@@ -241,9 +242,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     if (top.values.help === true) return await dispatch(command, ['--help', ...rest], ctx);
     return await dispatch(command, rest, ctx);
   } catch (error) {
-    if (isCliError(error)) {
-      printCliError(ctx, error);
-      return error.exitCode;
+    if (isCliError(error) || isStackError(error)) {
+      const failure = isStackError(error) ? cliErrorOf(error) : error;
+      printCliError(ctx, failure);
+      return failure.exitCode;
     }
     printUnexpectedError(ctx, error);
     return EXIT.FAILED;

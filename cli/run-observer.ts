@@ -8,7 +8,7 @@ import type { JsonValue } from '../dsl/expressions';
 import type { RunProgress, RunReport, StepRecord } from '../contract/run-messages';
 import type { ActivityState } from './activity-state';
 import { localCallStates } from './local-call-progress';
-import { timestampMillis } from './proto-time';
+import { timestampMillis } from '../contract/proto-time';
 import { currentInvocation, shellQuote } from './output/cli-invocation';
 import type { TemporalSession } from './temporal';
 

@@ -1,6 +1,7 @@
 // Starting a run and following it: shared by `run` and `rerun`.
 import type { RunbookWorkflowInput } from '../contract/run-messages';
-import { loadApprovalKey, signStart } from './approval-signing';
+import { loadApprovalKey } from './approval-signing';
+import { signStart } from '../activities/approval-signatures';
 import { operatorName } from './run-update';
 import type { CliContext } from './context';
 import { CliError, EXIT } from './errors';

@@ -3,6 +3,9 @@
 
 export const REDACTED = '[REDACTED]';
 
+/** How a secret value is shown where its presence matters but its value must not appear. */
+export const SECRET_MASK = '••••••';
+
 /**
  * Replaces every occurrence of each secret in `text` with `[REDACTED]`, including the forms a
  * server is likely to echo back: JSON-escaped and URL-encoded. Longest secrets go first, so a

@@ -6,7 +6,7 @@
 // timeout for a call); after a dev-server restart it is when the run moved again.
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { timestampMillis } from '../../cli/proto-time';
+import { timestampMillis } from '../../contract/proto-time';
 
 const { EventType } = temporal.api.enums.v1;
 

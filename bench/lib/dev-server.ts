@@ -1,8 +1,8 @@
 // A Temporal dev server for benchmarks on a free 127.0.0.1 port, optionally on a SQLite file so it
 // can be restarted (chaos round two) without losing workflows: the local stack's server
-// (cli/dev-stack/local-temporal.ts), supervised so it never outlives the benchmark. Several
+// (stack/local-temporal.ts), supervised so it never outlives the benchmark. Several
 // benchmarks of one process share one (`startBenchStack({ server })`).
-import { startLocalTemporal, type LocalTemporalOptions } from '../../cli/dev-stack/local-temporal';
+import { startLocalTemporal, type LocalTemporalOptions } from '../../stack/local-temporal';
 import { temporalExecutable } from './repo';
 
 export interface DevServer {

@@ -1,13 +1,13 @@
-// The system under test for a benchmark: the local stack (cli/dev-stack/stack.ts: a Temporal dev
+// The system under test for a benchmark: the local stack (stack/stack.ts: a Temporal dev
 // server, the local cloud in this process, a Temporal client with the worker's payload keys, a
 // typed client of the cloud) with a worker process, and a VPC to attach services to.
 import { randomBytes } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { CloudClient } from '../../cloud/client';
 import { loadRunbookFile } from '../../dsl/loader';
-import type { CloudAccess } from '../../cli/dev-stack/local-cloud';
-import { startLocalStack, type LocalStack } from '../../cli/dev-stack/stack';
-import { unwindOnFailure } from '../../cli/dev-stack/teardown';
+import type { CloudAccess } from '../../stack/local-cloud';
+import { startLocalStack, type LocalStack } from '../../stack/stack';
+import { unwindOnFailure } from '../../stack/teardown';
 import type { LocalCloud, LocalCloudOptions } from '../../local-cloud/server';
 import type { RunbookDefinition } from '../../dsl/definition';
 import type { RunbookWorkflowInput } from '../../contract/run-messages';

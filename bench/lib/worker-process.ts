@@ -1,9 +1,9 @@
 // The worker under test as its own OS process, so its memory and CPU can be read from /proc and it
 // can be killed with SIGKILL: the stock worker (dist/worker/main.js) or the tuned bench worker,
-// started by the local stack (cli/dev-stack/stack.ts) as the tests start theirs.
+// started by the local stack (stack/stack.ts) as the tests start theirs.
 import { randomBytes } from 'node:crypto';
-import type { SupervisedProcess } from '../../cli/dev-stack/supervised-process';
-import type { WorkerProcessLaunch } from '../../cli/dev-stack/worker-process';
+import type { SupervisedProcess } from '../../stack/supervised-process';
+import type { WorkerProcessLaunch } from '../../stack/worker-process';
 import { EncryptionKeyRing } from '../../worker/encryption-keys';
 import type { WorkerTuning } from '../tuned-worker';
 import { compiledBenchFile, REPO_ROOT, WORKER_ENTRY } from './repo';

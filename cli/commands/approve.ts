@@ -4,7 +4,8 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily like every SDK module */
 import type { KeyObject } from 'node:crypto';
 import type { ApprovalDecision } from '../../contract/run-messages';
-import { loadApprovalKey, signDecision } from '../approval-signing';
+import { loadApprovalKey } from '../approval-signing';
+import { signDecision } from '../../activities/approval-signatures';
 import { planText } from '../output/approval-plan-text';
 import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- the cluster modules load on use, so --help stays fast */
 // `tideline cluster up|down|status`: a production-style Temporal (the pinned server on PostgreSQL)
-// run by tideline itself on 127.0.0.1. The work is in cli/cluster/; this entry parses arguments
+// run by tideline itself on 127.0.0.1. The work is in cluster/; this entry parses arguments
 // and prints: the first stdout line is one JSON object, progress goes to stderr.
 import path from 'node:path';
 import { parseCommand, type CommandSpec } from '../args';
@@ -9,7 +9,7 @@ import { CliError, EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { COMMAND_SUMMARIES } from '../command-summaries';
 
-const loadCluster = () => require('../cluster/cluster') as typeof import('../cluster/cluster');
+const loadCluster = () => require('../../cluster/cluster') as typeof import('../../cluster/cluster');
 
 const SPEC = {
   name: 'cluster',

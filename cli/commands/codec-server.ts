@@ -5,8 +5,8 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- the key store and server load only when used */
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
-import { codecToken } from '../dev-stack/flags';
-import { waitForStopSignal } from '../dev-stack/stop-signal';
+import { codecToken } from '../../stack/codec-token';
+import { waitForStopSignal } from '../stop-signal';
 import { CliError, EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { resolveSettings } from '../settings';

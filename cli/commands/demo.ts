@@ -11,20 +11,19 @@ import { CliError, EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { styleFor } from '../output/style';
 import { bindRunInputs, loadRunbook } from '../runbook-input';
-import { dialectFlag, numberFlag, stackFailure } from '../dev-stack/flags';
-import { clientFlags, stackInfo } from '../dev-stack/stack-info';
-import { waitForStopSignal, type StopSignal } from '../dev-stack/stop-signal';
-import { packageRoot } from '../dev-stack/temporal-binary';
+import { dialectFlag, numberFlag, stackFailure } from '../dev-stack-flags';
+import { clientFlags, stackInfo } from '../../stack/stack-info';
+import { waitForStopSignal, type StopSignal } from '../stop-signal';
+import { packageRoot } from '../../stack/temporal-binary';
 import { newRunId } from './run';
-import type { DevStack } from '../dev-stack/dev-stack';
+import type { DevStack } from '../../stack/dev-stack';
 import { COMMAND_SUMMARIES } from '../command-summaries';
 import { SHARED_DEFAULTS } from '../../worker/shared-settings';
 
 // Loaded on use: they pull in Temporal's SDK, which `--help` must not wait for.
 const loadFollow = () => require('../follow') as typeof import('../follow');
-const loadDemoSession = () =>
-  require('../dev-stack/demo-session') as typeof import('../dev-stack/demo-session');
-const loadDevStack = () => require('../dev-stack/dev-stack') as typeof import('../dev-stack/dev-stack');
+const loadDemoSession = () => require('../demo-session') as typeof import('../demo-session');
+const loadDevStack = () => require('../../stack/dev-stack') as typeof import('../../stack/dev-stack');
 const loadRunObserver = () => require('../run-observer') as typeof import('../run-observer');
 
 const RUNBOOK = path.join('runbooks', 'provision-production-service.yaml');

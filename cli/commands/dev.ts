@@ -4,9 +4,9 @@
 // stdout line) and runs until Ctrl-C / SIGTERM, then stops everything, children included.
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
-import { dialectFlag, numberFlag, portFlag, stackFailure } from '../dev-stack/flags';
-import { renderStackInfo, stackInfo } from '../dev-stack/stack-info';
-import { waitForStopSignal } from '../dev-stack/stop-signal';
+import { dialectFlag, numberFlag, portFlag, stackFailure } from '../dev-stack-flags';
+import { renderStackInfo, stackInfo } from '../../stack/stack-info';
+import { waitForStopSignal } from '../stop-signal';
 import { EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { resolveSettings } from '../settings';
@@ -14,7 +14,7 @@ import { SHARED_DEFAULTS } from '../../worker/shared-settings';
 import { COMMAND_SUMMARIES } from '../command-summaries';
 
 // Loaded on use: they pull in Temporal's SDK, which `--help` must not wait for.
-const loadDevStack = () => require('../dev-stack/dev-stack') as typeof import('../dev-stack/dev-stack');
+const loadDevStack = () => require('../../stack/dev-stack') as typeof import('../../stack/dev-stack');
 
 const SPEC = {
   name: 'dev',

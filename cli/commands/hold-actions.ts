@@ -5,7 +5,8 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily like every SDK module */
 import type { KeyObject } from 'node:crypto';
 import type { JsonValue } from '../../dsl/expressions';
-import { loadApprovalKey, signHoldAction } from '../approval-signing';
+import { loadApprovalKey } from '../approval-signing';
+import { signHoldAction } from '../../activities/approval-signatures';
 import type { OperatorAction } from '../../contract/run-messages';
 import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';

@@ -8,14 +8,14 @@ import { RunbookName } from '../../dsl/schema-primitives';
 import { parseCommand, type CommandSpec } from '../args';
 import { COMMAND_SUMMARIES } from '../command-summaries';
 import type { CliContext, Command } from '../context';
-import { packageRoot } from '../dev-stack/temporal-binary';
+import { packageRoot } from '../../stack/temporal-binary';
 import { CliError, EXIT } from '../errors';
 import { runbookTemplate, runbookTestTemplate, TEMPLATE_CASES } from '../init-templates';
 import { currentInvocation, shellQuote } from '../output/cli-invocation';
 import { printCommandHelp } from '../output/help';
 import { styleFor } from '../output/style';
-import { RUNBOOK_TEST_SCHEMA_FILE } from '../runbook-test/test-file-schema';
-import { TEST_FILE_SUFFIX } from '../runbook-test/test-files';
+import { RUNBOOK_TEST_SCHEMA_FILE } from '../../rehearsal/test-file-schema';
+import { TEST_FILE_SUFFIX } from '../../rehearsal/test-files';
 
 const DEFAULT_DIR = 'runbooks';
 

@@ -11,7 +11,7 @@ import { formatDuration as formatRunbookDuration } from '../../dsl/durations';
 import type { JsonValue } from '../../dsl/expressions';
 import type { RunbookWorkflowInput } from '../../contract/run-messages';
 import { runStatusOf, type RunStatusName } from '../run-observer';
-import { SECRET_MASK } from '../output/style';
+import { SECRET_MASK } from '../../cloud/redact-text';
 import { memoOf, overlapName, type ScheduleMemo } from './schedule-common';
 
 export interface ScheduleRunJson {

@@ -7,7 +7,7 @@ import { localCloudOptionsFromFlags, SIMULATOR_FLAGS, SIMULATOR_USAGE } from '..
 import type { LocalCloudOptions } from '../../local-cloud/server';
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
-import { waitForStopSignal } from '../dev-stack/stop-signal';
+import { waitForStopSignal } from '../stop-signal';
 import { CliError, EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { COMMAND_SUMMARIES } from '../command-summaries';

@@ -56,9 +56,9 @@ export const testCommand: Command = async (argv, ctx) => {
   const jobs = integerOption('jobs', values.jobs, 1, 4);
   const timeoutMs = integerOption('timeout', values.timeout, 1, 120) * 1000;
   const { loadSuite, runSuite } =
-    require('../runbook-test/run-suite') as typeof import('../runbook-test/run-suite');
-  const report = require('../runbook-test/test-report') as typeof import('../runbook-test/test-report');
-  const { suiteCoverage } = require('../runbook-test/coverage') as typeof import('../runbook-test/coverage');
+    require('../../rehearsal/run-suite') as typeof import('../../rehearsal/run-suite');
+  const report = require('../output/test-report') as typeof import('../output/test-report');
+  const { suiteCoverage } = require('../../rehearsal/coverage') as typeof import('../../rehearsal/coverage');
   const loaded = loadSuite(
     parsed.positionals.length > 0 ? parsed.positionals : ['runbooks'],
     ctx.cwd,
@@ -96,7 +96,7 @@ export const testCommand: Command = async (argv, ctx) => {
   });
   const elapsed = Date.now() - started;
   if (values.junit !== undefined) {
-    const { junitXml } = require('../runbook-test/junit') as typeof import('../runbook-test/junit');
+    const { junitXml } = require('../output/test-junit') as typeof import('../output/test-junit');
     writeFileSync(path.resolve(ctx.cwd, values.junit), junitXml(results));
   }
   // Counted over the cases that ran: with --filter, only the cases it kept.

@@ -10,10 +10,10 @@ import type { Command } from '../context';
 import { EXIT } from '../errors';
 import { printCommandHelp } from '../output/help';
 import { styleFor } from '../output/style';
-import { expandPaths } from '../path-expansion';
+import { expandPaths } from '../../dsl/path-expansion';
 import { displayName, problemLines, runbooksRootOption } from '../runbook-input';
 import { COMMAND_SUMMARIES } from '../command-summaries';
-import { TEST_FILE_SUFFIX } from '../runbook-test/test-files';
+import { TEST_FILE_SUFFIX } from '../../rehearsal/test-files';
 
 export const VALIDATE_SPEC = {
   name: 'validate',
@@ -46,7 +46,7 @@ interface FileResult {
 
 function checkTestFile(file: string, cwd: string): FileResult {
   const { loadTestFile } =
-    require('../runbook-test/test-file-loader') as typeof import('../runbook-test/test-file-loader');
+    require('../../rehearsal/test-file-loader') as typeof import('../../rehearsal/test-file-loader');
   const checked = loadTestFile(path.resolve(cwd, file), displayName({ cwd }));
   if (checked.ok) return { file, ok: true, cases: checked.cases.length, problems: [] };
   return {

@@ -5,7 +5,8 @@ import type { Plan, PlanRequest, PlanStep } from '../plan/build-plan';
 import type { PlanStepPolicies } from '../plan/plan-policies';
 import { callsText, policyHeaderLines, stepPolicyLines } from './plan-policies-text';
 import { selectorText, targetLines } from './plan-targets-text';
-import { inlineValue, SECRET_MASK, visibleLength, type Style } from './style';
+import { SECRET_MASK } from '../../cloud/redact-text';
+import { inlineValue, visibleLength, type Style } from './style';
 import { assertNever } from '../../contract/assert-never';
 
 /** CEL written over several YAML lines reads better on one. */

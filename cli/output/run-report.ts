@@ -11,7 +11,8 @@ import { currentInvocation, shellQuote } from './cli-invocation';
 import { printable, quoted } from './printable';
 import { compensatedResourceLines, createdNote } from './resource-notes';
 import { stepElapsed } from './step-view';
-import { SECRET_MASK, formatDuration, inlineValue, isoTime, type Style } from './style';
+import { SECRET_MASK } from '../../cloud/redact-text';
+import { formatDuration, inlineValue, isoTime, type Style } from './style';
 
 /**
  * A tideline command line that reaches the same server as this one (flags given are repeated),

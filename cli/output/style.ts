@@ -2,8 +2,6 @@
 // NO_COLOR), durations, clock times, masking of secret values, and width-safe truncation.
 import type { CliContext } from '../context';
 
-export const SECRET_MASK = '••••••';
-
 export interface Style {
   bold(text: string): string;
   dim(text: string): string;

@@ -3,7 +3,7 @@
 // server built (by `npm run setup` / pretest) or buildable (Go is there), and PostgreSQL found or
 // installable (apt-get as root; `up` installs it). The reason, when not, names what is missing.
 import { existsSync } from 'node:fs';
-import { findPostgresBin } from '../../cli/cluster/postgres';
+import { findPostgresBin } from '../../cluster/postgres';
 import {
   MIN_GO_MINOR,
   cachedClusterTools,

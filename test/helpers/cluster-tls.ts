@@ -5,7 +5,7 @@
 // the TLS alert or socket error that ended the connection).
 import { readFileSync } from 'node:fs';
 import http2 from 'node:http2';
-import { OPENSSL_MISSING, TLS_SERVER_NAME, findOpenssl } from '../../cli/cluster/certificates';
+import { OPENSSL_MISSING, TLS_SERVER_NAME, findOpenssl } from '../../cluster/certificates';
 
 /** Why the cluster's certificates cannot be issued here, or undefined when they can. */
 export function opensslMissing(): string | undefined {

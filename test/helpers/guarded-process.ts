@@ -1,5 +1,5 @@
 // Child processes for tests that can never outlive the test run: the CLI's supervised processes
-// (cli/dev-stack/supervised-process.ts: a POSIX-shell guard in its own process group, killed with
+// (stack/supervised-process.ts: a POSIX-shell guard in its own process group, killed with
 // its parent even on SIGKILL) with a larger output buffer, and one registry per OS process, so
 // every live process is killed when this process exits normally and `stopAllGuarded()` can stop
 // them all.
@@ -11,7 +11,7 @@ import {
   type ProcessExit,
   type SupervisedProcess,
   type SupervisedProcessOptions,
-} from '../../cli/dev-stack/supervised-process';
+} from '../../stack/supervised-process';
 
 export { GUARD_SCRIPT, type ProcessExit };
 

@@ -1,5 +1,5 @@
 // Starts the local cloud in-process on 127.0.0.1 port 0 for a test (as the dev stack starts it,
-// cli/dev-stack/local-cloud.ts), and talks to it over real HTTP with undici. `manualClock: true` makes lifecycles move only on `advance(ms)`. `call()` sends
+// stack/local-cloud.ts), and talks to it over real HTTP with undici. `manualClock: true` makes lifecycles move only on `advance(ms)`. `call()` sends
 // the control token to control API URLs and the first project's key pair to the rest.
 import { request } from 'undici';
 import { createCloudClient, type CloudClient } from '../../cloud/client';
@@ -9,7 +9,7 @@ import {
   firstProjectAccess,
   startLoopbackCloud,
   type LoopbackCloudOptions,
-} from '../../cli/dev-stack/local-cloud';
+} from '../../stack/local-cloud';
 import type { LocalCloud, LocalCloudOptions, ProjectCredentials } from '../../local-cloud/server';
 import { answerCheckForTests, type AnswerContractRecorder } from './answer-contract';
 

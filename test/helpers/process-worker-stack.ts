@@ -1,5 +1,5 @@
 // Everything but the worker, for tests whose workers run as separate OS processes (started,
-// SIGKILLed and started again by the test): the local stack (cli/dev-stack/stack.ts) with the test
+// SIGKILLed and started again by the test): the local stack (stack/stack.ts) with the test
 // encryption keys, the compiled dist/ the worker runs from, and the environment that points a
 // worker process at all of it.
 import type { Client, Connection } from '@temporalio/client';

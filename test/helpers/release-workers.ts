@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { RunbookDefinition } from '../../dsl/definition';
 import type { RunReport } from '../../workflows/messages';
-import { startWorkerProcess } from '../../cli/dev-stack/worker-process';
+import { startWorkerProcess } from '../../stack/worker-process';
 import { ensureReleases, readManifest, type BuiltRelease } from '../../scripts/setup-releases';
 import type { GuardedProcess } from './guarded-process';
 import { spawnGuarded } from './guarded-process';

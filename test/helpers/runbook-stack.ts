@@ -1,4 +1,4 @@
-// A whole tideline stack for tests (the local stack, cli/dev-stack/stack.ts): a Temporal dev
+// A whole tideline stack for tests (the local stack, stack/stack.ts): a Temporal dev
 // server, the local cloud checking its answers against the vendor's document, an in-process worker
 // running the real interpreter and activities, and a client with the same encryption keys.
 import { randomBytes } from 'node:crypto';
@@ -18,7 +18,7 @@ import type { TidelineWorker } from '../../worker/worker';
 import type { WorkflowSource } from '../../worker/workflow-source';
 import { reportInFailure, type RunReport, type RunbookWorkflowInput } from '../../contract/run-messages';
 import { RUNBOOK_WORKFLOW_TYPE } from '../../contract/workflow-types';
-import { unwindOnFailure } from '../../cli/dev-stack/teardown';
+import { unwindOnFailure } from '../../stack/teardown';
 import type { TestCloud, TestCloudOptions } from './local-cloud';
 import { startTestLocalStack } from './test-local-stack';
 import { runWorkflowBundle, treeWorkflows } from './tree-workflows';

@@ -7,16 +7,16 @@
 //   await server.stop();
 //
 // The `temporal` CLI is the one `scripts/setup-temporal.js` resolved (run by `pretest`). The
-// server is the shared local one (cli/dev-stack/local-temporal.ts), launched as `tideline dev`
+// server is the shared local one (stack/local-temporal.ts), launched as `tideline dev`
 // launches its own, headless here, its process on the tests' registry (guarded-process.ts).
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import {
   startLocalTemporal,
   type LocalTemporal,
   type LocalTemporalOptions,
-} from '../../cli/dev-stack/local-temporal';
-import { findFreePort } from '../../cli/dev-stack/ports';
-import { TIDELINE_ATTRIBUTE_TYPES } from '../../cli/dev-stack/temporal-dev-server';
+} from '../../stack/local-temporal';
+import { findFreePort } from '../../stack/ports';
+import { TIDELINE_ATTRIBUTE_TYPES } from '../../stack/temporal-dev-server';
 import { readTemporalPath } from '../../scripts/setup-temporal';
 import { spawnGuarded } from './guarded-process';
 
@@ -54,7 +54,7 @@ export interface TemporalServer extends LocalTemporal {
   readonly namespace: 'default';
 }
 
-/** The options of a local stack's server (cli/dev-stack/stack.ts) started as tests start theirs. */
+/** The options of a local stack's server (stack/stack.ts) started as tests start theirs. */
 export function testTemporalOptions(options: TemporalServerOptions = {}): LocalTemporalOptions {
   return {
     executable: options.executable ?? readTemporalPath(),

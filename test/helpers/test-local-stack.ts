@@ -1,8 +1,8 @@
-// The local stack (cli/dev-stack/stack.ts) as tests start it: a Temporal dev server on the binary
+// The local stack (stack/stack.ts) as tests start it: a Temporal dev server on the binary
 // the setup script resolved, the local cloud checking every answer against the vendor's document,
 // and the handles tests hold for both. The answers are checked when the stack closes, after what
 // was added to it later (its workers) has stopped.
-import { startLocalStack, type LocalStack } from '../../cli/dev-stack/stack';
+import { startLocalStack, type LocalStack } from '../../stack/stack';
 import type { EncryptionKeyRing } from '../../worker/encryption-keys';
 import { prepareTestCloud, type TestCloud, type TestCloudOptions } from './local-cloud';
 import { testTemporalOptions, type TemporalServer, type TemporalServerOptions } from './temporal-server';

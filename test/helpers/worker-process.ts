@@ -14,7 +14,7 @@ import {
   startWorkerProcess as launchWorkerProcess,
   WORKER_READY,
   workerProcessEnv,
-} from '../../cli/dev-stack/worker-process';
+} from '../../stack/worker-process';
 import { EncryptionKeyRing } from '../../worker/encryption-keys';
 import { spawnGuarded, type GuardedProcess } from './guarded-process';
 

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { findFreePort } from '../../cli/dev-stack/ports';
+import { findFreePort } from '../../stack/ports';
 import { jsonOutput, runTideline, startCli } from '../helpers/cli-process';
 import { buildDist, REPO_ROOT } from '../helpers/worker-process';
 

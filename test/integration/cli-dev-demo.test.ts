@@ -1,7 +1,7 @@
 // `tideline demo` through the real binary: the dev stack comes up on free ports, the shipped
 // provision-production-service runbook runs to the end against the local cloud, the output says
 // what happened and where to look (secrets masked), and everything is stopped before it exits 0.
-import { isPortFree } from '../../cli/dev-stack/ports';
+import { isPortFree } from '../../stack/ports';
 import { runTideline } from '../helpers/cli-process';
 import { buildDist } from '../helpers/worker-process';
 

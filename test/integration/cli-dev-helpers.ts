@@ -2,7 +2,7 @@
 // and read its first JSON line, and look at the processes it started.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { StackInfo } from '../../cli/dev-stack/stack-info';
+import type { StackInfo } from '../../stack/stack-info';
 import { startCli, type CliProcess } from '../helpers/cli-process';
 
 export interface DevCli {

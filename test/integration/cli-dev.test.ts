@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { request } from 'undici';
-import { isPortFree } from '../../cli/dev-stack/ports';
+import { isPortFree } from '../../stack/ports';
 import { runTideline, startCli } from '../helpers/cli-process';
 import { buildDist } from '../helpers/worker-process';
 import { commandLine, descendants, startDevCli, survivors } from './cli-dev-helpers';

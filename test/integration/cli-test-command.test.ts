@@ -7,7 +7,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadSuite } from '../../cli/runbook-test/run-suite';
+import { loadSuite } from '../../rehearsal/run-suite';
 import { runTideline } from '../helpers/cli-process';
 import { buildDist, REPO_ROOT } from '../helpers/worker-process';
 

@@ -14,14 +14,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { provisioningDefinition } from '../../bench/lib/stack';
-import { clusterDown, clusterUp, type ClusterInfo } from '../../cli/cluster/cluster';
-import {
-  certificateFiles,
-  ensureCertificates,
-  type ClusterCertificates,
-} from '../../cli/cluster/certificates';
-import { clusterPaths, newClusterState, readClusterState, writeClusterState } from '../../cli/cluster/state';
-import { CliError } from '../../cli/errors';
+import { clusterDown, clusterUp, type ClusterInfo } from '../../cluster/cluster';
+import { certificateFiles, ensureCertificates, type ClusterCertificates } from '../../cluster/certificates';
+import { clusterPaths, newClusterState, readClusterState, writeClusterState } from '../../cluster/state';
+import { StackError } from '../../stack/stack-error';
 import { createDataConverter } from '../../worker/codec';
 import { connectClient, connectWorker, loadTemporalSettings } from '../../worker/connection';
 import type { RunbookWorkflowInput, RunReport } from '../../workflows/messages';
@@ -59,9 +55,9 @@ describe('cluster mTLS: choices an `up` refuses before starting anything', () =>
     const failure = await clusterUp({ dir, mtls: true, env: { PATH: '' }, log: () => undefined }).catch(
       (error: unknown) => error,
     );
-    expect(failure).toBeInstanceOf(CliError);
+    expect(failure).toBeInstanceOf(StackError);
     expect(failure).toMatchObject({ code: 'CLUSTER_START_FAILED' });
-    expect((failure as CliError).message).toMatch(
+    expect((failure as StackError).message).toMatch(
       /`openssl` command line is not on PATH.*cannot issue X\.509/,
     );
     expect(existsSync(clusterPaths(dir).stateFile)).toBe(false);

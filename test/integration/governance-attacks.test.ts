@@ -6,7 +6,12 @@
 import { keyPairsFor } from '../helpers/people-keys';
 import path from 'node:path';
 import { publicKeyText } from '../../activities/approval-keys';
-import { signDecision, signHoldAction, signScheduleStart, signStart } from '../../cli/approval-signing';
+import {
+  signDecision,
+  signHoldAction,
+  signScheduleStart,
+  signStart,
+} from '../../activities/approval-signatures';
 import { definitionHash } from '../../activities/definition-hash';
 import { holdActionChanges, type ApprovalPlan } from '../../contract/approval-messages';
 import {

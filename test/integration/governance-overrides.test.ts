@@ -5,7 +5,7 @@
 import { keyPairsFor } from '../helpers/people-keys';
 import path from 'node:path';
 import { publicKeyText } from '../../activities/approval-keys';
-import { signDecision, signStart } from '../../cli/approval-signing';
+import { signDecision, signStart } from '../../activities/approval-signatures';
 import type { ApprovalDecision, RunbookWorkflowInput } from '../../contract/run-messages';
 import { loadRunbookFile } from '../../dsl/loader';
 import { compile } from '../helpers/policy-fixtures';

@@ -6,7 +6,7 @@
 import { keyPairsFor } from '../helpers/people-keys';
 import path from 'node:path';
 import { publicKeyText } from '../../activities/approval-keys';
-import { signStart } from '../../cli/approval-signing';
+import { signStart } from '../../activities/approval-signatures';
 import { progressQuery, type RunbookWorkflowInput } from '../../contract/run-messages';
 import { loadRunbookFile } from '../../dsl/loader';
 import { compile } from '../helpers/policy-fixtures';

@@ -1,11 +1,11 @@
-// The local stack (cli/dev-stack/stack.ts), the one way `tideline dev`, `tideline test`, the tests
+// The local stack (stack/stack.ts), the one way `tideline dev`, `tideline test`, the tests
 // and the benchmarks start theirs: on a server it started, it stops everything on close; on a
 // server already running, it leaves that server running; its in-process worker runs runbooks on
 // its local cloud with its keys.
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { startLocalStack, startTemporalStack } from '../../cli/dev-stack/stack';
+import { startLocalStack, startTemporalStack } from '../../stack/stack';
 import { RUNBOOK_WORKFLOW_TYPE } from '../../contract/workflow-types';
 import { loadRunbookFile } from '../../dsl/loader';
 import { EncryptionKeyRing } from '../../worker/encryption-keys';

@@ -2,11 +2,11 @@
 // whose port was not asked for then starts on another free one; an asked-for port stays asked for.
 import { createServer, type Server } from 'node:net';
 import { Connection } from '@temporalio/client';
-import { findFreePort } from '../../cli/dev-stack/ports';
+import { findFreePort } from '../../stack/ports';
 import { startTemporalServer } from '../helpers/temporal-server';
 
-jest.mock('../../cli/dev-stack/ports', () => {
-  const actual = jest.requireActual<typeof import('../../cli/dev-stack/ports')>('../../cli/dev-stack/ports');
+jest.mock('../../stack/ports', () => {
+  const actual = jest.requireActual<typeof import('../../stack/ports')>('../../stack/ports');
   return { ...actual, findFreePort: jest.fn(actual.findFreePort) };
 });
 

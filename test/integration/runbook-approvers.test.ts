@@ -7,7 +7,7 @@
 import { keyPairsFor } from '../helpers/people-keys';
 import path from 'node:path';
 import { publicKeyText } from '../../activities/approval-keys';
-import { signDecision, signStart } from '../../cli/approval-signing';
+import { signDecision, signStart } from '../../activities/approval-signatures';
 import { auditCommand } from '../../cli/commands/audit';
 import type { CliContext } from '../../cli/context';
 import type { ApprovalAuditEntry } from '../../contract/approval-messages';

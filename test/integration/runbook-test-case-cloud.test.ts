@@ -1,9 +1,9 @@
-// A test case's local cloud (cli/runbook-test/case-cloud.ts) over real HTTP: the starting state
+// A test case's local cloud (rehearsal/case-cloud.ts) over real HTTP: the starting state
 // is there, in the states asked for, before the run; faults apply only once armed, `nth` from the
 // operation's N-th request on and `times` as often as asked; calls count only what came after
 // arming, and disarming removes the faults.
-import { startCaseCloud, type CaseCloud } from '../../cli/runbook-test/case-cloud';
-import { TestCase } from '../../cli/runbook-test/test-file-schema';
+import { startCaseCloud, type CaseCloud } from '../../rehearsal/case-cloud';
+import { TestCase } from '../../rehearsal/test-file-schema';
 
 const credentials = { accessKey: 'ak-case-cloud', secretKey: 'sk-case-cloud-long-enough' };
 

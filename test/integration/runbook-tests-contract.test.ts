@@ -2,7 +2,7 @@
 // answer of every case's local cloud (starting state, faults and end state included) checked
 // against the vendor's API document and the overlays of test/contract/ — the same check every
 // suite's test cloud makes, for the clouds `tideline test` starts itself.
-import { loadSuite, runSuite } from '../../cli/runbook-test/run-suite';
+import { loadSuite, runSuite } from '../../rehearsal/run-suite';
 import { AnswerContractRecorder } from '../helpers/answer-contract';
 import { describeWithTools } from '../helpers/tool-requirements';
 import { vendorDocumentMissing } from '../helpers/vendor-openapi';

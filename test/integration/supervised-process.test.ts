@@ -1,12 +1,12 @@
-// A supervised process (cli/dev-stack/supervised-process.ts) does not keep its parent's event loop
+// A supervised process (stack/supervised-process.ts) does not keep its parent's event loop
 // alive, yet a parent whose last work is awaiting its stop or kill must live to see it: otherwise
 // the parent ends right there with code 0 and never runs what follows (as `tideline test` once did
 // after stopping its server: no summary, and exit 0 with a failed case).
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { spawnSupervised } from '../../cli/dev-stack/supervised-process';
+import { spawnSupervised } from '../../stack/supervised-process';
 
-const SUPERVISED = path.resolve(__dirname, '..', '..', 'dist', 'cli', 'dev-stack', 'supervised-process.js');
+const SUPERVISED = path.resolve(__dirname, '..', '..', 'dist', 'stack', 'supervised-process.js');
 
 function parentThatAwaits(how: 'kill' | 'stop'): { status: number | null; stdout: string; stderr: string } {
   const script = `

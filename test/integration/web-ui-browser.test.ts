@@ -12,7 +12,7 @@ import { Connection } from '@temporalio/client';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { saveScreenshot, useBrowser } from '../helpers/browser';
-import type { StackInfo } from '../../cli/dev-stack/stack-info';
+import type { StackInfo } from '../../stack/stack-info';
 import { RUNBOOK_ATTRIBUTE, STATE_ATTRIBUTE } from '../../workflows/search-attributes';
 import { runTideline, type CliResult } from '../helpers/cli-process';
 import { expectSecretsNotStored, readStoredHistory } from '../helpers/stored-history';

@@ -7,7 +7,7 @@ import { admitRun } from '../../activities/admission';
 import { publicKeyText } from '../../activities/approval-keys';
 import { definitionHash } from '../../activities/definition-hash';
 import type { ApprovalSettings, CatalogSettings } from '../../activities/deps';
-import { signStart } from '../../cli/approval-signing';
+import { signStart } from '../../activities/approval-signatures';
 import type { AdmitRunInput } from '../../contract/admission-messages';
 import type { RunbookDefinition } from '../../dsl/definition';
 import { loadRunbookFile } from '../../dsl/loader';

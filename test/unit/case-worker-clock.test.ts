@@ -1,8 +1,8 @@
 // A rehearsal's clocks: a case's `clock` as an instant runs on in real time; as `{ at, perCheck }`
 // it is stepped, one step per reading, and a wait for a window moves it to the window's opening.
 import { realWaitMs, systemClock } from '../../activities/deps';
-import { clockFrom, steppedClock } from '../../cli/runbook-test/case-worker';
-import { TestCase } from '../../cli/runbook-test/test-file-schema';
+import { clockFrom, steppedClock } from '../../rehearsal/case-worker';
+import { TestCase } from '../../rehearsal/test-file-schema';
 
 const AT = Date.parse('2030-12-19T20:00:00Z');
 const HOUR = 3_600_000;

@@ -1,5 +1,5 @@
 // The dev stack's flags: checked values, and a clear usage error naming the flag otherwise.
-import { dialectFlag, numberFlag, portFlag } from '../../cli/dev-stack/flags';
+import { dialectFlag, numberFlag, portFlag } from '../../cli/dev-stack-flags';
 import { CliError } from '../../cli/errors';
 
 function usageError(run: () => unknown): CliError {

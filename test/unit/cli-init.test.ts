@@ -9,7 +9,7 @@ import type { CliContext } from '../../cli/context';
 import { CliError, EXIT } from '../../cli/errors';
 import { TEMPLATE_CASES } from '../../cli/init-templates';
 import { runCli } from '../../cli/main';
-import { loadTestFile } from '../../cli/runbook-test/test-file-loader';
+import { loadTestFile } from '../../rehearsal/test-file-loader';
 import { checkRunbookFile } from '../../dsl/loader';
 import { capturedStreams } from '../helpers/captured-streams';
 import { REPO_ROOT } from '../helpers/docs-pages';

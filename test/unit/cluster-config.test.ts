@@ -1,4 +1,4 @@
-// The native cluster's pure parts (`tideline cluster`, cli/cluster/): the state file's schema and
+// The native cluster's pure parts (`tideline cluster`, cluster/): the state file's schema and
 // mode, the server config it renders, and how bench:chaos keeps the cluster rounds next to the
 // dev-server rounds. The processes themselves are exercised by test/integration/native-cluster.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { keepSavedClusterRounds, mergeClusterRounds } from '../../bench/cluster-chaos';
 import type { Disruption, RoundResult } from '../../bench/chaos/campaign';
-import { assertServerRunning } from '../../cli/cluster/server';
-import { PASSWORD_ENV, renderServerConfig, writeServerConfig } from '../../cli/cluster/server-config';
+import { assertServerRunning } from '../../cluster/server';
+import { PASSWORD_ENV, renderServerConfig, writeServerConfig } from '../../cluster/server-config';
 import {
   CLUSTER_STATE_SCHEMA,
   NEW_CLUSTER_SHARDS,
@@ -16,9 +16,9 @@ import {
   readClusterState,
   withUiPort,
   writeClusterState,
-} from '../../cli/cluster/state';
-import { renderUiConfig, uiMarker, webUiUrl } from '../../cli/cluster/web-ui';
-import { serverMarker } from '../../cli/cluster/server-config';
+} from '../../cluster/state';
+import { renderUiConfig, uiMarker, webUiUrl } from '../../cluster/web-ui';
+import { serverMarker } from '../../cluster/server-config';
 
 let dir: string;
 beforeEach(() => {

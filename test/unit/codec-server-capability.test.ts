@@ -6,9 +6,9 @@
 import { readFileSync, statSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Payload } from '@temporalio/common';
-import { CliError } from '../../cli/errors';
-import { codecToken } from '../../cli/dev-stack/flags';
-import { devServerArgs, UI_CODEC_ENV, writeUiCodecEnvFile } from '../../cli/dev-stack/temporal-dev-server';
+import { StackError } from '../../stack/stack-error';
+import { codecToken } from '../../stack/codec-token';
+import { devServerArgs, UI_CODEC_ENV, writeUiCodecEnvFile } from '../../stack/temporal-dev-server';
 import { EncryptionCodec } from '../../worker/codec';
 import { payloadsFromJson, payloadsToJson } from '../../worker/codec-payload-json';
 import { startCodecServer, type CodecServer } from '../../worker/codec-server';
@@ -139,7 +139,7 @@ describe('the capability endpoint', () => {
 describe('the token of a codec server', () => {
   test('TIDELINE_CODEC_TOKEN when set (16+ characters), otherwise 32 random bytes', () => {
     expect(codecToken(` ${TOKEN} `)).toEqual({ token: TOKEN, source: 'env' });
-    expect(() => codecToken('too-short')).toThrow(CliError);
+    expect(() => codecToken('too-short')).toThrow(StackError);
     const first = codecToken(undefined);
     const second = codecToken('');
     expect(first.source).toBe('generated');

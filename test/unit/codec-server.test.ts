@@ -7,7 +7,7 @@ import { payloadsFromJson, payloadsToJson } from '../../worker/codec-payload-jso
 import { startCodecServer, type CodecServer } from '../../worker/codec-server';
 import { EncryptionKeyRing } from '../../worker/encryption-keys';
 import { parseListen, parseOrigin } from '../../cli/commands/codec-server';
-import { devServerArgs } from '../../cli/dev-stack/temporal-dev-server';
+import { devServerArgs } from '../../stack/temporal-dev-server';
 
 const TOKEN = 'test-codec-token-0123456789';
 const UI = 'http://127.0.0.1:8233';

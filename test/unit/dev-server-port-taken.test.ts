@@ -1,8 +1,8 @@
 // A dev server that exits at start because a port it bound was taken is started again (it picks
 // its HTTP API and metrics ports itself, so a new start picks new ones); when the frontend port was
 // taken, the next start takes a new one if the caller gives one; any other exit fails at once.
-import { launchDevServer } from '../../cli/dev-stack/temporal-dev-server';
-import type { SupervisedProcess } from '../../cli/dev-stack/supervised-process';
+import { launchDevServer } from '../../stack/temporal-dev-server';
+import type { SupervisedProcess } from '../../stack/supervised-process';
 
 function exitedServer(output: string): SupervisedProcess {
   const exit = { code: 1, signal: null };

@@ -1,6 +1,6 @@
 // A local stack's parts stop latest first, every one even when one fails, each once; a part that
 // finishes starting after the stack closed is stopped at once.
-import { createTeardown, unwindOnFailure } from '../../cli/dev-stack/teardown';
+import { createTeardown, unwindOnFailure } from '../../stack/teardown';
 
 test('parts stop in reverse order, a part added last stops after all others', async () => {
   const stopped: string[] = [];

@@ -6,7 +6,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { keyId, publicKeyText } from '../../activities/approval-keys';
 import { verifyApproval, verifyHoldAction } from '../../activities/approval-verify';
 import type { ApprovalSettings } from '../../activities/deps';
-import { signDecision, signHoldAction } from '../../cli/approval-signing';
+import { signDecision, signHoldAction } from '../../activities/approval-signatures';
 import {
   holdActionChanges,
   type ApprovalPlan,

@@ -1,7 +1,7 @@
 // Temporal's protobuf timestamps as epoch milliseconds: seconds as a number or a Long, nanos
 // truncated to whole milliseconds, an absent timestamp as 0.
 import { google } from '@temporalio/proto';
-import { timestampMillis } from '../../cli/proto-time';
+import { timestampMillis } from '../../contract/proto-time';
 
 test('reads seconds as a number or a Long, and nanos to the millisecond', () => {
   expect(timestampMillis({ seconds: 1_700_000_000, nanos: 123_999_999 })).toBe(1_700_000_000_123);

@@ -329,7 +329,21 @@ function sourcesUnder(folder: string): string[] {
   return files;
 }
 
-const CODE = ['cli', 'worker', 'local-cloud', 'cloud', 'activities', 'workflows', 'dsl', 'scripts', 'bench']
+const CODE = [
+  'cli',
+  'stack',
+  'cluster',
+  'rehearsal',
+  'contract',
+  'worker',
+  'local-cloud',
+  'cloud',
+  'activities',
+  'workflows',
+  'dsl',
+  'scripts',
+  'bench',
+]
   .flatMap(sourcesUnder)
   .map((file) => readFileSync(file, 'utf8'))
   .concat(readFileSync(path.join(REPO, 'docker-compose.yml'), 'utf8'))

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { listConditions } from '../../cli/commands/list';
-import { devServerArgs } from '../../cli/dev-stack/temporal-dev-server';
+import { devServerArgs } from '../../stack/temporal-dev-server';
 import { runMetadata } from '../../cli/start-run';
 import type { RunbookDefinition, StepDefinition } from '../../dsl/definition';
 import { searchAttributeCreateCommand } from '../../worker/namespace-check';

@@ -1,12 +1,12 @@
-// Coverage of `tideline test` (cli/runbook-test/coverage.ts): from a runbook's definition and the
+// Coverage of `tideline test` (rehearsal/coverage.ts): from a runbook's definition and the
 // step records its cases ended with, which steps were reached, which branches taken and which
 // failure paths seen — foreach iterations folded onto their step, compensation steps by their
 // `/undo.` key, a cancelled step not counted as failing, and the run's status read back from the
 // status expectation.
 import path from 'node:path';
 import type { StepRecord, StepStatus } from '../../contract/run-messages';
-import type { CoverageCase, CoverageResult } from '../../cli/runbook-test/coverage';
-import { keyedSteps, patternKey, suiteCoverage } from '../../cli/runbook-test/coverage';
+import type { CoverageCase, CoverageResult } from '../../rehearsal/coverage';
+import { keyedSteps, patternKey, suiteCoverage } from '../../rehearsal/coverage';
 import { loadRunbookFile, loadRunbookText } from '../../dsl/loader';
 
 const record = (key: string, status: StepStatus, extra: Partial<StepRecord> = {}): StepRecord => ({

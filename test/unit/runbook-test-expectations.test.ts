@@ -1,8 +1,8 @@
 // Expectations of `tideline test` on what a case's cloud holds beyond a service's own fields: a
 // service's HA layout and read replica sets, a VPC's fields and its peerings. Each is met by the
 // state it describes and is one mismatch, naming the field, when it is not.
-import { unmetExpectations, type Outcome } from '../../cli/runbook-test/expectations';
-import type { Expectations } from '../../cli/runbook-test/test-file-schema';
+import { unmetExpectations, type Outcome } from '../../rehearsal/expectations';
+import type { Expectations } from '../../rehearsal/test-file-schema';
 import type { RunReport } from '../../contract/run-messages';
 
 const ids = { projectId: 'p1', services: new Map([['shop', 's1']]), vpcs: new Map([['main', 'v1']]) };

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Ajv from 'ajv';
 import { parse } from 'yaml';
-import { loadTestFile, type TestFileProblem } from '../../cli/runbook-test/test-file-loader';
-import { RUNBOOK_TEST_SCHEMA_FILE, runbookTestJsonSchemaText } from '../../cli/runbook-test/test-file-schema';
+import { loadTestFile, type TestFileProblem } from '../../rehearsal/test-file-loader';
+import { RUNBOOK_TEST_SCHEMA_FILE, runbookTestJsonSchemaText } from '../../rehearsal/test-file-schema';
 
 const root = path.join(__dirname, '..', '..');
 const schemaPath = path.join(root, RUNBOOK_TEST_SCHEMA_FILE);

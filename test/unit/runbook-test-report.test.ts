@@ -1,16 +1,16 @@
 // What `tideline test` reports: the JUnit XML is well-formed (checked by a small strict parser
 // below, no dependency) with one testcase per case and a failure for the failing one; the text
 // report names each unmet expectation and the step trail; expectations compare what they should.
-import type { CaseResult } from '../../cli/runbook-test/case-runner';
-import { unmetExpectations, type Outcome } from '../../cli/runbook-test/expectations';
+import type { CaseResult } from '../../rehearsal/case-runner';
+import { unmetExpectations, type Outcome } from '../../rehearsal/expectations';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { ActionName } from '../../cloud/operations';
-import { junitXml, xmlEscape } from '../../cli/runbook-test/junit';
-import { caseLines, coverageLines, resultsJson } from '../../cli/runbook-test/test-report';
-import type { RunbookCoverage } from '../../cli/runbook-test/coverage';
-import { historyText } from '../../cli/runbook-test/history-text';
+import { junitXml, xmlEscape } from '../../cli/output/test-junit';
+import { caseLines, coverageLines, resultsJson } from '../../cli/output/test-report';
+import type { RunbookCoverage } from '../../rehearsal/coverage';
+import { historyText } from '../../rehearsal/history-text';
 import { PLAIN_STYLE } from '../../cli/output/style';
-import { resolveReferences } from '../../cli/runbook-test/cloud-references';
+import { resolveReferences } from '../../rehearsal/cloud-references';
 import type { RunReport } from '../../contract/run-messages';
 
 interface XmlElement {

@@ -1,5 +1,5 @@
 // Step keys in runbook tests: a key names its step last, so a case may name a step by id or key.
-import { namesStep, stepIdOfKey } from '../../cli/runbook-test/step-key';
+import { namesStep, stepIdOfKey } from '../../rehearsal/step-key';
 
 describe('step keys', () => {
   it.each([

@@ -1,0 +1,96 @@
+// What a key holder signs: a decision (`approve`/`reject`), a run's start, a schedule's starts and
+// a hold action, each over the payload contract/approval-messages.ts defines. Pure given the key
+// and the time; the worker verifies the same payloads (approval-verify.ts).
+import { createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
+import { keyId, signPayload } from './approval-keys';
+import {
+  approvalPayload,
+  holdActionPayload,
+  scheduleStartPayload,
+  startPayload,
+  type ApprovalPlan,
+  type ApprovalSignature,
+  type HoldActionName,
+  type HoldSignature,
+  type SignedStart,
+} from '../contract/approval-messages';
+
+function nonce(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+export function signDecision(
+  key: KeyObject,
+  fields: {
+    workflowId: string;
+    runId: string;
+    stepKey: string;
+    approved: boolean;
+    by: string;
+    comment?: string;
+    /** The plan the step shows (runs the worker admitted): the signature covers it. */
+    plan?: ApprovalPlan;
+  },
+  now: number = Date.now(),
+): ApprovalSignature {
+  const base = { keyId: keyId(createPublicKey(key)), nonce: nonce(), signedAt: now };
+  const payload = approvalPayload({
+    ...fields,
+    comment: fields.comment,
+    signedAt: base.signedAt,
+    nonce: base.nonce,
+  });
+  return {
+    ...base,
+    workflowId: fields.workflowId,
+    runId: fields.runId,
+    stepKey: fields.stepKey,
+    value: signPayload(payload, key),
+  };
+}
+
+/** The run's starter: signed when a key is there for `by`, else only claimed. */
+export function signStart(key: KeyObject | undefined, workflowId: string, by: string): SignedStart {
+  if (key === undefined) return { by };
+  const base = { keyId: keyId(createPublicKey(key)), nonce: nonce(), signedAt: Date.now(), workflowId };
+  return { by, signature: { ...base, value: signPayload(startPayload({ ...base, by }), key) } };
+}
+
+/**
+ * A schedule's starter: its creator signs the schedule id, the definition (by hash) and the inputs,
+ * so every run it starts is verified as theirs, and nothing else is.
+ */
+export function signScheduleStart(
+  key: KeyObject | undefined,
+  fields: { scheduleId: string; by: string; definitionHash: string; inputs: unknown },
+): SignedStart {
+  if (key === undefined) return { by: fields.by };
+  const base = { keyId: keyId(createPublicKey(key)), nonce: nonce(), signedAt: Date.now() };
+  const value = signPayload(scheduleStartPayload({ ...fields, ...base }), key);
+  return { by: fields.by, signature: { ...base, workflowId: fields.scheduleId, schedule: true, value } };
+}
+
+/** An operator's hold action (retry, skip, rollback), signed over the run and what it changes. */
+export function signHoldAction(
+  key: KeyObject,
+  fields: {
+    workflowId: string;
+    runId: string;
+    action: HoldActionName;
+    step?: string;
+    by: string;
+    reason?: string;
+    changes: unknown;
+  },
+  now: number = Date.now(),
+): HoldSignature {
+  const base = { keyId: keyId(createPublicKey(key)), nonce: nonce(), signedAt: now };
+  const payload = holdActionPayload({
+    ...fields,
+    step: fields.step,
+    reason: fields.reason,
+    signedAt: base.signedAt,
+    nonce: base.nonce,
+  });
+  return { ...base, value: signPayload(payload, key) };
+}

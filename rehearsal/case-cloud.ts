@@ -1,0 +1,203 @@
+// A test case's own local cloud: started in this process with one project (an id of its own, so
+// cases can share the worker), filled with the case's starting state through the Cloud API, then
+// armed with the case's faults. Transitions of the starting state are skipped by moving the
+// cloud's clock forward, not by waiting; the run itself sees the cloud on real time, scaled.
+import { randomInt } from 'node:crypto';
+import { createCloudClient, type CloudClient } from '../cloud/client';
+import type { Clock } from '../local-cloud/clock';
+import type { ActionName } from '../cloud/operations';
+import type { FaultRuleInput } from '../local-cloud/fault-schema';
+import type { AnswerObserver } from '../local-cloud/api';
+import type { LocalCloud } from '../local-cloud/server';
+import type { StatsView } from '../local-cloud/stats';
+import { startLoopbackCloud } from '../stack/local-cloud';
+import type { CloudIds } from './cloud-references';
+import { faultRule, type TestCase } from './test-file-schema';
+
+/** The pace of a case's cloud: a create takes ~30 ms, so the runbook's own polling sets the pace. */
+export const CASE_TIME_SCALE = 0.01;
+/** Far beyond any transition of the local cloud (5 s at most before scaling). */
+const SETTLE_MS = 10 * 60_000;
+
+export interface CaseCloud {
+  readonly cloud: LocalCloud;
+  readonly api: CloudClient;
+  readonly ids: CloudIds;
+  /** Adds the case's faults and starts counting calls: everything after this is the run's. */
+  arm(): void;
+  /**
+   * Ends the run's part: removes the faults (reading the end state must not meet them) and gives
+   * the requests per operation since `arm`, and the operations in the order they were answered.
+   */
+  disarm(): { calls: StatsView['byAction']; sequence: ActionName[] };
+  /** Removes the faults, those still to come included, and goes on counting: an operator's fix. */
+  fixFaults(): void;
+  close(): Promise<void>;
+}
+
+/** System time plus however far the cloud was moved on. */
+class ForwardClock implements Clock {
+  private skipped = 0;
+  now(): number {
+    return Date.now() + this.skipped;
+  }
+  advance(ms: number): void {
+    this.skipped += ms;
+  }
+}
+
+function projectId(): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  return Array.from({ length: 10 }, () => alphabet[randomInt(alphabet.length)]).join('');
+}
+
+export async function startCaseCloud(
+  testCase: TestCase,
+  credentials: { accessKey: string; secretKey: string },
+  /** Hears every answer of the cloud (the starting state's too), e.g. to check it against a document. */
+  observeAnswers?: AnswerObserver,
+): Promise<CaseCloud> {
+  const clock = new ForwardClock();
+  const id = projectId();
+  // Per operation (and '*'), how many answers the run has had: a fault with `nth: N` is added once
+  // N-1 answers went out, before the client reads the last one, so call N is the first it meets.
+  const answered = new Map<string, number>();
+  let armed = false;
+  const waiting = testCase.faults.filter((fault) => fault.nth > 1);
+  let cloud: LocalCloud | undefined = undefined;
+  const sequence: ActionName[] = [];
+  const onAnswer: AnswerObserver = (answer) => {
+    observeAnswers?.(answer);
+    const { action } = answer;
+    if (!armed) return;
+    sequence.push(action);
+    for (const key of [action, '*']) answered.set(key, (answered.get(key) ?? 0) + 1);
+    for (const fault of waiting.splice(0)) {
+      if ((answered.get(fault.operation) ?? 0) >= fault.nth - 1)
+        cloud?.addFaults(faultRule(fault) as FaultRuleInput);
+      else waiting.push(fault);
+    }
+  };
+  cloud = await startLoopbackCloud({
+    clock,
+    timeScale: CASE_TIME_SCALE,
+    control: false,
+    onAnswer,
+    config: {
+      projects: [{ id, name: 'test', access_key: credentials.accessKey, secret_key: credentials.secretKey }],
+    },
+  });
+  const started = cloud;
+  const fixFaults = (): void => {
+    waiting.length = 0;
+    started.clearFaults();
+  };
+  const api = createCloudClient({ baseUrl: started.url, ...credentials, allowInsecureLoopback: true });
+  try {
+    const ids = await fill(testCase.cloud, id, api, clock);
+    return {
+      cloud: started,
+      api,
+      ids,
+      arm() {
+        started.resetStats();
+        started.addFaults(
+          testCase.faults.filter((f) => f.nth === 1).map((f) => faultRule(f) as FaultRuleInput),
+        );
+        armed = true;
+      },
+      disarm() {
+        armed = false;
+        fixFaults();
+        return { calls: started.stats().byAction, sequence: [...sequence] };
+      },
+      fixFaults,
+      async close() {
+        await api.close();
+        await started.close();
+      },
+    };
+  } catch (error) {
+    await api.close();
+    await started.close();
+    throw error;
+  }
+}
+
+/** Creates the starting state and returns the ids it got. */
+async function fill(
+  state: TestCase['cloud'],
+  project_id: string,
+  api: CloudClient,
+  clock: ForwardClock,
+): Promise<CloudIds> {
+  const vpcs = new Map<string, string>();
+  for (const vpc of state.vpcs) {
+    const made = await api.vpc.create({
+      project_id,
+      name: vpc.name,
+      cidr: vpc.cidr,
+      region_code: 'us-east-1',
+    });
+    const vpc_id = made.id;
+    if (vpc_id === undefined) throw new Error(`the local cloud answered VPC ${vpc.name} without an id`);
+    vpcs.set(vpc.name, vpc_id);
+    // A VPC takes peerings once it is provisioned.
+    if (vpc.peerings.length > 0) clock.advance(SETTLE_MS);
+    for (const peering of vpc.peerings) {
+      await api.peering.create({ project_id, vpc_id, ...peering });
+      clock.advance(SETTLE_MS);
+    }
+  }
+  const services = new Map<string, string>();
+  for (const service of state.services) {
+    const made = await api.service.create({
+      project_id,
+      name: service.name,
+      addons: ['time-series'],
+      cpu_millis: String(service.cpu_millis),
+      memory_gbs: String(Number(service.cpu_millis) / 250),
+      environment_tag: service.environment,
+    });
+    const service_id = made.service_id;
+    if (service_id === undefined)
+      throw new Error(`the local cloud answered service ${service.name} without an id`);
+    services.set(service.name, service_id);
+    clock.advance(SETTLE_MS);
+    const vpcId = service.vpc !== undefined ? vpcs.get(service.vpc) : undefined;
+    if (vpcId !== undefined) {
+      await api.service.attachToVpc({ project_id, service_id, vpc_id: vpcId });
+      clock.advance(SETTLE_MS);
+    }
+    if (service.pooler) {
+      await api.service.enablePooler({ project_id, service_id });
+      clock.advance(SETTLE_MS);
+    }
+    if (service.ha_replicas !== undefined) {
+      await api.service.setHA({ project_id, service_id, ...service.ha_replicas });
+      clock.advance(SETTLE_MS);
+    }
+    // Replica sets need the service's first snapshot, which the skipped time has taken.
+    for (const set of service.replica_sets) {
+      await api.replicaSet.create({
+        project_id,
+        service_id,
+        name: set.name,
+        nodes: set.nodes,
+        cpu_millis: Number(set.cpu_millis),
+        memory_gbs: Number(set.cpu_millis) / 250,
+      });
+      clock.advance(SETTLE_MS);
+    }
+    if (service.status === 'PAUSED') {
+      await api.service.stop({ project_id, service_id });
+      clock.advance(SETTLE_MS);
+    }
+    const now = await api.service.get({ project_id, service_id });
+    if (now.status !== service.status)
+      throw new Error(
+        `starting service ${service.name} is ${now.status ?? 'unknown'}, not ${service.status}`,
+      );
+  }
+  return { projectId: project_id, services, vpcs };
+}

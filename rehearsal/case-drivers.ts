@@ -1,0 +1,181 @@
+// What a test case's scripted people do to its run while it goes: answer approvals (at once or
+// after a delay), act on holds as an operator does (fix the faults, then retry, skip or roll back)
+// and cancel. Each goes through the same workflow update or call as the CLI command it stands for,
+// and settles once its script is done or the run has ended.
+import { setTimeout as delay } from 'node:timers/promises';
+import type { WorkflowHandle } from '@temporalio/client';
+import { parseDuration } from '../dsl/durations';
+import type { JsonValue } from '../dsl/expressions';
+import type { HeldStep, RunProgress } from '../contract/run-messages';
+import {
+  approvalUpdate,
+  progressQuery,
+  retryUpdate,
+  rollbackUpdate,
+  skipUpdate,
+} from '../contract/run-messages';
+import { assertNever } from '../contract/assert-never';
+import { resolveReferences, type CloudIds } from './cloud-references';
+import type { LoadedCase } from './test-file-loader';
+import { namesStep } from './step-key';
+import type { HoldAction } from './test-file-schema';
+
+/** How often a driver (or the runner, for a hold) asks a running run for its progress. */
+export const PROGRESS_POLL_MS = 100;
+
+export async function progressOf(handle: WorkflowHandle): Promise<RunProgress | undefined> {
+  try {
+    return await handle.query(progressQuery);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Cancels the run once the step named has the status asked for; settles if the run ends first. */
+export async function driveCancel(
+  handle: WorkflowHandle,
+  testCase: LoadedCase,
+  ended: () => boolean,
+): Promise<void> {
+  const { cancel } = testCase;
+  if (cancel === undefined) return;
+  for (;;) {
+    if (ended()) return;
+    const progress = await progressOf(handle);
+    const record =
+      progress?.steps.find((s) => s.key === cancel.step) ?? progress?.steps.find((s) => s.id === cancel.step);
+    if (record?.status === cancel.status) break;
+    await delay(PROGRESS_POLL_MS);
+  }
+  await handle.cancel();
+}
+
+/**
+ * Sends the scripted decisions as their approvals come up, each after its `after`. A decision
+ * whose approval is no longer pending by then (it timed out and the run went on) is not sent.
+ */
+export async function driveApprovals(
+  handle: WorkflowHandle,
+  testCase: LoadedCase,
+  ended: () => boolean,
+): Promise<void> {
+  const pending = async (step: string) => (await progressOf(handle))?.pendingApproval?.stepKey === step;
+  for (const approval of testCase.approvals) {
+    for (;;) {
+      if (ended()) return;
+      if (await pending(approval.step)) break;
+      await delay(PROGRESS_POLL_MS);
+    }
+    if (approval.after !== undefined) {
+      await delay(parseDuration(approval.after));
+      if (ended() || !(await pending(approval.step))) continue;
+    }
+    const decision = {
+      approved: approval.decision === 'approve',
+      step: approval.step,
+      by: approval.by,
+      ...(approval.comment !== undefined ? { comment: approval.comment } : {}),
+    };
+    try {
+      await handle.executeUpdate(approvalUpdate, { args: [decision] });
+    } catch (error) {
+      // Refused because the approval timed out between the check and the send: too late, as meant.
+      if (approval.after === undefined || (await pending(approval.step))) throw error;
+    }
+  }
+}
+
+/** A hold, told apart from a later one at the same step. */
+const holdId = (held: HeldStep) => `${held.stepKey}@${held.heldAt}`;
+
+export interface HoldDriver {
+  /** Acts on each scripted hold in turn; settles once all are done or the run ended. */
+  drive(): Promise<void>;
+  /** Scripted actions the run never held for (it ended first), by their index in `whenHeld`. */
+  unused(): number[];
+  /** Whether every scripted action was taken. */
+  done(): boolean;
+  /** Whether `held` is a hold no scripted action was taken on. */
+  isNew(held: HeldStep): boolean;
+}
+
+function holdRequest(scripted: HoldAction, held: HeldStep, ids: CloudIds): Record<string, unknown> {
+  const base = {
+    by: scripted.by,
+    ...(scripted.reason !== undefined ? { reason: scripted.reason } : {}),
+  };
+  switch (scripted.action) {
+    case 'retry':
+      return {
+        ...base,
+        step: held.stepKey,
+        ...(scripted.inputs !== undefined ? { inputs: resolveReferences(scripted.inputs, ids) } : {}),
+        ...(scripted.with !== undefined ? { with: resolveReferences(scripted.with, ids) } : {}),
+      };
+    case 'skip':
+      return {
+        ...base,
+        step: held.stepKey,
+        output: resolveReferences((scripted.output ?? null) as JsonValue, ids),
+      };
+    case 'rollback':
+      return base;
+    default:
+      return assertNever(scripted.action);
+  }
+}
+
+const HOLD_UPDATES = { retry: retryUpdate, skip: skipUpdate, rollback: rollbackUpdate } as const;
+
+export function holdDriver(
+  handle: WorkflowHandle,
+  testCase: LoadedCase,
+  cloud: { ids: CloudIds; fixFaults(): void },
+  ended: () => boolean,
+): HoldDriver {
+  const actedOn = new Set<string>();
+  let next = 0;
+  const newHolds = (progress: RunProgress | undefined) =>
+    progress?.status === 'held' ? (progress.held ?? []).filter((held) => !actedOn.has(holdId(held))) : [];
+
+  async function nextHold(scripted: HoldAction, index: number): Promise<HeldStep | undefined> {
+    for (;;) {
+      if (ended()) return undefined;
+      const fresh = newHolds(await progressOf(handle));
+      if (fresh.length > 0) {
+        const wanted = scripted.step;
+        const held = wanted === undefined ? fresh[0] : fresh.find((h) => namesStep(h.stepKey, wanted));
+        if (held !== undefined) return held;
+        throw new Error(
+          `whenHeld[${index}] expects step ${wanted ?? ''} to be held, but the run holds at ${fresh.map((h) => h.stepKey).join(', ')}`,
+        );
+      }
+      await delay(PROGRESS_POLL_MS);
+    }
+  }
+
+  return {
+    async drive() {
+      for (const [index, scripted] of testCase.whenHeld.entries()) {
+        const held = await nextHold(scripted, index);
+        if (held === undefined) return;
+        actedOn.add(holdId(held));
+        if (scripted.fixFaults) cloud.fixFaults();
+        try {
+          await handle.executeUpdate(HOLD_UPDATES[scripted.action] as typeof retryUpdate, {
+            args: [holdRequest(scripted, held, cloud.ids)],
+          });
+        } catch (error) {
+          const reason = (error as { cause?: { message?: string } }).cause?.message;
+          throw new Error(
+            `whenHeld[${index}]: the run refused the ${scripted.action} of ${held.stepKey}: ${reason ?? String(error)}`,
+          );
+        }
+        next = index + 1;
+      }
+    },
+    unused: () => testCase.whenHeld.map((_, index) => index).slice(next),
+    done: () => next === testCase.whenHeld.length,
+    isNew: (held) => !actedOn.has(holdId(held)),
+  };
+}

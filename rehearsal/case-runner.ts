@@ -1,0 +1,224 @@
+// Runs one test case: its own local cloud with the starting state, the run started as `tideline
+// run` starts it, the scripted approvals, operator actions on holds and cancel sent as the CLI
+// sends them (case-drivers.ts), and once the run has ended (or is held, when that is expected) the
+// expectations checked against its report, its requests, the cloud's end state and its history.
+import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { WorkflowHandle } from '@temporalio/client';
+import type { RunbookWorkflowInput, RunReport, StepRecord } from '../contract/run-messages';
+import { reportInFailure } from '../contract/run-messages';
+import { RUNBOOK_WORKFLOW_TYPE } from '../contract/workflow-types';
+import type { AnswerObserver } from '../local-cloud/api';
+import { startCaseCloud, type CaseCloud } from './case-cloud';
+import {
+  PROGRESS_POLL_MS,
+  driveApprovals,
+  driveCancel,
+  holdDriver,
+  progressOf,
+  type HoldDriver,
+} from './case-drivers';
+import { resolveReferences } from './cloud-references';
+import { unmetExpectations, type Mismatch } from './expectations';
+import { historyText } from './history-text';
+import type { LoadedCase } from './test-file-loader';
+import type { TestStack } from './test-stack';
+import { caseWorkerFor, type CaseWorker } from './case-worker';
+
+export interface CaseResult {
+  file: string;
+  name: string;
+  runbook: string;
+  passed: boolean;
+  durationMs: number;
+  workflowId: string | undefined;
+  mismatches: Mismatch[];
+  /** Why the case could not be run or finished (then `mismatches` is empty). */
+  error?: { code: 'TEST_CASE_ERROR' | 'TEST_CASE_TIMEOUT'; message: string };
+  /** The run's steps as they ended. */
+  steps: StepRecord[];
+}
+
+/**
+ * The report of an ended run: its result, or the one its failure carries. A cancelled run ends
+ * with the cancellation itself (after compensating), so its report is its last progress.
+ */
+async function reportOf(handle: WorkflowHandle): Promise<RunReport> {
+  try {
+    return (await handle.result()) as RunReport;
+  } catch (error) {
+    const report = reportInFailure(error);
+    if (report !== undefined) return report;
+    const progress = await progressOf(handle);
+    if (progress?.status === 'cancelled') return { ...progress, outputs: {}, secretOutputs: [] };
+    throw error;
+  }
+}
+
+/**
+ * A held run does not end: its progress is its report, once it is held at a step no scripted
+ * action was taken on and every scripted action was taken (or it ends).
+ */
+async function heldReport(handle: WorkflowHandle, holds: HoldDriver): Promise<RunReport> {
+  for (;;) {
+    const progress = await progressOf(handle);
+    if (progress?.status === 'held' && holds.done() && (progress.held ?? []).some(holds.isNew))
+      return { ...progress, outputs: {}, secretOutputs: [] };
+    const description = await handle.describe();
+    if (description.status.name !== 'RUNNING') return reportOf(handle);
+    await delay(PROGRESS_POLL_MS);
+  }
+}
+
+/** A run that waits for a closed change window: its progress then is its report (or it ends). */
+async function waitingReport(handle: WorkflowHandle): Promise<RunReport> {
+  for (;;) {
+    const progress = await progressOf(handle);
+    if (progress?.windowWait !== undefined) return { ...progress, outputs: {}, secretOutputs: [] };
+    const description = await handle.describe();
+    if (description.status.name !== 'RUNNING') return reportOf(handle);
+    await delay(PROGRESS_POLL_MS);
+  }
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)));
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
+function secretValues(
+  testCase: LoadedCase,
+  inputs: Record<string, unknown>,
+  report: RunReport,
+  cloud: CaseCloud,
+): string[] {
+  const values = [
+    ...Object.entries(testCase.definition.inputs)
+      .filter(([, spec]) => spec.secret === true)
+      .map(([name]) => inputs[name]),
+    ...report.secretOutputs.map((name) => report.outputs[name]),
+    cloud.cloud.projects[0]?.secret_key,
+  ];
+  return values.filter((v): v is string => typeof v === 'string' && v.length >= 4);
+}
+
+export async function runCase(
+  stack: TestStack,
+  testCase: LoadedCase,
+  timeoutMs: number,
+  observeAnswers?: AnswerObserver,
+): Promise<CaseResult> {
+  const started = Date.now();
+  const result: CaseResult = {
+    file: testCase.file,
+    name: testCase.name,
+    runbook: testCase.runbook,
+    passed: false,
+    durationMs: 0,
+    workflowId: undefined,
+    mismatches: [],
+    steps: [],
+  };
+  let cloud: CaseCloud | undefined;
+  let unroute = () => undefined as unknown;
+  let handle: WorkflowHandle | undefined;
+  let worker: CaseWorker | undefined;
+  try {
+    cloud = await startCaseCloud(testCase, stack.credentials, observeAnswers);
+    unroute = stack.route(cloud.ids.projectId, cloud.api);
+    const inputs = resolveReferences(testCase.inputs, cloud.ids);
+    result.workflowId = `test-${testCase.definition.name}-${randomBytes(4).toString('hex')}`;
+    worker = await caseWorkerFor(stack, testCase, result.workflowId);
+    const input: RunbookWorkflowInput = {
+      definition: testCase.definition,
+      inputs,
+      ...(testCase.onFailure !== undefined ? { onFailure: testCase.onFailure } : {}),
+      ...(worker.startedBy !== undefined && { startedBy: worker.startedBy }),
+    };
+    cloud.arm();
+    const run = await stack.client.workflow.start(RUNBOOK_WORKFLOW_TYPE, {
+      taskQueue: worker.taskQueue,
+      workflowId: result.workflowId,
+      args: [input],
+      memo: { runbook: testCase.definition.name },
+    });
+    handle = run;
+    let ended = false;
+    const holds = holdDriver(run, testCase, cloud, () => ended);
+    const finished = (
+      testCase.expect.status === 'held'
+        ? heldReport(run, holds)
+        : testCase.expect.status === 'waiting'
+          ? waitingReport(run)
+          : reportOf(run)
+    ).finally(() => (ended = true));
+    const work = Promise.all([
+      finished,
+      driveApprovals(run, testCase, () => ended),
+      driveCancel(run, testCase, () => ended),
+      holds.drive(),
+    ]).then(([report]) => report);
+    const report = await withDeadline(work, timeoutMs);
+    if (report === 'timeout') {
+      const progress = await progressOf(run);
+      result.steps = progress?.steps ?? [];
+      result.error = {
+        code: 'TEST_CASE_TIMEOUT',
+        message: `the run did not ${testCase.expect.status === 'held' ? 'hold or end' : 'end'} within ${timeoutMs / 1000}s (status ${progress?.status ?? 'unknown'})`,
+      };
+      return result;
+    }
+    result.steps = report.steps;
+    const { calls, sequence } = cloud.disarm();
+    const project_id = cloud.ids.projectId;
+    const [services, vpcs, history] = await Promise.all([
+      cloud.api.service.list({ project_id }),
+      cloud.api.vpc.list({ project_id }),
+      testCase.expect.noSecretsInHistory === true ? run.fetchHistory().then(historyText) : undefined,
+    ]);
+    const { api } = cloud;
+    const peerings = Object.fromEntries(
+      await Promise.all(
+        vpcs.flatMap(({ id: vpc_id }) =>
+          vpc_id === undefined
+            ? []
+            : [api.peering.list({ project_id, vpc_id }).then((list) => [vpc_id, list] as const)],
+        ),
+      ),
+    );
+    const outcome = {
+      report,
+      calls,
+      sequence,
+      services,
+      vpcs,
+      peerings,
+      secrets: secretValues(testCase, inputs, report, cloud),
+      ...(history !== undefined ? { history } : {}),
+    };
+    result.mismatches = [
+      ...holds.unused().map((index) => ({
+        what: `whenHeld[${index}]`,
+        expected: `a hold to ${testCase.whenHeld[index]?.action ?? 'act on'}`,
+        actual: `the run ended ${report.status} without holding again`,
+      })),
+      ...unmetExpectations(resolveReferences(testCase.expect, cloud.ids), outcome, cloud.ids),
+    ];
+    result.passed = result.mismatches.length === 0;
+    return result;
+  } catch (error) {
+    result.error = {
+      code: 'TEST_CASE_ERROR',
+      message: error instanceof Error ? error.message : String(error),
+    };
+    return result;
+  } finally {
+    result.durationMs = Date.now() - started;
+    // A run still going (held, timed out) must not act on after its cloud is gone.
+    if (handle !== undefined) await handle.terminate('tideline test: case over').catch(() => undefined);
+    await worker?.stop();
+    unroute();
+    await cloud?.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,210 @@
+// Reads a runbook test file: YAML with source positions (the runbook loader's bounded reading,
+// nesting and alias limits and position index, dsl/), checked against the test file schema, with
+// every case's runbook loaded and checked and its references and inputs checked. Every problem
+// comes back at once, as file:line:column with a stable code.
+import { compileGovernance, type CompiledGovernance } from '../dsl/policies';
+import { dirname, resolve } from 'node:path';
+import { LineCounter, parseDocument } from 'yaml';
+import { bindInputs } from '../dsl/inputs';
+import { checkRunbookFile } from '../dsl/loader';
+import { PositionIndex } from '../dsl/positions';
+import type { RunbookDefinition } from '../dsl/definition';
+import { readSourceFile } from '../dsl/source-file';
+import { stepTree } from '../dsl/step-tree';
+import { limitAliases, limitNesting } from '../dsl/yaml-limits';
+import { stepIdOfKey } from './step-key';
+import { placeholderIds, referenceProblems, resolveReferences } from './cloud-references';
+import { RunbookTestFile, type TestCase } from './test-file-schema';
+
+export type TestFileProblemCode =
+  | 'TEST_FILE_UNREADABLE'
+  | 'TEST_FILE_YAML'
+  | 'TEST_FILE_INVALID'
+  | 'TEST_REFERENCE_UNKNOWN'
+  | 'TEST_INPUT_INVALID'
+  | 'TEST_RUNBOOK_INVALID';
+
+export interface TestFileProblem {
+  code: TestFileProblemCode;
+  file: string;
+  line: number;
+  column: number;
+  message: string;
+  hint?: string;
+}
+
+export interface LoadedCase extends TestCase {
+  /** The test file it is in, as shown to the user. */
+  file: string;
+  definition: RunbookDefinition;
+  /** The file's `governance`, compiled: the case runs on a worker that enforces it. */
+  governance?: CompiledGovernance;
+}
+
+export type TestFileCheck = { ok: true; cases: LoadedCase[] } | { ok: false; problems: TestFileProblem[] };
+
+type Path = (string | number)[];
+
+export function loadTestFile(absolutePath: string, display: (absolute: string) => string): TestFileCheck {
+  const file = display(absolutePath);
+  const problem = (
+    code: TestFileProblemCode,
+    message: string,
+    at = { line: 1, column: 1 },
+    hint?: string,
+  ) => ({
+    code,
+    file,
+    ...at,
+    message,
+    ...(hint !== undefined ? { hint } : {}),
+  });
+  const read = readSourceFile(absolutePath, 'test file');
+  if (read.kind !== 'text')
+    return {
+      ok: false,
+      problems: [
+        problem(
+          'TEST_FILE_UNREADABLE',
+          read.kind === 'missing' ? 'test file not found' : `test file ${read.reason}`,
+        ),
+      ],
+    };
+  const lines = new LineCounter();
+  const nesting = limitNesting(read.text);
+  const document = parseDocument(nesting.text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const offsetAt = (offset: number) => {
+    const { line, col } = lines.linePos(offset);
+    return { line, column: col };
+  };
+  const early = [
+    ...nesting.hits.map((hit) => problem('TEST_FILE_YAML', hit.message, offsetAt(hit.offset), hit.hint)),
+    ...document.errors.map((error) =>
+      problem(
+        'TEST_FILE_YAML',
+        `YAML: ${error.message.split('\n')[0] ?? error.message}`,
+        offsetAt(error.pos[0]),
+      ),
+    ),
+  ];
+  if (early.length === 0)
+    early.push(
+      ...limitAliases(document).map((hit) => problem('TEST_FILE_YAML', hit.message, offsetAt(hit.offset))),
+    );
+  if (early.length > 0) return { ok: false, problems: early };
+
+  const positions = new PositionIndex(document, lines);
+  const at = (path: Path, anchor: 'key' | 'value' = 'value') => positions.locate(path, anchor);
+  const parsed = RunbookTestFile.safeParse(document.toJS({ maxAliasCount: -1 }));
+  if (!parsed.success) {
+    return {
+      ok: false,
+      problems: parsed.error.issues.map((issue) => {
+        const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+        const unknownKeys = issue.code === 'unrecognized_keys' ? issue.keys : [];
+        const where = unknownKeys.length > 0 ? at([...path, unknownKeys[0] ?? ''], 'key') : at(path);
+        const field = path.length > 0 ? `${path.join('.')}: ` : '';
+        return problem('TEST_FILE_INVALID', `${field}${issue.message}`, where);
+      }),
+    };
+  }
+
+  const problems: TestFileProblem[] = [];
+  const cases: LoadedCase[] = [];
+  let governance: CompiledGovernance | undefined;
+  if (parsed.data.governance !== undefined) {
+    const compiled = compileGovernance(parsed.data.governance);
+    if (!compiled.ok)
+      return {
+        ok: false,
+        problems: compiled.problems.map((message) =>
+          problem('TEST_FILE_INVALID', `governance.${message}`, at(['governance'], 'key')),
+        ),
+      };
+    governance = compiled.governance;
+  }
+  parsed.data.cases.forEach((testCase, index) => {
+    const base: Path = ['cases', index];
+    const names = {
+      services: new Set(testCase.cloud.services.map((s) => s.name)),
+      vpcs: new Set(testCase.cloud.vpcs.map((v) => v.name)),
+    };
+    for (const service of testCase.cloud.services) {
+      if (service.vpc !== undefined && !names.vpcs.has(service.vpc))
+        problems.push(
+          problem(
+            'TEST_REFERENCE_UNKNOWN',
+            `service ${service.name}: this case's cloud has no VPC named "${service.vpc}"`,
+            at([...base, 'cloud']),
+          ),
+        );
+    }
+    let unknownReferences = 0;
+    for (const [field, value] of [
+      ['inputs', testCase.inputs],
+      ['whenHeld', testCase.whenHeld],
+      ['expect', testCase.expect],
+    ] as const) {
+      for (const found of referenceProblems(value, names)) {
+        unknownReferences++;
+        problems.push(problem('TEST_REFERENCE_UNKNOWN', found.message, at([...base, field, ...found.path])));
+      }
+    }
+    const runbookPath = resolve(dirname(absolutePath), testCase.runbook);
+    const checked = checkRunbookFile(runbookPath, { displayName: display });
+    if (checked.definition === undefined) {
+      const first = checked.problems[0];
+      const detail = first
+        ? `${first.file ?? testCase.runbook}${first.line !== undefined ? `:${first.line}:${first.column ?? 1}` : ''}: ${first.message}`
+        : 'runbook file not found';
+      problems.push(
+        problem(
+          'TEST_RUNBOOK_INVALID',
+          `runbook ${testCase.runbook}: ${detail}`,
+          at([...base, 'runbook']),
+          'tideline validate shows every problem of the runbook',
+        ),
+      );
+      return;
+    }
+    cases.push({
+      ...testCase,
+      file,
+      definition: checked.definition,
+      ...(governance !== undefined && { governance }),
+    });
+    // A key names its step last (`each[2].stop`, `create/undo.delete_set`): a typo would make
+    // the case wait for a status (or a hold) that never comes.
+    const ids = new Set(stepTree(checked.definition.steps).map((placed) => placed.step.id));
+    const namedSteps: [Path, string][] = [
+      ...(testCase.cancel !== undefined
+        ? [[['cancel', 'step'], testCase.cancel.step] as [Path, string]]
+        : []),
+      ...testCase.whenHeld.flatMap((hold, i) =>
+        hold.step !== undefined ? [[['whenHeld', i, 'step'], hold.step] as [Path, string]] : [],
+      ),
+    ];
+    for (const [path, step] of namedSteps) {
+      if (!ids.has(stepIdOfKey(step)))
+        problems.push(
+          problem(
+            'TEST_REFERENCE_UNKNOWN',
+            `${path.join('.').replace(/\.(\d+)\./g, '[$1].')}: runbook ${testCase.runbook} has no step "${stepIdOfKey(step)}"`,
+            at([...base, ...path]),
+          ),
+        );
+    }
+    if (unknownReferences > 0) return;
+    const bound = bindInputs(
+      checked.definition.inputs,
+      resolveReferences(testCase.inputs, placeholderIds(names)),
+    );
+    if (!bound.ok) {
+      for (const found of bound.problems)
+        problems.push(
+          problem('TEST_INPUT_INVALID', found.message, at([...base, 'inputs', found.input]), found.hint),
+        );
+    }
+  });
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, cases };
+}

@@ -1,0 +1,363 @@
+// The format of a runbook test file (`*.test.yaml`): cases, each naming a runbook, its inputs, the
+// local cloud's starting state, injected faults, scripted approvals (and a cancel) and what must
+// hold afterwards.
+// This zod schema is the single source of the format: the loader parses with it, the types are
+// inferred from it and schema/runbook-test.schema.json (for editors) is generated from it.
+import { z } from 'zod';
+import { ACTION_NAMES, type ActionName } from '../cloud/operations';
+import { DURATION_EXAMPLES, isDuration, parseDuration } from '../dsl/durations';
+import { FaultRuleInput, OutcomeKind } from '../local-cloud/fault-schema';
+
+export const RUNBOOK_TEST_SCHEMA_FILE = 'schema/runbook-test.schema.json';
+
+const Name = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]{0,62}$/, 'must be lowercase letters, digits and hyphens, starting with a letter');
+
+const Operation = z.enum(ACTION_NAMES as [ActionName, ...ActionName[]], {
+  error: 'must be an operation name such as "service.create"',
+});
+
+const Environment = z.enum(['DEV', 'PROD']);
+
+const CPU_SIZES = ['500', '1000', '2000', '4000', '8000', '16000', '32000'] as const;
+const CpuMillis = z.union([z.enum(CPU_SIZES), z.literal(CPU_SIZES.map(Number))]).default('1000');
+
+const ReplicaCount = z.number().int().min(0).max(2).describe('HA replicas in total');
+const SyncReplicaCount = z
+  .number()
+  .int()
+  .min(0)
+  .max(1)
+  .describe('How many of them are synchronous (1 needs replica_count 2)');
+
+const HaLayout = z
+  .strictObject({ replica_count: ReplicaCount, sync_replica_count: SyncReplicaCount.default(0) })
+  .refine((layout) => layout.sync_replica_count === 0 || layout.replica_count === 2, {
+    path: ['sync_replica_count'],
+    message: 'a synchronous replica needs replica_count 2',
+  });
+
+const CloudReplicaSet = z.strictObject({
+  name: Name.describe("The replica set's name"),
+  nodes: z.number().int().min(1).max(10).default(1),
+  cpu_millis: CpuMillis.describe('Millicores per node; memory follows at 4 GB per 1000'),
+});
+
+const CloudService = z.strictObject({
+  name: Name.describe('The service name; inputs reach its id as ${{ cloud.services.NAME.id }}'),
+  status: z.enum(['READY', 'PAUSED']).default('READY').describe('The state it is in when the case starts'),
+  cpu_millis: CpuMillis.describe('Millicores; memory follows at 4 GB per 1000'),
+  environment: Environment.default('DEV'),
+  vpc: Name.optional().describe('A VPC of this case (by name) to attach the service to'),
+  ha_replicas: HaLayout.optional().describe('Its HA layout, set with service.setHA (none when absent)'),
+  pooler: z.boolean().default(false).describe('Whether it has a connection pooler (service.enablePooler)'),
+  replica_sets: z
+    .array(CloudReplicaSet)
+    .default([])
+    .describe('Read replica sets it has, active when the case starts'),
+});
+
+const CloudPeering = z.strictObject({
+  peer_account_id: z.string().min(1),
+  peer_vpc_id: z.string().min(1),
+  peer_region_code: z.string().min(1).default('us-east-1'),
+});
+
+const CloudVpc = z.strictObject({
+  name: Name.describe('The VPC name; inputs reach its id as ${{ cloud.vpcs.NAME.id }}'),
+  cidr: z.string().default('10.0.0.0/16'),
+  peerings: z.array(CloudPeering).default([]).describe('Peerings it has, active when the case starts'),
+});
+
+const StartingCloud = z
+  .strictObject({
+    services: z.array(CloudService).default([]),
+    vpcs: z.array(CloudVpc).default([]),
+  })
+  .describe('What the local cloud holds when the case starts, created through its API');
+
+export const TestFault = z
+  .strictObject({
+    operation: z.union([z.literal('*'), Operation]).describe('The Cloud API operation, or "*" for all'),
+    kind: z
+      .enum(['error', 'rateLimit', 'latency', 'applyThenFail', 'outcome'])
+      .default('error')
+      .describe("The local cloud's fault kind (docs/local-cloud.md)"),
+    nth: z
+      .number()
+      .int()
+      .min(1)
+      .default(1)
+      .describe('The first call of the operation it applies to (1-based)'),
+    times: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('How many calls it applies to; every later one when absent'),
+    probability: z.number().min(0).max(1).optional(),
+    status: z.number().int().min(500).max(599).optional().describe('error, applyThenFail: the 5xx answered'),
+    message: z.string().min(1).max(500).optional(),
+    mode: z.enum(['error', 'drop']).optional().describe('applyThenFail: answer a 5xx or drop the connection'),
+    ms: z.number().int().min(0).max(3_600_000).optional().describe('latency: real milliseconds added'),
+    retryAfterSeconds: z.number().int().min(0).max(86_400).optional(),
+    outcome: OutcomeKind.optional(),
+  })
+  .superRefine((fault, ctx) => {
+    // The local cloud's own rule schema decides which fields each kind takes.
+    const checked = FaultRuleInput.safeParse(faultRule(fault));
+    for (const issue of checked.success ? [] : checked.error.issues) {
+      const [first, ...rest] = issue.path;
+      ctx.addIssue({
+        code: 'custom',
+        path: [first === 'action' ? 'operation' : (first ?? 'kind'), ...rest].filter(
+          (p): p is string | number => typeof p === 'string' || typeof p === 'number',
+        ),
+        message: issue.message,
+      });
+    }
+  });
+export type TestFault = z.output<typeof TestFault>;
+
+/** A test fault as the local cloud's rule (`nth` is applied by the runner, not the rule). */
+export function faultRule(fault: z.input<typeof TestFault>): Record<string, unknown> {
+  const { operation, nth: _nth, kind = 'error', ...rest } = fault;
+  const fields = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+  return { action: operation, kind, ...fields };
+}
+
+/** How long a scripted answer may wait: a case runs on real time (no time skipping). */
+export const MAX_ANSWER_DELAY = '10m';
+
+const AnswerDelay = z
+  .string()
+  .refine(isDuration, { message: `must be a duration such as ${DURATION_EXAMPLES}` })
+  .refine((text) => !isDuration(text) || parseDuration(text) <= parseDuration(MAX_ANSWER_DELAY), {
+    message: `must be at most ${MAX_ANSWER_DELAY}: a case runs on real time`,
+  });
+
+const Approval = z.strictObject({
+  step: z.string().min(1).describe('The approval step to answer'),
+  decision: z.enum(['approve', 'reject']),
+  by: z.string().min(1).default('tideline-test'),
+  comment: z.string().min(1).optional(),
+  after: AnswerDelay.optional().describe(
+    'Answer this long after the approval is asked (real time, at most 10m); an answer that comes after the step timed out is not sent',
+  ),
+});
+
+const HoldAction = z
+  .strictObject({
+    action: z
+      .enum(['retry', 'skip', 'rollback'])
+      .describe('What the operator does, as tideline retry|skip|rollback'),
+    step: z.string().min(1).optional().describe('The step expected to be held (its key or id)'),
+    fixFaults: z
+      .boolean()
+      .default(false)
+      .describe("Remove the case's faults first, standing for the fix an operator makes before a retry"),
+    inputs: z.record(z.string(), z.unknown()).optional().describe('retry: input values to change first'),
+    with: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("retry: values for fields the step's with sets"),
+    output: z.unknown().optional().describe('skip: the output the step is taken to have produced'),
+    by: z.string().min(1).default('tideline-test'),
+    reason: z.string().min(1).optional(),
+  })
+  .superRefine((hold, ctx) => {
+    const onlyFor = { inputs: 'retry', with: 'retry', output: 'skip' } as const;
+    for (const [field, action] of Object.entries(onlyFor))
+      if (hold[field as keyof typeof onlyFor] !== undefined && hold.action !== action)
+        ctx.addIssue({ code: 'custom', path: [field], message: `only a ${action} takes ${field}` });
+  });
+export type HoldAction = z.output<typeof HoldAction>;
+
+const StepStatus = z.enum([
+  'pending',
+  'running',
+  'done',
+  'failed',
+  'skipped',
+  'compensating',
+  'compensated',
+  'compensation-failed',
+]);
+
+const ReplicaSetExpectation = z.union([
+  z.literal('absent'),
+  z.strictObject({
+    status: z.string().min(1).optional().describe('creating, active, resizing, deleting or error'),
+    nodes: z.number().int().optional(),
+    cpu_millis: z.number().int().optional(),
+    environment: Environment.optional(),
+    pooler: z.boolean().optional().describe('Whether it has a connection pooler endpoint'),
+  }),
+]);
+
+const ServiceExpectation = z.union([
+  z.literal('absent'),
+  z.strictObject({
+    status: z.string().min(1).optional(),
+    environment: Environment.optional(),
+    cpu_millis: z.number().int().optional(),
+    vpc: Name.optional().describe('The VPC (by name) it is attached to'),
+    pooler: z.boolean().optional().describe('Whether it has a connection pooler endpoint'),
+    ha_replicas: z
+      .strictObject({
+        replica_count: ReplicaCount.optional(),
+        sync_replica_count: SyncReplicaCount.optional(),
+      })
+      .optional()
+      .describe('Its HA layout (the counts given)'),
+    replica_sets: z
+      .record(z.string(), ReplicaSetExpectation)
+      .optional()
+      .describe('Its read replica sets by name: their fields, or absent'),
+  }),
+]);
+
+const PeeringExpectation = z.union([
+  z.literal('absent'),
+  z.strictObject({
+    status: z.string().min(1).optional().describe('pending, active or failed'),
+    peer_account_id: z.string().min(1).optional(),
+    peer_region_code: z.string().min(1).optional(),
+  }),
+]);
+
+const VpcExpectation = z.union([
+  z.literal('absent'),
+  z.literal('present'),
+  z.strictObject({
+    cidr: z.string().min(1).optional(),
+    region_code: z.string().min(1).optional(),
+    peerings: z
+      .record(z.string(), PeeringExpectation)
+      .optional()
+      .describe("Its peerings by the peer VPC's id: their fields, or absent"),
+  }),
+]);
+
+/** A policy rule that applied, as the run's audit records it. */
+const PolicyExpectation = z.strictObject({
+  rule: z.string().min(1),
+  step: z.string().min(1).describe('The step it was checked for (its key), or `start`'),
+  effect: z.enum(['deny', 'warn', 'require-approval', 'window']).optional(),
+  open: z.boolean().optional().describe('For a window: whether it was open'),
+  opensAt: z.iso.datetime({ offset: true }).optional().describe('For a closed window: when it opens next'),
+});
+
+const Expectations = z.strictObject({
+  status: z
+    .enum(['succeeded', 'failed', 'cancelled', 'held', 'waiting'])
+    .describe('How the run ends; `waiting`: it waits for a closed change window (then the case ends)'),
+  policies: z
+    .array(PolicyExpectation)
+    .optional()
+    .describe("Every policy rule that applied to the run, in order (the file's `governance`)"),
+  failure: z
+    .strictObject({
+      step: z.string().min(1).optional(),
+      type: z.string().min(1).optional(),
+      message: z.string().min(1).optional().describe('A text the failure message contains'),
+    })
+    .optional(),
+  outputs: z.record(z.string(), z.unknown()).optional().describe('Outputs that must have these values'),
+  steps: z.record(z.string(), StepStatus).optional().describe('Step id (or key) → its final status'),
+  calls: z
+    .record(z.string(), z.number().int().min(0))
+    .optional()
+    .describe('Operation → how many requests the run made to it (faulted ones included)'),
+  callOrder: z
+    .array(Operation)
+    .min(2)
+    .optional()
+    .describe('Operations whose first requests of the run came in this order (others may come between them)'),
+  cloud: z
+    .strictObject({
+      services: z
+        .record(z.string(), ServiceExpectation)
+        .optional()
+        .describe('By name: its fields, or absent'),
+      vpcs: z
+        .record(z.string(), VpcExpectation)
+        .optional()
+        .describe('By name: present, its fields, or absent'),
+    })
+    .optional(),
+  noSecretsInHistory: z
+    .boolean()
+    .optional()
+    .describe("No secret input or output value appears in the run's history as Temporal stores it"),
+});
+
+export const TestCase = z.strictObject({
+  name: z.string().min(1).max(200),
+  runbook: z.string().min(1).describe('The runbook file, relative to this test file'),
+  inputs: z.record(z.string(), z.unknown()).default({}),
+  cloud: StartingCloud.default({ services: [], vpcs: [] }),
+  faults: z.array(TestFault).default([]),
+  approvals: z.array(Approval).default([]),
+  onFailure: z.enum(['rollback', 'hold']).optional().describe("Overrides the runbook's onFailure"),
+  cancel: z
+    .strictObject({
+      step: z.string().min(1).describe('The step (id or key) to watch'),
+      status: StepStatus.default('done').describe('Cancel once the step has this status'),
+    })
+    .optional()
+    .describe('Cancels the run, as `tideline cancel` does, once a step has reached a status'),
+  starter: z
+    .strictObject({
+      name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/),
+      groups: z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/)).default([]),
+    })
+    .optional()
+    .describe("Who starts the run, signed with a key the case's worker registers, and their groups"),
+  clock: z
+    .union([
+      z.iso
+        .datetime({ offset: true })
+        .describe("The worker's time when the case starts; it runs on in real time from there"),
+      z
+        .strictObject({
+          at: z.iso.datetime({ offset: true }).describe("The worker's time at the run's start"),
+          perCheck: z
+            .string()
+            .refine(isDuration, { message: `must be a duration such as ${DURATION_EXAMPLES}` })
+            .describe(
+              'How much later each policy check is than the one before; a wait for a closed window moves the clock to its opening at once',
+            ),
+        })
+        .describe(
+          'A stepped clock, so a window closing in the middle of a run happens at the same step every time',
+        ),
+    ])
+    .optional()
+    .describe("The worker's time, as policies and change windows read it"),
+  whenHeld: z
+    .array(HoldAction)
+    .default([])
+    .describe('What the operator does each time the run holds at a failed step, in order'),
+  expect: Expectations,
+});
+export type TestCase = z.output<typeof TestCase>;
+export type Expectations = z.output<typeof Expectations>;
+
+export const RunbookTestFile = z.strictObject({
+  governance: z
+    .strictObject({ policies: z.unknown().optional(), calendars: z.unknown().optional() })
+    .optional()
+    .describe(
+      "Policies and calendars as a worker's configuration has them; every case runs on a worker with them",
+    ),
+  cases: z.array(TestCase).min(1),
+});
+export type RunbookTestFile = z.output<typeof RunbookTestFile>;
+
+/** The JSON Schema (draft-07) of a test file, for editors. */
+export function runbookTestJsonSchemaText(): string {
+  const schema = z.toJSONSchema(RunbookTestFile, { target: 'draft-7', io: 'input', unrepresentable: 'any' });
+  return `${JSON.stringify(schema, null, 2)}\n`;
+}
