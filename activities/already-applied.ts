@@ -5,7 +5,7 @@
 // answer stands); a local change checks on every attempt (activities/action-activities.ts).
 // What to read and what must hold is each change's `alreadyApplied` fact in the catalogue
 // (cloud/operations.ts); this module carries it out.
-import { assertNever } from '../contract/assert-never';
+import { assertNever } from '../cloud/assert-never';
 import { isCloudApiError } from '../cloud/errors';
 import type { AlreadyApplied } from '../cloud/operation-facts';
 import { ACTION_NAMES, operations, pathParamsFrom, type ActionName } from '../cloud/operations';

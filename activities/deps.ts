@@ -1,7 +1,7 @@
 // What activities need from the outside world, injected by the worker (or a test).
 import type { CloudCaller } from '../cloud/client';
 import type { Secret } from '../cloud/redact';
-import type { NotificationEvent } from '../contract/notification-messages';
+import type { NotificationEvent } from '../dsl/notify-subscriptions';
 import type { CompiledGovernance } from '../dsl/policies';
 
 export type { CallOptions, CloudCaller } from '../cloud/client';

@@ -1,7 +1,8 @@
 // An event as a Slack-compatible incoming webhook shows it: one `text` in Slack's mrkdwn, with the
 // commands that answer it as code and a link to the run in the Web UI.
-import type { NotificationEvent, NotificationPayload } from '../contract/notification-messages';
-import { assertNever } from '../contract/assert-never';
+import type { NotificationPayload } from '../contract/notification-messages';
+import type { NotificationEvent } from '../dsl/notify-subscriptions';
+import { assertNever } from '../cloud/assert-never';
 
 function headline(payload: NotificationPayload): string {
   const run = `\`${payload.runbook}\` run \`${payload.workflowId}\``;

@@ -5,13 +5,12 @@
 // Slack-compatible incoming webhook. A target's URL stays here: the workflow only names targets,
 // and no error message quotes a URL (only an HTTP status or a network error code).
 import { ApplicationFailure } from '@temporalio/common';
+import { NOTIFICATION_EVENTS, type NotificationEvent } from '../dsl/notify-subscriptions';
 import {
-  NOTIFICATION_EVENTS,
   NOTIFY_DELIVER_ACTIVITY,
   NOTIFY_DELIVERY_FAILED,
   NOTIFY_PLAN_ACTIVITY,
   NOTIFY_TARGET_UNKNOWN,
-  type NotificationEvent,
   type NotifyDeliverInput,
   type NotifyPlanInput,
   type NotifyPlanResult,

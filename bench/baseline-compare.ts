@@ -4,7 +4,7 @@
 // provisionings at once at a 30 s lifecycle (completion, worker and server CPU per run, events per
 // run). The fleet case is in bench/baseline-fleet.ts. Every ratio is tideline / baseline.
 import type { WorkflowHandle } from '@temporalio/client';
-import type { RunReport } from '../workflows/messages';
+import type { RunReport } from '../contract/run-messages';
 import { historyEvents, startBaselineProvisioning, startBaselineWorker } from './baseline/harness';
 import { startDevServer, type DevServer } from './lib/dev-server';
 import { startUsageSampler, treeUsage } from './lib/proc-usage';

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { loadRunbookFile } from '../dsl/loader';
-import type { RunReport } from '../workflows/messages';
+import type { RunReport } from '../contract/run-messages';
 import { LOCK_WORKFLOW_TYPE } from '../contract/lock-messages';
 import { historyEvents, startBaselineStopDev, startBaselineWorker } from './baseline/harness';
 import type { DevServer } from './lib/dev-server';

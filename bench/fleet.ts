@@ -7,7 +7,7 @@
 // The local cloud creates services in 40 ms (seeding is not what is measured) and pauses one in
 // 1 s, its default; the run stops 20 at a time (the runbook's largest concurrency). Wall time is
 // from the start of the run to its result, on the stock worker in its own process.
-import type { RunReport } from '../workflows/messages';
+import type { RunReport } from '../contract/run-messages';
 import { runFootprint, seedFleet, type HistorySize } from './lib/fleet';
 import type { DevServer } from './lib/dev-server';
 import { RUNBOOKS_DIR } from './lib/repo';

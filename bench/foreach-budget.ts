@@ -6,7 +6,7 @@
 //
 // Run: npm run bench:foreach-budget
 import { loadRunbookText } from '../dsl/loader';
-import { progressQuery, type StepRecord } from '../workflows/messages';
+import { progressQuery, type StepRecord } from '../contract/run-messages';
 import { seedFleet } from './lib/fleet';
 import { startBenchStack } from './lib/stack';
 

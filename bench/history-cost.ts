@@ -8,7 +8,7 @@
 // both, attaching to the VPC and enabling the pooler take 1 (nominal) second.
 import { temporal } from '@temporalio/proto';
 import type { RunbookDefinition } from '../dsl/definition';
-import type { RunReport } from '../workflows/messages';
+import type { RunReport } from '../contract/run-messages';
 import type { DevServer } from './lib/dev-server';
 import { provisioningDefinition, startBenchStack, type Durations } from './lib/stack';
 

@@ -1,7 +1,7 @@
 // Figure 1 — orchestration overhead: one provision-production-service run against the local cloud
 // with fixed lifecycle durations, versus a plain script making the same API calls and polling every
 // 100 ms (the lower bound). Each repetition runs the two side by side, on a warm worker.
-import type { RunReport } from '../workflows/messages';
+import type { RunReport } from '../contract/run-messages';
 import { provisionByScript } from './lib/provision-script';
 import type { RunbookDefinition } from '../dsl/definition';
 import { provisioningDefinition, startBenchStack, type Durations } from './lib/stack';

@@ -34,7 +34,7 @@ import type { temporal } from '@temporalio/proto';
 import type { LoadedDataConverter } from '@temporalio/common';
 import type { RunbookDefinition } from '../dsl/definition';
 import type { RunbookWorkflowInput, StepRecord } from '../contract/run-messages';
-import { assertNever } from '../contract/assert-never';
+import { assertNever } from '../cloud/assert-never';
 import type { ActivityRun } from './activity-run';
 import { failedAttempt, type FailedAttempt } from './call-attempt-failures';
 import { timestampMillis } from '../contract/proto-time';

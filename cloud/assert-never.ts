@@ -1,2 +1,6 @@
-// Re-exports assertNever (contract/assert-never.ts) for code of the cloud client.
-export { assertNever } from '../contract/assert-never';
+// The end of a switch over a closed set of kinds: a kind added without a case is a compile error.
+
+/** Reached only if a value escaped its type (e.g. an older or newer record); never by typed code. */
+export function assertNever(value: never, what = 'value'): never {
+  throw new Error(`unexpected ${what}: ${JSON.stringify(value)}`);
+}

@@ -5,15 +5,17 @@
 // any client of the cluster does (cluster/tls.ts: with mTLS, with the client certificate).
 import type { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
-import { TIDELINE_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { TIDELINE_SEARCH_ATTRIBUTES } from '../contract/search-attributes';
 import { connectClient, type TemporalSettings } from '../worker/connection';
-import { grpcCode, registerSearchAttributes } from '../worker/namespace-check';
+import {
+  GRPC_ALREADY_EXISTS,
+  GRPC_NOT_FOUND,
+  grpcCode,
+  registerSearchAttributes,
+} from '../worker/namespace-check';
 import { StackError } from '../stack/stack-error';
 
 const RETENTION = '7 days';
-/** gRPC status codes the SDK's ServiceError carries. */
-const GRPC_NOT_FOUND = 5;
-const GRPC_ALREADY_EXISTS = 6;
 
 async function ensureRegistered(connection: Connection, namespace: string): Promise<void> {
   try {

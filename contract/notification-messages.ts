@@ -2,34 +2,12 @@
 // the workflow and the worker's notification activities exchange. Targets and their URLs live in
 // the worker configuration (`notifications:`), never in a runbook or in a run's history: the
 // workflow only ever names a target. Plain data (no zod), safe in the workflow sandbox.
-/** Events a run notifies, in the order a run meets them. */
-export const NOTIFICATION_EVENTS = [
-  'started',
-  'awaiting-approval',
-  /** A change waits for its change window (a worker policy) to open. */
-  'awaiting-window',
-  'held',
-  'compensated',
-  'failed',
-  'cancelled',
-  'succeeded',
-] as const;
-export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
-
-/** A notification target's name, as the worker configuration defines it and a runbook names it. */
-export const NOTIFICATION_TARGET_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+import type { NotificationEvent, NotifySubscription } from '../dsl/notify-subscriptions';
 
 /** The activity that tells a run which targets hear which of its events (a local activity). */
 export const NOTIFY_PLAN_ACTIVITY = 'notify.plan';
 /** The activity that delivers one event to one target. */
 export const NOTIFY_DELIVER_ACTIVITY = 'notify.deliver';
-
-/** A runbook's own subscription (`notify:`): a target the worker defines, and which events. */
-export interface NotifySubscription {
-  target: string;
-  /** Absent: every event. */
-  events?: NotificationEvent[];
-}
 
 export interface NotifyPlanInput {
   runbook: string;

@@ -5,7 +5,7 @@
 import type { ActionName, OperationKind } from '../cloud/operations';
 import type { JsonValue } from './expressions';
 import type { InputType } from './schema-primitives';
-import type { NotifySubscription } from '../contract/notification-messages';
+import type { NotifySubscription } from './notify-subscriptions';
 
 /** Milliseconds, or a `${{ … }}` template resolved at run time with `resolveDurationMs`. */
 export type DurationValue = number | string;

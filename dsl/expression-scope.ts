@@ -3,7 +3,7 @@
 // expressions reference — never the whole scope (a `service.list` answer over a fleet would be
 // copied into every wait). The references come from expression-references.ts, the validator's
 // own analysis. Pure and deterministic: used inside the workflow sandbox.
-import { assertNever } from '../contract/assert-never';
+import { assertNever } from '../cloud/assert-never';
 import type { StepDefinition } from './definition';
 import { expressionReferences } from './expression-references';
 import { stepTree } from './step-tree';

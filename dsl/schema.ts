@@ -3,7 +3,7 @@
 // kind key (`call`, `wait`, …); the kinds are separate strict objects so unknown fields are errors.
 import { z } from 'zod';
 import { ACTION_NAMES } from '../cloud/operations';
-import { NOTIFICATION_EVENTS, NOTIFICATION_TARGET_NAME } from '../contract/notification-messages';
+import { NOTIFICATION_EVENTS, NOTIFICATION_TARGET_NAME } from './notify-subscriptions';
 import {
   API_VERSION,
   Condition,

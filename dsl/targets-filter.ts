@@ -6,7 +6,7 @@
 // Values from `${{ … }}` are computed once, before the filter, in one `cel.bind` map: inside the
 // filter each is a field read, so the filter stays linear in the number of services (the cost
 // bound of expression-limits.ts counts a concatenation inside a loop as quadratic).
-import { assertNever } from '../contract/assert-never';
+import { assertNever } from '../cloud/assert-never';
 import type { CallStepDefinition, TargetsDefinition } from './definition';
 import { celString, globTest } from './glob';
 import { asList, targetsListStepId, type TargetRole, type TargetsSelector } from './targets';

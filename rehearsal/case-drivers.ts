@@ -14,7 +14,7 @@ import {
   rollbackUpdate,
   skipUpdate,
 } from '../contract/run-messages';
-import { assertNever } from '../contract/assert-never';
+import { assertNever } from '../cloud/assert-never';
 import { resolveReferences, type CloudIds } from './cloud-references';
 import type { LoadedCase } from './test-file-loader';
 import { namesStep } from './step-key';

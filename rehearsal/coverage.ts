@@ -11,7 +11,7 @@
 //   made a wildcard (`each[2].stop` is `each[*].stop`), the key the plan shows.
 // - A step is reached when some case's run recorded it with a status other than pending or skipped.
 import path from 'node:path';
-import { assertNever } from '../contract/assert-never';
+import { assertNever } from '../cloud/assert-never';
 import type { StepFailureCode } from '../contract/failure-codes';
 import type { RunStatus, StepRecord, StepStatus } from '../contract/run-messages';
 import type { RunbookDefinition, StepDefinition } from '../dsl/definition';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Connection } from '@temporalio/client';
 import { connectClient, localConnectionSettings } from '../worker/connection';
-import { TIDELINE_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { TIDELINE_SEARCH_ATTRIBUTES } from '../contract/search-attributes';
 import { LOOPBACK } from './ports';
 import { spawnSupervised, type SupervisedProcess } from './supervised-process';
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { parseBaseUrl } from '../cloud/base-url';
 import { Secret } from '../cloud/redact';
 import { SHARED_DEFAULTS, sharedFileFields } from './shared-settings';
-import { NOTIFICATION_EVENTS, NOTIFICATION_TARGET_NAME } from '../contract/notification-messages';
+import { NOTIFICATION_EVENTS, NOTIFICATION_TARGET_NAME } from '../dsl/notify-subscriptions';
 
 export const DEFAULT_TASK_QUEUE = SHARED_DEFAULTS.taskQueue;
 

@@ -7,11 +7,12 @@
 import type { OperatorService } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { NativeConnection } from '@temporalio/worker';
-import { TIDELINE_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { TIDELINE_SEARCH_ATTRIBUTES } from '../contract/search-attributes';
 import { WorkerError } from './errors';
 
-/** gRPC status NOT_FOUND (the SDK's ServiceError carries the numeric gRPC code). */
+/** gRPC statuses the SDK's ServiceError carries (numeric codes). */
 export const GRPC_NOT_FOUND = 5;
+export const GRPC_ALREADY_EXISTS = 6;
 
 /** The numeric gRPC status of an SDK ServiceError (or a gRPC error), if it has one. */
 export function grpcCode(error: unknown): number | undefined {

@@ -13,7 +13,7 @@
 import type { StepDefinition } from '../dsl/definition';
 import { stepTree } from '../dsl/step-tree';
 import type { Interpreter } from './interpreter';
-import { PATCHES } from './patches';
+import { PATCHES } from '../contract/patches';
 import { hasPatch } from './release-gate';
 
 /**

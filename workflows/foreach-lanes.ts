@@ -7,7 +7,7 @@ import { sideBySide } from './concurrent-calls';
 import { iterationLockKeys, holdLocksFor, locksHeldFor, withIterationLocks } from './foreach-locks';
 import { celVariables, type Interpreter, type Scope } from './interpreter';
 import { isLockedCall, lockScope } from './locks';
-import { PATCHES } from './patches';
+import { PATCHES } from '../contract/patches';
 import { hasPatch } from './release-gate';
 
 export interface IterationsOptions {

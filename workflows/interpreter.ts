@@ -6,7 +6,7 @@ import type { JsonValue } from '../dsl/expressions';
 import { evaluateCondition } from '../dsl/expressions';
 import { formatDuration } from '../dsl/durations';
 import { resolveDurationMs } from '../dsl/templates';
-import { PATCHES } from './patches';
+import { PATCHES } from '../contract/patches';
 import { hasPatch } from './release-gate';
 import type { RunState } from './run-state';
 import type { StepRecord } from '../contract/run-messages';

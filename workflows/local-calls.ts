@@ -22,7 +22,7 @@ import { resolveDurationMs } from '../dsl/templates';
 import { stepTree } from '../dsl/step-tree';
 import { LOCAL_CALL_CLASSES, localCallOptions, stepRetry } from './activity-policies';
 import type { Interpreter } from './interpreter';
-import { PATCHES } from './patches';
+import { PATCHES } from '../contract/patches';
 import { hasPatch } from './release-gate';
 
 type CallStep = Extract<StepDefinition, { kind: 'call' }>;

@@ -27,7 +27,7 @@ import {
   releaseLockSignal,
   type LockRequest,
 } from '../contract/lock-messages';
-import { PATCHES } from './patches';
+import { PATCHES } from '../contract/patches';
 import { hasPatch, startRelease } from './release-gate';
 
 /** Before lockWatchesHolder: how often a held lock pinged its holder. */

@@ -1,4 +1,4 @@
-// Which patches a run takes, behind the release gate (workflows/patches.ts). Every workflow
+// Which patches a run takes, behind the release gate (contract/patches.ts). Every workflow
 // function that asks for patches calls `startRelease()` first — before any other patch and any
 // command — and then asks `hasPatch(id)` instead of `patched(id)`.
 //
@@ -12,7 +12,7 @@
 // again once the run executes live, it would say yes and record the gate in the middle of a run
 // that took the old patches one by one.
 import { IllegalStateError, patched } from '@temporalio/workflow';
-import { PATCHES, type PatchId } from './patches';
+import { PATCHES, type PatchId } from '../contract/patches';
 
 /** The newest release gate. */
 export const RELEASE_GATE = PATCHES.release2027_01;

@@ -15,7 +15,7 @@ import { approvalPlan, masked, resolvedWith, samePlan } from './approval-plan';
 import { StepFailed } from './step-failure';
 import type { Scope } from './interpreter';
 import { celVariables } from './interpreter';
-import { PATCHES } from './patches';
+import { PATCHES } from '../contract/patches';
 import { hasPatch } from './release-gate';
 
 const admitActivity = proxyLocalActivities<TidelineActivities>({

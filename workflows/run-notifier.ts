@@ -14,17 +14,17 @@ import {
 } from '@temporalio/workflow';
 import type { TidelineActivities } from '../activities';
 import type { RunbookDefinition } from '../dsl/definition';
+import type { NotificationEvent } from '../dsl/notify-subscriptions';
 import {
   NOTIFY_DELIVER_ACTIVITY,
   NOTIFY_PLAN_ACTIVITY,
   NOTIFY_TARGET_UNKNOWN,
-  type NotificationEvent,
   type NotificationPayload,
   type NotificationSummary,
   type NotifyPlanResult,
 } from '../contract/notification-messages';
 import { approvalCommands, holdCommands } from './answer-commands';
-import { PATCHES } from './patches';
+import { PATCHES } from '../contract/patches';
 import { hasPatch } from './release-gate';
 import type { RunState } from './run-state';
 import { summariseFailure } from './step-failure';

@@ -24,7 +24,7 @@ import {
   type RunReport,
   type RunbookWorkflowInput,
 } from '../contract/run-messages';
-import { PATCHES } from './patches';
+import { PATCHES } from '../contract/patches';
 import { hasPatch, startRelease } from './release-gate';
 import { RunState } from './run-state';
 import { RunVisibility } from './run-visibility';

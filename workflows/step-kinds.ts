@@ -29,12 +29,12 @@ import { locksHeldFor } from './foreach-locks';
 import type { Interpreter, Scope } from './interpreter';
 import { celVariables } from './interpreter';
 import type { ApprovalOutcome, RunReport } from '../contract/run-messages';
-import { PATCHES } from './patches';
+import { PATCHES } from '../contract/patches';
 import { hasPatch } from './release-gate';
 import { RunState } from './run-state';
 import { StepFailed } from './step-failure';
 import { RUNBOOK_WORKFLOW_TYPE } from '../contract/workflow-types';
-import { assertNever } from '../contract/assert-never';
+import { assertNever } from '../cloud/assert-never';
 
 const WAIT_ACTIVITY = 'wait.until';
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { RunbookDefinition } from '../../dsl/definition';
 import { loadRunbookFile } from '../../dsl/loader';
-import { progressQuery, type RunProgress, type RunReport } from '../../workflows/messages';
+import { progressQuery, type RunProgress, type RunReport } from '../../contract/run-messages';
 import {
   pollUntil,
   runAndCancel,

@@ -7,7 +7,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { CloudClient } from '../../cloud/client';
 import type { RunbookDefinition, StepDefinition } from '../../dsl/definition';
 import type { FaultRuleInput } from '../../local-cloud/fault-schema';
-import { progressQuery, type RunProgress } from '../../workflows/messages';
+import { progressQuery, type RunProgress } from '../../contract/run-messages';
 
 export interface CancelPoint {
   step: string;

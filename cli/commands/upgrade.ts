@@ -26,7 +26,7 @@ export const UPGRADE_STATUS_SPEC = {
   description: [
     'Lists the open runs of the namespace (runbooks, foreach batches, service locks) grouped by',
     'the release they started on, as far as their patch markers tell (a release gate recorded at',
-    'the start: that release or later), and, for each patch of workflows/patches.ts, how many',
+    'the start: that release or later), and, for each patch of contract/patches.ts, how many',
     'open runs may still take its old branch: those that did not record it and whose gate does',
     'not imply it. A patch no open run needs can be retired (docs/upgrading.md).',
     'Conservative: a run that never asks for a patch is counted as possibly needing it until the',
@@ -161,7 +161,7 @@ async function upgradeStatus(argv: string[], ctx: CliContext): Promise<number> {
     throw new CliError(
       'CLI_USAGE',
       `unknown patch "${patchId}"`,
-      closest ? `did you mean ${closest}?` : 'one of the ids in workflows/patches.ts (not a release gate)',
+      closest ? `did you mean ${closest}?` : 'one of the ids in contract/patches.ts (not a release gate)',
     );
   }
   const status = await withTemporal(ctx, (session) => readUpgradeStatus(session));

@@ -2,7 +2,7 @@
 // parallel branches fanning out and joining, foreach loops, conditions on the edges, and the
 // compensation chain of each step as dashed edges. Paste it into any Mermaid renderer.
 import type { Plan, PlanStep } from '../plan/build-plan';
-import { assertNever } from '../../contract/assert-never';
+import { assertNever } from '../../cloud/assert-never';
 
 interface Exit {
   id: string;

@@ -9,7 +9,7 @@ import type {
   PlanPolicyTarget,
   PlanStepPolicies,
 } from '../plan/plan-policies';
-import { assertNever } from '../../contract/assert-never';
+import { assertNever } from '../../cloud/assert-never';
 import { printable, quoted } from './printable';
 import type { Style } from './style';
 

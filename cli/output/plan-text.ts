@@ -7,7 +7,7 @@ import { callsText, policyHeaderLines, stepPolicyLines } from './plan-policies-t
 import { selectorText, targetLines } from './plan-targets-text';
 import { SECRET_MASK } from '../../cloud/redact-text';
 import { inlineValue, visibleLength, type Style } from './style';
-import { assertNever } from '../../contract/assert-never';
+import { assertNever } from '../../cloud/assert-never';
 
 /** CEL written over several YAML lines reads better on one. */
 function oneLine(text: string): string {

@@ -9,7 +9,7 @@ import { formatDuration } from '../../dsl/durations';
 import type { JsonValue } from '../../dsl/expressions';
 import { hasTemplate } from '../../dsl/templates';
 import { stepTree, type Frame } from '../../dsl/step-tree';
-import { assertNever } from '../../contract/assert-never';
+import { assertNever } from '../../cloud/assert-never';
 import { planTargets } from './plan-targets';
 import { PartialResolver } from './partial-resolver';
 import type { Plan, PlanInput, PlanRequest, PlanStep } from './plan-types';

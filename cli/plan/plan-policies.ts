@@ -20,7 +20,7 @@ import type { PolicyContext } from '../../dsl/policy-schema';
 import { hasTemplate } from '../../dsl/templates';
 import { formatZoned } from '../../dsl/zoned-time';
 import { MASKED } from '../../workflows/approval-plan';
-import { assertNever } from '../../contract/assert-never';
+import { assertNever } from '../../cloud/assert-never';
 import { plannedCall } from './build-plan';
 import type {
   PlanPolicies,

@@ -1,6 +1,6 @@
 // Which old branches an open run may still take, from the patch ids it recorded (its
 // TemporalChangeVersion search attribute, or the patch markers in its history) and the list in
-// workflows/patches.ts. `patched(id)` answers "yes" on replay only where the history holds the
+// contract/patches.ts. `patched(id)` answers "yes" on replay only where the history holds the
 // id's marker, and a run that reaches a patch live on a release that has it records it. So a run
 // may take the old branch of every patch it did not record, except the ones a release gate it
 // recorded implies (those listed before that gate): a run started on or after a gate's release
@@ -11,7 +11,7 @@
 // steps side by side) looks the same as one that passed it on a release without it, and is
 // counted as possibly needing it — until the next gate, which implies it for the runs started
 // after it.
-import { PATCHES, type PatchId } from '../../workflows/patches';
+import { PATCHES, type PatchId } from '../../contract/patches';
 
 /** A release gate's id: `tideline-YYYY-MM-release` (workflows/release-gate.ts). */
 const GATE_ID = /^tideline-(\d{4}-\d{2})-release$/;
@@ -26,7 +26,7 @@ export interface PatchInfo {
   gate: boolean;
 }
 
-/** Every patch of workflows/patches.ts, in their order (the order gates imply them by). */
+/** Every patch of contract/patches.ts, in their order (the order gates imply them by). */
 export function knownPatches(ids: readonly string[] = Object.values(PATCHES)): PatchInfo[] {
   return ids.map((id) => ({
     id: id as PatchId,
@@ -40,7 +40,7 @@ export interface RunPatchNeeds {
   startedOn: string;
   /** The newest gate it recorded, if any. */
   gate: string | null;
-  /** Patches whose old branch it may still take, in the order of workflows/patches.ts. */
+  /** Patches whose old branch it may still take, in the order of contract/patches.ts. */
   needs: PatchId[];
   /** Recorded ids this tree does not know (a newer release's, or retired ones). */
   unknown: string[];

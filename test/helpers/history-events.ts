@@ -4,7 +4,7 @@
 import type { temporal } from '@temporalio/proto';
 import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
 import type { ActivityRun } from '../../cli/history-timeline';
-import type { StepRecord } from '../../workflows/messages';
+import type { StepRecord } from '../../contract/run-messages';
 
 export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 

@@ -9,15 +9,15 @@
 //   npm run record-histories -- every-kind.2027-03    # just these (refused if one exists)
 //
 // Each file written gets a line in SHA256SUMS (history-manifest.ts), which a unit test checks. A
-// change that breaks the old histories needs a new patch (workflows/patches.ts) and the new paths
+// change that breaks the old histories needs a new patch (contract/patches.ts) and the new paths
 // recorded under a new release's names (history-release-recordings.ts), never a re-recording.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { HistoryAndWorkflowId, WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { parseKeyFile, type EncryptionKeyRing } from '../../worker/encryption-keys';
-import { lockWorkflowId } from '../../workflows/lock-messages';
-import { approvalUpdate, progressQuery, type RunReport } from '../../workflows/messages';
+import { lockWorkflowId } from '../../contract/lock-messages';
+import { approvalUpdate, progressQuery, type RunReport } from '../../contract/run-messages';
 import { appendToManifest, HISTORY_FIXTURES_DIR, HISTORY_SUFFIX, historyFiles } from './history-manifest';
 import { releaseRecordings } from './history-release-recordings';
 import { createVpc } from './runbook-fixtures';

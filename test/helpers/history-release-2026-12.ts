@@ -5,7 +5,7 @@
 // changes add their recordings here too. Record them (never an older release's):
 //
 //   npm run record-histories -- provision-succeeded.2026-12,…
-import { approvalUpdate, progressQuery } from '../../workflows/messages';
+import { approvalUpdate, progressQuery } from '../../contract/run-messages';
 import type { Recording } from './history-recorder';
 import type { Release } from './history-release-recordings';
 import { pollUntil } from './runbook-fixtures';

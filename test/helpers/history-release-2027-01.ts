@@ -9,7 +9,7 @@
 // Record them (never an older release's):
 //
 //   npm run record-histories -- provision-local-calls.2027-01,…
-import { lockWorkflowId } from '../../workflows/lock-messages';
+import { lockWorkflowId } from '../../contract/lock-messages';
 import type { Recording } from './history-recorder';
 import type { Release } from './history-release-recordings';
 

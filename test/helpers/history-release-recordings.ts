@@ -10,7 +10,7 @@
 //   npm run record-histories -- provision-succeeded.2026-12,…
 import path from 'node:path';
 import type { Recording, RecordingContext } from './history-recorder';
-import { progressQuery, retryUpdate } from '../../workflows/messages';
+import { progressQuery, retryUpdate } from '../../contract/run-messages';
 import { RELEASE_2026_12 } from './history-release-2026-12';
 import { RELEASE_2027_01 } from './history-release-2027-01';
 import { RELEASE_2027_02 } from './history-release-2027-02';

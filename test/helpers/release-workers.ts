@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { RunbookDefinition } from '../../dsl/definition';
-import type { RunReport } from '../../workflows/messages';
+import type { RunReport } from '../../contract/run-messages';
 import { startWorkerProcess } from '../../stack/worker-process';
 import { ensureReleases, readManifest, type BuiltRelease } from '../../scripts/setup-releases';
 import type { GuardedProcess } from './guarded-process';

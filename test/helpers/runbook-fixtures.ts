@@ -13,7 +13,7 @@ import {
   type RunProgress,
   type RunReport,
   type StepStatus,
-} from '../../workflows/messages';
+} from '../../contract/run-messages';
 import { pollUntil } from '../../bench/lib/cancel-runs';
 import { failedReport, RUNBOOKS_DIR, type RunbookStack } from './runbook-stack';
 

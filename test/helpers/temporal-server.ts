@@ -34,7 +34,7 @@ export interface TemporalServerOptions {
   namespaces?: string[];
   /**
    * Search attributes to register, e.g. `{ TidelineRunbook: 'Keyword' }`. Default: tideline's
-   * (workflows/search-attributes.ts), so every run upserts them as in production; `{}` for a server
+   * (contract/search-attributes.ts), so every run upserts them as in production; `{}` for a server
    * without them.
    */
   searchAttributes?: Record<string, string>;

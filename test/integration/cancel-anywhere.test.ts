@@ -12,7 +12,7 @@ import {
 } from '../helpers/cancel-matrix';
 import { createVpc, decide, seedService, waitForApproval } from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
-import { progressQuery } from '../../workflows/messages';
+import { progressQuery } from '../../contract/run-messages';
 
 const label = cancelPointLabel;
 /** One slice for the suite: a way of cancelling the runbooks before already met is not repeated. */

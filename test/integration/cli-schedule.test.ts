@@ -5,7 +5,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { createCloudClient, type CloudClient } from '../../cloud/client';
 import { createDataConverter } from '../../worker/codec';
-import type { RunbookWorkflowInput, RunReport } from '../../workflows/messages';
+import type { RunbookWorkflowInput, RunReport } from '../../contract/run-messages';
 import { runTideline, type CliResult } from '../helpers/cli-process';
 import { buildDist, testKeyRing } from '../helpers/worker-process';
 import { startDevCli, type DevCli } from './cli-dev-helpers';

@@ -6,9 +6,9 @@
 // (Both also predate the current tree's own patches, which they therefore may need too.)
 import { randomBytes } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
-import type { RunbookWorkflowInput } from '../../workflows/messages';
+import type { RunbookWorkflowInput } from '../../contract/run-messages';
 import type { UpgradeStatus } from '../../cli/commands/upgrade';
-import { PATCHES } from '../../workflows/patches';
+import { PATCHES } from '../../contract/patches';
 import { jsonOutput, runTideline } from '../helpers/cli-process';
 import type { GuardedProcess } from '../helpers/guarded-process';
 import { startProcessWorkerStack, type ProcessWorkerStack } from '../helpers/process-worker-stack';

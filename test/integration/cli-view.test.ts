@@ -4,7 +4,7 @@
 // steps never ran; `--help` keeps a wrapped description together.
 import path from 'node:path';
 import { pollUntil } from '../../bench/lib/cancel-runs';
-import { progressQuery } from '../../workflows/messages';
+import { progressQuery } from '../../contract/run-messages';
 import { jsonOutput, runTideline, startCli, type CliResult } from '../helpers/cli-process';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 import { buildDist, REPO_ROOT, testKeyRing } from '../helpers/worker-process';

@@ -20,7 +20,7 @@ import { clusterPaths, newClusterState, readClusterState, writeClusterState } fr
 import { StackError } from '../../stack/stack-error';
 import { createDataConverter } from '../../worker/codec';
 import { connectClient, connectWorker, loadTemporalSettings } from '../../worker/connection';
-import type { RunbookWorkflowInput, RunReport } from '../../workflows/messages';
+import type { RunbookWorkflowInput, RunReport } from '../../contract/run-messages';
 import { runTideline } from '../helpers/cli-process';
 import { clusterMissing, ensureClusterBuilt } from '../helpers/cluster-availability';
 import {

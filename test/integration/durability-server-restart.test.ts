@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
-import type { RunReport } from '../../workflows/messages';
-import { progressQuery } from '../../workflows/messages';
+import type { RunReport } from '../../contract/run-messages';
+import { progressQuery } from '../../contract/run-messages';
 import { createVpc } from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 

@@ -11,7 +11,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { CloudClient } from '../../cloud/client';
 import { loadRunbookFile } from '../../dsl/loader';
-import { progressQuery, type RunReport, type RunbookWorkflowInput } from '../../workflows/messages';
+import { progressQuery, type RunReport, type RunbookWorkflowInput } from '../../contract/run-messages';
 import type { GuardedProcess } from '../helpers/guarded-process';
 import type { TestCloud } from '../helpers/local-cloud';
 import { startProcessWorkerStack, type ProcessWorkerStack } from '../helpers/process-worker-stack';

@@ -1,7 +1,7 @@
 // Honest under faults: ten provisioning runs at once while every API call fails with a 5xx one
 // time in ten, and service.create applies the change yet answers 5xx (the create must be
 // adopted on retry, not repeated). Exactly ten services result, each READY, PROD and attached.
-import type { RunReport } from '../../workflows/messages';
+import type { RunReport } from '../../contract/run-messages';
 import { createVpc } from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 

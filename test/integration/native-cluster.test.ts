@@ -19,7 +19,7 @@ import type { CloudClient } from '../../cloud/client';
 import { clusterDown, stopClusterService, type ClusterInfo } from '../../cluster/cluster';
 import { isOurProcess } from '../../cluster/processes';
 import { createDataConverter } from '../../worker/codec';
-import type { RunbookWorkflowInput, RunReport } from '../../workflows/messages';
+import type { RunbookWorkflowInput, RunReport } from '../../contract/run-messages';
 import { runTideline } from '../helpers/cli-process';
 import { clusterMissing, ensureClusterBuilt } from '../helpers/cluster-availability';
 import type { GuardedProcess } from '../helpers/guarded-process';

@@ -5,13 +5,13 @@
 // Visibility is eventually consistent: every look polls.
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
-import { approvalUpdate, progressQuery, rollbackUpdate } from '../../workflows/messages';
+import { approvalUpdate, progressQuery, rollbackUpdate } from '../../contract/run-messages';
 import {
   PROJECT_ATTRIBUTE,
   RUNBOOK_ATTRIBUTE,
   SERVICES_ATTRIBUTE,
   STATE_ATTRIBUTE,
-} from '../../workflows/search-attributes';
+} from '../../contract/search-attributes';
 import { createVpc, pollUntil, reportOf } from '../helpers/runbook-fixtures';
 import { failedReport, startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 

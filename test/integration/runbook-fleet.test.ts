@@ -3,7 +3,7 @@
 // undoes the iterations of every batch newest first, and iterations lock the services they
 // change, so concurrent runs never change one service at the same time.
 import path from 'node:path';
-import { progressQuery, type RunReport, type StepRecord } from '../../workflows/messages';
+import { progressQuery, type RunReport, type StepRecord } from '../../contract/run-messages';
 import { runFootprint, seedFleet } from '../helpers/fleet';
 import { pollUntil, reportOf } from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';

@@ -3,7 +3,7 @@
 // budget that spans the batches of a fleet-sized foreach. Items fail by an assert on their name
 // (or number), so which ones fail does not depend on chance or timing.
 import path from 'node:path';
-import type { RunReport, StepRecord } from '../../workflows/messages';
+import type { RunReport, StepRecord } from '../../contract/run-messages';
 import { seedFleet } from '../helpers/fleet';
 import { reportOf } from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';

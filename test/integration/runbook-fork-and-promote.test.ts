@@ -2,7 +2,7 @@
 // pooler, HA like the parent, PROD) and the parent is demoted (DEV, detached, PAUSED), with and
 // without a person approving the promotion. Both cases run against both dialects of the local
 // cloud (spec.md's and the API's current one).
-import { progressQuery } from '../../workflows/messages';
+import { progressQuery } from '../../contract/run-messages';
 import { DIALECTS } from '../helpers/local-cloud';
 import {
   createVpc,

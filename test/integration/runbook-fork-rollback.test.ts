@@ -2,7 +2,7 @@
 // that times out (default: reject), and a failure after the parent was already demoted. Each
 // ends with the parent in service (PROD, READY, attached) and the fork deleted — in both dialects
 // of the local cloud (the current one names the attachment `vpc_endpoint` only).
-import type { RunReport } from '../../workflows/messages';
+import type { RunReport } from '../../contract/run-messages';
 import {
   createVpc,
   decide,

@@ -14,7 +14,7 @@ import {
   type RunProgress,
   type RunReport,
   type RunbookWorkflowInput,
-} from '../../workflows/messages';
+} from '../../contract/run-messages';
 import type { GuardedProcess } from '../helpers/guarded-process';
 import { startProcessWorkerStack, type ProcessWorkerStack } from '../helpers/process-worker-stack';
 import { pollUntil } from '../helpers/runbook-fixtures';

@@ -15,7 +15,7 @@ import {
   type RunProgress,
   type RunReport,
   type RunbookWorkflowInput,
-} from '../../workflows/messages';
+} from '../../contract/run-messages';
 import { createVpc, pollUntil } from '../helpers/runbook-fixtures';
 import { failedReport, RUNBOOKS_DIR, startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 

@@ -8,8 +8,8 @@
 // crash the SDK's workflow thread inside Node's async hooks, taking the test process with it.)
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
-import { acquireLockSignal, lockWorkflowId, releaseLockSignal } from '../../workflows/lock-messages';
-import { progressQuery, type RunReport } from '../../workflows/messages';
+import { acquireLockSignal, lockWorkflowId, releaseLockSignal } from '../../contract/lock-messages';
+import { progressQuery, type RunReport } from '../../contract/run-messages';
 import { pollUntil, seedService } from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 

@@ -1,7 +1,7 @@
 // Two runs that change the same service queue on its lock; runs on different services do not.
 import path from 'node:path';
-import type { RunReport } from '../../workflows/messages';
-import { progressQuery } from '../../workflows/messages';
+import type { RunReport } from '../../contract/run-messages';
+import { progressQuery } from '../../contract/run-messages';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 
 const HOLD = path.resolve(__dirname, '..', 'fixtures', 'locks', 'hold-service.yaml');

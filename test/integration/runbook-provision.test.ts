@@ -1,8 +1,8 @@
 // The interpreter end to end: the shipped provisioning runbook against the local cloud, its
 // rollback when a step fails, and compensation on cancellation — each against both dialects of
 // the local cloud (spec.md's and the API's current one), so every output is filled in either.
-import type { RunReport } from '../../workflows/messages';
-import { progressQuery } from '../../workflows/messages';
+import type { RunReport } from '../../contract/run-messages';
+import { progressQuery } from '../../contract/run-messages';
 import { DIALECTS } from '../helpers/local-cloud';
 import { createVpc, expectEveryOutputFilled, waitForStep } from '../helpers/runbook-fixtures';
 import { failedReport, startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';

@@ -2,7 +2,7 @@
 // the run goes on, instead of failing on "already attached" (409) or "already paused" (400) — in
 // both dialects of the local cloud (the current one names the attachment `vpc_endpoint` only).
 import path from 'node:path';
-import type { RunReport } from '../../workflows/messages';
+import type { RunReport } from '../../contract/run-messages';
 import { DIALECTS } from '../helpers/local-cloud';
 import { createVpc, pollUntil } from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';

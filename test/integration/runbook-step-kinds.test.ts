@@ -3,7 +3,7 @@
 // default), and a step timeout.
 import path from 'node:path';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { approvalUpdate, progressQuery, type RunReport } from '../../workflows/messages';
+import { approvalUpdate, progressQuery, type RunReport } from '../../contract/run-messages';
 import { failedReport, startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 
 const fixture = (name: string) => path.resolve(__dirname, '..', 'fixtures', 'kinds', `${name}.yaml`);

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { loadRunbookFile } from '../../dsl/loader';
-import type { RunReport, RunbookWorkflowInput } from '../../workflows/messages';
+import type { RunReport, RunbookWorkflowInput } from '../../contract/run-messages';
 import type { GuardedProcess } from '../helpers/guarded-process';
 import { runTideline } from '../helpers/cli-process';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';

@@ -19,7 +19,7 @@ import {
   retryUpdate,
   type RunReport,
   type RunbookWorkflowInput,
-} from '../../workflows/messages';
+} from '../../contract/run-messages';
 import type { GuardedProcess } from '../helpers/guarded-process';
 import { startProcessWorkerStack, type ProcessWorkerStack } from '../helpers/process-worker-stack';
 import {

@@ -1,7 +1,7 @@
 // Runs that outlive a release. A fork-and-promote started by this release's interpreter waits for
 // its approval; the worker is replaced by the next release, whose interpreter emits a new command
 // before every call step (a stand-in for any change in the order of a run's commands). Guarded by
-// patched() as workflows/patches.ts prescribes, the next release finishes the run; the same change
+// patched() as contract/patches.ts prescribes, the next release finishes the run; the same change
 // unguarded cannot replay it.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import { createDataConverter } from '../../worker/codec';
 import { EncryptionKeyRing } from '../../worker/encryption-keys';
 import { loadRunbookFile } from '../../dsl/loader';
-import type { RunReport, RunbookWorkflowInput } from '../../workflows/messages';
+import type { RunReport, RunbookWorkflowInput } from '../../contract/run-messages';
 import { NEXT_RELEASE_PATCH } from '../fixtures/upgrade/next-release-step-kinds';
 import { bundleNextRelease } from '../helpers/release-bundles';
 import { createVpc, decide, getService, seedService, waitForApproval } from '../helpers/runbook-fixtures';

@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { saveScreenshot, useBrowser } from '../helpers/browser';
 import type { StackInfo } from '../../stack/stack-info';
-import { RUNBOOK_ATTRIBUTE, STATE_ATTRIBUTE } from '../../workflows/search-attributes';
+import { RUNBOOK_ATTRIBUTE, STATE_ATTRIBUTE } from '../../contract/search-attributes';
 import { runTideline, type CliResult } from '../helpers/cli-process';
 import { expectSecretsNotStored, readStoredHistory } from '../helpers/stored-history';
 import { pollUntil } from '../helpers/runbook-fixtures';

@@ -10,7 +10,7 @@ import { createDataConverter } from '../../worker/codec';
 import { loadWorkerConfig } from '../../worker/config';
 import { EncryptionKeyRing } from '../../worker/encryption-keys';
 import { createTidelineWorker } from '../../worker/worker';
-import type { RunReport, RunbookWorkflowInput } from '../../workflows/messages';
+import type { RunReport, RunbookWorkflowInput } from '../../contract/run-messages';
 import { cloudApiClient, startTestCloud, type TestCloud } from '../helpers/local-cloud';
 import { expectSecretsNotStored, readStoredHistory } from '../helpers/stored-history';
 import { startTemporalServer, type TemporalServer } from '../helpers/temporal-server';

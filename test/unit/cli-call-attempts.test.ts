@@ -10,7 +10,7 @@ import { backoffStates } from '../../cli/local-call-progress';
 import { historyJson, renderHistory } from '../../cli/output/history-view';
 import { PLAIN_STYLE } from '../../cli/output/style';
 import { callAttemptDetail } from '../../contract/call-attempts';
-import type { StepRecord } from '../../workflows/messages';
+import type { StepRecord } from '../../contract/run-messages';
 import { createDataConverter } from '../../worker/codec';
 import { converter, historyOf, RUN, step, T0, type HistoryEvent } from '../helpers/history-events';
 import { fixtureKeyRing, historyFile, historyFromObject } from '../helpers/history-recorder';

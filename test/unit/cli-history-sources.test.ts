@@ -10,7 +10,7 @@ import {
 } from '../../cli/history-timeline';
 import { renderHistory, type RunHistoryView } from '../../cli/output/history-view';
 import { formatClock, PLAIN_STYLE } from '../../cli/output/style';
-import type { StepRecord } from '../../workflows/messages';
+import type { StepRecord } from '../../contract/run-messages';
 import { activity, converter, historyOf, ran, RUN, step, T0 } from '../helpers/history-events';
 
 describe('runs recorded before activities carried their step key', () => {

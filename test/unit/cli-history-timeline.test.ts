@@ -4,7 +4,7 @@ import { buildTimeline, historyRuns, type RunHistory } from '../../cli/history-t
 import { historyJson, renderHistory, type RunHistoryView } from '../../cli/output/history-view';
 import { formatClock, PLAIN_STYLE } from '../../cli/output/style';
 import { orderedSteps } from '../../cli/run-observer';
-import type { StepRecord } from '../../workflows/messages';
+import type { StepRecord } from '../../contract/run-messages';
 import { activity, converter, failure, historyOf, ran, RUN, step, T0 } from '../helpers/history-events';
 
 describe('historyRuns', () => {

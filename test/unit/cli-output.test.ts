@@ -7,7 +7,7 @@ import { renderOutcome, runJson } from '../../cli/output/run-report';
 import { stepDetail } from '../../cli/output/step-view';
 import { formatDuration, PLAIN_STYLE, truncate } from '../../cli/output/style';
 import type { RunOutcome, RunSnapshot } from '../../cli/run-observer';
-import type { RunProgress, StepRecord } from '../../workflows/messages';
+import type { RunProgress, StepRecord } from '../../contract/run-messages';
 
 const T0 = Date.UTC(2024, 5, 1, 12, 0, 0);
 

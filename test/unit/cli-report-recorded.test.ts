@@ -5,7 +5,7 @@ import { renderOutcome, runJson } from '../../cli/output/run-report';
 import { PLAIN_STYLE } from '../../cli/output/style';
 import type { RunOutcome } from '../../cli/run-observer';
 import { LOCK_QUEUED_MS, recordedLockWait } from '../../cli/run-watch';
-import type { LockWait, RunProgress, StepRecord } from '../../workflows/messages';
+import type { LockWait, RunProgress, StepRecord } from '../../contract/run-messages';
 
 const T0 = Date.UTC(2024, 5, 1, 12, 0, 0);
 const A = 'service/p1/aaa';

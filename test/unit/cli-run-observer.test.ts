@@ -5,7 +5,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
 import { observeRun } from '../../cli/run-observer';
 import type { TemporalSession } from '../../cli/temporal';
-import type { RunProgress, StepRecord } from '../../workflows/messages';
+import type { RunProgress, StepRecord } from '../../contract/run-messages';
 
 const T0 = Date.UTC(2024, 5, 1, 12, 0, 0);
 const converter = loadDataConverter();

@@ -9,7 +9,7 @@ import { renderOutcome, runJson } from '../../cli/output/run-report';
 import { formatClock, PLAIN_STYLE } from '../../cli/output/style';
 import type { ActivityState, RunOutcome, RunSnapshot } from '../../cli/run-observer';
 import { lockWaitOf, trackActivities } from '../../cli/run-watch';
-import type { RunProgress, StepRecord } from '../../workflows/messages';
+import type { RunProgress, StepRecord } from '../../contract/run-messages';
 
 const T0 = Date.UTC(2024, 5, 1, 12, 0, 0);
 const LOCK = 'service/d92kya06c0/dcyz3g6dnh';

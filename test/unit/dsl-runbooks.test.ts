@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { operations, type ActionName } from '../../cloud/operations';
-import { assertNever } from '../../contract/assert-never';
+import { assertNever } from '../../cloud/assert-never';
 import type { RunbookDefinition, StepDefinition } from '../../dsl/definition';
 import type { JsonValue } from '../../dsl/expressions';
 import { evaluateCondition, evaluateExpression } from '../../dsl/expressions';

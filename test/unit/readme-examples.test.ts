@@ -40,7 +40,7 @@ import { checkRunbookText } from '../../dsl/loader';
 import { parseConfig } from '../../local-cloud/config';
 import { startLocalCloud, type LocalCloud } from '../../local-cloud/server';
 import { WorkerConfigSchema } from '../../worker/config-schema';
-import { TIDELINE_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { TIDELINE_SEARCH_ATTRIBUTES } from '../../contract/search-attributes';
 import { capturedStreams } from '../helpers/captured-streams';
 import { DOCS_PAGES, REPO_ROOT } from '../helpers/docs-pages';
 

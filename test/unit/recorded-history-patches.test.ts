@@ -1,13 +1,13 @@
 // Each recorded history carries exactly the patch markers of the release it is named after
 // (`<name>.<release>`; a name without a release is the first release's, 2026-11 at the latest):
-// only ids listed in workflows/patches.ts, none of a later release, and from a release gate on the
+// only ids listed in contract/patches.ts, none of a later release, and from a release gate on the
 // newest gate of that release plus only patches listed after it (the gate implies the others, so a
 // run started on that release never records them), and every patch a top-level run always asks for
 // from its release on. A history recorded with other code than its release's, or a raw patched()
 // id, fails here.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PATCHES } from '../../workflows/patches';
+import { PATCHES } from '../../contract/patches';
 import { HISTORY_FIXTURES_DIR, HISTORY_SUFFIX, historyFiles } from '../helpers/history-manifest';
 
 const FIRST_RELEASE = '2026-11';
@@ -22,7 +22,7 @@ function releaseOf(id: string): string {
 
 const isGate = (id: string) => id.endsWith('-release');
 
-/** Patches asked at the start of every run without a parent (workflows/patches.ts says which). */
+/** Patches asked at the start of every run without a parent (contract/patches.ts says which). */
 const ASKED_BY_EVERY_TOP_LEVEL_RUN: readonly string[] = [PATCHES.notifications];
 
 interface HistoryEvent {
@@ -62,7 +62,7 @@ function patchProblems(release: string, ids: readonly string[], topLevel = false
       if (releaseOf(id) <= release && !ids.includes(id))
         problems.push(`no marker of ${id}, which every top-level run of ${release} asks for`);
   for (const id of ids) {
-    if (!ALL_IDS.includes(id)) problems.push(`${id} is not in workflows/patches.ts`);
+    if (!ALL_IDS.includes(id)) problems.push(`${id} is not in contract/patches.ts`);
     else if (releaseOf(id) > release) problems.push(`${id} is of a later release`);
   }
   const gates = ALL_IDS.filter((id) => isGate(id) && releaseOf(id) <= release);
@@ -93,7 +93,7 @@ test('every recorded history carries exactly its release’s patch markers', () 
 test('the check refuses unknown, later, implied and missing-gate markers', () => {
   const gate = PATCHES.release2027_01;
   expect(patchProblems('2026-12', ['tideline-2026-12-made-up'])).toEqual([
-    'tideline-2026-12-made-up is not in workflows/patches.ts',
+    'tideline-2026-12-made-up is not in contract/patches.ts',
   ]);
   expect(patchProblems('2026-11', [PATCHES.runVisibility])).toEqual([
     `${PATCHES.runVisibility} is of a later release`,

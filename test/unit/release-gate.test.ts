@@ -2,7 +2,7 @@
 // gate's recordings: a run started on release 2027-01 records the gate and no other patch, so a
 // provisioning run has 8 markers and 8 TemporalChangeVersion upserts fewer than on 2026-12.
 import { readdirSync, readFileSync } from 'node:fs';
-import { PATCHES, type PatchId } from '../../workflows/patches';
+import { PATCHES, type PatchId } from '../../contract/patches';
 import { impliedByGate, RELEASE_GATE } from '../../workflows/release-gate';
 import { HISTORY_FIXTURES_DIR, historyFile } from '../helpers/history-recorder';
 

@@ -13,7 +13,7 @@ import { searchAttributeCreateCommand } from '../../worker/namespace-check';
 import { runIdentity } from '../../workflows/run-identity';
 import { MAX_LISTED_SERVICES, RunVisibility, awaitingApprovers } from '../../workflows/run-visibility';
 import { RunState } from '../../workflows/run-state';
-import { TIDELINE_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { TIDELINE_SEARCH_ATTRIBUTES } from '../../contract/search-attributes';
 import { addResource, createdResource, touchedResources } from '../../workflows/step-resources';
 
 const ROOT = path.resolve(__dirname, '..', '..');

@@ -2,7 +2,7 @@
 // (cli/upgrade/patch-needs.ts): a recorded gate implies every patch listed before it, a patch the
 // run recorded needs no old branch, everything else may.
 import { knownPatches, patchNeeds } from '../../cli/upgrade/patch-needs';
-import { PATCHES } from '../../workflows/patches';
+import { PATCHES } from '../../contract/patches';
 
 const BEFORE_GATE = Object.values(PATCHES).slice(0, Object.values(PATCHES).indexOf(PATCHES.release2027_01));
 
