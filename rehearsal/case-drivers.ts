@@ -2,11 +2,13 @@
 // after a delay), act on holds as an operator does (fix the faults, then retry, skip or roll back)
 // and cancel. Each goes through the same workflow update or call as the CLI command it stands for,
 // and settles once its script is done or the run has ended.
+import type { KeyObject } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { WorkflowHandle } from '@temporalio/client';
+import { signDecision } from '../activities/approval-signatures';
 import { parseDuration } from '../dsl/durations';
 import type { JsonValue } from '../dsl/expressions';
-import type { HeldStep, RunProgress } from '../contract/run-messages';
+import type { ApprovalDecision, HeldStep, RunProgress } from '../contract/run-messages';
 import {
   approvalUpdate,
   progressQuery,
@@ -58,8 +60,13 @@ export async function driveApprovals(
   handle: WorkflowHandle,
   testCase: LoadedCase,
   ended: () => boolean,
+  signer: { runId: string; keyOf(name: string): KeyObject | undefined },
 ): Promise<void> {
-  const pending = async (step: string) => (await progressOf(handle))?.pendingApproval?.stepKey === step;
+  const pendingOf = async (step: string) => {
+    const asked = (await progressOf(handle))?.pendingApproval;
+    return asked?.stepKey === step ? asked : undefined;
+  };
+  const pending = async (step: string) => (await pendingOf(step)) !== undefined;
   for (const approval of testCase.approvals) {
     for (;;) {
       if (ended()) return;
@@ -70,12 +77,26 @@ export async function driveApprovals(
       await delay(parseDuration(approval.after));
       if (ended() || !(await pending(approval.step))) continue;
     }
-    const decision = {
+    const decision: ApprovalDecision = {
       approved: approval.decision === 'approve',
       step: approval.step,
       by: approval.by,
       ...(approval.comment !== undefined ? { comment: approval.comment } : {}),
     };
+    const key = signer.keyOf(approval.by);
+    if (key !== undefined) {
+      // Signed over the plan the step shows, as `tideline approve --by NAME` signs it.
+      const plan = (await pendingOf(approval.step))?.plan;
+      decision.signature = signDecision(key, {
+        workflowId: handle.workflowId,
+        runId: signer.runId,
+        stepKey: approval.step,
+        approved: decision.approved,
+        by: approval.by,
+        ...(approval.comment !== undefined && { comment: approval.comment }),
+        ...(plan !== undefined && { plan }),
+      });
+    }
     try {
       await handle.executeUpdate(approvalUpdate, { args: [decision] });
     } catch (error) {

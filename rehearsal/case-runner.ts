@@ -155,7 +155,7 @@ export async function runCase(
     ).finally(() => (ended = true));
     const work = Promise.all([
       finished,
-      driveApprovals(run, testCase, () => ended),
+      driveApprovals(run, testCase, () => ended, { runId: run.firstExecutionRunId, keyOf: worker.keyOf }),
       driveCancel(run, testCase, () => ended),
       holds.drive(),
     ]).then(([report]) => report);

@@ -1,8 +1,9 @@
 // Where a case's run goes: the suite's worker, or — for a case that needs what a worker is
-// configured with (the file's `governance`, a `starter` with groups, a `clock`) — a worker of its
-// own. A starter gets a fresh Ed25519 key that only this worker registers, and the run's start
-// is signed with it, as `tideline run --by NAME` signs it, so the worker verifies who started it.
-import { generateKeyPairSync } from 'node:crypto';
+// configured with (the file's `governance`, a `starter` or `people` with groups, a `clock`) — a
+// worker of its own. Each person gets a fresh Ed25519 key that only this worker registers; the
+// run's start is signed with the starter's, as `tideline run --by NAME` signs it, so the worker
+// verifies who started it, and the drivers sign scripted approvals with the approver's.
+import { generateKeyPairSync, type KeyObject, type KeyPairKeyObjectResult } from 'node:crypto';
 import type { ApprovalSettings, Clock } from '../activities/deps';
 import { publicKeyText } from '../activities/approval-keys';
 import type { SignedStart } from '../contract/approval-messages';
@@ -14,6 +15,8 @@ import type { TestStack } from './test-stack';
 export interface CaseWorker {
   taskQueue: string;
   startedBy?: SignedStart;
+  /** The private key the worker registered for a person of the case, if it knows them. */
+  keyOf(name: string): KeyObject | undefined;
   stop(): Promise<void>;
 }
 
@@ -47,29 +50,46 @@ function caseClock(clock: NonNullable<LoadedCase['clock']>): Clock {
     : steppedClock(Date.parse(clock.at), parseDuration(clock.perCheck));
 }
 
+/** Everyone the case's worker knows (its starter and its `people`), each with their groups. */
+function peopleOf(testCase: LoadedCase): Map<string, Set<string>> {
+  const people = new Map<string, Set<string>>();
+  const add = (name: string, groups: readonly string[]) =>
+    people.set(name, new Set([...(people.get(name) ?? []), ...groups]));
+  if (testCase.starter !== undefined) add(testCase.starter.name, testCase.starter.groups);
+  for (const [name, person] of Object.entries(testCase.people ?? {})) add(name, person.groups);
+  return people;
+}
+
+function approvalSettings(people: Map<string, Set<string>>, keys: Map<string, KeyPairKeyObjectResult>) {
+  const groups = new Map<string, string[]>();
+  for (const [name, memberOf] of people)
+    for (const group of memberOf) groups.set(group, [...(groups.get(group) ?? []), name]);
+  const settings: ApprovalSettings = {
+    keys: new Map([...keys].map(([name, pair]) => [name, [publicKeyText(pair.publicKey)]])),
+    groups,
+  };
+  return settings;
+}
+
 export async function caseWorkerFor(
   stack: TestStack,
   testCase: LoadedCase,
   workflowId: string,
 ): Promise<CaseWorker> {
   const { governance, starter, clock } = testCase;
-  if (governance === undefined && starter === undefined && clock === undefined)
-    return { taskQueue: stack.taskQueue, stop: async () => undefined };
-  const key = starter !== undefined ? generateKeyPairSync('ed25519') : undefined;
-  const approvals: ApprovalSettings | undefined =
-    starter !== undefined && key !== undefined
-      ? {
-          keys: new Map([[starter.name, [publicKeyText(key.publicKey)]]]),
-          groups: new Map(starter.groups.map((group) => [group, [starter.name]])),
-        }
-      : undefined;
+  const people = peopleOf(testCase);
+  if (governance === undefined && people.size === 0 && clock === undefined)
+    return { taskQueue: stack.taskQueue, stop: async () => undefined, keyOf: () => undefined };
+  const keys = new Map([...people.keys()].map((name) => [name, generateKeyPairSync('ed25519')]));
   const worker = await stack.caseWorker({
     ...(governance !== undefined && { governance }),
-    ...(approvals !== undefined && { approvals }),
+    ...(people.size > 0 && { approvals: approvalSettings(people, keys) }),
     ...(clock !== undefined && { clock: caseClock(clock) }),
   });
+  const keyOf = (name: string) => keys.get(name)?.privateKey;
   return {
     ...worker,
-    ...(starter !== undefined && { startedBy: signStart(key?.privateKey, workflowId, starter.name) }),
+    keyOf,
+    ...(starter !== undefined && { startedBy: signStart(keyOf(starter.name), workflowId, starter.name) }),
   };
 }

@@ -137,6 +137,9 @@ const AnswerDelay = z
     message: `must be at most ${MAX_ANSWER_DELAY}: a case runs on real time`,
   });
 
+/** A person's or a group's name, as the worker's `approvals:` section writes it. */
+const PersonName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/);
+
 const Approval = z.strictObject({
   step: z.string().min(1).describe('The approval step to answer'),
   decision: z.enum(['approve', 'reject']),
@@ -310,11 +313,17 @@ export const TestCase = z.strictObject({
     .describe('Cancels the run, as `tideline cancel` does, once a step has reached a status'),
   starter: z
     .strictObject({
-      name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/),
-      groups: z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/)).default([]),
+      name: PersonName,
+      groups: z.array(PersonName).default([]),
     })
     .optional()
     .describe("Who starts the run, signed with a key the case's worker registers, and their groups"),
+  people: z
+    .record(PersonName, z.strictObject({ groups: z.array(PersonName).default([]) }))
+    .optional()
+    .describe(
+      "People the case's worker knows, with their groups: each gets a key it registers, and a scripted approval `by` one of them is signed with it, as `tideline approve --by NAME` signs it",
+    ),
   clock: z
     .union([
       z.iso

@@ -11,6 +11,7 @@ import { buildDist, REPO_ROOT } from '../helpers/worker-process';
 
 const FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'governance', 'policies.test.yaml');
 const FLEET = path.join(REPO_ROOT, 'test', 'fixtures', 'governance', 'fleet-window.test.yaml');
+const APPROVALS = path.join(REPO_ROOT, 'test', 'fixtures', 'governance', 'policy-approvals.test.yaml');
 
 let dir: string;
 beforeAll(async () => {
@@ -66,6 +67,25 @@ test('a window that closes at the fourth item of a fleet, rehearsed on a stepped
     expect(result.stdout).toMatch(
       /policies: expected .*, got .*"step":"each\[7\]\.promote","effect":"window","open":false,"opensAt":"2030-12-21T00:00:00.000Z"/,
     );
+  } finally {
+    rmSync(file, { force: true });
+  }
+}, 600_000);
+
+test('an approval a policy asks for, rehearsed: signed by a DBA it counts; by someone outside dba it does not', async () => {
+  const passing = await runTideline(['test', APPROVALS], { timeoutMs: 240_000 });
+  expect({ code: passing.code, stderr: passing.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(passing.stdout).toMatch(/^2 passed \(2 cases in \S+\)$/m);
+  // dave is no DBA here: his signed approval is not counted, so the rotation waits for one that is.
+  const file = path.join(path.dirname(APPROVALS), `policy-approvals-${process.pid}.test.yaml`);
+  writeFileSync(file, readFileSync(APPROVALS, 'utf8').replaceAll('groups: [dba]', 'groups: [dev]'));
+  try {
+    const result = await runTideline(['test', file, '--filter', 'goes through', '--timeout', '20'], {
+      timeoutMs: 240_000,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('the run did not end within 20s (status running) [TEST_CASE_TIMEOUT]');
+    expect(result.stdout).toMatch(/rotate: running/);
   } finally {
     rmSync(file, { force: true });
   }
