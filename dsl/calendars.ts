@@ -1,12 +1,14 @@
 // Change calendars: a `window` lets changes happen only inside its occurrences, a `freeze` lets
 // none happen inside them. Occurrences recur by RRULE lines in the calendar's time zone (expanded
 // by calendar-rules.ts in wall-clock time, converted to instants here, so daylight saving time
-// moves them correctly) and last `duration` of elapsed time; or one absolute period. An
+// moves them correctly) and last `duration` of elapsed time; or one absolute period; or the events
+// of an iCalendar file (ical-calendar.ts). An
 // occurrence that started before the time asked about and still lasts counts.
 //
 // Pure and bounded: every search looks at most OPEN_HORIZON_MS ahead; what lies beyond is
 // reported as unknown (null), never searched for.
 import { parseDuration } from './durations';
+import { icalPeriods, readIcal, type IcalEvents } from './ical-calendar';
 import type { CalendarRule } from './calendar-rules';
 import { readCalendarRule, wallOccurrences } from './calendar-rules';
 import type { CalendarSpec } from './policy-schema';
@@ -20,7 +22,11 @@ const FIRST_HORIZON_MS = 31 * DAY_MS;
 
 type Occurrences =
   | { kind: 'recurring'; rules: readonly CalendarRule[]; durationMs: number }
-  | { kind: 'absolute'; fromMs: number; untilMs: number };
+  | { kind: 'absolute'; fromMs: number; untilMs: number }
+  | { kind: 'ical'; file: string; calendar: IcalEvents };
+
+/** Reads a file a calendar names (`ics`), relative to the file that names it; throws when it cannot. */
+export type CalendarFileReader = (file: string) => string;
 
 export interface CompiledCalendar {
   readonly name: string;
@@ -48,10 +54,15 @@ export type CalendarCompilation =
   { ok: true; calendar: CompiledCalendar } | { ok: false; problems: string[] };
 
 /** Checks and prepares a calendar of the governance section; problems name `calendars.<name>.…`. */
-export function compileCalendar(name: string, spec: CalendarSpec): CalendarCompilation {
+export function compileCalendar(
+  name: string,
+  spec: CalendarSpec,
+  readFile?: CalendarFileReader,
+): CalendarCompilation {
   const where = `calendars.${name}`;
   const problems: string[] = [];
   const zone = spec.timezone;
+  if (spec.ics !== undefined) return compileIcalCalendar(name, spec, spec.ics, readFile);
   if (spec.rrule !== undefined && spec.duration !== undefined) {
     let startWallMs: number | null = null;
     if (spec.start !== undefined) {
@@ -91,9 +102,42 @@ export function compileCalendar(name: string, spec: CalendarSpec): CalendarCompi
   };
 }
 
+function compileIcalCalendar(
+  name: string,
+  spec: CalendarSpec,
+  file: string,
+  readFile: CalendarFileReader | undefined,
+): CalendarCompilation {
+  const where = `calendars.${name}.ics`;
+  if (readFile === undefined)
+    return {
+      ok: false,
+      problems: [`${where}: a calendar file can only be named in a file (a worker or test configuration)`],
+    };
+  let text: string;
+  try {
+    text = readFile(file);
+  } catch (error) {
+    return { ok: false, problems: [`${where}: cannot read ${file}: ${(error as Error).message}`] };
+  }
+  const read = readIcal(text);
+  if (!read.ok) return { ok: false, problems: [`${where}: ${file} ${read.problem}`] };
+  return {
+    ok: true,
+    calendar: {
+      name,
+      kind: spec.kind,
+      timezone: spec.timezone,
+      occurrences: { kind: 'ical', file, calendar: read.calendar },
+    },
+  };
+}
+
 /** Occurrences that overlap [fromMs, untilMs), sorted by start. */
 export function occurrencesBetween(calendar: CompiledCalendar, fromMs: number, untilMs: number): Period[] {
   const occurrences = calendar.occurrences;
+  if (occurrences.kind === 'ical')
+    return icalPeriods(occurrences.calendar, calendar.timezone, fromMs, untilMs);
   if (occurrences.kind === 'absolute') {
     const { fromMs: start, untilMs: end } = occurrences;
     return start < untilMs && end > fromMs ? [{ start, end }] : [];

@@ -9,7 +9,7 @@
 // of the wrong type) counts as "the rule applies" — for every effect, so the failure is seen — and
 // the decision's message says why.
 import type { CalendarState, CompiledCalendar } from './calendars';
-import { calendarState, compileCalendar, firstOpenTogether } from './calendars';
+import { calendarState, compileCalendar, firstOpenTogether, type CalendarFileReader } from './calendars';
 import type { PolicyCondition, PolicyVariable } from './policy-cel';
 import { compileCondition, evaluateCondition, policyVariables } from './policy-cel';
 import type { PolicyAt, PolicyContext, PolicyEffect, PolicyRule, WindowRule } from './policy-schema';
@@ -114,14 +114,14 @@ function compileRule(
  * Checks a governance section (raw configuration or already parsed) and prepares it: every
  * problem is reported, each as `path: what is wrong` relative to the section.
  */
-export function compileGovernance(section: unknown): GovernanceCompilation {
+export function compileGovernance(section: unknown, readFile?: CalendarFileReader): GovernanceCompilation {
   const parsed = GovernanceSection.safeParse(section ?? {});
   if (!parsed.success) return { ok: false, problems: parsed.error.issues.map(governanceIssueText) };
   const config: GovernanceSection = parsed.data;
   const problems: string[] = [];
   const calendars = new Map<string, CompiledCalendar>();
   for (const [name, spec] of Object.entries(config.calendars ?? {})) {
-    const compiled = compileCalendar(name, spec);
+    const compiled = compileCalendar(name, spec, readFile);
     if (compiled.ok) calendars.set(name, compiled.calendar);
     else problems.push(...compiled.problems);
   }

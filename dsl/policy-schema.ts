@@ -52,8 +52,9 @@ const LocalTimeText = z
   );
 
 /**
- * A calendar: either recurring occurrences (`rrule` lines, RFC 5545 without DTSTART, each lasting
- * `duration`, optionally anchored at `start`) or one absolute period `from`–`until`. A `window`
+ * A calendar: recurring occurrences (`rrule` lines, RFC 5545 without DTSTART, each lasting
+ * `duration`, optionally anchored at `start`), one absolute period `from`–`until`, or the events
+ * of an iCalendar file (`ics`). A `window`
  * lets changes happen only inside its occurrences; a `freeze` lets none happen inside them.
  */
 export const CalendarSpec = z
@@ -67,17 +68,23 @@ export const CalendarSpec = z
     start: LocalTimeText.optional(),
     from: IsoTimeText.optional(),
     until: IsoTimeText.optional(),
+    /** An iCalendar file (.ics), relative to the file that names it: its events are the occurrences. */
+    ics: z.string().min(1).max(1000).optional(),
   })
   .superRefine((spec, ctx) => {
     const recurring = spec.rrule !== undefined;
     const absolute = spec.from !== undefined || spec.until !== undefined;
-    if (recurring && absolute)
+    const ics = spec.ics !== undefined;
+    if ([recurring, absolute, ics].filter(Boolean).length > 1)
       ctx.addIssue({
         code: 'custom',
-        message: 'give either rrule with duration, or from and until, not both',
+        message: 'give one of: rrule with duration, from and until, or ics',
       });
-    else if (!recurring && !absolute)
-      ctx.addIssue({ code: 'custom', message: 'give rrule with duration, or from and until' });
+    else if (!recurring && !absolute && !ics)
+      ctx.addIssue({
+        code: 'custom',
+        message: 'give rrule with duration, from and until, or ics (a .ics file)',
+      });
     if (recurring && spec.duration === undefined)
       ctx.addIssue({
         code: 'custom',

@@ -2,6 +2,7 @@
 // nesting and alias limits and position index, dsl/), checked against the test file schema, with
 // every case's runbook loaded and checked and its references and inputs checked. Every problem
 // comes back at once, as file:line:column with a stable code.
+import { calendarFileReader } from '../dsl/calendar-files';
 import { compileGovernance, type CompiledGovernance } from '../dsl/policies';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
@@ -113,7 +114,7 @@ export function loadTestFile(absolutePath: string, display: (absolute: string) =
   const cases: LoadedCase[] = [];
   let governance: CompiledGovernance | undefined;
   if (parsed.data.governance !== undefined) {
-    const compiled = compileGovernance(parsed.data.governance);
+    const compiled = compileGovernance(parsed.data.governance, calendarFileReader(dirname(absolutePath)));
     if (!compiled.ok)
       return {
         ok: false,

@@ -41,6 +41,7 @@ import { inspect } from 'node:util';
 import path from 'node:path';
 import type { ApprovalSettings, CatalogSettings, NotificationSettings } from '../activities/deps';
 import { loadCatalog, type CatalogEntry } from './catalog';
+import { calendarFileReader } from '../dsl/calendar-files';
 import { compileGovernance, describeRules, type CompiledGovernance } from '../dsl/policies';
 import { DEFAULT_NOTIFICATION_SETTINGS } from '../activities/notify';
 import { parseBaseUrl } from '../cloud/base-url';
@@ -174,10 +175,13 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
   if (catalogProblems.length > 0) throw configError(catalogProblems, source);
   let governance: CompiledGovernance | undefined;
   if (data.policies !== undefined || data.calendars !== undefined) {
-    const compiled = compileGovernance({
-      ...(data.policies !== undefined && { policies: data.policies }),
-      ...(data.calendars !== undefined && { calendars: data.calendars }),
-    });
+    const compiled = compileGovernance(
+      {
+        ...(data.policies !== undefined && { policies: data.policies }),
+        ...(data.calendars !== undefined && { calendars: data.calendars }),
+      },
+      calendarFileReader(configFile ? path.dirname(configFile) : process.cwd(), options.readFile),
+    );
     if (!compiled.ok) throw configError(compiled.problems, source);
     governance = compiled.governance;
   }

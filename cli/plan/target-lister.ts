@@ -8,6 +8,8 @@
 // and so is a file with policies the plan cannot load whole (no credentials on this machine).
 import { serviceAsTarget } from '../../activities/policy-check';
 import type { JsonValue } from '../../dsl/expressions';
+import path from 'node:path';
+import { calendarFileReader } from '../../dsl/calendar-files';
 import { compileGovernance, type CompiledGovernance } from '../../dsl/policies';
 import { CloudApiError } from '../../cloud/errors';
 import { loadWorkerConfig, type WorkerConfig } from '../../worker/config';
@@ -108,7 +110,7 @@ export function planWorkerConfig(
         if (section === undefined) throw error;
         // Policies in a file the plan cannot take whole (no Cloud API credentials here, say): the
         // same compilation as the worker's, and no target can be read (each step says why).
-        const compiled = compileGovernance(section);
+        const compiled = compileGovernance(section, calendarFileReader(path.dirname(file)));
         if (!compiled.ok)
           throw new CliError(
             'CLI_USAGE',

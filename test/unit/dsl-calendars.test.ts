@@ -243,7 +243,7 @@ describe('calendar checks', () => {
   it('refuses mixing both forms, an impossible date, and an end before the start', () => {
     expect(
       problems({ ...base, rrule: ['FREQ=DAILY'], from: '2025-01-01', until: '2025-01-02' })[0],
-    ).toContain('not both');
+    ).toContain('give one of: rrule with duration, from and until, or ics');
     expect(
       problems({ kind: 'freeze', timezone: 'UTC', from: '2025-02-30', until: '2025-03-02' })[0],
     ).toContain('must be an ISO time');
