@@ -4,14 +4,9 @@
 import type { Plan, PlanRequest, PlanStep } from '../plan/build-plan';
 import type { PlanStepPolicies } from '../plan/plan-policies';
 import { callsText, policyHeaderLines, stepPolicyLines } from './plan-policies-text';
-import { selectorText, targetLines } from './plan-targets-text';
+import { oneLine, viewsOf } from '../plan/step-kind-views';
+import { targetLines } from './plan-targets-text';
 import { inlineValue, SECRET_MASK, visibleLength, type Style } from './style';
-import { assertNever } from '../../contract/assert-never';
-
-/** CEL written over several YAML lines reads better on one. */
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
 
 function requestLines(request: PlanRequest, pad: string): string[] {
   const lines = [`${request.method} ${request.path}`];
@@ -21,48 +16,6 @@ function requestLines(request: PlanRequest, pad: string): string[] {
   if (request.query !== undefined && Object.keys(request.query).length > 0)
     lines.push(`  query ${JSON.stringify(request.query)}`);
   return lines.map((line) => `${pad}${line}`);
-}
-
-function headline(step: PlanStep): string {
-  switch (step.kind) {
-    case 'call':
-      return `call ${step.request?.action ?? ''}${step.adopt ? ' (adopts an existing resource of the same name)' : ''}`;
-    case 'wait':
-      return `wait ${step.request?.action ?? ''} ${step.untilDeleted ? 'until the resource is gone' : `until ${oneLine(step.until ?? 'it answers')}`}`;
-    case 'sleep':
-      return `sleep ${step.duration ?? ''}`;
-    case 'approve':
-      return `approve: ${inlineValue(step.message ?? '')} (default ${step.default ?? 'reject'}${step.timeout ? ` after ${step.timeout}` : ', no timeout'})`;
-    case 'assert':
-      return `assert ${oneLine(step.condition ?? '')}`;
-    case 'fail':
-      return `fail: ${inlineValue(step.message ?? '')}`;
-    case 'parallel':
-      return `parallel: ${step.branches?.length ?? 0} branches at once`;
-    case 'foreach':
-      return step.targets !== undefined
-        ? `foreach ${step.as ?? 'item'} in ${selectorText(step.targets)} (${foreachLimits(step)})`
-        : `foreach ${step.as ?? 'item'} in ${step.items ?? ''} (${foreachLimits(step)})`;
-    case 'runbook':
-      return `runbook ${step.runbook?.path ?? ''} (${step.runbook?.name ?? ''}) with ${JSON.stringify(step.runbook?.with ?? {})}`;
-    default:
-      return assertNever(step.kind, 'step kind');
-  }
-}
-
-/** `3 at a time, ramp 1×2, stop starting after 2 failed items, finish those in flight`. */
-function foreachLimits(step: PlanStep): string {
-  const parts = [`${inlineValue(step.concurrency ?? 1)} at a time`];
-  if (step.ramp !== undefined)
-    parts.push(`ramp from ${step.ramp.start}, ×${step.ramp.factor} while items succeed`);
-  if (step.maxErrors !== undefined) {
-    const budget =
-      typeof step.maxErrors === 'number' ? `${step.maxErrors}` : `${step.maxErrors} of the items`;
-    parts.push(
-      `maxErrors ${budget}: more failed items stop new starts and ${step.onMaxErrors === 'cancel' ? 'cancel' : 'finish'} those in flight`,
-    );
-  }
-  return parts.join(', ');
 }
 
 /**
@@ -82,17 +35,16 @@ function stepLines(
   const inner = `${pad}     `;
   const nested = (inner2: PlanStep, label2: string) =>
     stepLines(inner2, label2, `${inner}  `, style, policies);
-  const lines = [title, `${inner}${headline(step)}`];
+  const views = viewsOf(step.kind);
+  const lines = [title, `${inner}${views.headline(step)}`];
   if (step.request) lines.push(...requestLines(step.request, `${inner}  `));
   const facts: string[] = [];
   if (step.if !== undefined) facts.push(`only if ${oneLine(step.if)}`);
-  if (step.failIf !== undefined) facts.push(`fails if ${oneLine(step.failIf)}`);
-  if (step.kind === 'wait') facts.push(`polls every ${step.interval ?? ''}`);
-  if (step.timeout !== undefined && step.kind !== 'approve') facts.push(`timeout ${step.timeout}`);
+  facts.push(...views.leadingFacts(step));
+  if (step.timeout !== undefined && !views.timeoutInHeadline) facts.push(`timeout ${step.timeout}`);
   if (step.retry) facts.push(`retry ${step.retry.attempts} attempts`);
   if (step.continueOnError) facts.push('continues on error');
-  if (step.kind === 'assert' && step.message !== undefined)
-    facts.push(`message ${inlineValue(step.message)}`);
+  facts.push(...views.trailingFacts(step));
   if (facts.length > 0) lines.push(style.dim(`${inner}${facts.join('; ')}`));
   if (step.targets !== undefined) lines.push(...targetLines(step.targets, inner));
   const policy = policies.get(step.key);
@@ -102,7 +54,7 @@ function stepLines(
     branch.steps.forEach((inner2, index) => lines.push(...nested(inner2, `${index + 1}.`)));
   }
   if (step.steps !== undefined) {
-    lines.push(`${inner}${step.kind === 'runbook' ? 'its steps' : 'for each item'}:`);
+    lines.push(`${inner}${views.stepsTitle}:`);
     step.steps.forEach((inner2, index) => lines.push(...nested(inner2, `${index + 1}.`)));
   }
   if (step.compensate.length > 0) {
