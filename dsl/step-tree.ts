@@ -42,10 +42,13 @@ export interface Descend {
   compensate?: boolean;
 }
 
-type Placed<S> = { step: S; path: ProblemPath };
+export type Placed<S> = { step: S; path: ProblemPath };
 
-/** Where a step shape keeps its nested steps. */
-interface StepShape<S> {
+/**
+ * Where a step shape keeps its nested steps: the written and normalised shapes here, and any tree
+ * built from them (a plan, cli/plan/plan-tree.ts).
+ */
+export interface StepShape<S> {
   id(step: S): string;
   kind(step: S): StepKind;
   branches(step: S, path: ProblemPath): { id: string; path: ProblemPath; steps: Placed<S>[] }[];
@@ -63,7 +66,8 @@ export function placedList(
   return [{ step: value, path }];
 }
 
-const indexed = <S>(steps: readonly S[], path: ProblemPath): Placed<S>[] =>
+/** A list's steps, each with its path (the list's path and its index). */
+export const indexed = <S>(steps: readonly S[], path: ProblemPath): Placed<S>[] =>
   steps.map((step, index) => ({ step, path: [...path, index] }));
 
 const WRITTEN: StepShape<Step> = {
@@ -196,4 +200,14 @@ export function completedIds(step: Step): string[] {
   const descend: Descend = { foreach: false, compensate: false };
   walk(WRITTEN, [{ step, path: [] }], [], undefined, descend, (placed) => void ids.push(placed.step.id));
   return ids;
+}
+
+/** Visits every step of a tree of another shape (a plan's steps), in the walk's order. */
+export function walkShape<S>(
+  shape: StepShape<S>,
+  steps: readonly S[],
+  visit: (placed: PlacedStep<S>) => void,
+  visitBranch?: (branch: PlacedBranch) => void,
+): void {
+  walk(shape, indexed(steps, ['steps']), [], undefined, {}, visit, visitBranch);
 }

@@ -4,6 +4,7 @@
 import type { Plan, PlanRequest, PlanStep } from '../plan/build-plan';
 import type { PlanStepPolicies } from '../plan/plan-policies';
 import { callsText, policyHeaderLines, stepPolicyLines } from './plan-policies-text';
+import { planTree } from '../plan/plan-tree';
 import { oneLine, viewsOf } from '../plan/step-kind-views';
 import { targetLines } from './plan-targets-text';
 import { inlineValue, SECRET_MASK, visibleLength, type Style } from './style';
@@ -18,13 +19,8 @@ function requestLines(request: PlanRequest, pad: string): string[] {
   return lines.map((line) => `${pad}${line}`);
 }
 
-/**
- * A step's lines, then those of the steps it holds, indented under it. This recursion is over the
- * built plan, not a walk of the step tree (dsl/step-tree.ts): the plan was made by that walk
- * (cli/plan/build-plan.ts), it also holds a child runbook's steps (which the walk never enters),
- * and each line's number and indentation come from the plan's nesting as it is rendered.
- */
-function stepLines(
+/** A step's own lines: its title, headline, request, facts, targets and policies. */
+function ownLines(
   step: PlanStep,
   label: string,
   pad: string,
@@ -32,9 +28,7 @@ function stepLines(
   policies: ReadonlyMap<string, PlanStepPolicies>,
 ): string[] {
   const title = `${pad}${label} ${style.bold(step.id)}${step.name ? ` — ${step.name}` : ''}`;
-  const inner = `${pad}     `;
-  const nested = (inner2: PlanStep, label2: string) =>
-    stepLines(inner2, label2, `${inner}  `, style, policies);
+  const inner = `${pad}${INNER}`;
   const views = viewsOf(step.kind);
   const lines = [title, `${inner}${views.headline(step)}`];
   if (step.request) lines.push(...requestLines(step.request, `${inner}  `));
@@ -49,17 +43,34 @@ function stepLines(
   if (step.targets !== undefined) lines.push(...targetLines(step.targets, inner));
   const policy = policies.get(step.key);
   if (policy !== undefined) lines.push(...stepPolicyLines(policy, inner, style));
-  for (const branch of step.branches ?? []) {
-    lines.push(`${inner}branch ${branch.id}${branch.name ? ` — ${branch.name}` : ''}:`);
-    branch.steps.forEach((inner2, index) => lines.push(...nested(inner2, `${index + 1}.`)));
-  }
-  if (step.steps !== undefined) {
-    lines.push(`${inner}${views.stepsTitle}:`);
-    step.steps.forEach((inner2, index) => lines.push(...nested(inner2, `${index + 1}.`)));
-  }
-  if (step.compensate.length > 0) {
-    lines.push(`${inner}${style.yellow('undo')} (if a later step fails or the run is cancelled):`);
-    step.compensate.forEach((inner2) => lines.push(...nested(inner2, '-')));
+  return lines;
+}
+
+/** Under a step's title, its details; its nested steps two further in. */
+const INNER = '     ';
+const NESTED = `${INNER}  `;
+
+/**
+ * Every step's lines in plan order (one walk of the plan's tree, cli/plan/plan-tree.ts), each
+ * nested step indented under its container, after the line that names its list (a branch, the
+ * items or a child runbook's steps, the undo).
+ */
+function stepsLines(plan: Plan, style: Style, policies: ReadonlyMap<string, PlanStepPolicies>): string[] {
+  const lines: string[] = [];
+  for (const { step, parent, frames, path, depth } of planTree(plan.steps)) {
+    const frame = frames.at(-1);
+    const index = Number(path.at(-1));
+    const pad = `  ${NESTED.repeat(depth)}`;
+    if (frame !== undefined && parent !== undefined && index === 0) {
+      const above = `  ${NESTED.repeat(depth - 1)}${INNER}`;
+      if (frame.type === 'branch') {
+        const name = parent.branches?.find((branch) => branch.id === frame.branch)?.name;
+        lines.push(`${above}branch ${frame.branch}${name ? ` — ${name}` : ''}:`);
+      } else if (frame.type === 'foreach') lines.push(`${above}${viewsOf(parent.kind).stepsTitle}:`);
+      else lines.push(`${above}${style.yellow('undo')} (if a later step fails or the run is cancelled):`);
+    }
+    const label = frame?.type === 'compensate' ? '-' : `${index + 1}.`;
+    lines.push(...ownLines(step, label, pad, style, policies));
   }
   return lines;
 }
@@ -91,7 +102,7 @@ export function renderPlanText(plan: Plan, style: Style): string {
   if (plan.policies !== undefined) lines.push(...policyHeaderLines(plan.policies, style));
   const policies = new Map((plan.policies?.steps ?? []).map((entry) => [entry.key, entry]));
   lines.push('', 'steps (values from earlier steps are known only at run time and shown as written):');
-  plan.steps.forEach((step, index) => lines.push(...stepLines(step, `${index + 1}.`, '  ', style, policies)));
+  lines.push(...stepsLines(plan, style, policies));
   if (plan.outputs.length > 0) {
     lines.push('', 'outputs:');
     const width = Math.max(...plan.outputs.map((output) => output.name.length));
