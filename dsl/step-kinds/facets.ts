@@ -3,11 +3,13 @@
 // output is, which secrets it may print, its own rules, and whether it can hold, call the API or
 // be retried with other `with`. Types only.
 //
-// Why a kind has its facets in three rooms: the language facets here are pure and sandbox-safe, so
-// the validator, the normaliser, the plan and the workflow all read them; how a kind runs needs the
-// workflow API (workflows/step-kinds.ts, the sandbox table) and how the CLI shows it needs the plan
-// types (cli/plan/step-kind-views.ts, the table for the rest). Each table is a mapped `Record` over
-// `StepKind`, so a kind missing from any of them, or missing a facet, does not compile.
+// Why a kind's facets sit in more than one module: the workflow sandbox must not load the schemas
+// and the catalogue, and dsl/ may not import the workflow or the CLI. So the facts the workflow
+// needs are one entry per kind in ./runtime-table.ts (light, sandbox-safe); the language facets
+// are one module per kind (./call.ts, …), each spreading its runtime entry, gathered by
+// ./table.ts; how a kind runs is its entry in workflows/step-kinds.ts, how the CLI shows it its
+// entry in cli/plan/step-kind-views.ts. Every table is a mapped `Record` over `StepKind`, so a
+// kind missing from one, or an entry missing a facet, does not compile.
 import type { ActionName } from '../../cloud/operations';
 import type { RunbookDefinition, StepDefinition } from '../definition';
 import type { JsonValue } from '../expressions';
