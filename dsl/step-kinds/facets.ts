@@ -97,6 +97,8 @@ export interface StepKindRuntime<K extends StepKind> {
   canFail: boolean;
   /** It calls the Cloud API. */
   callsApi: boolean;
+  /** The action it runs or polls (shown on its step record); undefined: none. */
+  actionOf(step: DefinitionOf<K>): ActionName | undefined;
   /** It applies `timeout` itself (an activity, wait, approval or child deadline). */
   ownTimeout: boolean;
   /** An undoable one finishes before a cancellation takes effect (its undo must be registered). */
