@@ -3,9 +3,9 @@
 // expressions reference — never the whole scope (a `service.list` answer over a fleet would be
 // copied into every wait). The references come from expression-references.ts, the validator's
 // own analysis. Pure and deterministic: used inside the workflow sandbox.
-import { assertNever } from '../cloud/assert-never';
 import type { StepDefinition } from './definition';
 import { expressionReferences } from './expression-references';
+import { definitionRuntime } from './step-kinds/runtime-table';
 import { stepTree } from './step-tree';
 import { findTemplates } from './templates';
 
@@ -46,38 +46,9 @@ export function expressionNeeds(expressions: Array<string | undefined>): ScopeNe
 function addOwnNeeds(needs: ScopeNeeds, step: StepDefinition): void {
   if (step.if !== undefined) addExpressionNeeds(needs, step.if);
   addTemplateNeeds(needs, step.timeoutMs);
-  switch (step.kind) {
-    case 'call':
-      addTemplateNeeds(needs, step.with);
-      break;
-    case 'wait':
-      addTemplateNeeds(needs, step.with);
-      if (step.until !== undefined) addExpressionNeeds(needs, step.until);
-      if (step.failIf !== undefined) addExpressionNeeds(needs, step.failIf);
-      break;
-    case 'sleep':
-      addTemplateNeeds(needs, step.durationMs);
-      break;
-    case 'approve':
-    case 'fail':
-      addTemplateNeeds(needs, step.message);
-      break;
-    case 'assert':
-      addExpressionNeeds(needs, step.condition);
-      addTemplateNeeds(needs, step.message);
-      break;
-    case 'parallel':
-      break;
-    case 'foreach':
-      addExpressionNeeds(needs, step.items);
-      addTemplateNeeds(needs, step.concurrency);
-      break;
-    case 'runbook':
-      // The child's own expressions read the child's scope, not ours: only its inputs count.
-      addTemplateNeeds(needs, step.with);
-      break;
-    default:
-      assertNever(step, 'step kind');
+  for (const read of definitionRuntime(step).reads(step)) {
+    if ('template' in read) addTemplateNeeds(needs, read.template);
+    else if (read.expression !== undefined) addExpressionNeeds(needs, read.expression);
   }
 }
 

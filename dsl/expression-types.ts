@@ -12,6 +12,8 @@ import type { RunbookDefinition } from './definition';
 import type { JsonValue } from './expressions';
 import { celEnvironment } from './expressions';
 import type { Runbook, RunbookStep, Step } from './schema';
+import { writtenKind } from './step-kinds/runtime-table';
+import { languageOf } from './step-kinds/table';
 import { parseTemplate } from './templates';
 
 /** Values of these types may be compared with null: absent optional inputs and fields read null. */
@@ -138,22 +140,16 @@ export class RunbookTypes {
     childRunbook: (step: RunbookStep) => RunbookDefinition | undefined,
     childType: (fields: Record<string, string>) => string,
   ): string {
-    if ('call' in step) return actionCelType(step.call as ActionName);
-    if ('wait' in step) return actionCelType(step.wait as ActionName);
-    if ('assert' in step) return 'bool';
-    // One entry per item: the body's step ids to their outputs (null for an unfinished item).
-    if ('foreach' in step) return 'list<map<string, dyn>>';
-    if ('parallel' in step) return 'map<string, map<string, dyn>>';
-    if ('runbook' in step) {
-      const child = childRunbook(step);
-      if (!child) return 'dyn';
-      return childType(
-        Object.fromEntries(
-          Object.entries(child.outputs).map(([name, spec]) => [name, childOutputType(child, spec.value)]),
-        ),
-      );
-    }
-    return 'dyn';
+    const output = languageOf(writtenKind(step)).output;
+    if ('answerOf' in output) return actionCelType(output.answerOf(step));
+    if ('cel' in output) return output.cel;
+    const child = childRunbook(output.childOutputs(step));
+    if (!child) return 'dyn';
+    return childType(
+      Object.fromEntries(
+        Object.entries(child.outputs).map(([name, spec]) => [name, childOutputType(child, spec.value)]),
+      ),
+    );
   }
 
   /** The fields of an object type, for hints. */

@@ -1,11 +1,8 @@
 // Authored runbook (schema output) → normalised definition. Pure: child runbooks come from the
 // caller (the loader reads and checks them), so this module never touches files.
-import type { ActionName } from '../cloud/operations';
-import { operations } from '../cloud/operations';
 import type { JsonValue } from './expressions';
 import { parseDuration } from './durations';
 import type {
-  DurationValue,
   InputDefinition,
   OutputDefinition,
   RetryDefinition,
@@ -14,32 +11,21 @@ import type {
 } from './definition';
 import {
   DEFINITION_FORMAT_VERSION,
-  DEFAULT_FOREACH_CONCURRENCY,
-  DEFAULT_FOREACH_VARIABLE,
-  DEFAULT_RAMP_FACTOR,
-  DEFAULT_RAMP_START,
   DEFAULT_RETRY_BACKOFF,
   DEFAULT_RETRY_INITIAL_INTERVAL_MS,
   DEFAULT_RETRY_MAX_INTERVAL_MS,
-  DEFAULT_WAIT_INTERVAL_MS,
-  DEFAULT_WAIT_MAX_INTERVAL_MS,
-  DEFAULT_WAIT_TIMEOUT_MS,
 } from './definition';
 import type { InputSpec, OutputSpec, Retry, Runbook, RunbookStep, Step } from './schema';
-import { stepKind } from './schema';
-import { conditionExpression, hasTemplate } from './templates';
+import { conditionExpression } from './templates';
 import { stepTree } from './step-tree';
-import { targetsListStepId } from './targets';
-import { targetsDefinition, targetsItems, targetsListStep } from './targets-filter';
+import { durationValue } from './step-kinds/shared';
+import { writtenKind } from './step-kinds/runtime-table';
+import { languageOf } from './step-kinds/table';
+import { targetsListStep } from './targets-filter';
 
 export interface NormaliseOptions {
   /** The normalised child of a `runbook` step (the loader resolves the path). */
   childRunbook?: (step: RunbookStep) => RunbookDefinition;
-}
-
-/** A literal duration in milliseconds; a template stays as written for the interpreter. */
-function durationValue(text: string): DurationValue {
-  return hasTemplate(text) ? text : parseDuration(text);
 }
 
 function bound(value: number | string | undefined): number | undefined {
@@ -85,10 +71,6 @@ function normaliseRetry(retry: Retry): RetryDefinition {
   };
 }
 
-function withInput(value: Record<string, unknown> | undefined): Record<string, JsonValue> {
-  return { ...((value ?? {}) as Record<string, JsonValue>) };
-}
-
 /**
  * A step list: each step as it normalises, and before a foreach over `targets` the step that lists
  * the services it filters (dsl/targets-filter.ts).
@@ -127,113 +109,14 @@ function normaliseStep(step: Step, options: NormaliseOptions): StepDefinition {
       options,
     );
 
-  if ('call' in step) {
-    const action = step.call as ActionName;
-    return {
-      kind: 'call',
-      ...base,
-      action,
-      actionKind: operations[action].kind,
-      with: withInput(step.with),
-      adopt: step.adopt ?? false,
-    };
-  }
-  if ('wait' in step) {
-    return {
-      kind: 'wait',
-      ...base,
-      action: step.wait as ActionName,
-      with: withInput(step.with),
-      ...(step.until !== undefined && { until: conditionExpression(step.until) }),
-      ...(step.failIf !== undefined && { failIf: conditionExpression(step.failIf) }),
-      untilDeleted: step.untilDeleted ?? false,
-      intervalMs: step.interval !== undefined ? parseDuration(step.interval) : DEFAULT_WAIT_INTERVAL_MS,
-      maxIntervalMs:
-        step.maxInterval !== undefined ? parseDuration(step.maxInterval) : DEFAULT_WAIT_MAX_INTERVAL_MS,
-      timeoutMs: base.timeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS,
-    };
-  }
-  if ('sleep' in step) return { kind: 'sleep', ...base, durationMs: durationValue(step.sleep) };
-  if ('approve' in step) {
-    return {
-      kind: 'approve',
-      ...base,
-      message: step.approve,
-      default: step.default ?? 'reject',
-      ...(step.approvers !== undefined && {
-        approvers: [...step.approvers],
-        minApprovals: step.minApprovals ?? 1,
-        allowSelfApproval: step.allowSelfApproval ?? true,
-      }),
-    };
-  }
-  if ('assert' in step) {
-    return {
-      kind: 'assert',
-      ...base,
-      condition: conditionExpression(step.assert),
-      ...(step.message !== undefined && { message: step.message }),
-    };
-  }
-  if ('parallel' in step) {
-    return {
-      kind: 'parallel',
-      ...base,
-      branches: step.parallel.map((branch) => ({
-        id: branch.id,
-        ...(branch.name !== undefined && { name: branch.name }),
-        steps: nested(branch.steps),
-      })),
-    };
-  }
-  if ('foreach' in step) {
-    const targets =
-      typeof step.foreach === 'string' ? undefined : targetsDefinition(step.foreach.targets, step.id);
-    return {
-      kind: 'foreach',
-      ...base,
-      items:
-        typeof step.foreach === 'string'
-          ? conditionExpression(step.foreach)
-          : targetsItems(step.foreach.targets, targetsListStepId(step.id)),
-      as: step.as ?? DEFAULT_FOREACH_VARIABLE,
-      concurrency: step.concurrency ?? DEFAULT_FOREACH_CONCURRENCY,
-      // Set only when written: definitions without them stay exactly as before.
-      ...(step.maxErrors !== undefined && { maxErrors: step.maxErrors }),
-      ...(step.onMaxErrors !== undefined && { onMaxErrors: step.onMaxErrors }),
-      ...(step.ramp !== undefined && {
-        ramp: {
-          start: step.ramp.start ?? DEFAULT_RAMP_START,
-          factor: step.ramp.factor ?? DEFAULT_RAMP_FACTOR,
-        },
-      }),
-      ...(targets !== undefined && { targets }),
-      steps: nested(step.steps),
-    };
-  }
-  if ('runbook' in step) {
-    if (!options.childRunbook) {
-      throw new NormaliseError(`step \`${step.id}\` runs a child runbook, but no child resolver was given`);
-    }
-    return {
-      kind: 'runbook',
-      ...base,
-      path: step.runbook,
-      with: withInput(step.with),
-      runbook: options.childRunbook(step),
-    };
-  }
-  if ('fail' in step) return { kind: 'fail', ...base, message: step.fail };
-  throw new NormaliseError(`step \`${(step as { id: string }).id}\` has an unknown kind ${stepKind(step)}`);
+  return languageOf(writtenKind(step)).normalise(step, {
+    base,
+    nested,
+    ...(options.childRunbook !== undefined && { childRunbook: options.childRunbook }),
+  });
 }
 
-export class NormaliseError extends Error {
-  readonly code = 'RUNBOOK_NORMALISE';
-  constructor(message: string) {
-    super(message);
-    this.name = 'NormaliseError';
-  }
-}
+export { NormaliseError } from './step-kinds/shared';
 
 /**
  * The oldest format that holds the definition: 2 when a foreach has an error budget, a ramp or

@@ -359,8 +359,3 @@ export type ParallelBranch = z.infer<typeof ParallelBranch>;
 export type ForeachStep = z.infer<typeof ForeachStep>;
 export type RunbookStep = z.infer<typeof RunbookStep>;
 export type FailStep = z.infer<typeof FailStep>;
-
-/** The kind key of a step (exactly one is present once the schema accepted it). */
-export function stepKind(step: Step): StepKind {
-  return STEP_KINDS.find((kind) => kind in step) as StepKind;
-}

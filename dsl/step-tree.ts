@@ -4,8 +4,9 @@
 // (`StepDefinition`, for planning, locks, resources and the interpreter). Also which step ids a
 // step makes readable once it completed. Pure and sandbox-safe.
 import type { ProblemPath } from './problems';
-import type { Step } from './schema';
-import { DEFAULT_FOREACH_VARIABLE, type StepDefinition } from './definition';
+import type { StepDefinition } from './definition';
+import type { Step, StepKind } from './schema';
+import { runtimeOf, writtenKind } from './step-kinds/runtime-table';
 
 export type Frame =
   | { type: 'branch'; parallel: string; branch: string }
@@ -14,6 +15,8 @@ export type Frame =
 
 export interface PlacedStep<S = Step> {
   step: S;
+  /** The step's kind, computed once (a written step's kind key, a normalised step's `kind`). */
+  kind: StepKind;
   path: ProblemPath;
   /** The containers the step sits in, outermost first (the last one holds it directly). */
   frames: Frame[];
@@ -39,11 +42,15 @@ export interface Descend {
   compensate?: boolean;
 }
 
-type Placed<S> = { step: S; path: ProblemPath };
+export type Placed<S> = { step: S; path: ProblemPath };
 
-/** Where a step shape keeps its nested steps. */
-interface StepShape<S> {
+/**
+ * Where a step shape keeps its nested steps: the written and normalised shapes here, and any tree
+ * built from them (a plan, cli/plan/plan-tree.ts).
+ */
+export interface StepShape<S> {
   id(step: S): string;
+  kind(step: S): StepKind;
   branches(step: S, path: ProblemPath): { id: string; path: ProblemPath; steps: Placed<S>[] }[];
   foreach(step: S, path: ProblemPath): { variable: string; steps: Placed<S>[] } | undefined;
   compensation(step: S, path: ProblemPath): Placed<S>[];
@@ -59,42 +66,43 @@ export function placedList(
   return [{ step: value, path }];
 }
 
-const indexed = <S>(steps: readonly S[], path: ProblemPath): Placed<S>[] =>
+/** A list's steps, each with its path (the list's path and its index). */
+export const indexed = <S>(steps: readonly S[], path: ProblemPath): Placed<S>[] =>
   steps.map((step, index) => ({ step, path: [...path, index] }));
 
 const WRITTEN: StepShape<Step> = {
   id: (step) => step.id,
-  branches: (step, path) =>
-    'parallel' in step
-      ? step.parallel.map((branch, index) => {
-          const branchPath = [...path, 'parallel', index];
-          return {
-            id: branch.id,
-            path: branchPath,
-            steps: placedList(branch.steps, [...branchPath, 'steps']),
-          };
-        })
-      : [],
-  foreach: (step, path) =>
-    'foreach' in step
-      ? { variable: step.as ?? DEFAULT_FOREACH_VARIABLE, steps: placedList(step.steps, [...path, 'steps']) }
-      : undefined,
+  kind: writtenKind,
+  branches: (step, path) => {
+    const branches = runtimeOf(writtenKind(step)).nested.branches;
+    if (branches === undefined) return [];
+    return branches.written(step).map((branch, index) => {
+      const branchPath = [...path, branches.writtenField, index];
+      return { id: branch.id, path: branchPath, steps: placedList(branch.steps, [...branchPath, 'steps']) };
+    });
+  },
+  foreach: (step, path) => {
+    const body = runtimeOf(writtenKind(step)).nested.body?.written(step);
+    return body && { variable: body.variable, steps: placedList(body.steps, [...path, 'steps']) };
+  },
   compensation: (step, path) => placedList(step.compensate, [...path, 'compensate']),
 };
 
 const NORMALISED: StepShape<StepDefinition> = {
   id: (step) => step.id,
-  branches: (step, path) =>
-    step.kind === 'parallel'
-      ? step.branches.map((branch, index) => {
-          const branchPath = [...path, 'branches', index];
-          return { id: branch.id, path: branchPath, steps: indexed(branch.steps, [...branchPath, 'steps']) };
-        })
-      : [],
-  foreach: (step, path) =>
-    step.kind === 'foreach'
-      ? { variable: step.as, steps: indexed(step.steps, [...path, 'steps']) }
-      : undefined,
+  kind: (step) => step.kind,
+  branches: (step, path) => {
+    const branches = runtimeOf(step.kind).nested.branches;
+    if (branches === undefined) return [];
+    return branches.normalised(step).map((branch, index) => {
+      const branchPath = [...path, branches.normalisedField, index];
+      return { id: branch.id, path: branchPath, steps: indexed(branch.steps, [...branchPath, 'steps']) };
+    });
+  },
+  foreach: (step, path) => {
+    const body = runtimeOf(step.kind).nested.body?.normalised(step);
+    return body && { variable: body.variable, steps: indexed(body.steps, [...path, 'steps']) };
+  },
   compensation: (step, path) => indexed(step.compensate, [...path, 'compensate']),
 };
 
@@ -113,7 +121,7 @@ function walk<S>(
   visitBranch?: (branch: PlacedBranch) => void,
 ): void {
   for (const { step, path } of steps) {
-    visit({ step, path, frames, parent, depth: frames.length });
+    visit({ step, kind: shape.kind(step), path, frames, parent, depth: frames.length });
     const id = shape.id(step);
     if (descend.branches !== false) {
       for (const branch of shape.branches(step, path)) {
@@ -132,6 +140,34 @@ function walk<S>(
       walk(shape, shape.compensation(step, path), [...frames, frame], step, descend, visit, visitBranch);
     }
   }
+}
+
+/** A list of steps one step holds, with the frame its steps sit in. */
+export interface HeldList {
+  frame: Frame;
+  steps: { step: Step; path: ProblemPath }[];
+}
+
+/**
+ * What a written step holds, for a walk that keeps its own order and scope (the validator's
+ * expression checks): its branches, its foreach body, and its compensation.
+ */
+export function heldSteps(
+  step: Step,
+  path: ProblemPath,
+): { branches: HeldList[]; body: HeldList | undefined; compensation: HeldList } {
+  const body = WRITTEN.foreach(step, path);
+  return {
+    branches: WRITTEN.branches(step, path).map((branch) => ({
+      frame: { type: 'branch', parallel: step.id, branch: branch.id },
+      steps: branch.steps,
+    })),
+    body: body && { frame: { type: 'foreach', id: step.id, variable: body.variable }, steps: body.steps },
+    compensation: {
+      frame: { type: 'compensate', owner: step.id },
+      steps: WRITTEN.compensation(step, path),
+    },
+  };
 }
 
 /** Visits every step as written, in document order: nested steps after their parent. */
@@ -164,4 +200,14 @@ export function completedIds(step: Step): string[] {
   const descend: Descend = { foreach: false, compensate: false };
   walk(WRITTEN, [{ step, path: [] }], [], undefined, descend, (placed) => void ids.push(placed.step.id));
   return ids;
+}
+
+/** Visits every step of a tree of another shape (a plan's steps), in the walk's order. */
+export function walkShape<S>(
+  shape: StepShape<S>,
+  steps: readonly S[],
+  visit: (placed: PlacedStep<S>) => void,
+  visitBranch?: (branch: PlacedBranch) => void,
+): void {
+  walk(shape, indexed(steps, ['steps']), [], undefined, {}, visit, visitBranch);
 }

@@ -8,7 +8,7 @@ import { ACTION_CATALOGUE } from './actions';
 import type { RunbookDefinition } from './definition';
 import { checkInputValue } from './inputs';
 import type { ProblemPath, RunbookProblem } from './problems';
-import type { RunbookStep, Step } from './schema';
+import type { CallStep, RunbookStep } from './schema';
 import { suggestionHint } from './suggest';
 import { hasTemplate } from './templates';
 
@@ -161,45 +161,51 @@ function childInputProblems(
 }
 
 /** Problems in how one step uses its action or child runbook. */
-export function stepActionProblems(
-  step: Step,
+/** A call's `with` against the action's request, its literal secrets, and `adopt` on creates only. */
+export function callInputProblems(step: CallStep, path: ProblemPath): RunbookProblem[] {
+  const action = step.call as ActionName;
+  const problems = [
+    ...actionInputProblems(action, step.with ?? {}, path, step.with !== undefined),
+    ...secretLiteralProblems(action, step.with ?? {}, path),
+  ];
+  if (step.adopt !== undefined && ACTION_CATALOGUE[action].kind !== 'create') {
+    problems.push({
+      rule: 'adopt-not-create',
+      path: [...path, 'adopt'],
+      message: `\`adopt\` applies to create actions only; \`${action}\` is a ${ACTION_CATALOGUE[action].kind} action`,
+      hint: 'remove `adopt`',
+    });
+  }
+  return problems;
+}
+
+/** A polled action (a wait's, a watch's) must be a read; its `with` is checked against the request. */
+export function readInputProblems(
+  action: ActionName,
+  field: string,
+  input: Record<string, unknown> | undefined,
+  path: ProblemPath,
+): RunbookProblem[] {
+  const info = ACTION_CATALOGUE[action];
+  if (info.kind !== 'read') {
+    return [
+      {
+        rule: 'wait-not-read',
+        path: [...path, field],
+        message: `\`${field}\` polls read actions only; \`${action}\` is a ${info.kind} action`,
+        hint: `run it with \`call: ${action}\`, then ${field} on a read action such as service.get`,
+      },
+    ];
+  }
+  return actionInputProblems(action, input ?? {}, path, input !== undefined);
+}
+
+/** A child runbook's inputs against its declaration (nothing when the child could not be loaded). */
+export function runbookInputProblems(
+  step: RunbookStep,
   path: ProblemPath,
   childRunbook: (step: RunbookStep) => RunbookDefinition | undefined,
 ): RunbookProblem[] {
-  if ('call' in step) {
-    const action = step.call as ActionName;
-    const problems = [
-      ...actionInputProblems(action, step.with ?? {}, path, step.with !== undefined),
-      ...secretLiteralProblems(action, step.with ?? {}, path),
-    ];
-    if (step.adopt !== undefined && ACTION_CATALOGUE[action].kind !== 'create') {
-      problems.push({
-        rule: 'adopt-not-create',
-        path: [...path, 'adopt'],
-        message: `\`adopt\` applies to create actions only; \`${action}\` is a ${ACTION_CATALOGUE[action].kind} action`,
-        hint: 'remove `adopt`',
-      });
-    }
-    return problems;
-  }
-  if ('wait' in step) {
-    const action = step.wait as ActionName;
-    const info = ACTION_CATALOGUE[action];
-    if (info.kind !== 'read') {
-      return [
-        {
-          rule: 'wait-not-read',
-          path: [...path, 'wait'],
-          message: `\`wait\` polls read actions only; \`${action}\` is a ${info.kind} action`,
-          hint: `run it with \`call: ${action}\`, then wait on a read action such as service.get`,
-        },
-      ];
-    }
-    return actionInputProblems(action, step.with ?? {}, path, step.with !== undefined);
-  }
-  if ('runbook' in step) {
-    const child = childRunbook(step);
-    return child ? childInputProblems(step, child, path) : [];
-  }
-  return [];
+  const child = childRunbook(step);
+  return child ? childInputProblems(step, child, path) : [];
 }

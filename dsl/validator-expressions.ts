@@ -6,14 +6,16 @@
 import { oneSidedDialectValue } from './dialect-values';
 import type { ActionName } from '../cloud/operations';
 import { checkOutputPath } from './actions';
-import { DEFAULT_FOREACH_VARIABLE, type RunbookDefinition } from './definition';
+import type { RunbookDefinition } from './definition';
 import type { ExpressionReference } from './expression-references';
 import { expressionReferences } from './expression-references';
 import { checkExpression } from './expressions';
 import { RunbookTypes, actionCelType, elementType } from './expression-types';
 import type { ProblemPath, RunbookProblem } from './problems';
 import type { Runbook, RunbookStep, Step } from './schema';
-import { completedIds, placedList } from './step-tree';
+import { completedIds, heldSteps } from './step-tree';
+import { writtenKind } from './step-kinds/runtime-table';
+import { languageOf } from './step-kinds/table';
 import type { Frame, PlacedStep } from './step-tree';
 import { closestName, suggestionHint } from './suggest';
 import { conditionExpression, findTemplates } from './templates';
@@ -95,65 +97,43 @@ export class ExpressionChecker {
         loopTypes: scope.loopTypes,
       };
       const items = this.stepFields(step, path, own);
-      if ('parallel' in step) {
-        step.parallel.forEach((branch, index) => {
-          const frame: Frame = { type: 'branch', parallel: step.id, branch: branch.id };
-          const branchPath = [...path, 'parallel', index, 'steps'];
-          this.sequence(placedList(branch.steps, branchPath), {
-            visible: own.visible,
-            frames: [...scope.frames, frame],
-            loopTypes: scope.loopTypes,
-          });
+      const held = heldSteps(step, path);
+      for (const branch of held.branches) {
+        this.sequence(branch.steps, {
+          visible: own.visible,
+          frames: [...scope.frames, branch.frame],
+          loopTypes: scope.loopTypes,
         });
       }
-      if ('foreach' in step) {
-        const frame: Frame = { type: 'foreach', id: step.id, variable: step.as ?? DEFAULT_FOREACH_VARIABLE };
-        this.sequence(placedList(step.steps, [...path, 'steps']), {
+      if (held.body?.frame.type === 'foreach') {
+        const { frame } = held.body;
+        this.sequence(held.body.steps, {
           visible: own.visible,
           frames: [...scope.frames, frame],
           loopTypes: { ...scope.loopTypes, [frame.variable]: elementType(items) },
         });
       }
       for (const id of completedIds(step)) visible.add(id);
-      const compensation = placedList(step.compensate, [...path, 'compensate']);
-      const frame: Frame = { type: 'compensate', owner: step.id };
-      this.sequence(compensation, { visible, frames: [...scope.frames, frame], loopTypes: scope.loopTypes });
+      const { compensation } = held;
+      this.sequence(compensation.steps, {
+        visible,
+        frames: [...scope.frames, compensation.frame],
+        loopTypes: scope.loopTypes,
+      });
     }
     return visible;
   }
 
   /** Checks a step's own expressions; gives the type of a foreach's list (else `dyn`). */
   private stepFields(step: Step, path: ProblemPath, scope: Scope): string {
-    let items = 'dyn';
     if (step.if !== undefined) this.condition(step.if, [...path, 'if'], scope, 'condition');
     if (step.timeout !== undefined) this.templates(step.timeout, [...path, 'timeout'], scope);
-    if ('call' in step) this.templates(step.with ?? {}, [...path, 'with'], scope);
-    if ('wait' in step) {
-      this.templates(step.with ?? {}, [...path, 'with'], scope);
-      const inWait: Scope = { ...scope, resultAction: step.wait as ActionName };
-      if (step.until !== undefined) this.condition(step.until, [...path, 'until'], inWait, 'condition');
-      if (step.failIf !== undefined) this.condition(step.failIf, [...path, 'failIf'], inWait, 'condition');
-    }
-    if ('sleep' in step) this.templates(step.sleep, [...path, 'sleep'], scope);
-    if ('approve' in step) this.templates(step.approve, [...path, 'approve'], scope);
-    if ('assert' in step) {
-      this.condition(step.assert, [...path, 'assert'], scope, 'condition');
-      if (step.message !== undefined) this.templates(step.message, [...path, 'message'], scope);
-    }
-    if ('foreach' in step && typeof step.foreach !== 'string') {
-      // The selector's values are evaluated where the foreach starts; its items are listed services.
-      this.templates(step.foreach.targets, [...path, 'foreach', 'targets'], scope);
-      items = actionCelType('service.list');
-    }
-    if ('foreach' in step) {
-      if (typeof step.foreach === 'string')
-        items = this.condition(step.foreach, [...path, 'foreach'], scope, 'items');
-      if (typeof step.concurrency === 'string')
-        this.templates(step.concurrency, [...path, 'concurrency'], scope);
-    }
-    if ('runbook' in step) this.templates(step.with ?? {}, [...path, 'with'], scope);
-    if ('fail' in step) this.templates(step.fail, [...path, 'fail'], scope);
-    return items;
+    return languageOf(writtenKind(step)).checkExpressions(step, path, {
+      templates: (value, at) => this.templates(value, at, scope),
+      expression: (raw, at, mode, resultOf) =>
+        this.condition(raw, at, resultOf === undefined ? scope : { ...scope, resultAction: resultOf }, mode),
+      actionType: actionCelType,
+    });
   }
 
   private templates(value: unknown, path: ProblemPath, scope: Scope): void {
@@ -374,8 +354,9 @@ export class ExpressionChecker {
     report: (rule: RunbookProblem['rule'], message: string, hint?: string) => void,
   ): void {
     if (fields.length === 0) return;
-    if ('call' in step || 'wait' in step) {
-      const action = ('call' in step ? step.call : step.wait) as ActionName;
+    const output = languageOf(writtenKind(step)).output;
+    if ('answerOf' in output) {
+      const action = output.answerOf(step);
       const mismatch = checkOutputPath(action, fields);
       if (!mismatch) return;
       if (mismatch.known.length === 0 && mismatch.index === 0) {
@@ -389,8 +370,8 @@ export class ExpressionChecker {
       );
       return;
     }
-    if ('runbook' in step) {
-      const child = this.ctx.childRunbook(step);
+    if ('childOutputs' in output) {
+      const child = this.ctx.childRunbook(output.childOutputs(step));
       const name = fields[0] ?? '';
       if (child && !(name in child.outputs)) {
         report(

@@ -1,7 +1,6 @@
 // Secret flows: a secret (a secret input, the `initial_password` a create or fork answers, any
 // password field, a child runbook's secret output) must not reach a non-secret output or a message
 // (fail, assert, approve), because those are printed and kept in plain text in history.
-import type { ActionName } from '../cloud/operations';
 import { SECRET_FIELD_NAME as SECRET_NAME } from '../cloud/secret-fields';
 import { ACTION_CATALOGUE } from './actions';
 import type { RunbookDefinition } from './definition';
@@ -9,6 +8,8 @@ import type { ExpressionReference } from './expression-references';
 import { expressionReferences } from './expression-references';
 import type { ProblemPath, RunbookProblem } from './problems';
 import type { Runbook, RunbookStep } from './schema';
+import { writtenKind } from './step-kinds/runtime-table';
+import { languageOf } from './step-kinds/table';
 import type { PlacedStep } from './step-tree';
 import { findTemplates } from './templates';
 
@@ -35,15 +36,15 @@ function secretRead(ref: ExpressionReference, ctx: SecretContext): string | unde
   const [id, field, first] = ref.path;
   const step = id === undefined ? undefined : ctx.steps.get(id)?.step;
   if (!step || (field !== undefined && field !== 'output')) return undefined;
-  if ('call' in step || 'wait' in step) {
-    const action = ('call' in step ? step.call : step.wait) as ActionName;
-    const secrets = ACTION_CATALOGUE[action].secretOutputFields;
+  const output = languageOf(writtenKind(step)).output;
+  if ('answerOf' in output) {
+    const secrets = ACTION_CATALOGUE[output.answerOf(step)].secretOutputFields;
     if (secrets.length > 0 && (first === undefined || secrets.includes(first))) {
       return first === undefined ? `\`${dotted}\`, which includes ${secrets.join(', ')}` : `\`${dotted}\``;
     }
   }
-  if ('runbook' in step) {
-    const child = ctx.childRunbook(step);
+  if ('childOutputs' in output) {
+    const child = ctx.childRunbook(output.childOutputs(step));
     const secretOutputs = Object.entries(child?.outputs ?? {})
       .filter(([, spec]) => spec.secret)
       .map(([name]) => name);
@@ -100,14 +101,9 @@ export function secretLeakProblems(ctx: SecretContext): RunbookProblem[] {
     );
   }
   const messageHint = 'messages are printed and kept in history; leave the secret out';
-  for (const { step, path } of ctx.steps.values()) {
-    if ('fail' in step)
-      problems.push(...leaks(step.fail, [...path, 'fail'], 'the `fail` message', messageHint, ctx));
-    if ('approve' in step)
-      problems.push(...leaks(step.approve, [...path, 'approve'], 'the `approve` message', messageHint, ctx));
-    if ('assert' in step && step.message !== undefined) {
-      problems.push(...leaks(step.message, [...path, 'message'], 'the `assert` message', messageHint, ctx));
-    }
+  for (const { step, kind, path } of ctx.steps.values()) {
+    for (const message of languageOf(kind).messages(step, path))
+      problems.push(...leaks(message.value, message.path, message.what, messageHint, ctx));
   }
   return problems;
 }

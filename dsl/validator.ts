@@ -10,13 +10,11 @@ import type { Runbook, RunbookStep } from './schema';
 import { schemaProblems } from './schema-issues';
 import { placedList, walkSteps } from './step-tree';
 import type { PlacedStep } from './step-tree';
-import { approverProblems } from './validator-approvals';
-import { stepActionProblems } from './validator-actions';
 import { ExpressionChecker } from './validator-expressions';
 import { inputSpecProblems } from './validator-inputs';
 import { secretLeakProblems } from './validator-secrets';
 import { isDuration, parseDuration } from './durations';
-import { targetsListStepId, targetsProblems } from './targets';
+import { languageOf } from './step-kinds/table';
 
 export interface ValidationContext {
   /**
@@ -52,28 +50,17 @@ function writtenIds(raw: unknown): Set<string> {
   return ids;
 }
 
-function durationOrder(step: PlacedStep['step'], path: ProblemPath): RunbookProblem[] {
-  const problems: RunbookProblem[] = [];
-  const check = (
-    low: string | undefined,
-    high: string | undefined,
-    lowName: string,
-    highName: string,
-    at: ProblemPath,
-  ) => {
-    if (low !== undefined && high !== undefined && parseDuration(low) > parseDuration(high)) {
-      problems.push({ rule: 'duration', path: at, message: `\`${lowName}\` is longer than \`${highName}\`` });
-    }
-  };
-  if ('wait' in step)
-    check(step.interval, step.maxInterval, 'interval', 'maxInterval', [...path, 'interval']);
-  if (step.retry)
-    check(step.retry.initialInterval, step.retry.maxInterval, 'initialInterval', 'maxInterval', [
-      ...path,
-      'retry',
-      'initialInterval',
-    ]);
-  return problems;
+function retryOrder(step: PlacedStep['step'], path: ProblemPath): RunbookProblem[] {
+  const retry = step.retry;
+  if (retry?.initialInterval === undefined || retry.maxInterval === undefined) return [];
+  if (parseDuration(retry.initialInterval) <= parseDuration(retry.maxInterval)) return [];
+  return [
+    {
+      rule: 'duration',
+      path: [...path, 'retry', 'initialInterval'],
+      message: '`initialInterval` is longer than `maxInterval`',
+    },
+  ];
 }
 
 /** The longest duration a runbook may write (10 years): longer is a typo, and beyond Temporal's timers. */
@@ -152,10 +139,12 @@ export function validateRunbook(
     top,
     [],
     (placed) => {
-      const { step, path, frames } = placed;
+      const { step, kind, path, frames } = placed;
+      const language = languageOf(kind);
       if (claimId(step.id, path)) steps.set(step.id, placed);
-      if ('runbook' in step) children.set(step, context.childRunbook?.(step, path));
-      problems.push(...stepActionProblems(step, path, childRunbook), ...durationOrder(step, path));
+      if (kind === 'runbook')
+        children.set(step as RunbookStep, context.childRunbook?.(step as RunbookStep, path));
+      problems.push(...language.inputProblems(step, path, childRunbook), ...retryOrder(step, path));
       problems.push(...stepDurationLimits(step, path));
       if (step.compensate !== undefined && frames.some((f) => f.type === 'compensate')) {
         problems.push({
@@ -173,53 +162,8 @@ export function validateRunbook(
           hint: 'remove `onFailure` here',
         });
       }
-      if ('approve' in step && step.onFailure === 'hold') {
-        problems.push({
-          rule: 'on-failure',
-          path: [...path, 'onFailure'],
-          message: 'an approval cannot hold the run: a rejection is a decision, and it rolls back',
-          hint: 'remove `onFailure` here',
-        });
-      }
-      if ('approve' in step && step.default !== undefined && step.timeout === undefined) {
-        problems.push({
-          rule: 'approve-default',
-          path: [...path, 'default'],
-          message: '`default` applies when `timeout` passes, but this approval has no `timeout`',
-          hint: 'add a timeout, e.g. timeout: 1h',
-        });
-      }
-      if ('approve' in step) problems.push(...approverProblems(step, path));
-      if ('wait' in step && step.until === undefined && step.untilDeleted !== true) {
-        // Without a condition a wait would end at the first answer, which is rarely what was meant.
-        problems.push({
-          rule: 'wait-condition',
-          path: [...path, 'wait'],
-          message:
-            'a wait needs `until` or `untilDeleted: true`; without one it would end at the first answer',
-          hint: "e.g. until: \"${{ result.status == 'READY' }}\", or until: 'true' to take any answer",
-        });
-      }
-      if ('foreach' in step && step.onMaxErrors !== undefined && step.maxErrors === undefined) {
-        problems.push({
-          rule: 'foreach-budget',
-          path: [...path, 'onMaxErrors'],
-          message:
-            '`onMaxErrors` says what happens once `maxErrors` is exceeded, but this foreach has no `maxErrors`',
-          hint: 'add one, e.g. maxErrors: 2 or maxErrors: "10%" (0 stops at the first failed item)',
-        });
-      }
-      if ('foreach' in step && typeof step.foreach !== 'string') {
-        problems.push(...targetsProblems(step.foreach.targets, [...path, 'foreach', 'targets']));
-        listSteps.push({ id: targetsListStepId(step.id), path: [...path, 'foreach', 'targets'] });
-      }
-      if ('foreach' in step && ['inputs', 'steps', 'result'].includes(step.as ?? '')) {
-        problems.push({
-          rule: 'schema',
-          path: [...path, 'as'],
-          message: `the loop variable cannot be called \`${step.as}\``,
-        });
-      }
+      problems.push(...language.problems(step, path));
+      listSteps.push(...language.generatedIds(step, path));
     },
     (branch) => {
       if (claimId(branch.id, branch.path)) branches.set(branch.id, branch.path);

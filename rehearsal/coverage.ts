@@ -15,6 +15,7 @@ import { assertNever } from '../cloud/assert-never';
 import type { StepFailureCode } from '../contract/failure-codes';
 import type { RunStatus, StepRecord, StepStatus } from '../contract/run-messages';
 import type { RunbookDefinition, StepDefinition } from '../dsl/definition';
+import { definitionRuntime } from '../dsl/step-kinds/runtime-table';
 import { stepTree, type Frame } from '../dsl/step-tree';
 import type { CaseResult } from './case-runner';
 import type { LoadedCase } from './test-file-loader';
@@ -104,21 +105,7 @@ export function patternKey(key: string): string {
  * failures are failures of the steps it holds, which count themselves).
  */
 export function canFail(step: StepDefinition): boolean {
-  switch (step.kind) {
-    case 'call':
-    case 'wait':
-    case 'approve':
-    case 'assert':
-    case 'fail':
-    case 'runbook':
-      return true;
-    case 'sleep':
-    case 'parallel':
-    case 'foreach':
-      return step.timeoutMs !== undefined;
-    default:
-      return assertNever(step, 'step kind');
-  }
+  return definitionRuntime(step).canFail || step.timeoutMs !== undefined;
 }
 
 /**

@@ -14,6 +14,7 @@ import type { RunbookDefinition, StepDefinition } from '../dsl/definition';
 import { bindInputs } from '../dsl/inputs';
 import { missingOutputField, outputReads } from '../dsl/output-reads';
 import { stepTree } from '../dsl/step-tree';
+import { definitionRuntime } from '../dsl/step-kinds/runtime-table';
 import type { Holds } from './holds';
 import type { Scope } from './interpreter';
 import {
@@ -92,9 +93,12 @@ function checkWithChanges(definition: RunbookDefinition, stepId: string, changes
   const names = Object.keys(changes);
   if (names.length === 0) return;
   const step = stepById(definition.steps, stepId);
-  if (step === undefined || (step.kind !== 'call' && step.kind !== 'wait' && step.kind !== 'runbook'))
-    throw new Error(`step ${stepId} has no \`with\` to change (only call, wait and runbook steps do)`);
-  const sets = Object.keys(step.with);
+  const input = step === undefined ? undefined : definitionRuntime(step).withOf(step);
+  if (input === undefined)
+    throw new Error(
+      `step ${stepId} has no \`with\` to change (only steps that run an action or a child runbook have one)`,
+    );
+  const sets = Object.keys(input);
   const unknown = names.find((name) => !sets.includes(name));
   if (unknown !== undefined)
     throw new Error(

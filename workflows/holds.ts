@@ -5,6 +5,7 @@
 import { condition } from '@temporalio/workflow';
 import type { OnFailurePolicy, StepDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
+import { definitionRuntime } from '../dsl/step-kinds/runtime-table';
 import type {
   HeldStep,
   HoldActionBase,
@@ -20,9 +21,6 @@ interface HoldWaiter extends HeldStep {
   stepId: string;
   decision?: HoldDecision;
 }
-
-/** Kinds that can hold: a rejected approval is a decision, and containers pass their steps' failures on. */
-const HOLDING_KINDS = new Set<StepDefinition['kind']>(['call', 'wait', 'sleep', 'assert', 'fail', 'runbook']);
 
 export interface HoldPolicy {
   /** `run --on-failure`: wins over the definition. */
@@ -48,7 +46,7 @@ export class Holds {
 
   /** Whether this step's failure holds the run. */
   holds(step: StepDefinition): boolean {
-    if (this.rollingBack || !HOLDING_KINDS.has(step.kind)) return false;
+    if (this.rollingBack || !definitionRuntime(step).canHold) return false;
     return (this.policy.override ?? step.onFailure ?? this.policy.runbook ?? 'rollback') === 'hold';
   }
 

@@ -5,6 +5,7 @@ import type { StepDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { evaluateCondition } from '../dsl/expressions';
 import { formatDuration } from '../dsl/durations';
+import { definitionRuntime } from '../dsl/step-kinds/runtime-table';
 import { resolveDurationMs } from '../dsl/templates';
 import { PATCHES } from '../contract/patches';
 import { hasPatch } from './release-gate';
@@ -100,7 +101,8 @@ export class Interpreter {
       this.state.noteResources(record, touchedResources(step, celVariables(scope), this.state.secretValues));
       // A change with an undo is not abandoned half-way: whatever it did must be registered for
       // compensation, so a cancellation waits for its answer (retries included).
-      finishesBeforeCancel = undoable && step.kind === 'call' && hasPatch(PATCHES.undoableCallsFinish);
+      finishesBeforeCancel =
+        undoable && definitionRuntime(step).settlesBeforeCancel && hasPatch(PATCHES.undoableCallsFinish);
       if (finishesBeforeCancel && CancellationScope.current().consideredCancelled) {
         throw runCancelled(); // not started: nothing to finish
       }
@@ -164,9 +166,8 @@ export class Interpreter {
    * approval and child deadlines); for the other kinds the step is cancelled when time is up.
    */
   private async runWithTimeout(step: StepDefinition, scope: Scope, key: string): Promise<JsonValue> {
-    const native =
-      step.kind === 'call' || step.kind === 'wait' || step.kind === 'approve' || step.kind === 'runbook';
-    if (native || step.timeoutMs === undefined) return this.runKind(step, scope, key, this);
+    if (definitionRuntime(step).ownTimeout || step.timeoutMs === undefined)
+      return this.runKind(step, scope, key, this);
     const limitMs = resolveDurationMs(step.timeoutMs, celVariables(scope));
     const stepScope = new CancellationScope();
     const timerScope = new CancellationScope();

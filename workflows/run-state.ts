@@ -1,6 +1,7 @@
 // The run's bookkeeping: one record per step execution, the pending approval, and the progress
 // snapshot the query answers. Workflow code: no I/O, time from the workflow clock.
 import type { RunbookDefinition, StepDefinition } from '../dsl/definition';
+import { definitionRuntime } from '../dsl/step-kinds/runtime-table';
 import type {
   ApprovalDecision,
   ApprovalOutcome,
@@ -61,7 +62,8 @@ export class RunState {
     const record: StepRecord = { key, id: step.id, kind: step.kind, status: 'pending' };
     if (step.name !== undefined) record.name = step.name;
     if (compensates !== undefined) record.compensates = compensates;
-    if (step.kind === 'call' || step.kind === 'wait') record.action = step.action;
+    const action = definitionRuntime(step).actionOf(step);
+    if (action !== undefined) record.action = action;
     this.records.push(record);
     this.byKey.set(key, record);
     return record;

@@ -14,6 +14,8 @@ import {
 import type { TidelineActivities } from '../activities';
 import type { ActionActivityInput } from '../activities/action-activities';
 import type { StepDefinition } from '../dsl/definition';
+import type { StepKind } from '../dsl/schema';
+import type { DefinitionOf } from '../dsl/step-kinds/facets';
 import type { JsonValue } from '../dsl/expressions';
 import { evaluateCondition, evaluateExpression } from '../dsl/expressions';
 import { expressionNeeds, narrowVariables } from '../dsl/expression-scope';
@@ -34,7 +36,6 @@ import { hasPatch } from './release-gate';
 import { RunState } from './run-state';
 import { StepFailed } from './step-failure';
 import { RUNBOOK_WORKFLOW_TYPE } from '../contract/workflow-types';
-import { assertNever } from '../cloud/assert-never';
 
 const WAIT_ACTIVITY = 'wait.until';
 
@@ -96,102 +97,126 @@ function callArgs(
   return { input, adoptExisting: step.adopt, ...(retried && { retried }) };
 }
 
-export async function runStepKind(
+/** How a step of kind K runs in the workflow and what it gives as its output. */
+type KindRun<K extends StepKind> = (
+  step: DefinitionOf<K>,
+  scope: Scope,
+  key: string,
+  interpreter: Interpreter,
+) => Promise<JsonValue>;
+
+/**
+ * The sandbox table: how each step kind runs, by kind. Workflow code (the workflow API, no I/O);
+ * the kind's other facets are in dsl/step-kinds/ and cli/plan/step-kind-views.ts.
+ */
+export const STEP_KIND_RUNNERS = {
+  call: async (step, scope, key, interpreter) => {
+    const vars = celVariables(scope);
+    const besideOthers = interpreter.concurrentLanes > 0 && interpreter.concurrentCallsAsTasks;
+    if (LOCAL_CALL_CLASSES.has(step.actionKind) && !besideOthers && hasPatch(PATCHES.localCalls)) {
+      return runLocalCall(step, key, vars, interpreter, () => callArgs(step, key, vars, interpreter));
+    }
+    const options = { ...callOptions(step), ...stepIdentity(step, key) };
+    if (step.timeoutMs !== undefined)
+      options.scheduleToCloseTimeout = resolveDurationMs(step.timeoutMs, vars);
+    const activity = proxyActivities<TidelineActivities>(options)[step.action];
+    return (await activity(callArgs(step, key, vars, interpreter))) as JsonValue;
+  },
+  wait: async (step, scope, key, interpreter) => {
+    const vars = celVariables(scope);
+    const timeoutMs = resolveDurationMs(step.timeoutMs, vars);
+    const startedAt = Date.now();
+    const record = interpreter.state.get(key);
+    if (record) record.waitingFor = RunState.waitingFor(step);
+    const activity = proxyActivities<TidelineActivities>({
+      ...waitActivityOptions(timeoutMs),
+      ...stepIdentity(step, key),
+    })[WAIT_ACTIVITY];
+    const waited = await activity({
+      action: step.action,
+      input: stepInput(step.with, vars, key, interpreter),
+      ...(step.until !== undefined ? { until: step.until } : {}),
+      ...(step.failIf !== undefined ? { failIf: step.failIf } : {}),
+      // Only what the conditions read: the input is stored in the history, once per wait.
+      vars: narrowVariables(vars, expressionNeeds([step.until, step.failIf])),
+      untilDeleted: step.untilDeleted,
+      startedAt,
+      deadline: startedAt + timeoutMs,
+      intervalMs: step.intervalMs,
+      maxIntervalMs: step.maxIntervalMs,
+    });
+    return waited.result as JsonValue;
+  },
+  sleep: async (step, scope) => {
+    await sleep(resolveDurationMs(step.durationMs, celVariables(scope)));
+    return null;
+  },
+  approve: async (step, scope, key, interpreter) => runApproval(step, scope, key, interpreter),
+  assert: async (step, scope, key) => {
+    const vars = celVariables(scope);
+    if (!evaluateCondition(step.condition, vars)) {
+      const message =
+        step.message !== undefined
+          ? String(resolveTemplateString(step.message, vars))
+          : `\`${step.condition}\` is false`;
+      throw new StepFailed(key, 'ASSERTION_FAILED', message);
+    }
+    return true;
+  },
+  fail: async (step, scope, key) => {
+    throw new StepFailed(
+      key,
+      'RUNBOOK_FAILED_STEP',
+      String(resolveTemplateString(step.message, celVariables(scope))),
+    );
+  },
+  parallel: async (step, scope, key, interpreter) => {
+    await sideBySide(interpreter, step.branches.length, () => runBranches(step, scope, key, interpreter));
+    return Object.fromEntries(
+      step.branches.map((b) => [
+        b.id,
+        Object.fromEntries(b.steps.map((s) => [s.id, scope.steps[s.id]?.output ?? null])),
+      ]),
+    );
+  },
+  foreach: async (step, scope, key, interpreter) => runForeach(step, scope, key, interpreter),
+  runbook: async (step, scope, key, interpreter) => {
+    const vars = celVariables(scope);
+    const inputs = stepInput(step.with, vars, key, interpreter);
+    const { summary } = stepIdentity(step, key);
+    const report = await executeChild<(input: unknown) => Promise<RunReport>>(RUNBOOK_WORKFLOW_TYPE, {
+      args: [
+        {
+          definition: step.runbook,
+          inputs,
+          heldLocks: [...interpreter.heldLocks(), ...locksHeldFor(scope)],
+          ...(interpreter.state.governance !== undefined && {
+            admission: interpreter.state.governance.admission,
+          }),
+        },
+      ],
+      workflowId: `${workflowInfo().workflowId}/${key}`,
+      ...(summary !== undefined ? { staticSummary: summary } : {}),
+      ...(step.timeoutMs !== undefined
+        ? { workflowExecutionTimeout: resolveDurationMs(step.timeoutMs, vars) }
+        : {}),
+    });
+    return report.outputs;
+  },
+} satisfies { [K in StepKind]: KindRun<K> };
+
+/**
+ * Runs a step by its kind's runner. Each runner is an async function whose body is what the step
+ * does, so its promise settles after the same turns as ever (concurrent lanes keep their order).
+ */
+export function runStepKind(
   step: StepDefinition,
   scope: Scope,
   key: string,
   interpreter: Interpreter,
 ): Promise<JsonValue> {
-  const vars = celVariables(scope);
-  switch (step.kind) {
-    case 'call': {
-      const besideOthers = interpreter.concurrentLanes > 0 && interpreter.concurrentCallsAsTasks;
-      if (LOCAL_CALL_CLASSES.has(step.actionKind) && !besideOthers && hasPatch(PATCHES.localCalls)) {
-        return runLocalCall(step, key, vars, interpreter, () => callArgs(step, key, vars, interpreter));
-      }
-      const options = { ...callOptions(step), ...stepIdentity(step, key) };
-      if (step.timeoutMs !== undefined)
-        options.scheduleToCloseTimeout = resolveDurationMs(step.timeoutMs, vars);
-      const activity = proxyActivities<TidelineActivities>(options)[step.action];
-      return (await activity(callArgs(step, key, vars, interpreter))) as JsonValue;
-    }
-    case 'wait': {
-      const timeoutMs = resolveDurationMs(step.timeoutMs, vars);
-      const startedAt = Date.now();
-      const record = interpreter.state.get(key);
-      if (record) record.waitingFor = RunState.waitingFor(step);
-      const activity = proxyActivities<TidelineActivities>({
-        ...waitActivityOptions(timeoutMs),
-        ...stepIdentity(step, key),
-      })[WAIT_ACTIVITY];
-      const waited = await activity({
-        action: step.action,
-        input: stepInput(step.with, vars, key, interpreter),
-        ...(step.until !== undefined ? { until: step.until } : {}),
-        ...(step.failIf !== undefined ? { failIf: step.failIf } : {}),
-        // Only what the conditions read: the input is stored in the history, once per wait.
-        vars: narrowVariables(vars, expressionNeeds([step.until, step.failIf])),
-        untilDeleted: step.untilDeleted,
-        startedAt,
-        deadline: startedAt + timeoutMs,
-        intervalMs: step.intervalMs,
-        maxIntervalMs: step.maxIntervalMs,
-      });
-      return waited.result as JsonValue;
-    }
-    case 'sleep':
-      await sleep(resolveDurationMs(step.durationMs, vars));
-      return null;
-    case 'approve':
-      return runApproval(step, scope, key, interpreter);
-    case 'assert': {
-      if (!evaluateCondition(step.condition, vars)) {
-        const message =
-          step.message !== undefined
-            ? String(resolveTemplateString(step.message, vars))
-            : `\`${step.condition}\` is false`;
-        throw new StepFailed(key, 'ASSERTION_FAILED', message);
-      }
-      return true;
-    }
-    case 'fail':
-      throw new StepFailed(key, 'RUNBOOK_FAILED_STEP', String(resolveTemplateString(step.message, vars)));
-    case 'parallel': {
-      await sideBySide(interpreter, step.branches.length, () => runBranches(step, scope, key, interpreter));
-      return Object.fromEntries(
-        step.branches.map((b) => [
-          b.id,
-          Object.fromEntries(b.steps.map((s) => [s.id, scope.steps[s.id]?.output ?? null])),
-        ]),
-      );
-    }
-    case 'foreach':
-      return runForeach(step, scope, key, interpreter);
-    case 'runbook': {
-      const inputs = stepInput(step.with, vars, key, interpreter);
-      const { summary } = stepIdentity(step, key);
-      const report = await executeChild<(input: unknown) => Promise<RunReport>>(RUNBOOK_WORKFLOW_TYPE, {
-        args: [
-          {
-            definition: step.runbook,
-            inputs,
-            heldLocks: [...interpreter.heldLocks(), ...locksHeldFor(scope)],
-            ...(interpreter.state.governance !== undefined && {
-              admission: interpreter.state.governance.admission,
-            }),
-          },
-        ],
-        workflowId: `${workflowInfo().workflowId}/${key}`,
-        ...(summary !== undefined ? { staticSummary: summary } : {}),
-        ...(step.timeoutMs !== undefined
-          ? { workflowExecutionTimeout: resolveDurationMs(step.timeoutMs, vars) }
-          : {}),
-      });
-      return report.outputs;
-    }
-    default:
-      return assertNever(step, 'step kind');
-  }
+  const run = STEP_KIND_RUNNERS[step.kind] as KindRun<StepKind>;
+  return run(step, scope, key, interpreter);
 }
 
 /**

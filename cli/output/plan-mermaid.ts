@@ -2,7 +2,7 @@
 // parallel branches fanning out and joining, foreach loops, conditions on the edges, and the
 // compensation chain of each step as dashed edges. Paste it into any Mermaid renderer.
 import type { Plan, PlanStep } from '../plan/build-plan';
-import { assertNever } from '../../cloud/assert-never';
+import { viewsOf } from '../plan/step-kind-views';
 
 interface Exit {
   id: string;
@@ -62,46 +62,11 @@ class FlowchartBuilder {
 
   private describe(step: PlanStep): string[] {
     const title = step.name ? `${step.id}: ${step.name}` : step.id;
-    switch (step.kind) {
-      case 'call':
-        return [title, `call ${step.request?.action ?? ''}`];
-      case 'wait':
-        return [
-          title,
-          `wait ${step.request?.action ?? ''}${step.untilDeleted ? ' until gone' : step.until ? ` until ${short(step.until, 40)}` : ''}`,
-        ];
-      case 'sleep':
-        return [title, `sleep ${step.duration ?? ''}`];
-      case 'approve':
-        return [title, `approval`];
-      case 'assert':
-        return [title, `assert ${short(step.condition ?? '', 40)}`];
-      case 'fail':
-        return [title, `fail`];
-      case 'runbook':
-        return [title, `runbook ${step.runbook?.path ?? ''}`];
-      case 'parallel':
-        return [title, `parallel`];
-      case 'foreach':
-        return [
-          title,
-          `foreach ${step.as ?? 'item'} in ${short(step.targets !== undefined ? 'targets' : (step.items ?? ''), 32)}`,
-        ];
-      default:
-        return assertNever(step.kind, 'step kind');
-    }
+    return [title, viewsOf(step.kind).diagramLabel(step, short)];
   }
 
   private step(step: PlanStep, entries: Exit[]): Exit[] {
-    const shape =
-      step.kind === 'wait'
-        ? 'stadium'
-        : step.kind === 'approve'
-          ? 'hexagon'
-          : step.kind === 'runbook'
-            ? 'subroutine'
-            : 'box';
-    const id = this.node(this.describe(step), shape);
+    const id = this.node(this.describe(step), viewsOf(step.kind).diagramShape);
     for (const entry of entries)
       this.edge(step.if !== undefined ? { id: entry.id, label: `if ${step.if}` } : entry, id);
     this.compensation(step, id);
@@ -125,7 +90,9 @@ class FlowchartBuilder {
   private compensation(step: PlanStep, owner: string): void {
     let previous: Exit = { id: owner, label: 'undo' };
     for (const undo of step.compensate) {
-      const id = this.node(this.describe(undo), undo.kind === 'wait' ? 'stadium' : 'box');
+      // Undo steps are boxes, but a rounded polling step stays rounded.
+      const shape = viewsOf(undo.kind).diagramShape === 'stadium' ? 'stadium' : 'box';
+      const id = this.node(this.describe(undo), shape);
       this.lines.push(`  class ${id} undo`);
       this.edge(previous, id, true);
       previous = { id };

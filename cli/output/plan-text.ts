@@ -4,15 +4,11 @@
 import type { Plan, PlanRequest, PlanStep } from '../plan/build-plan';
 import type { PlanStepPolicies } from '../plan/plan-policies';
 import { callsText, policyHeaderLines, stepPolicyLines } from './plan-policies-text';
-import { selectorText, targetLines } from './plan-targets-text';
+import { planTree } from '../plan/plan-tree';
+import { oneLine, viewsOf } from '../plan/step-kind-views';
+import { targetLines } from './plan-targets-text';
 import { SECRET_MASK } from '../../cloud/redact-text';
 import { inlineValue, visibleLength, type Style } from './style';
-import { assertNever } from '../../cloud/assert-never';
-
-/** CEL written over several YAML lines reads better on one. */
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
 
 function requestLines(request: PlanRequest, pad: string): string[] {
   const lines = [`${request.method} ${request.path}`];
@@ -24,55 +20,8 @@ function requestLines(request: PlanRequest, pad: string): string[] {
   return lines.map((line) => `${pad}${line}`);
 }
 
-function headline(step: PlanStep): string {
-  switch (step.kind) {
-    case 'call':
-      return `call ${step.request?.action ?? ''}${step.adopt ? ' (adopts an existing resource of the same name)' : ''}`;
-    case 'wait':
-      return `wait ${step.request?.action ?? ''} ${step.untilDeleted ? 'until the resource is gone' : `until ${oneLine(step.until ?? 'it answers')}`}`;
-    case 'sleep':
-      return `sleep ${step.duration ?? ''}`;
-    case 'approve':
-      return `approve: ${inlineValue(step.message ?? '')} (default ${step.default ?? 'reject'}${step.timeout ? ` after ${step.timeout}` : ', no timeout'})`;
-    case 'assert':
-      return `assert ${oneLine(step.condition ?? '')}`;
-    case 'fail':
-      return `fail: ${inlineValue(step.message ?? '')}`;
-    case 'parallel':
-      return `parallel: ${step.branches?.length ?? 0} branches at once`;
-    case 'foreach':
-      return step.targets !== undefined
-        ? `foreach ${step.as ?? 'item'} in ${selectorText(step.targets)} (${foreachLimits(step)})`
-        : `foreach ${step.as ?? 'item'} in ${step.items ?? ''} (${foreachLimits(step)})`;
-    case 'runbook':
-      return `runbook ${step.runbook?.path ?? ''} (${step.runbook?.name ?? ''}) with ${JSON.stringify(step.runbook?.with ?? {})}`;
-    default:
-      return assertNever(step.kind, 'step kind');
-  }
-}
-
-/** `3 at a time, ramp 1×2, stop starting after 2 failed items, finish those in flight`. */
-function foreachLimits(step: PlanStep): string {
-  const parts = [`${inlineValue(step.concurrency ?? 1)} at a time`];
-  if (step.ramp !== undefined)
-    parts.push(`ramp from ${step.ramp.start}, ×${step.ramp.factor} while items succeed`);
-  if (step.maxErrors !== undefined) {
-    const budget =
-      typeof step.maxErrors === 'number' ? `${step.maxErrors}` : `${step.maxErrors} of the items`;
-    parts.push(
-      `maxErrors ${budget}: more failed items stop new starts and ${step.onMaxErrors === 'cancel' ? 'cancel' : 'finish'} those in flight`,
-    );
-  }
-  return parts.join(', ');
-}
-
-/**
- * A step's lines, then those of the steps it holds, indented under it. This recursion is over the
- * built plan, not a walk of the step tree (dsl/step-tree.ts): the plan was made by that walk
- * (cli/plan/build-plan.ts), it also holds a child runbook's steps (which the walk never enters),
- * and each line's number and indentation come from the plan's nesting as it is rendered.
- */
-function stepLines(
+/** A step's own lines: its title, headline, request, facts, targets and policies. */
+function ownLines(
   step: PlanStep,
   label: string,
   pad: string,
@@ -80,35 +29,49 @@ function stepLines(
   policies: ReadonlyMap<string, PlanStepPolicies>,
 ): string[] {
   const title = `${pad}${label} ${style.bold(step.id)}${step.name ? ` — ${step.name}` : ''}`;
-  const inner = `${pad}     `;
-  const nested = (inner2: PlanStep, label2: string) =>
-    stepLines(inner2, label2, `${inner}  `, style, policies);
-  const lines = [title, `${inner}${headline(step)}`];
+  const inner = `${pad}${INNER}`;
+  const views = viewsOf(step.kind);
+  const lines = [title, `${inner}${views.headline(step)}`];
   if (step.request) lines.push(...requestLines(step.request, `${inner}  `));
   const facts: string[] = [];
   if (step.if !== undefined) facts.push(`only if ${oneLine(step.if)}`);
-  if (step.failIf !== undefined) facts.push(`fails if ${oneLine(step.failIf)}`);
-  if (step.kind === 'wait') facts.push(`polls every ${step.interval ?? ''}`);
-  if (step.timeout !== undefined && step.kind !== 'approve') facts.push(`timeout ${step.timeout}`);
+  facts.push(...views.leadingFacts(step));
+  if (step.timeout !== undefined && !views.timeoutInHeadline) facts.push(`timeout ${step.timeout}`);
   if (step.retry) facts.push(`retry ${step.retry.attempts} attempts`);
   if (step.continueOnError) facts.push('continues on error');
-  if (step.kind === 'assert' && step.message !== undefined)
-    facts.push(`message ${inlineValue(step.message)}`);
+  facts.push(...views.trailingFacts(step));
   if (facts.length > 0) lines.push(style.dim(`${inner}${facts.join('; ')}`));
   if (step.targets !== undefined) lines.push(...targetLines(step.targets, inner));
   const policy = policies.get(step.key);
   if (policy !== undefined) lines.push(...stepPolicyLines(policy, inner, style));
-  for (const branch of step.branches ?? []) {
-    lines.push(`${inner}branch ${branch.id}${branch.name ? ` — ${branch.name}` : ''}:`);
-    branch.steps.forEach((inner2, index) => lines.push(...nested(inner2, `${index + 1}.`)));
-  }
-  if (step.steps !== undefined) {
-    lines.push(`${inner}${step.kind === 'runbook' ? 'its steps' : 'for each item'}:`);
-    step.steps.forEach((inner2, index) => lines.push(...nested(inner2, `${index + 1}.`)));
-  }
-  if (step.compensate.length > 0) {
-    lines.push(`${inner}${style.yellow('undo')} (if a later step fails or the run is cancelled):`);
-    step.compensate.forEach((inner2) => lines.push(...nested(inner2, '-')));
+  return lines;
+}
+
+/** Under a step's title, its details; its nested steps two further in. */
+const INNER = '     ';
+const NESTED = `${INNER}  `;
+
+/**
+ * Every step's lines in plan order (one walk of the plan's tree, cli/plan/plan-tree.ts), each
+ * nested step indented under its container, after the line that names its list (a branch, the
+ * items or a child runbook's steps, the undo).
+ */
+function stepsLines(plan: Plan, style: Style, policies: ReadonlyMap<string, PlanStepPolicies>): string[] {
+  const lines: string[] = [];
+  for (const { step, parent, frames, path, depth } of planTree(plan.steps)) {
+    const frame = frames.at(-1);
+    const index = Number(path.at(-1));
+    const pad = `  ${NESTED.repeat(depth)}`;
+    if (frame !== undefined && parent !== undefined && index === 0) {
+      const above = `  ${NESTED.repeat(depth - 1)}${INNER}`;
+      if (frame.type === 'branch') {
+        const name = parent.branches?.find((branch) => branch.id === frame.branch)?.name;
+        lines.push(`${above}branch ${frame.branch}${name ? ` — ${name}` : ''}:`);
+      } else if (frame.type === 'foreach') lines.push(`${above}${viewsOf(parent.kind).stepsTitle}:`);
+      else lines.push(`${above}${style.yellow('undo')} (if a later step fails or the run is cancelled):`);
+    }
+    const label = frame?.type === 'compensate' ? '-' : `${index + 1}.`;
+    lines.push(...ownLines(step, label, pad, style, policies));
   }
   return lines;
 }
@@ -140,7 +103,7 @@ export function renderPlanText(plan: Plan, style: Style): string {
   if (plan.policies !== undefined) lines.push(...policyHeaderLines(plan.policies, style));
   const policies = new Map((plan.policies?.steps ?? []).map((entry) => [entry.key, entry]));
   lines.push('', 'steps (values from earlier steps are known only at run time and shown as written):');
-  plan.steps.forEach((step, index) => lines.push(...stepLines(step, `${index + 1}.`, '  ', style, policies)));
+  lines.push(...stepsLines(plan, style, policies));
   if (plan.outputs.length > 0) {
     lines.push('', 'outputs:');
     const width = Math.max(...plan.outputs.map((output) => output.name.length));

@@ -5,12 +5,11 @@
 import { splitActionInput } from '../../cloud/action-input';
 import { operations, type ActionName, type OperationKind } from '../../cloud/operations';
 import type { InputDefinition, RunbookDefinition, StepDefinition } from '../../dsl/definition';
-import { formatDuration } from '../../dsl/durations';
 import type { JsonValue } from '../../dsl/expressions';
 import { hasTemplate } from '../../dsl/templates';
 import { stepTree, type Frame } from '../../dsl/step-tree';
 import { assertNever } from '../../cloud/assert-never';
-import { planTargets } from './plan-targets';
+import { viewsOf } from './step-kind-views';
 import { PartialResolver } from './partial-resolver';
 import type { Plan, PlanInput, PlanRequest, PlanStep } from './plan-types';
 
@@ -107,64 +106,13 @@ function planStep(step: StepDefinition, key: string, resolver: PartialResolver):
   if (step.retry !== undefined) planned.retry = step.retry;
   const timeout = resolver.duration(step.timeoutMs);
   if (timeout !== undefined) planned.timeout = timeout;
-  switch (step.kind) {
-    case 'call': {
-      const resolved = resolver.value(step.with) as Record<string, JsonValue>;
-      planned.request = request(step.action, resolved);
-      plannedCalls.set(planned, { actionKind: step.actionKind, with: resolved });
-      if (step.adopt) planned.adopt = true;
-      break;
-    }
-    case 'wait':
-      planned.request = request(step.action, resolver.value(step.with) as Record<string, JsonValue>);
-      if (step.until !== undefined) planned.until = step.until;
-      if (step.failIf !== undefined) planned.failIf = step.failIf;
-      if (step.untilDeleted) planned.untilDeleted = true;
-      planned.interval = `${formatDuration(step.intervalMs)}…${formatDuration(step.maxIntervalMs)}`;
-      break;
-    case 'sleep':
-      planned.duration = resolver.duration(step.durationMs) ?? '';
-      break;
-    case 'approve':
-      planned.message = resolver.value(step.message);
-      planned.default = step.default;
-      break;
-    case 'assert':
-      planned.condition = step.condition;
-      if (step.message !== undefined) planned.message = resolver.value(step.message);
-      break;
-    case 'fail':
-      planned.message = resolver.value(step.message);
-      break;
-    case 'parallel':
-      planned.branches = step.branches.map((branch) => ({
-        id: branch.id,
-        ...(branch.name !== undefined ? { name: branch.name } : {}),
-        steps: [],
-      }));
-      break;
-    case 'foreach':
-      planned.items = step.items;
-      planned.as = step.as;
-      planned.concurrency = resolver.value(step.concurrency);
-      if (step.maxErrors !== undefined) planned.maxErrors = step.maxErrors;
-      if (step.onMaxErrors !== undefined) planned.onMaxErrors = step.onMaxErrors;
-      if (step.ramp !== undefined) planned.ramp = { ...step.ramp };
-      if (step.targets !== undefined) planned.targets = planTargets(step.targets, resolver);
-      planned.steps = [];
-      break;
-    case 'runbook':
-      planned.runbook = {
-        path: step.path,
-        name: step.runbook.name,
-        with: resolver.value(step.with) as Record<string, JsonValue>,
-      };
-      // The child's own inputs are only known at run time: show its steps unresolved.
-      planned.steps = planSteps(step.runbook.steps, `${key}/`, new PartialResolver({}));
-      break;
-    default:
-      assertNever(step, 'step kind');
-  }
+  viewsOf(step.kind).plan(step, planned, {
+    key,
+    resolver,
+    request,
+    noteCall: (call, actionKind, resolved) => plannedCalls.set(call, { actionKind, with: resolved }),
+    childSteps: (steps, childPrefix) => planSteps(steps, childPrefix, new PartialResolver({})),
+  });
   return planned;
 }
 

@@ -8,6 +8,7 @@ import { expressionReferences } from '../../dsl/expression-references';
 import { evaluateExpression, type JsonValue } from '../../dsl/expressions';
 import { hasTemplate } from '../../dsl/templates';
 import type { PartialResolver } from './partial-resolver';
+import { planTree } from './plan-tree';
 import type { Plan, PlanStep, PlanTarget, PlanTargets } from './plan-types';
 
 export type { PlanTarget, PlanTargets } from './plan-types';
@@ -59,15 +60,14 @@ function resolvable(items: string, listStepId: string, known: Record<string, Jso
   }
 }
 
-/** Every plan step (nested ones too) that selects targets, in plan order. */
+/**
+ * Every plan step (nested ones too) that selects targets, in plan order. A child runbook's steps
+ * read the child's inputs, which are known only at run time: they are left out.
+ */
 function targetSteps(steps: PlanStep[]): PlanStep[] {
-  return steps.flatMap((step) => [
-    ...(step.targets !== undefined ? [step] : []),
-    ...targetSteps(step.branches?.flatMap((branch) => branch.steps) ?? []),
-    // A child runbook's steps read the child's inputs, which are known only at run time.
-    ...(step.kind === 'runbook' ? [] : targetSteps(step.steps ?? [])),
-    ...targetSteps(step.compensate),
-  ]);
+  return planTree(steps, false)
+    .map(({ step }) => step)
+    .filter((step) => step.targets !== undefined);
 }
 
 /**

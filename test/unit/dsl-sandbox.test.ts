@@ -15,6 +15,9 @@ const PURE = [
   'problems',
   'patterns',
   'expression-limits',
+  'step-tree',
+  'expression-scope',
+  'step-kinds/runtime-table',
 ];
 const FORBIDDEN = /^(node:|fs$|path$|os$|child_process$|yaml$|undici$|@temporalio\/(?!workflow|common))/;
 
