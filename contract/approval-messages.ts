@@ -4,6 +4,9 @@
 import type { JsonValue } from '../dsl/expressions';
 import { canonicalJson } from './canonical-json';
 
+/** What a plan shows in place of a secret value (approval plans, and `tideline plan`'s). */
+export const MASKED = '(secret)';
+
 /** The activity type that verifies a decision (activities/approval-verify.ts). */
 export const VERIFY_APPROVAL_ACTIVITY = 'approval.verify';
 

@@ -3,15 +3,13 @@
 // knows now. A field that needs a later step's output keeps its template text; secret fields and
 // secret input values are masked. Approvers are shown this plan and sign it, so a signature holds
 // only for the changes it was given for. Workflow code: pure.
-import type { ApprovalPlan, PlannedChange } from '../contract/approval-messages';
+import { MASKED, type ApprovalPlan, type PlannedChange } from '../contract/approval-messages';
 import { canonicalJson } from '../contract/canonical-json';
 import { isSecretFieldName } from '../cloud/secret-fields';
 import type { RunbookDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { stepTree } from '../dsl/step-tree';
 import { resolveTemplates } from '../dsl/templates';
-
-export const MASKED = '(secret)';
 
 /** Whether a text holds a secret value (whole, or embedded in a longer string). */
 function holdsSecret(text: string, secrets: ReadonlySet<string>): boolean {

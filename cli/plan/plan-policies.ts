@@ -19,8 +19,8 @@ import { evaluateCondition, policyVariables } from '../../dsl/policy-cel';
 import type { PolicyContext } from '../../dsl/policy-schema';
 import { hasTemplate } from '../../dsl/templates';
 import { formatZoned } from '../../dsl/zoned-time';
-import { MASKED } from '../../workflows/approval-plan';
 import { assertNever } from '../../cloud/assert-never';
+import { MASKED } from '../../contract/approval-messages';
 import { plannedCall } from './build-plan';
 import type {
   PlanPolicies,

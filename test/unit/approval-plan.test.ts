@@ -4,7 +4,8 @@
 import path from 'node:path';
 import type { JsonValue } from '../../dsl/expressions';
 import { loadRunbookText } from '../../dsl/loader';
-import { approvalPlan, MASKED, samePlan } from '../../workflows/approval-plan';
+import { MASKED } from '../../contract/approval-messages';
+import { approvalPlan, samePlan } from '../../workflows/approval-plan';
 
 // Placed in runbooks/ so that the child runbook resolves to the repository's own file.
 const AT = path.resolve(__dirname, '..', '..', 'runbooks', 'approval-plan-under-test.yaml');

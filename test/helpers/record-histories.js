@@ -7,8 +7,9 @@
 // `--set-up <name>,…` runs those recordings first without writing them, for a recording that uses
 // what an earlier one made (a service). `--dir <path>` writes into another directory (to try a
 // recording without touching the fixtures).
-// The recorder is TypeScript (test/helpers/history-recorder.ts), so .ts files are transpiled on
-// load (no type check: `npm run typecheck` does that).
+// The recorder is TypeScript (history-recorder.ts, beside this file), so .ts files are transpiled
+// on load (no type check: `npm run typecheck` does that). It lives with the tests because it is
+// test tooling: what it records are the replay gate's fixtures.
 'use strict';
 
 const fs = require('node:fs');
@@ -52,7 +53,7 @@ function parseArgs(argv) {
 
 async function main() {
   const { names, setUp, dir } = parseArgs(process.argv.slice(2));
-  const recorder = require('../test/helpers/history-recorder.ts');
+  const recorder = require('./history-recorder.ts');
   const wanted = recorder.recordingsToMake(names, dir);
   if (wanted.length === 0) {
     console.log('every recording has its history; nothing to record');
