@@ -252,7 +252,7 @@ describe('the architecture check refuses', () => {
     ]);
     expect(measured).toEqual({ cliLines: 30, productLines: 100, share: 0.3 });
     expect(report(checkCliShare(measured, 0.25, null))).toEqual([
-      "cli: cli/ holds 30 of the product's 100 non-blank lines (30.0%), more than 25.0% [cli-share]",
+      'cli: cli/ holds 30 of the 100 non-blank source lines (30.0%), more than 25.0% [cli-share]',
     ]);
     expect(checkCliShare(measured, 0.25, 0.31)).toEqual([]);
     expect(report(checkCliShare(measured, 0.3, 0.31))).toEqual([expect.stringContaining('set it to null')]);
