@@ -1,6 +1,7 @@
 // The `watch` step kind through the real interpreter on a dev server and the local cloud: a bake
 // period that passes when its time is over, one that fails as soon as its condition holds (and
-// compensates what came before), and the same failure holding the run under `onFailure: hold`.
+// compensates what came before), the same failure holding the run under `onFailure: hold`, and a
+// failed watch in a ramped foreach stopping the widening and counting against `maxErrors`.
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -46,6 +47,29 @@ describe('watch', () => {
     expect(report.failure?.message).toContain(FAILED_ON_PAUSE);
     expect(report.steps.find((s) => s.key === 'stop')?.status).toBe('compensated');
     await waitForService(stack, inputs.service_id, (s) => s.status === 'READY');
+  }, 60_000);
+
+  test('in a ramped foreach, a failed watch stops the widening and counts against maxErrors', async () => {
+    for (const n of [0, 1, 2, 3]) await seedService(stack, { name: `wave-${n}` });
+    const listed = (await stack.api.service.list({ project_id: stack.projectId })).filter((s) =>
+      s.name!.startsWith('wave-'),
+    );
+    const paused = idOf(listed[1]!);
+    await stack.api.service.stop({ project_id: stack.projectId, service_id: paused });
+    await waitForService(stack, paused, (s) => s.status === 'PAUSED');
+    const report = await failedReport(
+      await stack.start(fixture('watch-waves'), { project_id: stack.projectId, prefix: 'wave-' }),
+    );
+    // Width 1, then 2 after item 0 passed: items 1 and 2 start together, item 1's watch fails, which
+    // is more than maxErrors 0 allows, so item 3 never starts.
+    expect(report.failure).toMatchObject({ stepKey: 'each', type: 'FOREACH_MAX_ERRORS' });
+    expect(report.failure?.message).toMatch(
+      /^1 of 4 items failed, more than maxErrors 0 allows: failed 1 \(1\); succeeded 0, 2 \(2\); not started 3 \(1\); first failure at each\[1\]\.bake: WATCH_FAILED: /,
+    );
+    const bakes = Object.fromEntries(
+      report.steps.filter((s) => /^each\[\d\]\.bake$/.test(s.key)).map((s) => [s.key, s.status]),
+    );
+    expect(bakes).toEqual({ 'each[0].bake': 'done', 'each[1].bake': 'failed', 'each[2].bake': 'done' });
   }, 60_000);
 
   test('holds the run under onFailure: hold, until an operator rolls it back', async () => {
