@@ -1,5 +1,7 @@
 // The wait activity: polls a read operation until a CEL condition holds. All polling happens inside
-// one activity, so a wait adds the same few history events whether it lasts 10 s or 10 min.
+// one activity, so a wait adds the same few history events whether it lasts 10 s or 10 min. A
+// watch (a bake period) is the same poll with other ends: no answer ends it early, its deadline is
+// its success, and `failIf` fails it with WATCH_FAILED.
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import type { ActionName } from '../cloud/operations';
@@ -29,6 +31,11 @@ export interface WaitInput {
   /** First interval between polls; later ones grow to 10 % of the time waited, capped. */
   intervalMs?: number;
   maxIntervalMs?: number;
+  /**
+   * A watch: it ends at the deadline with the last answer, not on an answer, and `failIf` fails it
+   * with WATCH_FAILED. It fails at the deadline only when no read was answered.
+   */
+  watch?: boolean;
 }
 
 export interface WaitResult {
@@ -115,6 +122,19 @@ export function createWaitActivity(deps: ActivityDeps) {
     const min = request.intervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     const max = Math.max(min, request.maxIntervalMs ?? DEFAULT_MAX_POLL_INTERVAL_MS);
     const vars = request.vars ?? {};
+    let answered: { result: unknown } | undefined;
+    /** At the deadline: a watch that was answered has passed; anything else timed out. */
+    const atDeadline = (): WaitResult => {
+      if (request.watch && answered !== undefined) {
+        return {
+          result: answered.result,
+          deleted: false,
+          polls: progress.polls,
+          waitedMs: clock.now() - request.startedAt,
+        };
+      }
+      throw timeoutFailure(request, progress, clock.now());
+    };
 
     // A wait resumed after a worker restart polls at once: its phase is long past.
     if (resumed === undefined) {
@@ -122,7 +142,7 @@ export function createWaitActivity(deps: ActivityDeps) {
     }
     for (;;) {
       const remaining = request.deadline - clock.now();
-      if (remaining <= 0) throw timeoutFailure(request, progress, clock.now());
+      if (remaining <= 0) return atDeadline();
       progress.polls += 1;
       heartbeat();
       try {
@@ -132,18 +152,21 @@ export function createWaitActivity(deps: ActivityDeps) {
         });
         progress.lastStatus = statusOf(result);
         progress.lastError = undefined;
+        answered = { result };
         const scope = { ...vars, result };
         if (request.failIf !== undefined && evaluateCondition(request.failIf, scope)) {
           throw activityFailure(
-            'WAIT_FAILED_CONDITION',
-            `${request.action} met the failure condition \`${request.failIf}\`${describeStatus(progress)}`,
-            { status: progress.lastStatus },
+            request.watch ? 'WATCH_FAILED' : 'WAIT_FAILED_CONDITION',
+            `${request.action} met the failure condition \`${request.failIf}\`${describeStatus(progress)}${request.watch ? ` at read ${progress.polls}` : ''}`,
+            { status: progress.lastStatus, polls: progress.polls },
           );
         }
-        // A wait for deletion ends only on 404: an answer means the resource is still there.
-        const done = request.untilDeleted
-          ? false
-          : request.until === undefined || evaluateCondition(request.until, scope);
+        // A wait for deletion ends only on 404: an answer means the resource is still there; a
+        // watch ends only at its deadline.
+        const done =
+          request.watch || request.untilDeleted
+            ? false
+            : request.until === undefined || evaluateCondition(request.until, scope);
         if (done) {
           return { result, deleted: false, polls: progress.polls, waitedMs: clock.now() - request.startedAt };
         }
@@ -172,7 +195,7 @@ export function createWaitActivity(deps: ActivityDeps) {
       const waited = clock.now() - request.startedAt;
       const pause = nextPollDelay(waited, min, max, random);
       const untilDeadline = request.deadline - clock.now();
-      if (untilDeadline <= 0) throw timeoutFailure(request, progress, clock.now());
+      if (untilDeadline <= 0) return atDeadline();
       await pauseFor(pause, untilDeadline);
     }
 
@@ -200,7 +223,11 @@ function describeStatus(progress: WaitProgress): string {
 
 function timeoutFailure(request: WaitInput, progress: WaitProgress, now: number) {
   const waited = Math.round((now - request.startedAt) / 1000);
-  const condition = request.untilDeleted ? 'deletion' : `\`${request.until ?? 'an answer'}\``;
+  const condition = request.watch
+    ? 'an answer to watch'
+    : request.untilDeleted
+      ? 'deletion'
+      : `\`${request.until ?? 'an answer'}\``;
   const last = progress.lastError ? `; last error: ${progress.lastError}` : describeStatus(progress);
   return activityFailure(
     'WAIT_TIMEOUT',

@@ -33,6 +33,7 @@ import { NOTIFY_DELIVER_ACTIVITY, NOTIFY_PLAN_ACTIVITY } from '../contract/notif
 import type { temporal } from '@temporalio/proto';
 import type { LoadedDataConverter } from '@temporalio/common';
 import type { RunbookDefinition } from '../dsl/definition';
+import { API_STEP_KINDS } from '../dsl/step-kinds/runtime-table';
 import type { RunbookWorkflowInput, StepRecord } from '../contract/run-messages';
 import { assertNever } from '../cloud/assert-never';
 import type { ActivityRun } from './activity-run';
@@ -247,7 +248,7 @@ export function buildTimeline(steps: StepRecord[], sources: HistorySource[]): Ti
       // Every run asks which notification targets hear it: bookkeeping, not worth a line.
       if (run.type === NOTIFY_PLAN_ACTIVITY) continue;
       const step = byKey.get(run.activityId);
-      if (step === undefined || (step.kind !== 'call' && step.kind !== 'wait')) {
+      if (step === undefined || !API_STEP_KINDS.has(step.kind)) {
         otherActivities.push({ ...run, reason: otherReason(run) });
         continue;
       }

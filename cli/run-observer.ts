@@ -5,6 +5,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily: commands that never talk to Temporal stay fast */
 import type { WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
 import type { JsonValue } from '../dsl/expressions';
+import { API_STEP_KINDS } from '../dsl/step-kinds/runtime-table';
 import type { RunProgress, RunReport, StepRecord } from '../contract/run-messages';
 import type { ActivityState } from './activity-state';
 import { localCallStates } from './local-call-progress';
@@ -127,7 +128,7 @@ async function activityStates(
 ): Promise<Record<string, ActivityState>> {
   const running = new Set(
     progress.steps
-      .filter((step) => step.status === 'running' && (step.kind === 'call' || step.kind === 'wait'))
+      .filter((step) => step.status === 'running' && API_STEP_KINDS.has(step.kind))
       .map((step) => step.key),
   );
   const pending = (description.raw.pendingActivities ?? []).filter(

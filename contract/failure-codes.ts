@@ -8,6 +8,8 @@ export const ACTIVITY_FAILURE_CODES = [
   'RESOURCE_NAME_TAKEN',
   'WAIT_TIMEOUT',
   'WAIT_FAILED_CONDITION',
+  /** A watch's `failIf` held during its bake period. */
+  'WATCH_FAILED',
   'EXPRESSION_ERROR',
   'ACTIVITY_INPUT_INVALID',
 ] as const;

@@ -179,6 +179,17 @@ export interface FailStepDefinition extends StepBase<'fail'> {
   message: string;
 }
 
+export interface WatchStepDefinition extends StepBase<'watch'> {
+  action: ActionName;
+  with: Record<string, JsonValue>;
+  /** Bare CEL over `result` and the run's variables: the watch fails as soon as it is true. */
+  failIf: string;
+  /** How long the watch lasts; it succeeds when this passes without `failIf` holding. */
+  forMs: number;
+  /** The pause between reads. */
+  everyMs: number;
+}
+
 export type StepDefinition =
   | CallStepDefinition
   | WaitStepDefinition
@@ -188,7 +199,8 @@ export type StepDefinition =
   | ParallelStepDefinition
   | ForeachStepDefinition
   | RunbookStepDefinition
-  | FailStepDefinition;
+  | FailStepDefinition
+  | WatchStepDefinition;
 
 /**
  * The newest version of this normalised format, the one the interpreter reads up to. It refuses a
@@ -203,8 +215,11 @@ export type StepDefinition =
  * `definitionFormatVersion` in normalise.ts). A foreach over `targets` is format 2 as well: it
  * carries the selector (`targets`) and a generated list step, which a format-1 reader does not
  * know about.
+ *
+ * 3: a `watch` step. A worker of format 2 does not know the kind, so a definition holding one is
+ * format 3; every other definition keeps the oldest format that holds it.
  */
-export const DEFINITION_FORMAT_VERSION = 2;
+export const DEFINITION_FORMAT_VERSION = 3;
 
 export interface RunbookDefinition {
   formatVersion?: number;
@@ -226,6 +241,7 @@ export const DEFAULT_HOLD_TIMEOUT_MS = 24 * 60 * 60_000;
 export const DEFAULT_WAIT_TIMEOUT_MS = 30 * 60_000;
 export const DEFAULT_WAIT_INTERVAL_MS = 1_000;
 export const DEFAULT_WAIT_MAX_INTERVAL_MS = 15_000;
+export const DEFAULT_WATCH_EVERY_MS = 15_000;
 export const DEFAULT_RETRY_INITIAL_INTERVAL_MS = 1_000;
 export const DEFAULT_RETRY_BACKOFF = 2;
 export const DEFAULT_RETRY_MAX_INTERVAL_MS = 60_000;

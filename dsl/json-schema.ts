@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { ActionName } from '../cloud/operations';
 import { operations } from '../cloud/operations';
 import { ACTION_CATALOGUE } from './actions';
-import { CallStep, RunbookSchema, WaitStep } from './schema';
+import { CallStep, RunbookSchema, WaitStep, WatchStep } from './schema';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -45,8 +45,8 @@ function fieldSchema(action: ActionName, field: string): JsonSchema {
   return allowTemplates(literal);
 }
 
-/** `if call/wait is A then with has A's fields`, for every action a step of this kind may name. */
-function withByAction(kindKey: 'call' | 'wait'): JsonSchema[] {
+/** `if call/wait/watch is A then with has A's fields`, for every action a step of this kind may name. */
+function withByAction(kindKey: 'call' | 'wait' | 'watch'): JsonSchema[] {
   return Object.values(ACTION_CATALOGUE)
     .filter((info) => kindKey === 'call' || info.kind === 'read')
     .map((info) => {
@@ -69,13 +69,15 @@ export function runbookJsonSchema(): JsonSchema {
     io: 'input',
     override: (ctx) => {
       if (ctx.zodSchema === CallStep) ctx.jsonSchema.allOf = withByAction('call');
-      if (ctx.zodSchema === WaitStep) {
-        ctx.jsonSchema.allOf = withByAction('wait');
-        // Editors offer (and accept) only read actions after `wait:`.
+      const readKind =
+        ctx.zodSchema === WaitStep ? 'wait' : ctx.zodSchema === WatchStep ? 'watch' : undefined;
+      if (readKind !== undefined) {
+        ctx.jsonSchema.allOf = withByAction(readKind);
+        // Editors offer (and accept) only read actions after `wait:` and `watch:`.
         const properties = ctx.jsonSchema.properties as Record<string, JsonSchema> | undefined;
-        const waitKey = properties?.wait;
-        if (waitKey)
-          waitKey.enum = Object.values(ACTION_CATALOGUE)
+        const actionKey = properties?.[readKind];
+        if (actionKey)
+          actionKey.enum = Object.values(ACTION_CATALOGUE)
             .filter((a) => a.kind === 'read')
             .map((a) => a.name);
       }

@@ -10,7 +10,6 @@ import type {
   StepDefinition,
 } from './definition';
 import {
-  DEFINITION_FORMAT_VERSION,
   DEFAULT_RETRY_BACKOFF,
   DEFAULT_RETRY_INITIAL_INTERVAL_MS,
   DEFAULT_RETRY_MAX_INTERVAL_MS,
@@ -118,12 +117,18 @@ function normaliseStep(step: Step, options: NormaliseOptions): StepDefinition {
 
 export { NormaliseError } from './step-kinds/shared';
 
+/** The first format with error budgets, ramps, `targets`, approvers and `notify`. */
+const BUDGET_FORMAT_VERSION = 2;
+/** The first format with `watch` steps. */
+const WATCH_FORMAT_VERSION = 3;
+
 /**
  * The oldest format that holds the definition: 2 when a foreach has an error budget, a ramp or
  * selects `targets` (its selector and generated list step are format 2's), an approve step names
  * `approvers`, or the runbook names notification targets (a format-1 worker would ignore them: run
  * the fleet at full concurrency, count anyone's unsigned approval, tell nobody), else 1, so that
- * workers not yet upgraded still run what they can run as written.
+ * workers not yet upgraded still run what they can run as written. A `watch` step anywhere makes
+ * it format 3 (a format-2 worker does not know the kind).
  */
 export function definitionFormatVersion(definition: Pick<RunbookDefinition, 'steps' | 'notify'>): number {
   const { steps } = definition;
@@ -133,7 +138,8 @@ export function definitionFormatVersion(definition: Pick<RunbookDefinition, 'ste
       (step.maxErrors !== undefined || step.ramp !== undefined || step.targets !== undefined),
   );
   const notifies = definition.notify !== undefined;
-  return budgeted || notifies || namesApprovers(steps) ? DEFINITION_FORMAT_VERSION : 1;
+  if (stepTree(steps).some(({ step }) => step.kind === 'watch')) return WATCH_FORMAT_VERSION;
+  return budgeted || notifies || namesApprovers(steps) ? BUDGET_FORMAT_VERSION : 1;
 }
 
 /** Whether an approve step anywhere under `steps` names its approvers (decisions are verified). */

@@ -15,7 +15,15 @@ type Issue = z.core.$ZodIssue;
 const KIND_SCHEMAS: Record<StepKind, { shape: object }> = STEP_KIND_SCHEMAS;
 const OUTPUT_FIELDS = ['value', 'secret', 'description'];
 /** Fields that hold durations, so a bare number gets a hint about units. */
-const DURATION_FIELDS = new Set(['timeout', 'sleep', 'interval', 'maxInterval', 'initialInterval']);
+const DURATION_FIELDS = new Set([
+  'timeout',
+  'sleep',
+  'interval',
+  'maxInterval',
+  'initialInterval',
+  'for',
+  'every',
+]);
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -217,7 +225,7 @@ function issueProblems(issue: Issue, root: unknown, base: ProblemPath): RunbookP
       }));
     }
     case 'invalid_value':
-      if ((label === 'call' || label === 'wait') && typeof value === 'string') {
+      if ((label === 'call' || label === 'wait' || label === 'watch') && typeof value === 'string') {
         return [
           problem(
             'unknown-action',

@@ -35,6 +35,7 @@ export const STEP_KINDS = [
   'foreach',
   'runbook',
   'fail',
+  'watch',
 ] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 
@@ -105,6 +106,26 @@ export const WaitStep = z
     },
   })
   .meta({ id: 'WaitStep', description: 'Poll a read action until a condition holds, within `timeout`' });
+
+export const WatchStep = z
+  .strictObject({
+    ...common,
+    watch: ActionNameSchema.describe('A read action to read at every interval, e.g. service.get'),
+    with: WithInput.optional(),
+    for: Duration.describe('How long to watch: the step succeeds when it passes with `failIf` never true'),
+    every: Duration.optional().describe('The pause between reads (default 15s)'),
+    failIf: Expression.describe(
+      'CEL over `result` (the latest answer): the watch fails as soon as it is true',
+    ),
+    get compensate(): Compensation {
+      return compensation();
+    },
+  })
+  .meta({
+    id: 'WatchStep',
+    description:
+      'A bake period: read an action at an interval for a while, and fail as soon as a condition holds',
+  });
 
 export const SleepStep = z
   .strictObject({
@@ -282,11 +303,12 @@ export const Step = z
     ForeachStep,
     RunbookStep,
     FailStep,
+    WatchStep,
   ])
   .meta({
     id: 'Step',
     description:
-      'One step: exactly one of call, wait, sleep, approve, assert, parallel, foreach, runbook, fail',
+      'One step: exactly one of call, wait, sleep, approve, assert, parallel, foreach, runbook, fail, watch',
   });
 
 /** The schema of each step kind, by its kind key. */
@@ -300,6 +322,7 @@ export const STEP_KIND_SCHEMAS = {
   foreach: ForeachStep,
   runbook: RunbookStep,
   fail: FailStep,
+  watch: WatchStep,
 } as const satisfies Record<StepKind, z.ZodType>;
 
 const NotifyEntry = z
@@ -359,3 +382,4 @@ export type ParallelBranch = z.infer<typeof ParallelBranch>;
 export type ForeachStep = z.infer<typeof ForeachStep>;
 export type RunbookStep = z.infer<typeof RunbookStep>;
 export type FailStep = z.infer<typeof FailStep>;
+export type WatchStep = z.infer<typeof WatchStep>;

@@ -1,4 +1,4 @@
-// What each step kind does. Calls and waits are activities; sleeps, approvals, assertions and
+// What each step kind does. Calls, waits and watches are activities; sleeps, approvals, assertions and
 // loops are workflow code; child runbooks are child workflows.
 import {
   ActivityCancellationType,
@@ -146,6 +146,26 @@ export const STEP_KIND_RUNNERS = {
       maxIntervalMs: step.maxIntervalMs,
     });
     return waited.result as JsonValue;
+  },
+  watch: async (step, scope, key, interpreter) => {
+    const vars = celVariables(scope);
+    const startedAt = Date.now();
+    const activity = proxyActivities<TidelineActivities>({
+      ...waitActivityOptions(step.forMs),
+      ...stepIdentity(step, key),
+    })[WAIT_ACTIVITY];
+    const watched = await activity({
+      action: step.action,
+      input: stepInput(step.with, vars, key, interpreter),
+      failIf: step.failIf,
+      vars: narrowVariables(vars, expressionNeeds([step.failIf])),
+      startedAt,
+      deadline: startedAt + step.forMs,
+      intervalMs: step.everyMs,
+      maxIntervalMs: step.everyMs,
+      watch: true,
+    });
+    return watched.result as JsonValue;
   },
   sleep: async (step, scope) => {
     await sleep(resolveDurationMs(step.durationMs, celVariables(scope)));

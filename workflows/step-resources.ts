@@ -26,13 +26,13 @@ function usable(value: unknown, secrets: ReadonlySet<string>): value is string {
   return typeof value === 'string' && value !== '' && value.length <= MAX_ID_LENGTH && !secrets.has(value);
 }
 
-/** The resources named in a call's or wait's input (templates resolved; unresolvable ones skipped). */
+/** The resources named in a call's, wait's or watch's input (templates resolved; unresolvable ones skipped). */
 export function touchedResources(
   step: StepDefinition,
   vars: Record<string, unknown>,
   secrets: ReadonlySet<string>,
 ): StepResource[] {
-  if (step.kind !== 'call' && step.kind !== 'wait') return [];
+  if (step.kind !== 'call' && step.kind !== 'wait' && step.kind !== 'watch') return [];
   const found: StepResource[] = [];
   for (const [field, type] of ID_FIELDS) {
     const raw = step.with[field];

@@ -193,6 +193,21 @@ export const STEP_KIND_VIEWS = {
     headline: (step) => `fail: ${inlineValue(step.message ?? '')}`,
     diagramLabel: () => 'fail',
   },
+  watch: {
+    ...PLAIN,
+    plan: (step, planned, { resolver, request }) => {
+      planned.request = request(step.action, resolver.value(step.with) as Record<string, JsonValue>);
+      planned.failIf = step.failIf;
+      planned.duration = formatDuration(step.forMs);
+      planned.interval = formatDuration(step.everyMs);
+    },
+    headline: (step) =>
+      `watch ${step.request?.action ?? ''} for ${step.duration ?? ''}: fails if ${oneLine(step.failIf ?? '')}`,
+    leadingFacts: (step) => [`reads every ${step.interval ?? ''}`],
+    diagramLabel: (step, short) =>
+      `watch ${step.request?.action ?? ''} for ${step.duration ?? ''}, fails if ${short(step.failIf ?? '', 32)}`,
+    diagramShape: 'stadium',
+  },
 } satisfies { [K in StepKind]: StepKindViews<K> };
 
 /** The views of a kind, for a step of any kind. */

@@ -134,7 +134,27 @@ export const STEP_KIND_RUNTIME = {
     settlesBeforeCancel: false,
     withOf: () => undefined,
   },
+  watch: {
+    kind: 'watch',
+    ...LEAF,
+    reads: (step) => [{ template: step.with }, { expression: step.failIf }],
+    canHold: true,
+    canFail: true,
+    callsApi: true,
+    actionOf: (step) => step.action,
+    // It lasts `for` (its deadline), and has no `timeout` of its own.
+    ownTimeout: true,
+    settlesBeforeCancel: false,
+    withOf: (step) => step.with,
+  },
 } as const satisfies StepKindRuntimeTable;
+
+/** The kinds whose steps call the Cloud API (their activity is the step's; records name kinds as text). */
+export const API_STEP_KINDS: ReadonlySet<string> = new Set(
+  Object.values(STEP_KIND_RUNTIME)
+    .filter((runtime) => runtime.callsApi)
+    .map((runtime) => runtime.kind),
+);
 
 /** The runtime facts of a kind, for a step of any kind. */
 export function runtimeOf(kind: StepDefinition['kind']): StepKindRuntime<StepDefinition['kind']> {

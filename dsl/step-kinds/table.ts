@@ -12,6 +12,7 @@ import { PARALLEL } from './parallel';
 import { RUNBOOK } from './runbook';
 import { SLEEP } from './sleep';
 import { WAIT } from './wait';
+import { WATCH } from './watch';
 
 export const STEP_KIND_LANGUAGE = {
   call: CALL,
@@ -23,6 +24,7 @@ export const STEP_KIND_LANGUAGE = {
   foreach: FOREACH,
   runbook: RUNBOOK,
   fail: FAIL,
+  watch: WATCH,
 } as const satisfies StepKindLanguageTable;
 
 /** The language facets of a kind, for a step of any kind (the facets take the step as any kind). */

@@ -242,3 +242,56 @@ describe('poll interval', () => {
     expect(firstPollDelay(1_000, () => 1)).toBe(1_000);
   });
 });
+
+describe('wait activity, as a watch', () => {
+  const watch = (overrides: Partial<WaitInput> = {}) =>
+    base({
+      failIf: "result.status == 'PAUSED'",
+      deadline: Date.now() + 300,
+      intervalMs: 20,
+      maxIntervalMs: 20,
+      watch: true,
+      ...overrides,
+    });
+
+  it('passes at its deadline with the last answer when the condition never holds', async () => {
+    const caller = scripted([
+      { status: 'READY', n: 1 },
+      { status: 'READY', n: 2 },
+    ]);
+    const watched = (await new MockActivityEnvironment().run(
+      createWaitActivity(deps(caller)),
+      watch(),
+    )) as WaitResult;
+    expect(watched.result).toEqual({ status: 'READY', n: 2 });
+    expect(watched.polls).toBe(caller.calls);
+    expect(watched.polls).toBeGreaterThan(1);
+  });
+
+  it('fails with WATCH_FAILED at the first answer where the condition holds', async () => {
+    const caller = scripted([{ status: 'READY' }, { status: 'PAUSED' }, { status: 'READY' }]);
+    const failure = await failureOf(
+      new MockActivityEnvironment().run(
+        createWaitActivity(deps(caller)),
+        watch({ deadline: Date.now() + 60_000 }),
+      ),
+    );
+    expect(failure.type).toBe('WATCH_FAILED');
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.message).toBe(
+      "service.get met the failure condition `result.status == 'PAUSED'` (status PAUSED) at read 2",
+    );
+    expect(caller.calls).toBe(2);
+  });
+
+  it('fails at its deadline when no read was answered', async () => {
+    const caller = scripted([
+      new CloudApiError({ code: 'CLOUD_API_SERVER_ERROR', message: 'boom', status: 503 }),
+    ]);
+    const failure = await failureOf(
+      new MockActivityEnvironment().run(createWaitActivity(deps(caller)), watch()),
+    );
+    expect(failure.type).toBe('WAIT_TIMEOUT');
+    expect(failure.message).toMatch(/^gave up waiting for an answer to watch on service.get after/);
+  });
+});

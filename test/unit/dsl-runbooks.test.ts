@@ -160,6 +160,13 @@ function dryRun(steps: StepDefinition[], scope: Scope): number {
         record(result);
         break;
       }
+      case 'watch': {
+        resolveTemplates(step.with, scope);
+        const result = answer(step.action);
+        evaluateCondition(step.failIf, { ...scope, result });
+        record(result);
+        break;
+      }
       case 'sleep':
         resolveDurationMs(step.durationMs, scope);
         break;

@@ -83,7 +83,7 @@ const EXPECTED: Record<string, string[]> = {
   ],
   'schema.yaml': [
     '2:7 schema: `name` must be kebab-case: lowercase letters and digits joined by single hyphens',
-    '5:5 schema: the step has no kind; give exactly one of: call, wait, sleep, approve, assert, parallel, foreach, runbook, fail',
+    '5:5 schema: the step has no kind; give exactly one of: call, wait, sleep, approve, assert, parallel, foreach, runbook, fail, watch',
     '7:5 schema: a step does one thing, but this one has `call` and `sleep`',
     '10:9 schema: `id` must start with a lowercase letter and use only a-z, 0-9, _ and -',
     '14:5 schema: unknown field `retries`',
@@ -216,7 +216,7 @@ describe('validator rules', () => {
       '8:33 unknown-action: unknown action `service.delet` | did you mean `service.delete`?',
       '14:15 unknown-action: unknown action `service.delet` | did you mean `service.delete`?',
       '16:26 duration: `sleep` must be a duration with a unit, such as 30s, 5m, 1h30m, 500ms or 2d | ',
-      '17:9 schema: the step has no kind; give exactly one of: call, wait, sleep, approve, assert, parallel, foreach, runbook, fail | did you mean `sleep`?',
+      '17:9 schema: the step has no kind; give exactly one of: call, wait, sleep, approve, assert, parallel, foreach, runbook, fail, watch | did you mean `sleep`?',
       '21:17 schema: `compensate` must not be empty | ',
     ]);
   });
