@@ -10,6 +10,7 @@ import { createAdmitRunActivity } from './admission';
 import { CHECK_STEP_POLICY_ACTIVITY } from '../contract/policy-messages';
 import { createCheckStepPolicyActivity } from './policy-check';
 import { createNotifyActivities } from './notify';
+import { WAIT_ACTIVITY } from '../contract/wait-activity';
 
 export type {
   ActivityDeps,
@@ -23,9 +24,6 @@ export type {
 } from './deps';
 export type { ActionActivityInput, ActionActivities } from './action-activities';
 export type { WaitInput, WaitResult, WaitProgress } from './wait';
-
-/** The activity type that polls a read action until a condition holds. */
-export const WAIT_ACTIVITY = 'wait.until';
 
 export function createActivities(deps: ActivityDeps) {
   return {

@@ -36,8 +36,7 @@ import { hasPatch } from './release-gate';
 import { RunState } from './run-state';
 import { StepFailed } from './step-failure';
 import { RUNBOOK_WORKFLOW_TYPE } from '../contract/workflow-types';
-
-const WAIT_ACTIVITY = 'wait.until';
+import { WAIT_ACTIVITY } from '../contract/wait-activity';
 
 type CallStep = Extract<StepDefinition, { kind: 'call' }>;
 
