@@ -79,7 +79,7 @@ test('every committed history replays on the current workflow code', async () =>
   expect(results.map((r) => [r.workflowId, r.error ? `${r.error.name}: ${r.error.message}` : 'ok'])).toEqual(
     histories.map((h) => [h.workflowId, 'ok']),
   );
-}, 240_000);
+}, 300_000);
 
 test('a history the code no longer matches is reported as nondeterministic', async () => {
   // Stands in for an incompatible interpreter change: the recorded run scheduled service.create

@@ -49,4 +49,4 @@ test('every committed history replays on the traced bundle', async () => {
   expect(results.map((r) => [r.workflowId, r.error ? `${r.error.name}: ${r.error.message}` : 'ok'])).toEqual(
     histories.map((h) => [h.workflowId, 'ok']),
   );
-}, 120_000);
+}, 300_000);
