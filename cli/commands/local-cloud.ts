@@ -4,6 +4,7 @@
 // Ctrl-C / SIGTERM and then stops cleanly.
 /* eslint-disable @typescript-eslint/no-require-imports -- the local cloud loads only when used */
 import { localCloudOptionsFromFlags, SIMULATOR_FLAGS, SIMULATOR_USAGE } from '../../local-cloud/cli-options';
+import { hasLocalCloudCode } from '../../local-cloud/error-codes';
 import type { LocalCloudOptions } from '../../local-cloud/server';
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
@@ -46,7 +47,7 @@ export const localCloudCommand: Command = async (argv, ctx) => {
   try {
     options = localCloudOptionsFromFlags(parsed.values);
   } catch (error) {
-    if ((error as { code?: unknown }).code !== 'SIMULATOR_USAGE') throw error;
+    if (!hasLocalCloudCode(error, 'LOCAL_CLOUD_USAGE')) throw error;
     throw new CliError('CLI_USAGE', (error as Error).message, 'see `tideline local-cloud --help`');
   }
   const { isLocalCloudStartError, serveLocalCloud } =
