@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
 import { REPO_ROOT, RESULTS_DIR } from './lib/repo';
 
-const SIMULATOR_ENTRY = path.join(REPO_ROOT, 'dist', 'local-cloud', 'main.js');
+const LOCAL_CLOUD_ENTRY = path.join(REPO_ROOT, 'dist', 'local-cloud', 'main.js');
 
 interface Row {
   storage: 'in memory' | 'state file';
@@ -37,7 +37,7 @@ interface Cloud {
 
 async function startCloud(stateFile: string | undefined): Promise<Cloud> {
   const args = ['--port', '0', '--time-scale', '1', ...(stateFile ? ['--state-file', stateFile] : [])];
-  const child = spawn(process.execPath, [SIMULATOR_ENTRY, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [LOCAL_CLOUD_ENTRY, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`the local cloud exited (${code}) before its first line`)));

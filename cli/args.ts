@@ -38,7 +38,11 @@ export interface CommandSpec<O extends OptionSpecs = OptionSpecs> {
   name: string;
   /** The arguments part of the usage line, e.g. `FILE [-i key=value]…`. */
   usage: string;
-  summary: string;
+  /**
+   * A subcommand's one line (`schedule create`). A command's comes from the registry
+   * (cli/command-registry.ts), which `tideline --help` reads without loading the command.
+   */
+  summary?: string;
   /** Paragraphs printed under the usage line. */
   description?: string[];
   options: O;
@@ -57,8 +61,25 @@ type ValueOf<S extends OptionSpec> = S['type'] extends 'boolean'
     : string;
 export type ParsedValues<O extends OptionSpecs> = { [K in keyof O]?: ValueOf<O[K]> };
 
-export type ParsedCommand<O extends OptionSpecs> =
-  { help: true } | { help: false; values: ParsedValues<O>; positionals: string[] };
+export interface ParsedCommand<O extends OptionSpecs> {
+  values: ParsedValues<O>;
+  positionals: string[];
+}
+
+/**
+ * Thrown by `parseCommand` when the command line asks for `--help`: the dispatcher (cli/main.ts)
+ * prints the help of `spec`, with the summary the registry gives it, and exits 0.
+ */
+export class HelpRequest extends Error {
+  constructor(readonly spec: CommandSpec) {
+    super(`help for tideline ${spec.name}`);
+    this.name = 'HelpRequest';
+  }
+}
+
+export function isHelpRequest(error: unknown): error is HelpRequest {
+  return error instanceof HelpRequest;
+}
 
 function optionNames(options: OptionSpecs): string[] {
   const names: string[] = [];
@@ -117,7 +138,8 @@ export function applyGlobals(globals: GlobalOptions, values: Record<string, unkn
 
 /**
  * Parses a command's arguments (everything after its name). Global flags are accepted too and
- * written to `ctx.globals`. Throws CliError `CLI_USAGE` for unknown flags or wrong arguments.
+ * written to `ctx.globals`. Throws CliError `CLI_USAGE` for unknown flags or wrong arguments, and
+ * a HelpRequest for `--help`.
  */
 export function parseCommand<O extends OptionSpecs>(
   spec: CommandSpec<O>,
@@ -132,7 +154,7 @@ export function parseCommand<O extends OptionSpecs>(
     throw usageError(error, spec.name, options);
   }
   applyGlobals(ctx.globals, parsed.values);
-  if (parsed.values.help === true) return { help: true };
+  if (parsed.values.help === true) throw new HelpRequest(spec);
   const { min, max, names } = spec.positionals;
   const count = parsed.positionals.length;
   const seeHelp = `see \`tideline ${spec.name} --help\``;
@@ -147,7 +169,7 @@ export function parseCommand<O extends OptionSpecs>(
     const extra = parsed.positionals.slice(max).join(' ');
     throw new CliError('CLI_USAGE', `unexpected argument ${extra}`, seeHelp);
   }
-  return { help: false, values: parsed.values as ParsedValues<O>, positionals: parsed.positionals };
+  return { values: parsed.values as ParsedValues<O>, positionals: parsed.positionals };
 }
 
 /** A flag's number value, checked: e.g. `--limit 20`. */

@@ -1,6 +1,6 @@
 // The local cloud's command-line flags and how they become LocalCloudOptions, shared by its own
-// CLI (local-cloud/main.ts) and `tideline simulator`. Loads nothing but types, so `tideline --help`
-// can import it without starting to load the simulator.
+// CLI (local-cloud/main.ts) and `tideline local-cloud`. Loads nothing but types, so `tideline --help`
+// can import it without starting to load the local cloud.
 import type { Dialect } from './dialect';
 import type { LocalCloudOptions } from './server';
 
@@ -27,7 +27,7 @@ export type SimulatorFlagValues = {
 
 /** A flag value the local cloud cannot use; the message names the flag and the value. */
 export class SimulatorUsageError extends Error {
-  readonly code = 'SIMULATOR_USAGE';
+  readonly code = 'LOCAL_CLOUD_USAGE';
   constructor(message: string) {
     super(message);
     this.name = 'SimulatorUsageError';

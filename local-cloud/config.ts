@@ -135,7 +135,7 @@ export type SimulatorConfigInput = z.input<typeof SimulatorConfig>;
 export type SimulatorConfig = z.output<typeof SimulatorConfig>;
 
 export class SimulatorConfigError extends Error {
-  readonly code = 'SIMULATOR_CONFIG_INVALID';
+  readonly code = 'LOCAL_CLOUD_CONFIG_INVALID';
   constructor(message: string) {
     super(message);
     this.name = 'SimulatorConfigError';

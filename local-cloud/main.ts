@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// CLI of the local cloud: `npm run simulator -- [--host 127.0.0.1] [--port 0] [--config FILE]
+// CLI of the local cloud: `npm run local-cloud -- [--host 127.0.0.1] [--port 0] [--config FILE]
 // [--time-scale X] [--seed N] [--dialect seed|current] [--state-file FILE] [--no-control]`. The FIRST stdout line is one
 // JSON object with the URL, the projects' key pairs and the control API's URL and token; nothing
-// secret is printed after it. `tideline simulator` runs the same flags and serve loop
+// secret is printed after it. `tideline local-cloud` runs the same flags and serve loop
 // (cli-options.ts, serve.ts).
 import { parseArgs } from 'node:util';
 import {
@@ -27,14 +27,14 @@ function parseOptions(argv: string[]): LocalCloudOptions {
     throw new SimulatorUsageError((error as Error).message.split('\n')[0] ?? 'invalid arguments');
   }
   if (values.help) {
-    process.stdout.write(`usage: simulator ${SIMULATOR_USAGE}\n`);
+    process.stdout.write(`usage: local-cloud ${SIMULATOR_USAGE}\n`);
     process.exit(0);
   }
   return localCloudOptionsFromFlags(values);
 }
 
 function fail(message: string, exitCode: number): never {
-  process.stderr.write(`simulator: ${message}\n`);
+  process.stderr.write(`local-cloud: ${message}\n`);
   process.exit(exitCode);
 }
 
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     await serveLocalCloud(options, {
       stdout: process.stdout,
       stderr: process.stderr,
-      name: 'simulator',
+      name: 'local-cloud',
       stopRequested,
     });
   } catch (error) {

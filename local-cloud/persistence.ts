@@ -21,7 +21,7 @@ import { formatIssues } from './config';
 import { PersistedState } from './state';
 
 export class StateFileError extends Error {
-  readonly code = 'SIMULATOR_STATE_FILE_INVALID';
+  readonly code = 'LOCAL_CLOUD_STATE_FILE_INVALID';
   constructor(message: string) {
     super(message);
     this.name = 'StateFileError';
@@ -30,7 +30,7 @@ export class StateFileError extends Error {
 
 /** A commit failed: the change is in memory but not on disk, and its request was not acknowledged. */
 export class StateFileWriteError extends Error {
-  readonly code = 'SIMULATOR_STATE_FILE_WRITE_FAILED';
+  readonly code = 'LOCAL_CLOUD_STATE_FILE_WRITE_FAILED';
   constructor(path: string, options: { cause: unknown }) {
     const reason = (options.cause as NodeJS.ErrnoException | undefined)?.code ?? 'error';
     super(`state file ${path}: could not save the change (${reason}); it is not durable`, options);

@@ -1,14 +1,15 @@
 // Runs the local cloud in the foreground for a command line (local-cloud/main.ts and `tideline
-// simulator`): the FIRST stdout line is one JSON object with the URL, the projects' key pairs and
+// local-cloud`): the FIRST stdout line is one JSON object with the URL, the projects' key pairs and
 // the control API's URL and token; nothing secret is printed after it, and the first stop signal
 // closes it. Listening beyond loopback prints a warning that says what is exposed.
 import { isIP } from 'node:net';
+import { hasLocalCloudCode } from './error-codes';
 import { startLocalCloud, type LocalCloud, type LocalCloudOptions } from './server';
 
 export interface ServeIo {
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
-  /** Prefixes the lines on stderr, e.g. `simulator`. */
+  /** Prefixes the lines on stderr, e.g. `local-cloud`. */
   name: string;
   /** Resolves with the signal's name once the cloud is to stop (may already have resolved). */
   stopRequested: Promise<string>;
@@ -16,7 +17,7 @@ export interface ServeIo {
 
 /** The local cloud did not start; `badInput` when the config or state file is at fault. */
 export class LocalCloudStartError extends Error {
-  readonly code = 'SIMULATOR_START_FAILED';
+  readonly code = 'LOCAL_CLOUD_START_FAILED';
   constructor(
     message: string,
     readonly badInput: boolean,
@@ -28,18 +29,20 @@ export class LocalCloudStartError extends Error {
 }
 
 export function isLocalCloudStartError(error: unknown): error is LocalCloudStartError {
-  return (error as { code?: unknown } | null)?.code === 'SIMULATOR_START_FAILED';
+  return hasLocalCloudCode(error, 'LOCAL_CLOUD_START_FAILED');
 }
 
-const BAD_INPUT_CODES: ReadonlySet<unknown> = new Set([
-  'SIMULATOR_CONFIG_INVALID',
-  'SIMULATOR_STATE_FILE_INVALID',
-]);
+function isBadInput(error: unknown): boolean {
+  return (
+    hasLocalCloudCode(error, 'LOCAL_CLOUD_CONFIG_INVALID') ||
+    hasLocalCloudCode(error, 'LOCAL_CLOUD_STATE_FILE_INVALID')
+  );
+}
 
 function startError(error: unknown): LocalCloudStartError {
   const code = (error as { code?: unknown } | undefined)?.code;
   const message = error instanceof Error ? error.message : String(error);
-  if (BAD_INPUT_CODES.has(code)) return new LocalCloudStartError(message, true, { cause: error });
+  if (isBadInput(error)) return new LocalCloudStartError(message, true, { cause: error });
   const prefix = code ? `${String(code)} ` : '';
   return new LocalCloudStartError(`${prefix}${message}`, false, { cause: error });
 }

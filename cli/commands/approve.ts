@@ -11,13 +11,11 @@ import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
 import { EXIT } from '../errors';
 import { printCliError } from '../output/errors';
-import { printCommandHelp } from '../output/help';
 import { cliCommand } from '../output/run-report';
 import { queryProgress, runStatusOf } from '../run-observer';
 import { operatorName, sendRunUpdate } from '../run-update';
 import { withTemporal, type TemporalSession } from '../temporal';
 import { runIdArgument } from '../workflow-id';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 
 /** How long to wait for the worker to take the decision. */
 
@@ -38,7 +36,6 @@ const OPTION_HELP: [string, string][] = [
 export const APPROVE_SPEC = {
   name: 'approve',
   usage: 'ID [--step STEP] [--comment TEXT] [--by NAME] [--key FILE]',
-  summary: COMMAND_SUMMARIES.approve,
   description: [
     'The run goes on with the step after the approval. Exit 1 when no approval is pending, or when a',
     'step with approvers refuses the decision (the reason is printed; `tideline audit ID` lists all).',
@@ -56,7 +53,6 @@ export const APPROVE_SPEC = {
 export const REJECT_SPEC = {
   ...APPROVE_SPEC,
   name: 'reject',
-  summary: COMMAND_SUMMARIES.reject,
   description: [
     'The approval step fails, so the run fails and undoes what it completed. Exit 1 when no approval',
     'is pending.',
@@ -67,7 +63,6 @@ export const REJECT_SPEC = {
 function decide(approved: boolean, spec: typeof APPROVE_SPEC): Command {
   return async (argv, ctx) => {
     const parsed = parseCommand(spec, argv, ctx);
-    if (parsed.help) return printCommandHelp(spec, ctx);
     const workflowId = runIdArgument(parsed.positionals);
     const { values } = parsed;
     const decision: ApprovalDecision = { approved };

@@ -2,10 +2,8 @@
 // approvers — who, with which key, approve or reject, when, and whether it was counted or why not —
 // from the run's progress (a running run) or its report (an ended one).
 import { parseCommand, type CommandSpec } from '../args';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 import type { CliContext, Command } from '../context';
 import { CliError, EXIT } from '../errors';
-import { printCommandHelp } from '../output/help';
 import { auditLine } from '../output/run-report';
 import { admissionLine, holdActionLine, policyLine } from '../output/audit-lines';
 import { observeRun, readOutcome } from '../run-observer';
@@ -15,7 +13,6 @@ import { runIdArgument } from '../workflow-id';
 export const AUDIT_SPEC = {
   name: 'audit',
   usage: 'ID [--json]',
-  summary: COMMAND_SUMMARIES.audit,
   description: [
     'What the worker decided at the start (catalogue entry or refusal, the starter and whether a',
     'registered key signed the start), the policy rules that applied, then one line per decision,',
@@ -77,6 +74,5 @@ async function audit(ctx: CliContext, workflowId: string): Promise<number> {
 
 export const auditCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(AUDIT_SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(AUDIT_SPEC, ctx);
   return audit(ctx, runIdArgument(parsed.positionals));
 };

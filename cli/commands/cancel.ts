@@ -6,17 +6,14 @@ import type { Command } from '../context';
 import { EXIT } from '../errors';
 import { followRun } from '../follow';
 import { printCliError } from '../output/errors';
-import { printCommandHelp } from '../output/help';
 import { cliCommand } from '../output/run-report';
 import { runStatusOf, type RunOutcome } from '../run-observer';
 import { withTemporal } from '../temporal';
 import { runIdArgument } from '../workflow-id';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const CANCEL_SPEC = {
   name: 'cancel',
   usage: 'ID [--detach]',
-  summary: COMMAND_SUMMARIES.cancel,
   description: [
     'Requests cancellation of run ID. The run undoes the steps it completed (their `compensate`',
     'steps, newest first) and ends Cancelled; the command follows that and reports what was undone.',
@@ -38,7 +35,6 @@ function cancelledCleanly(outcome: RunOutcome): number {
 
 export const cancelCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(CANCEL_SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(CANCEL_SPEC, ctx);
   const workflowId = runIdArgument(parsed.positionals);
   return withTemporal(ctx, async (session) => {
     const handle = session.client.workflow.getHandle(workflowId);

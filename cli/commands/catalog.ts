@@ -3,17 +3,14 @@
 // shows — or that it runs any definition (development setting).
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily like every worker module */
 import { parseCommand, type CommandSpec } from '../args';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 import type { Command } from '../context';
 import { CliError, EXIT } from '../errors';
-import { printCommandHelp } from '../output/help';
 import { printable } from '../output/printable';
 import { settingsEnvironment } from '../settings';
 
 export const CATALOG_SPEC = {
   name: 'catalog',
   usage: '[--config FILE] [--json]',
-  summary: COMMAND_SUMMARIES.catalog,
   description: [
     'Reads the worker configuration (--config / TIDELINE_CONFIG) as the worker does at start: every',
     'runbook of its catalog: section is validated and named by its definition hash. A runbook that',
@@ -27,8 +24,7 @@ export const CATALOG_SPEC = {
 } satisfies CommandSpec;
 
 export const catalogCommand: Command = async (argv, ctx) => {
-  const parsed = parseCommand(CATALOG_SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(CATALOG_SPEC, ctx);
+  parseCommand(CATALOG_SPEC, argv, ctx);
   const { loadWorkerConfig } = require('../../worker/config') as typeof import('../../worker/config');
   const { WorkerError } = require('../../worker/errors') as typeof import('../../worker/errors');
   let config;

@@ -6,15 +6,12 @@ import path from 'node:path';
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { CliError, EXIT } from '../errors';
-import { printCommandHelp } from '../output/help';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 
 const loadCluster = () => require('../../cluster/cluster') as typeof import('../../cluster/cluster');
 
-const SPEC = {
+export const CLUSTER_SPEC = {
   name: 'cluster',
   usage: 'up|down|status [--dir DIR] [--separate-services] [--mtls] [--no-web-ui]',
-  summary: COMMAND_SUMMARIES.cluster,
   description: [
     "`up` builds the pinned Temporal server and its schema tool from their Go modules (once, into .tools/bin), starts PostgreSQL (installing the OS package with apt-get when missing and running as root), applies or upgrades the schemas, starts the server (all four services in one process; with --separate-services, which a new cluster keeps, one process per service — history, matching, frontend, worker — as production runs them), creates the namespace and tideline's search attributes, waits until the namespace is usable, and starts the Temporal Web UI (its server built the same way, once; without it when it cannot be built, or with --no-web-ui). It is idempotent: a second `up` starts only what is down.",
     '`down` stops exactly what `up` started (the Web UI, the server, then PostgreSQL); the data stays in DIR for the next `up`. `status` prints what runs (exit 3 when something is down).',
@@ -51,8 +48,7 @@ function shellWord(value: string): string {
 }
 
 export const clusterCommand: Command = async (argv, ctx) => {
-  const parsed = parseCommand(SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(SPEC, ctx);
+  const parsed = parseCommand(CLUSTER_SPEC, argv, ctx);
   const action = parsed.positionals[0];
   if (action !== 'up' && action !== 'down' && action !== 'status') {
     throw new CliError(

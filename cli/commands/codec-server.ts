@@ -8,15 +8,12 @@ import type { Command } from '../context';
 import { codecToken } from '../../stack/codec-token';
 import { waitForStopSignal } from '../stop-signal';
 import { CliError, EXIT } from '../errors';
-import { printCommandHelp } from '../output/help';
 import { resolveSettings } from '../settings';
 import { SHARED_DEFAULTS } from '../../worker/shared-settings';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const CODEC_SERVER_SPEC = {
   name: 'codec-server',
   usage: '[--listen HOST:PORT] [--cors-origin URL]… [--namespace NS]…',
-  summary: COMMAND_SUMMARIES['codec-server'],
   description: [
     'Serves POST /codec/decode and POST /codec/encode (body {"payloads":[{"metadata":{…},"data":"<base64>"}]}) with the same keys as the worker (TIDELINE_ENCRYPTION_KEYS, TIDELINE_KEY_FILE or ~/.tideline/keys.json). Give the UI the endpoint http://HOST:PORT/codec.',
     'Every request needs `Authorization: Bearer <token>` or the cookie a browser gets by signing in at <endpoint>/login (for a Web UI with TEMPORAL_CODEC_INCLUDE_CREDENTIALS=true): the token is TIDELINE_CODEC_TOKEN (at least 16 characters), or one generated now and printed once. Requests must name a served namespace in X-Namespace (default: the namespace of your settings; repeat --namespace for more). Only the --cors-origin URLs (the Web UI, e.g. http://127.0.0.1:8080) get CORS answers.',
@@ -94,7 +91,6 @@ function startFailure(error: unknown): CliError {
 
 export const codecServerCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(CODEC_SERVER_SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(CODEC_SERVER_SPEC, ctx);
   const { values } = parsed;
   const { host, port } = parseListen(values.listen);
   const origins = (values['cors-origin'] ?? []).map(parseOrigin);

@@ -8,7 +8,6 @@ import type { RunbookWorkflowInput } from '../../contract/run-messages';
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { CliError, EXIT } from '../errors';
-import { printCommandHelp } from '../output/help';
 import { styleFor } from '../output/style';
 import { bindRunInputs, loadRunbook } from '../runbook-input';
 import { dialectFlag, numberFlag, stackFailure } from '../dev-stack-flags';
@@ -17,7 +16,6 @@ import { waitForStopSignal, type StopSignal } from '../stop-signal';
 import { packageRoot } from '../../stack/temporal-binary';
 import { newRunId } from './run';
 import type { DevStack } from '../../stack/dev-stack';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 import { SHARED_DEFAULTS } from '../../worker/shared-settings';
 
 // Loaded on use: they pull in Temporal's SDK, which `--help` must not wait for.
@@ -29,10 +27,9 @@ const loadRunObserver = () => require('../run-observer') as typeof import('../ru
 const RUNBOOK = path.join('runbooks', 'provision-production-service.yaml');
 const SERVICE_NAME = /^[a-z][a-z0-9-]{2,62}$/;
 
-const SPEC = {
+export const DEMO_SPEC = {
   name: 'demo',
   usage: '[--name SERVICE] [--time-scale X] [--dialect seed|current] [--keep-running] [--show-secrets]',
-  summary: COMMAND_SUMMARIES.demo,
   description: [
     'Starts a Temporal dev server (with its Web UI), the local cloud and a worker on free 127.0.0.1 ports, creates a VPC in the local cloud, and runs runbooks/provision-production-service.yaml with live progress: create the service, wait until READY, attach it to the VPC, enable the pooler, tag it PROD.',
     "Then it prints the outputs (secret ones masked), the service as the local cloud shows it, and the run's Web UI address, and stops everything. With --keep-running the stack stays up (Web UI included) until Ctrl-C. Exit 0 when the run succeeded, 1 when it failed.",
@@ -148,8 +145,7 @@ async function runDemo(
 }
 
 export const demoCommand: Command = async (argv, ctx) => {
-  const parsed = parseCommand(SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(SPEC, ctx);
+  const parsed = parseCommand(DEMO_SPEC, argv, ctx);
   const { values } = parsed;
   const name = values.name ?? 'orders';
   if (!SERVICE_NAME.test(name)) {

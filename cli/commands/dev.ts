@@ -8,19 +8,16 @@ import { dialectFlag, numberFlag, portFlag, stackFailure } from '../dev-stack-fl
 import { renderStackInfo, stackInfo } from '../../stack/stack-info';
 import { waitForStopSignal } from '../stop-signal';
 import { EXIT } from '../errors';
-import { printCommandHelp } from '../output/help';
 import { resolveSettings } from '../settings';
 import { SHARED_DEFAULTS } from '../../worker/shared-settings';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 
 // Loaded on use: they pull in Temporal's SDK, which `--help` must not wait for.
 const loadDevStack = () => require('../../stack/dev-stack') as typeof import('../../stack/dev-stack');
 
-const SPEC = {
+export const DEV_SPEC = {
   name: 'dev',
   usage:
     '[--port N] [--ui-port N] [--cloud-port N] [--db FILE] [--time-scale X] [--dialect seed|current] [--no-codec-server]',
-  summary: COMMAND_SUMMARIES.dev,
   description: [
     'Everything binds to 127.0.0.1. Without --port the usual ports 7233 (Temporal) and 8233 (Web UI) are used when free, otherwise free ones; the local cloud takes a free port.',
     "The local cloud's key pair is printed: it is a development credential of this local cloud only. The worker uses the local cloud's credentials and your encryption keys (TIDELINE_ENCRYPTION_KEYS, TIDELINE_KEY_FILE or ~/.tideline/keys.json), so `tideline run … --address <printed address>` from another terminal works against it.",
@@ -60,8 +57,7 @@ const SPEC = {
 } satisfies CommandSpec;
 
 export const devCommand: Command = async (argv, ctx) => {
-  const parsed = parseCommand(SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(SPEC, ctx);
+  const parsed = parseCommand(DEV_SPEC, argv, ctx);
   const { values } = parsed;
   const log = (line: string): void => {
     ctx.stderr.write(`${line}\n`);

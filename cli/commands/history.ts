@@ -13,19 +13,16 @@ import {
   runDefinition,
   type HistorySource,
 } from '../history-timeline';
-import { printCommandHelp } from '../output/help';
 import { historyJson, renderHistory, type RunHistoryView } from '../output/history-view';
 import { styleFor } from '../output/style';
 import { orderedSteps, queryProgress, readOutcome, runStatusOf } from '../run-observer';
 import { withTemporal, type TemporalSession } from '../temporal';
 import { runIdArgument } from '../workflow-id';
 import type { StepRecord } from '../../contract/run-messages';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const HISTORY_SPEC = {
   name: 'history',
   usage: 'ID',
-  summary: COMMAND_SUMMARIES.history,
   description: [
     'For each step of run ID: its state, start time, duration, the attempts its API call or wait',
     'took (retries after 5xx, 429 or timeouts), and the reason it failed. Compensation steps are',
@@ -83,7 +80,6 @@ async function historySources(
 
 export const historyCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(HISTORY_SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(HISTORY_SPEC, ctx);
   const workflowId = runIdArgument(parsed.positionals);
   const result = await withTemporal(ctx, async (session) => {
     const handle = session.client.workflow.getHandle(workflowId);

@@ -13,13 +13,11 @@ import type { CliContext, Command } from '../context';
 import { CliError, EXIT } from '../errors';
 import { parseInputPairs, warnLiteralSecrets, type InputPair } from '../input-sources';
 import { printCliError } from '../output/errors';
-import { printCommandHelp } from '../output/help';
 import { cliCommand } from '../output/run-report';
 import { runStatusOf } from '../run-observer';
 import { operatorName, sendRunUpdate } from '../run-update';
 import { withTemporal, type TemporalSession } from '../temporal';
 import { runIdArgument } from '../workflow-id';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 
 type Verb = 'retry' | 'skip' | 'rollback';
 
@@ -32,7 +30,6 @@ const COMMON_HELP: [string, string][] = [
 export const RETRY_SPEC = {
   name: 'retry',
   usage: "ID [--step KEY] [-i key=value]… [--with '{…}'] [--by NAME] [--key FILE] [-m TEXT]",
-  summary: COMMAND_SUMMARIES.retry,
   description: [
     'Runs the held step again (a create that had taken effect is adopted, not duplicated). -i changes',
     'input values first; they are checked like at start. --with gives values for fields the step’s',
@@ -66,7 +63,6 @@ export const RETRY_SPEC = {
 export const SKIP_SPEC = {
   name: 'skip',
   usage: 'ID --step KEY [--output JSON] [--by NAME] [--key FILE] [-m TEXT]',
-  summary: COMMAND_SUMMARIES.skip,
   description: [
     'The held step counts as done with --output (JSON, default null); it must have every field later',
     'steps read. Nothing is undone for a skipped step. Exit 1 when the step is not held.',
@@ -92,7 +88,6 @@ export const SKIP_SPEC = {
 export const ROLLBACK_SPEC = {
   name: 'rollback',
   usage: 'ID [--by NAME] [--key FILE] [-m TEXT]',
-  summary: COMMAND_SUMMARIES.rollback,
   description: [
     'Compensates the completed steps, newest first, and fails the run. Exit 1 when nothing is held.',
   ],
@@ -240,7 +235,6 @@ async function act(
 function holdCommand(verb: Verb, spec: typeof RETRY_SPEC | typeof SKIP_SPEC | typeof ROLLBACK_SPEC): Command {
   return async (argv, ctx) => {
     const parsed = parseCommand(spec, argv, ctx);
-    if (parsed.help) return printCommandHelp(spec, ctx);
     const workflowId = runIdArgument(parsed.positionals);
     const values = parsed.values as Record<string, string | string[] | undefined>;
     const request: Record<string, unknown> = {};

@@ -6,13 +6,11 @@ import path from 'node:path';
 import { RUNBOOK_SCHEMA_FILE } from '../../dsl/json-schema';
 import { RunbookName } from '../../dsl/schema-primitives';
 import { parseCommand, type CommandSpec } from '../args';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 import type { CliContext, Command } from '../context';
 import { packageRoot } from '../../stack/temporal-binary';
 import { CliError, EXIT } from '../errors';
 import { runbookTemplate, runbookTestTemplate, TEMPLATE_CASES } from '../init-templates';
 import { currentInvocation, shellQuote } from '../output/cli-invocation';
-import { printCommandHelp } from '../output/help';
 import { styleFor } from '../output/style';
 import { RUNBOOK_TEST_SCHEMA_FILE } from '../../rehearsal/test-file-schema';
 import { TEST_FILE_SUFFIX } from '../../rehearsal/test-files';
@@ -22,7 +20,6 @@ const DEFAULT_DIR = 'runbooks';
 export const INIT_SPEC = {
   name: 'init',
   usage: 'NAME [--dir DIR] [--force]',
-  summary: COMMAND_SUMMARIES.init,
   description: [
     'Writes DIR/NAME.yaml, a small runbook to start from (read a service, check it is READY, enable',
     'its connection pooler with an undo, wait until READY, tag it PROD), and DIR/NAME.test.yaml with',
@@ -123,7 +120,6 @@ function report(ctx: CliContext, files: Record<FileKey, string>, overwritten: Fi
 
 export const initCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(INIT_SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(INIT_SPEC, ctx);
   const name = checkedName(parsed.positionals[0] ?? '');
   const dirShown = parsed.values.dir ?? DEFAULT_DIR;
   const dir = path.resolve(ctx.cwd, dirShown);

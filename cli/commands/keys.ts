@@ -6,17 +6,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { keyId, publicKeyText } from '../../activities/approval-keys';
 import { parseCommand, type CommandSpec } from '../args';
 import { approvalKeyDir, approvalKeyFile } from '../approval-signing';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 import type { Command } from '../context';
 import { CliError, EXIT } from '../errors';
-import { printCommandHelp } from '../output/help';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 
 export const KEYS_SPEC = {
   name: 'keys',
   usage: 'create NAME',
-  summary: COMMAND_SUMMARIES.keys,
   description: [
     'Writes the private key to ~/.tideline/approval-keys/NAME.pem (mode 0600; an existing key is',
     'never replaced) and prints the public key: register it in the worker configuration under',
@@ -30,7 +27,6 @@ export const KEYS_SPEC = {
 
 export const keysCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(KEYS_SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(KEYS_SPEC, ctx);
   const [action, name] = parsed.positionals;
   if (action !== 'create')
     throw new CliError(

@@ -12,7 +12,6 @@ import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { parseCommand, integerOption, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { CliError, EXIT } from '../errors';
-import { printCommandHelp } from '../output/help';
 import { formatDuration, styleFor } from '../output/style';
 import { RUNBOOK_WORKFLOW_TYPE, queryProgress, runStatusOf } from '../run-observer';
 import { withTemporal, type TemporalSession } from '../temporal';
@@ -23,7 +22,6 @@ import {
   AWAITING_APPROVAL_ATTRIBUTE,
   STATE_ATTRIBUTE,
 } from '../../contract/search-attributes';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 
 /** TidelineState's values (workflows/run-visibility.ts). */
 export const RUN_STATES = [
@@ -43,7 +41,6 @@ export const LIST_SPEC = {
   name: 'list',
   usage:
     '[--running | --failed | --held] [--state STATE] [--runbook NAME] [--project ID] [--service ID] [--awaiting-approval NAME] [--limit N]',
-  summary: COMMAND_SUMMARIES.list,
   description: [
     'Lists runbook runs, newest first (by start time). Runs started by a parent runbook (child',
     'runbooks) are left out (they show up as steps of their parent), except with --held, --state,',
@@ -219,7 +216,6 @@ async function newestRuns(
 
 export const listCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(LIST_SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(LIST_SPEC, ctx);
   const { values } = parsed;
   if ([values.running, values.failed, values.held].filter(Boolean).length > 1)
     throw new CliError('CLI_USAGE', '--running, --failed and --held exclude each other');

@@ -8,7 +8,6 @@
 import { choiceOption, parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { EXIT } from '../errors';
-import { printCommandHelp } from '../output/help';
 import { renderPlanMermaid } from '../output/plan-mermaid';
 import { renderPlanText } from '../output/plan-text';
 import { styleFor } from '../output/style';
@@ -19,13 +18,11 @@ import { planWorkerConfig } from '../plan/target-lister';
 import { gatherInputs } from '../input-sources';
 import { operatorName } from '../run-update';
 import { bindRunInputs, loadRunbook, runbooksRootOption } from '../runbook-input';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const PLAN_SPEC = {
   name: 'plan',
   usage:
     'FILE [-i key=value]… [--inputs FILE|-] [--runbooks-root DIR] [--resolve-targets] [--by NAME] [--format text|mermaid|json]',
-  summary: COMMAND_SUMMARIES.plan,
   description: [
     'Validates the runbook, binds the inputs given, and prints each step with the request it would',
     'send (method, path, body). Values that depend only on inputs are filled in; values from earlier',
@@ -65,7 +62,6 @@ export const PLAN_SPEC = {
 
 export const planCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(PLAN_SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(PLAN_SPEC, ctx);
   const [file] = parsed.positionals as [string];
   const { values } = parsed;
   const format = ctx.globals.json

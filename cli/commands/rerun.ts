@@ -9,7 +9,6 @@ import type { Command } from '../context';
 import { CliError, EXIT } from '../errors';
 import { gatherInputs } from '../input-sources';
 import { printCliError } from '../output/errors';
-import { printCommandHelp } from '../output/help';
 import { cliCommand } from '../output/run-report';
 import { runStatusOf } from '../run-observer';
 import { bindRunInputs } from '../runbook-input';
@@ -17,13 +16,11 @@ import { startAndFollow, startedBy } from '../start-run';
 import { withTemporal } from '../temporal';
 import { runIdArgument, workflowIdProblem } from '../workflow-id';
 import { newRunId } from './run';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const RERUN_SPEC = {
   name: 'rerun',
   usage:
     'ID [-i key=value]… [--inputs FILE|-] [--id NEW] [--on-failure rollback|hold] [--detach] [--show-secrets]',
-  summary: COMMAND_SUMMARIES.rerun,
   description: [
     'Starts the definition run ID was pinned to, with the inputs it was started with (-i and',
     '--inputs change some), as a new run, and follows it like `run`. Only for runs that ended',
@@ -60,7 +57,6 @@ export const RERUN_SPEC = {
 
 export const rerunCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(RERUN_SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(RERUN_SPEC, ctx);
   const oldId = runIdArgument(parsed.positionals);
   const { values } = parsed;
   const onFailure = values['on-failure'];

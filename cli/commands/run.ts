@@ -4,18 +4,15 @@ import type { RunbookWorkflowInput } from '../../contract/run-messages';
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { CliError } from '../errors';
-import { printCommandHelp } from '../output/help';
 import { gatherInputs } from '../input-sources';
 import { bindRunInputs, loadRunbook, runbooksRootOption } from '../runbook-input';
 import { startAndFollow, startedBy } from '../start-run';
 import { workflowIdProblem } from '../workflow-id';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const RUN_SPEC = {
   name: 'run',
   usage:
     'FILE [-i key=value]… [--inputs FILE|-] [--id ID] [--on-failure rollback|hold] [--detach] [--show-secrets]',
-  summary: COMMAND_SUMMARIES.run,
   description: [
     'Checks the runbook and its inputs first (problems are printed with file:line:column, exit 2),',
     'starts it on the task queue as run `<runbook name>-<random>` (or --id), and shows each step as',
@@ -73,7 +70,6 @@ export function newRunId(runbookName: string): string {
 
 export const runCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(RUN_SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(RUN_SPEC, ctx);
   const [file] = parsed.positionals as [string];
   const { values } = parsed;
   if (values.id !== undefined) {

@@ -4,7 +4,6 @@ import type { ScheduleHandle } from '@temporalio/client';
 import { parseCommand } from '../args';
 import type { CliContext } from '../context';
 import { EXIT } from '../errors';
-import { printCommandHelp } from '../output/help';
 import { cliCommand } from '../output/run-report';
 import { withTemporal, type TemporalSession } from '../temporal';
 import { checkScheduleName, explainScheduleError, namedSpec, overlapName } from './schedule-common';
@@ -59,7 +58,6 @@ async function onSchedule(
   ) => Promise<number>,
 ): Promise<number> {
   const parsed = parseCommand<Spec['options']>(spec, argv, ctx);
-  if (parsed.help) return printCommandHelp(spec, ctx);
   const name = checkScheduleName(parsed.positionals[0] as string);
   return withTemporal(ctx, async (session) => {
     try {

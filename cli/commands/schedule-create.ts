@@ -8,7 +8,6 @@ import type { RunbookWorkflowInput } from '../../contract/run-messages';
 import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext } from '../context';
 import { CliError, EXIT } from '../errors';
-import { printCommandHelp } from '../output/help';
 import { cliCommand } from '../output/run-report';
 import { RUNBOOK_WORKFLOW_TYPE } from '../run-observer';
 import { gatherInputs } from '../input-sources';
@@ -146,7 +145,6 @@ function overlapFlag(text: string | undefined): OverlapName {
 
 export async function scheduleCreate(argv: string[], ctx: CliContext): Promise<number> {
   const parsed = parseCommand(CREATE_SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(CREATE_SPEC, ctx);
   const { values } = parsed;
   const name = checkScheduleName(parsed.positionals[0] as string);
   if (values.runbook === undefined) {

@@ -4,7 +4,6 @@ import { closestName } from '../../dsl/suggest';
 import { commandWordIndex, parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
 import { CliError, EXIT } from '../errors';
-import { printCommandHelp } from '../output/help';
 import { withTemporal } from '../temporal';
 import { checkScheduleName, explainScheduleError, namedSpec } from './schedule-common';
 import { scheduleDelete, schedulePause, scheduleTrigger, scheduleUnpause } from './schedule-control';
@@ -16,12 +15,10 @@ import {
   scheduleJson,
   type ScheduleListItemJson,
 } from './schedule-view';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 
-const SCHEDULE_SPEC = {
+export const SCHEDULE_SPEC = {
   name: 'schedule',
   usage: 'create|list|describe|pause|unpause|trigger|delete …',
-  summary: COMMAND_SUMMARIES.schedule,
   description: [
     [
       'subcommands:',
@@ -66,8 +63,7 @@ const DESCRIBE_SPEC = namedSpec(
 );
 
 async function scheduleList(argv: string[], ctx: CliContext): Promise<number> {
-  const parsed = parseCommand(LIST_SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(LIST_SPEC, ctx);
+  parseCommand(LIST_SPEC, argv, ctx);
   return withTemporal(ctx, async (session) => {
     const items: ScheduleListItemJson[] = [];
     for await (const summary of session.client.schedule.list()) items.push(listItemJson(summary));
@@ -79,7 +75,6 @@ async function scheduleList(argv: string[], ctx: CliContext): Promise<number> {
 
 async function scheduleDescribe(argv: string[], ctx: CliContext): Promise<number> {
   const parsed = parseCommand(DESCRIBE_SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(DESCRIBE_SPEC, ctx);
   const name = checkScheduleName(parsed.positionals[0] as string);
   return withTemporal(ctx, async (session) => {
     let description;
@@ -109,8 +104,7 @@ export const scheduleCommand: Command = async (argv, ctx) => {
   const at = commandWordIndex(argv, { endAtDoubleDash: false });
   const sub = at === -1 ? undefined : argv[at];
   if (sub === undefined) {
-    const parsed = parseCommand(SCHEDULE_SPEC, argv, ctx);
-    if (parsed.help) return printCommandHelp(SCHEDULE_SPEC, ctx);
+    parseCommand(SCHEDULE_SPEC, argv, ctx);
     throw new CliError(
       'CLI_USAGE',
       'missing the subcommand',

@@ -7,15 +7,12 @@
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { CliError, EXIT } from '../errors';
-import { printCommandHelp } from '../output/help';
 import { withTemporal } from '../temporal';
 import { TIDELINE_SEARCH_ATTRIBUTES } from '../../contract/search-attributes';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const SETUP_SPEC = {
   name: 'setup',
   usage: '[--check]',
-  summary: COMMAND_SUMMARIES.setup,
   description: [
     `Registers ${TIDELINE_SEARCH_ATTRIBUTES.map((a) => `${a.name} (${a.type})`).join(', ')}`,
     'on the namespace (--namespace, TEMPORAL_NAMESPACE, default `default`). Runs keep them',
@@ -39,7 +36,6 @@ const REFUSED = new Set([7, 12]);
 
 export const setupCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(SETUP_SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(SETUP_SPEC, ctx);
   const check = parsed.values.check === true;
   const { grpcCode, missingSearchAttributes, registerSearchAttributes, searchAttributeCreateCommand } =
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily like the SDK

@@ -4,15 +4,12 @@
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { followRun } from '../follow';
-import { printCommandHelp } from '../output/help';
 import { withTemporal } from '../temporal';
 import { runIdArgument } from '../workflow-id';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const STATUS_SPEC = {
   name: 'status',
   usage: 'ID [--once] [--show-secrets]',
-  summary: COMMAND_SUMMARIES.status,
   description: [
     'Shows the steps of run ID with their state and elapsed time, what a wait is waiting for, and a',
     'pending approval with the command that answers it. Without --once it follows the run until it',
@@ -36,7 +33,6 @@ export const STATUS_SPEC = {
 
 export const statusCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(STATUS_SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(STATUS_SPEC, ctx);
   const workflowId = runIdArgument(parsed.positionals);
   return withTemporal(ctx, (session) =>
     followRun(ctx, session, session.client.workflow.getHandle(workflowId), {

@@ -8,14 +8,11 @@ import path from 'node:path';
 import { integerOption, parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { CliError, EXIT } from '../errors';
-import { printCommandHelp } from '../output/help';
 import { styleFor } from '../output/style';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const TEST_SPEC = {
   name: 'test',
   usage: '[PATH…] [--filter TEXT] [--junit FILE] [--jobs N] [--timeout SECONDS] [--no-coverage]',
-  summary: COMMAND_SUMMARIES.test,
   description: [
     'Runs every case of the test files given, and of every *.test.yaml under the folders given',
     '(default: runbooks/). Each case gets a fresh local cloud holding its starting state and faults;',
@@ -51,7 +48,6 @@ export const TEST_SPEC = {
 
 export const testCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(TEST_SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(TEST_SPEC, ctx);
   const { values } = parsed;
   const jobs = integerOption('jobs', values.jobs, 1, 4);
   const timeoutMs = integerOption('timeout', values.timeout, 1, 120) * 1000;

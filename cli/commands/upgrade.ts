@@ -11,10 +11,8 @@ import { closestName } from '../../dsl/suggest';
 import { commandWordIndex, parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
 import { CliError, EXIT } from '../errors';
-import { printCommandHelp } from '../output/help';
 import { withTemporal, type TemporalSession } from '../temporal';
 import { knownPatches, patchNeeds, type RunPatchNeeds } from '../upgrade/patch-needs';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 
 /** Where Temporal's core SDK records the patch ids a run took. */
 const CHANGE_VERSION = defineSearchAttributeKey('TemporalChangeVersion', SearchAttributeType.KEYWORD_LIST);
@@ -44,10 +42,9 @@ export const UPGRADE_STATUS_SPEC = {
   positionals: { min: 0, max: 0, names: '' },
 } satisfies CommandSpec;
 
-const UPGRADE_SPEC = {
+export const UPGRADE_SPEC = {
   name: 'upgrade',
   usage: 'status …',
-  summary: COMMAND_SUMMARIES.upgrade,
   description: ['subcommands:\n  status [--patch ID]            open runs by release, patches they may need'],
   options: {},
   optionHelp: [],
@@ -150,7 +147,6 @@ function renderStatus(status: UpgradeStatus): string {
 
 async function upgradeStatus(argv: string[], ctx: CliContext): Promise<number> {
   const parsed = parseCommand(UPGRADE_STATUS_SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(UPGRADE_STATUS_SPEC, ctx);
   const patchId = parsed.values.patch;
   const patches = knownPatches().filter((patch) => !patch.gate);
   if (patchId !== undefined && !patches.some((patch) => patch.id === patchId)) {
@@ -189,8 +185,7 @@ export const upgradeCommand: Command = async (argv, ctx) => {
   const at = commandWordIndex(argv, { endAtDoubleDash: false });
   const sub = at === -1 ? undefined : argv[at];
   if (sub === undefined) {
-    const parsed = parseCommand(UPGRADE_SPEC, argv, ctx);
-    if (parsed.help) return printCommandHelp(UPGRADE_SPEC, ctx);
+    parseCommand(UPGRADE_SPEC, argv, ctx);
     throw new CliError('CLI_USAGE', 'missing the subcommand', 'status (see `tideline upgrade --help`)');
   }
   if (sub !== 'status') {

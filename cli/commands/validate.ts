@@ -8,17 +8,14 @@ import type { RunbookProblem } from '../../dsl/problems';
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { EXIT } from '../errors';
-import { printCommandHelp } from '../output/help';
 import { styleFor } from '../output/style';
 import { expandPaths } from '../../dsl/path-expansion';
 import { displayName, problemLines, runbooksRootOption } from '../runbook-input';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 import { TEST_FILE_SUFFIX } from '../../rehearsal/test-files';
 
 export const VALIDATE_SPEC = {
   name: 'validate',
   usage: 'PATH… [--runbooks-root DIR]',
-  summary: COMMAND_SUMMARIES.validate,
   description: [
     'Checks the schema, actions and their inputs, references between steps, expressions and',
     'secrets, in the files given and the child runbooks they name. Nothing runs and no server is',
@@ -133,7 +130,6 @@ function problemJson(problem: RunbookProblem): Record<string, unknown> {
 
 export const validateCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(VALIDATE_SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(VALIDATE_SPEC, ctx);
   const root = runbooksRootOption(parsed.values['runbooks-root'], ctx);
   const results = parsed.positionals.flatMap((given) => checkPath(given, ctx.cwd, root));
   const failed = results.filter((r) => !r.ok);

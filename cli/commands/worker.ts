@@ -4,14 +4,11 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- the worker SDK loads only when used */
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
-import { printCommandHelp } from '../output/help';
 import { settingsEnvironment } from '../settings';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 
 export const WORKER_SPEC = {
   name: 'worker',
   usage: '[--metrics HOST:PORT]',
-  summary: COMMAND_SUMMARIES.worker,
   description: [
     'Polls the task queue and runs the runbook interpreter and the Cloud API activities. The Cloud',
     'API endpoint and credentials come from the config file (--config / TIDELINE_CONFIG: cloud.baseUrl',
@@ -38,7 +35,6 @@ export const WORKER_SPEC = {
 
 export const workerCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(WORKER_SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(WORKER_SPEC, ctx);
   const env = settingsEnvironment(ctx);
   if (parsed.values.metrics !== undefined) env.TIDELINE_METRICS_ADDRESS = parsed.values.metrics;
   const { runWorkerProcess } = require('../../worker/main') as typeof import('../../worker/main');

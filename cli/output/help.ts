@@ -2,8 +2,6 @@
 // the documented exit codes. Plain text that reads well in a terminal and in a pager.
 import type { CommandSpec } from '../args';
 import { GLOBAL_OPTION_HELP } from '../args';
-import type { CliContext } from '../context';
-import { EXIT } from '../errors';
 import { wrap } from './style';
 
 export const EXIT_CODE_HELP: [string, string][] = [
@@ -47,9 +45,10 @@ export function descriptionLines(description: string[]): string[] {
   return lines;
 }
 
-export function renderCommandHelp(spec: CommandSpec): string {
+/** A command's help; `summary` is its line in the registry, or a subcommand's own. */
+export function renderCommandHelp(spec: CommandSpec, summary: string): string {
   const lines = [
-    `tideline ${spec.name} — ${spec.summary}`,
+    `tideline ${spec.name} — ${summary}`,
     '',
     `usage: tideline ${spec.name} ${spec.usage}`.trimEnd(),
   ];
@@ -99,10 +98,4 @@ export function renderMainHelp(commands: CommandSummary[], version: string): str
     'stack traces of unexpected errors.',
   ];
   return `${lines.join('\n')}\n`;
-}
-
-/** `COMMAND --help`: prints the command's help; returns the exit code. */
-export function printCommandHelp(spec: CommandSpec, ctx: CliContext): number {
-  ctx.stdout.write(renderCommandHelp(spec));
-  return EXIT.OK;
 }

@@ -30,7 +30,7 @@ describe('help and usage', () => {
       'reject',
       'schedule',
       'worker',
-      'simulator',
+      'local-cloud',
       'dev',
       'demo',
     ]) {
@@ -53,7 +53,7 @@ describe('help and usage', () => {
       'approve',
       'reject',
       'worker',
-      'simulator',
+      'local-cloud',
     ]) {
       const result = await runTideline([command, '--help']);
       expect(result.code).toBe(0);
@@ -246,10 +246,10 @@ describe('Temporal unreachable', () => {
   }, 60_000);
 });
 
-describe('worker and simulator', () => {
-  test('simulator: the first line has the URL and key pairs; SIGTERM stops it (exit 0)', async () => {
-    const simulator = startCli(['simulator', '--port', '0', '--seed', '7']);
-    const first = (await simulator.waitForStdout(/^\{.*\}\n/)).split('\n')[0] ?? '';
+describe('worker and the local cloud', () => {
+  test('local-cloud: the first line has the URL and key pairs; SIGTERM stops it (exit 0)', async () => {
+    const localCloud = startCli(['local-cloud', '--port', '0', '--seed', '7']);
+    const first = (await localCloud.waitForStdout(/^\{.*\}\n/)).split('\n')[0] ?? '';
     const info = JSON.parse(first) as {
       url: string;
       projects: { id: string; access_key: string; secret_key: string }[];
@@ -269,11 +269,25 @@ describe('worker and simulator', () => {
       headers: { authorization: `Bearer ${info.controlToken}` },
     });
     expect(health.status).toBe(200);
-    simulator.signal('SIGTERM');
-    const done = await simulator.done;
+    localCloud.signal('SIGTERM');
+    const done = await localCloud.done;
     expect(done.code).toBe(0);
     expect(done.stdout.split('\n').filter(Boolean)).toHaveLength(1);
     expect(done.stderr).toContain('SIGTERM received, stopping');
+    expect(done.stderr).not.toContain('deprecated');
+  }, 30_000);
+
+  test('the deprecated `simulator` spelling still serves, with one note naming `local-cloud`', async () => {
+    const old = startCli(['simulator', '--port', '0']);
+    const first = (await old.waitForStdout(/^\{.*\}\n/)).split('\n')[0] ?? '';
+    expect((JSON.parse(first) as { url: string }).url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
+    old.signal('SIGTERM');
+    const done = await old.done;
+    expect(done.code).toBe(0);
+    const notes = done.stderr.split('\n').filter((line) => line.includes('deprecated'));
+    expect(notes).toEqual([
+      'tideline: `tideline simulator` is deprecated and will be removed; use `tideline local-cloud`',
+    ]);
   }, 30_000);
 
   test('worker: incomplete configuration is exit 2 with every problem', async () => {

@@ -130,7 +130,7 @@ async function expectUsageError(args: string[], pattern: RegExp): Promise<string
   expect(await cli.exit).toEqual({ code: 2, signal: null });
   const lines = cli.stderr().trim().split('\n');
   expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(/^simulator: /);
+  expect(lines[0]).toMatch(/^local-cloud: /);
   expect(lines[0]).toMatch(pattern);
   expect(cli.stderr()).not.toMatch(/\n\s+at /);
   expect(cli.stdout()).toBe('');
@@ -208,7 +208,7 @@ test('--host 0.0.0.0 prints a warning naming what is exposed', async () => {
       .stderr()
       .split('\n')
       .find((line) => line.includes('WARNING')) ?? '';
-  expect(warning).toMatch(/^simulator: WARNING: listening on 0\.0\.0\.0, not a loopback address/);
+  expect(warning).toMatch(/^local-cloud: WARNING: listening on 0\.0\.0\.0, not a loopback address/);
   expect(warning).toContain('the Cloud API');
   expect(warning).toContain('control API (/__sim');
   expect(warning).toContain('--no-control');

@@ -67,7 +67,7 @@ test('invalid configs name every bad field', () => {
       ],
     });
   } catch (error) {
-    expect((error as { code?: string }).code).toBe('SIMULATOR_CONFIG_INVALID');
+    expect((error as { code?: string }).code).toBe('LOCAL_CLOUD_CONFIG_INVALID');
     message = (error as Error).message;
   }
   for (const part of [

@@ -147,6 +147,6 @@ test('each start has its own token unless the config sets one', async () => {
     await configured.close();
   }
   await expect(startTestCloud({ config: { controlToken: 'short' } })).rejects.toMatchObject({
-    code: 'SIMULATOR_CONFIG_INVALID',
+    code: 'LOCAL_CLOUD_CONFIG_INVALID',
   });
 });

@@ -129,7 +129,7 @@ test('a corrupt state file is refused with a clear error', async () => {
   const stateFile = join(dir, 'corrupt.json');
   await writeFile(stateFile, '{"version": 1, "projects": "nope"}');
   await expect(startLocalCloud({ stateFile })).rejects.toMatchObject({
-    code: 'SIMULATOR_STATE_FILE_INVALID',
+    code: 'LOCAL_CLOUD_STATE_FILE_INVALID',
     message: expect.stringContaining(stateFile),
   });
 });

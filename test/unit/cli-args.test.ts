@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   choiceOption,
+  HelpRequest,
   integerOption,
   parseCommand,
   splitCommandLine,
@@ -71,7 +72,6 @@ describe('parseCommand', () => {
       ctx,
     );
     expect(parsed).toEqual({
-      help: false,
       values: expect.objectContaining({ detach: true, input: ['a=1', 'b=2'] }),
       positionals: ['file.yaml'],
     });
@@ -79,7 +79,14 @@ describe('parseCommand', () => {
   });
 
   test('--help wins over missing positionals', () => {
-    expect(parseCommand(SPEC, ['--help'], context())).toEqual({ help: true });
+    let thrown: unknown;
+    try {
+      parseCommand(SPEC, ['--help'], context());
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(HelpRequest);
+    expect((thrown as HelpRequest).spec).toBe(SPEC);
   });
 
   test('unknown options name the closest known one', () => {

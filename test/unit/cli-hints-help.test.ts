@@ -1,5 +1,6 @@
 // The commands the CLI suggests repeat how it was started (`node bin/tideline.js`
 // until `npm link`), and `--help` keeps a description's wrapped lines together.
+import { COMMANDS } from '../../cli/command-registry';
 import { STATUS_SPEC } from '../../cli/commands/status';
 import { invocationWords } from '../../cli/output/cli-invocation';
 import { descriptionLines, renderCommandHelp } from '../../cli/output/help';
@@ -32,7 +33,7 @@ describe('suggested commands repeat how the CLI was started', () => {
 
 describe('help', () => {
   test('a description wrapped over several lines prints without blank lines between them', () => {
-    const text = renderCommandHelp(STATUS_SPEC);
+    const text = renderCommandHelp(STATUS_SPEC, COMMANDS.status.summary);
     const description = STATUS_SPEC.description.join('\n');
     expect(text).toContain(`\n\n${description}\n\n`);
   });

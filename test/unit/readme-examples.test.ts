@@ -9,7 +9,7 @@
 //   <!-- example: runbook file=NAME -->  a whole runbook that a shell block reads as NAME
 //   <!-- example: runbook-fragment -->   a list of steps, or top-level keys (inputs:, outputs:,
 //                                        onFailure: …) of a runbook; see FRAGMENT_BASE
-//   <!-- example: simulator-config -->   the local cloud's --config file
+//   <!-- example: local-cloud-config --> the local cloud's --config file
 //   <!-- example: worker-config -->      the worker's TIDELINE_CONFIG file
 //   <!-- example: partial: REASON -->    deliberately incomplete (`{ … }`, placeholders): not checked
 //
@@ -136,7 +136,7 @@ function problemsOf(example: Pick<Block, 'lang' | 'kind' | 'text'>): string[] {
       return runbookProblems(example.text);
     case 'runbook-fragment':
       return runbookProblems(stringify(placeFragment(value)));
-    case 'simulator-config':
+    case 'local-cloud-config':
       try {
         parseConfig(value, 'docs');
         return [];
@@ -206,7 +206,7 @@ describe('YAML and JSON examples', () => {
     expect(
       problemsOf({
         lang: 'yaml',
-        kind: 'simulator-config',
+        kind: 'local-cloud-config',
         text: 'projects: [{ access_key: A, secret_key: S }]',
       }),
     ).not.toEqual([]);
@@ -419,7 +419,7 @@ async function checkScriptArgs(script: string, args: string[]): Promise<string[]
   if (args.length === 0) return [];
   const cli = /node bin\/tideline\.js (\S+)$/.exec(body)?.[1];
   if (cli !== undefined) return checkTideline([cli, ...args]);
-  if (body.includes('dist/local-cloud/main.js')) return checkTideline(['simulator', ...args]); // the same flags
+  if (body.includes('dist/local-cloud/main.js')) return checkTideline(['local-cloud', ...args]); // the same flags
   if (body.includes('bench/build/bench/')) {
     const problems: string[] = [];
     for (const flag of args.filter((word) => word.startsWith('--'))) {
@@ -561,7 +561,7 @@ describe('shell examples', () => {
     expect(await problemsOfCommand(command('tideline cluster sideways'))).not.toEqual([]);
     expect(await problemsOfCommand(command('npm run no-such-script'))).not.toEqual([]);
     expect(await problemsOfCommand(command('npm run bench -- --no-such-figure'))).not.toEqual([]);
-    expect(await problemsOfCommand(command('npm run simulator -- --no-such-flag'))).not.toEqual([]);
+    expect(await problemsOfCommand(command('npm run local-cloud -- --no-such-flag'))).not.toEqual([]);
     expect(await problemsOfCommand(command('export TIDELINE_NO_SUCH_VARIABLE=1'))).not.toEqual([]);
     expect(await problemsOfCommand(command('docker compose --profile nope up'))).not.toEqual([]);
     expect(

@@ -78,7 +78,7 @@ test('a failed commit rejects every waiter with a stable code and is reported on
   file.noteChange();
   const first = file.waitDurable();
   const second = file.waitDurable();
-  await expect(first).rejects.toMatchObject({ code: 'SIMULATOR_STATE_FILE_WRITE_FAILED' });
-  await expect(second).rejects.toMatchObject({ code: 'SIMULATOR_STATE_FILE_WRITE_FAILED' });
-  expect(reported).toEqual(['SIMULATOR_STATE_FILE_WRITE_FAILED']);
+  await expect(first).rejects.toMatchObject({ code: 'LOCAL_CLOUD_STATE_FILE_WRITE_FAILED' });
+  await expect(second).rejects.toMatchObject({ code: 'LOCAL_CLOUD_STATE_FILE_WRITE_FAILED' });
+  expect(reported).toEqual(['LOCAL_CLOUD_STATE_FILE_WRITE_FAILED']);
 });

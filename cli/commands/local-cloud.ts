@@ -1,21 +1,19 @@
-// `tideline simulator`: the local cloud, in the foreground, with the same flags and output
-// contract as `npm run simulator` (both run local-cloud/cli-options.ts and local-cloud/serve.ts): the
+// `tideline local-cloud`: the local cloud, in the foreground, with the same flags and output
+// contract as `npm run local-cloud` (both run local-cloud/cli-options.ts and local-cloud/serve.ts): the
 // FIRST stdout line is one JSON object with the URL and the projects' key pairs; it runs until
 // Ctrl-C / SIGTERM and then stops cleanly.
-/* eslint-disable @typescript-eslint/no-require-imports -- the simulator loads only when used */
+/* eslint-disable @typescript-eslint/no-require-imports -- the local cloud loads only when used */
 import { localCloudOptionsFromFlags, SIMULATOR_FLAGS, SIMULATOR_USAGE } from '../../local-cloud/cli-options';
+import { hasLocalCloudCode } from '../../local-cloud/error-codes';
 import type { LocalCloudOptions } from '../../local-cloud/server';
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { waitForStopSignal } from '../stop-signal';
 import { CliError, EXIT } from '../errors';
-import { printCommandHelp } from '../output/help';
-import { COMMAND_SUMMARIES } from '../command-summaries';
 
-export const SIMULATOR_SPEC = {
-  name: 'simulator',
+export const LOCAL_CLOUD_SPEC = {
+  name: 'local-cloud',
   usage: SIMULATOR_USAGE,
-  summary: COMMAND_SUMMARIES.simulator,
   description: [
     'The first stdout line is one JSON object: {"url": …, "projects": [{"id", "name", "access_key",',
     '"secret_key"}], "controlUrl": …, "controlToken": …} — the key pairs are development credentials',
@@ -37,21 +35,20 @@ export const SIMULATOR_SPEC = {
     ['--no-control', 'leave out the control API (/__sim): every path under it is a 404'],
   ],
   examples: [
-    'tideline simulator',
-    'tideline simulator --port 8080 --time-scale 0.1 --state-file .tideline/cloud.json',
+    'tideline local-cloud',
+    'tideline local-cloud --port 8080 --time-scale 0.1 --state-file .tideline/cloud.json',
   ],
   positionals: { min: 0, max: 0, names: '' },
 } satisfies CommandSpec;
 
-export const simulatorCommand: Command = async (argv, ctx) => {
-  const parsed = parseCommand(SIMULATOR_SPEC, argv, ctx);
-  if (parsed.help) return printCommandHelp(SIMULATOR_SPEC, ctx);
+export const localCloudCommand: Command = async (argv, ctx) => {
+  const parsed = parseCommand(LOCAL_CLOUD_SPEC, argv, ctx);
   let options: LocalCloudOptions;
   try {
     options = localCloudOptionsFromFlags(parsed.values);
   } catch (error) {
-    if ((error as { code?: unknown }).code !== 'SIMULATOR_USAGE') throw error;
-    throw new CliError('CLI_USAGE', (error as Error).message, 'see `tideline simulator --help`');
+    if (!hasLocalCloudCode(error, 'LOCAL_CLOUD_USAGE')) throw error;
+    throw new CliError('CLI_USAGE', (error as Error).message, 'see `tideline local-cloud --help`');
   }
   const { isLocalCloudStartError, serveLocalCloud } =
     require('../../local-cloud/serve') as typeof import('../../local-cloud/serve');
@@ -62,7 +59,7 @@ export const simulatorCommand: Command = async (argv, ctx) => {
     await serveLocalCloud(options, {
       stdout: ctx.stdout,
       stderr: ctx.stderr,
-      name: 'tideline simulator',
+      name: 'tideline local-cloud',
       stopRequested: stop.received,
     });
     return EXIT.OK;
