@@ -15,8 +15,9 @@ import {
   type SignedStart,
 } from '../contract/approval-messages';
 
-function nonce(): string {
-  return randomBytes(16).toString('base64url');
+/** What every signature carries besides its value: which key, a fresh nonce, and when. */
+function signatureBase(key: KeyObject, signedAt: number) {
+  return { keyId: keyId(createPublicKey(key)), nonce: randomBytes(16).toString('base64url'), signedAt };
 }
 
 export function signDecision(
@@ -33,7 +34,7 @@ export function signDecision(
   },
   now: number = Date.now(),
 ): ApprovalSignature {
-  const base = { keyId: keyId(createPublicKey(key)), nonce: nonce(), signedAt: now };
+  const base = signatureBase(key, now);
   const payload = approvalPayload({
     ...fields,
     comment: fields.comment,
@@ -52,7 +53,7 @@ export function signDecision(
 /** The run's starter: signed when a key is there for `by`, else only claimed. */
 export function signStart(key: KeyObject | undefined, workflowId: string, by: string): SignedStart {
   if (key === undefined) return { by };
-  const base = { keyId: keyId(createPublicKey(key)), nonce: nonce(), signedAt: Date.now(), workflowId };
+  const base = { ...signatureBase(key, Date.now()), workflowId };
   return { by, signature: { ...base, value: signPayload(startPayload({ ...base, by }), key) } };
 }
 
@@ -65,7 +66,7 @@ export function signScheduleStart(
   fields: { scheduleId: string; by: string; definitionHash: string; inputs: unknown },
 ): SignedStart {
   if (key === undefined) return { by: fields.by };
-  const base = { keyId: keyId(createPublicKey(key)), nonce: nonce(), signedAt: Date.now() };
+  const base = signatureBase(key, Date.now());
   const value = signPayload(scheduleStartPayload({ ...fields, ...base }), key);
   return { by: fields.by, signature: { ...base, workflowId: fields.scheduleId, schedule: true, value } };
 }
@@ -84,7 +85,7 @@ export function signHoldAction(
   },
   now: number = Date.now(),
 ): HoldSignature {
-  const base = { keyId: keyId(createPublicKey(key)), nonce: nonce(), signedAt: now };
+  const base = signatureBase(key, now);
   const payload = holdActionPayload({
     ...fields,
     step: fields.step,
