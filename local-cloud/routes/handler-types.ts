@@ -1,7 +1,7 @@
 // The shape of an operation handler. The handler table is keyed by the catalogue's action names,
 // so an operation without a handler is a compile error.
 import type { z } from 'zod';
-import type { ActionName, Operations } from '../../cloud/operations';
+import type { ActionName, ActionOutput, Operations } from '../../cloud/operations';
 import type { OutcomeKind } from '../fault-schema';
 import type { RuleOf } from '../faults';
 import type { ProjectRecord } from '../state';
@@ -21,7 +21,17 @@ export interface HandlerContext<A extends ActionName> {
   outcome(kind: OutcomeKind): RuleOf<'outcome'> | undefined;
 }
 
-/** Returns the success body (`undefined` for operations answering without one) or throws a SimulatorHttpError. */
-export type ActionHandler<A extends ActionName> = (ctx: HandlerContext<A>) => unknown;
+/**
+ * A handler's success body in spec.md's dialect (dialect.ts reshapes it for the current one):
+ * the parsed type of the catalogue's answer schema, `undefined` for an operation answering without
+ * a body. The parsed type, not the input one: an answer schema reads whatever arrives (its input
+ * type is `unknown`, cloud/answer-schemas.ts), while its parsed type names the fields the API sends.
+ * Fields the client tolerates but does not keep (the current dialect's extras) are added by
+ * dialect.ts, after the handler.
+ */
+export type HandlerAnswer<A extends ActionName> = ActionOutput<A>;
+
+/** Returns the success body, or throws a SimulatorHttpError. */
+export type ActionHandler<A extends ActionName> = (ctx: HandlerContext<A>) => HandlerAnswer<A>;
 
 export type HandlerTable = { readonly [A in ActionName]: ActionHandler<A> };
