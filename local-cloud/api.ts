@@ -136,6 +136,7 @@ async function handle(action: ActionName, deps: ApiDeps, request: FastifyRequest
     query: def.query ? validate(def.query, coerceQuery(def.query, request.query), 'query') : undefined,
     now: world.clock.now(),
     outcome: (kind) => faults.fireOutcome(action, kind),
+    anomaly: (service, series) => faults.fireAnomaly(action, service, series),
   } as HandlerContext<typeof action>;
   const result = (handlers[action] as (ctx: HandlerContext<typeof action>) => unknown)(context);
 

@@ -196,7 +196,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     defaultRegion: config.defaultRegion,
     logs: config.logs,
   };
-  const faults = new FaultInjector(new SeededRandom(deriveSeed(seed, 'faults')));
+  const faults = new FaultInjector(new SeededRandom(deriveSeed(seed, 'faults')), clock);
   faults.add(config.faults);
   const stats = new RequestStats();
   const closing = new AbortController();

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { ActionName, ActionOutput, Operations } from '../../cloud/operations';
 import type { OutcomeKind } from '../fault-schema';
 import type { RuleOf } from '../faults';
-import type { ProjectRecord } from '../state';
+import type { ProjectRecord, ServiceRecord } from '../state';
 import type { World } from '../world';
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -19,6 +19,8 @@ export interface HandlerContext<A extends ActionName> {
   readonly now: number;
   /** Draws a scripted outcome for this request (spends the rule only when it triggers). */
   outcome(kind: OutcomeKind): RuleOf<'outcome'> | undefined;
+  /** Draws an injected anomaly on this series of this service (spends the rule only when it triggers). */
+  anomaly(service: ServiceRecord, series: string): RuleOf<'metricAnomaly'> | undefined;
 }
 
 /**
