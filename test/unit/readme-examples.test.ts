@@ -9,7 +9,7 @@
 //   <!-- example: runbook file=NAME -->  a whole runbook that a shell block reads as NAME
 //   <!-- example: runbook-fragment -->   a list of steps, or top-level keys (inputs:, outputs:,
 //                                        onFailure: …) of a runbook; see FRAGMENT_BASE
-//   <!-- example: simulator-config -->   the local cloud's --config file
+//   <!-- example: local-cloud-config --> the local cloud's --config file
 //   <!-- example: worker-config -->      the worker's TIDELINE_CONFIG file
 //   <!-- example: partial: REASON -->    deliberately incomplete (`{ … }`, placeholders): not checked
 //
@@ -136,7 +136,7 @@ function problemsOf(example: Pick<Block, 'lang' | 'kind' | 'text'>): string[] {
       return runbookProblems(example.text);
     case 'runbook-fragment':
       return runbookProblems(stringify(placeFragment(value)));
-    case 'simulator-config':
+    case 'local-cloud-config':
       try {
         parseConfig(value, 'docs');
         return [];
@@ -206,7 +206,7 @@ describe('YAML and JSON examples', () => {
     expect(
       problemsOf({
         lang: 'yaml',
-        kind: 'simulator-config',
+        kind: 'local-cloud-config',
         text: 'projects: [{ access_key: A, secret_key: S }]',
       }),
     ).not.toEqual([]);
