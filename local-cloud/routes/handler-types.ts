@@ -33,7 +33,7 @@ export interface HandlerContext<A extends ActionName> {
  */
 export type HandlerAnswer<A extends ActionName> = ActionOutput<A>;
 
-/** Returns the success body, or throws a SimulatorHttpError. */
+/** Returns the success body, or throws a LocalCloudHttpError. */
 export type ActionHandler<A extends ActionName> = (ctx: HandlerContext<A>) => HandlerAnswer<A>;
 
 export type HandlerTable = { readonly [A in ActionName]: ActionHandler<A> };
