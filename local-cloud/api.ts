@@ -9,7 +9,7 @@ import { ACTION_NAMES, operations, type ActionName, type OperationDef } from '..
 import type { Authenticator } from './auth';
 import { formatIssues } from './config';
 import { shapeAnswer, type Dialect } from './dialect';
-import { SimulatorHttpError, badRequest, notFound } from './errors';
+import { LocalCloudHttpError, badRequest, notFound } from './errors';
 import type { FaultInjector, RuleOf } from './faults';
 import { API_PREFIX, CONTROL_PREFIX } from './http-layer';
 import type { HandlerContext } from './routes/handler-types';
@@ -113,7 +113,7 @@ async function handle(action: ActionName, deps: ApiDeps, request: FastifyRequest
   const rateLimit = faults.fireFirst(action, 'rateLimit');
   if (rateLimit) {
     reply.header('retry-after', retryAfterHeader(rateLimit, Date.now()));
-    throw new SimulatorHttpError(
+    throw new LocalCloudHttpError(
       429,
       'RATE_LIMITED',
       'too many requests (injected fault); retry after the given delay',
@@ -121,7 +121,7 @@ async function handle(action: ActionName, deps: ApiDeps, request: FastifyRequest
   }
   const failure = faults.fireFirst(action, 'error');
   if (failure) {
-    throw new SimulatorHttpError(
+    throw new LocalCloudHttpError(
       failure.status,
       'INTERNAL',
       failure.message ?? 'internal error (injected fault)',
@@ -136,6 +136,7 @@ async function handle(action: ActionName, deps: ApiDeps, request: FastifyRequest
     query: def.query ? validate(def.query, coerceQuery(def.query, request.query), 'query') : undefined,
     now: world.clock.now(),
     outcome: (kind) => faults.fireOutcome(action, kind),
+    anomaly: (service, series) => faults.fireAnomaly(action, service, series),
   } as HandlerContext<typeof action>;
   const result = (handlers[action] as (ctx: HandlerContext<typeof action>) => unknown)(context);
 
@@ -147,7 +148,7 @@ async function handle(action: ActionName, deps: ApiDeps, request: FastifyRequest
     return reply;
   }
   if (afterApply) {
-    throw new SimulatorHttpError(
+    throw new LocalCloudHttpError(
       afterApply.status,
       'INTERNAL',
       'internal error (injected fault after the change was applied)',

@@ -111,7 +111,7 @@ const Projects = z.array(ProjectConfig).superRefine((projects, ctx) => {
   });
 });
 
-export const SimulatorConfig = z.strictObject({
+export const LocalCloudConfig = z.strictObject({
   /** Seed of the ID and fault generators; random when absent. */
   seed: z.number().int().min(0).max(4_294_967_295).optional(),
   /** Multiplies every duration: 0.01 runs lifecycles 100× faster, 2 twice as slow. */
@@ -131,14 +131,14 @@ export const SimulatorConfig = z.strictObject({
     .regex(/^[\x21-\x7e]{16,256}$/, 'must be 16 to 256 printable ASCII characters without spaces')
     .optional(),
 });
-export type SimulatorConfigInput = z.input<typeof SimulatorConfig>;
-export type SimulatorConfig = z.output<typeof SimulatorConfig>;
+export type LocalCloudConfigInput = z.input<typeof LocalCloudConfig>;
+export type LocalCloudConfig = z.output<typeof LocalCloudConfig>;
 
-export class SimulatorConfigError extends Error {
+export class LocalCloudConfigError extends Error {
   readonly code = 'LOCAL_CLOUD_CONFIG_INVALID';
   constructor(message: string) {
     super(message);
-    this.name = 'SimulatorConfigError';
+    this.name = 'LocalCloudConfigError';
   }
 }
 
@@ -153,27 +153,27 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
     .join('; ');
 }
 
-export function parseConfig(input: unknown, source = 'config'): SimulatorConfig {
-  const result = SimulatorConfig.safeParse(input ?? {});
-  if (!result.success) throw new SimulatorConfigError(`${source}: ${formatIssues(result.error.issues)}`);
+export function parseConfig(input: unknown, source = 'config'): LocalCloudConfig {
+  const result = LocalCloudConfig.safeParse(input ?? {});
+  if (!result.success) throw new LocalCloudConfigError(`${source}: ${formatIssues(result.error.issues)}`);
   return result.data;
 }
 
 /** Reads a YAML or JSON config file (YAML is a superset of JSON, so one parser serves both). */
-export async function loadConfigFile(path: string): Promise<SimulatorConfig> {
+export async function loadConfigFile(path: string): Promise<LocalCloudConfig> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new SimulatorConfigError(`config file ${path}: cannot read it (${reason})`);
+    throw new LocalCloudConfigError(`config file ${path}: cannot read it (${reason})`);
   }
   let raw: unknown;
   try {
     raw = parseYaml(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : 'syntax error';
-    throw new SimulatorConfigError(`config file ${path}: not valid YAML/JSON: ${reason}`);
+    throw new LocalCloudConfigError(`config file ${path}: not valid YAML/JSON: ${reason}`);
   }
   return parseConfig(raw, `config file ${path}`);
 }

@@ -5,7 +5,7 @@
 // cross-site "simple" POST (text/plain, form data) is refused before anything runs.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { SimulatorHttpError, forbidden } from './errors';
+import { LocalCloudHttpError, forbidden } from './errors';
 
 /** 256 random bits, URL-safe. */
 export function generateControlToken(): string {
@@ -55,7 +55,7 @@ export function controlGuard(token: string) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
     // Constant-time: the comparison's duration does not tell how much of a guess was right.
     if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
-      throw new SimulatorHttpError(
+      throw new LocalCloudHttpError(
         401,
         'UNAUTHORIZED',
         'the control API needs `Authorization: Bearer <controlToken>` (the token is in the first line the local cloud prints)',
@@ -63,7 +63,7 @@ export function controlGuard(token: string) {
       );
     }
     if (hasBody(request) && !isJson(request.headers['content-type'])) {
-      throw new SimulatorHttpError(
+      throw new LocalCloudHttpError(
         415,
         'UNSUPPORTED_MEDIA_TYPE',
         'control API request bodies must be JSON (Content-Type: application/json)',

@@ -16,7 +16,7 @@ export type ApiErrorCode =
   | 'HEADERS_TOO_LARGE'
   | 'INTERNAL';
 
-export class SimulatorHttpError extends Error {
+export class LocalCloudHttpError extends Error {
   constructor(
     readonly status: number,
     readonly apiCode: ApiErrorCode,
@@ -25,16 +25,16 @@ export class SimulatorHttpError extends Error {
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
-    this.name = 'SimulatorHttpError';
+    this.name = 'LocalCloudHttpError';
   }
 }
 
-export const badRequest = (message: string) => new SimulatorHttpError(400, 'INVALID_REQUEST', message);
+export const badRequest = (message: string) => new LocalCloudHttpError(400, 'INVALID_REQUEST', message);
 export const unauthorized = (message: string) =>
-  new SimulatorHttpError(401, 'UNAUTHORIZED', message, { 'www-authenticate': 'Basic realm="local-cloud"' });
-export const forbidden = (message: string) => new SimulatorHttpError(403, 'FORBIDDEN', message);
-export const notFound = (message: string) => new SimulatorHttpError(404, 'NOT_FOUND', message);
-export const conflict = (message: string) => new SimulatorHttpError(409, 'CONFLICT', message);
+  new LocalCloudHttpError(401, 'UNAUTHORIZED', message, { 'www-authenticate': 'Basic realm="local-cloud"' });
+export const forbidden = (message: string) => new LocalCloudHttpError(403, 'FORBIDDEN', message);
+export const notFound = (message: string) => new LocalCloudHttpError(404, 'NOT_FOUND', message);
+export const conflict = (message: string) => new LocalCloudHttpError(409, 'CONFLICT', message);
 
 const CODE_BY_STATUS: ReadonlyMap<number, ApiErrorCode> = new Map<number, ApiErrorCode>([
   [401, 'UNAUTHORIZED'],

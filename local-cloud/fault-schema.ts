@@ -1,7 +1,9 @@
 // Fault rules, as accepted by the config file (`faults:`) and by `POST /__sim/faults`.
 import { z } from 'zod';
 import { FAULT_OUTCOMES, type FaultOutcome } from '../cloud/operation-facts';
+import { MetricSeries } from '../cloud/models';
 import { ACTION_NAMES, operations, type ActionName } from '../cloud/operations';
+import { METRIC_SERIES_NAMES } from './metrics';
 
 /**
  * Scripted outcomes and the operations each one can change, from the catalogue's `faultOutcomes`:
@@ -22,6 +24,18 @@ export const OutcomeKind = z.enum(FAULT_OUTCOMES);
 export function outcomeApplies(outcome: OutcomeKind, action: ActionName): boolean {
   return operations[action].faultOutcomes.includes(outcome);
 }
+
+/** The operations that answer metric series (a list of MetricSeries): what a metricAnomaly changes. */
+export const METRIC_SERIES_ACTIONS: readonly ActionName[] = ACTION_NAMES.filter((action) => {
+  const response = operations[action].response;
+  return response instanceof z.ZodArray && response.element === MetricSeries;
+});
+
+/** A series every service of the local cloud has (metrics.ts). */
+export const MetricSeriesName = z.enum(METRIC_SERIES_NAMES as [string, ...string[]]);
+
+/** The series a metricAnomaly changes when it names none. */
+export const DEFAULT_ANOMALY_SERIES = 'timescale_cloud_system_cpu_usage_millicores';
 
 const ActionSelector = z.union([z.literal('*'), z.enum(ACTION_NAMES as [ActionName, ...ActionName[]])], {
   error: 'action must be an operation name such as "service.create", or "*"',
@@ -67,8 +81,29 @@ export const FaultRuleInput = z
       /** For `peeringFailed`: the peering's `error_message`. */
       errorMessage: z.string().min(1).max(500).optional(),
     }),
+    RuleBase.extend({
+      kind: z.literal('metricAnomaly'),
+      /** The service whose series read `value`: its id or its name. */
+      service: z.string().min(1).max(100),
+      series: MetricSeriesName.default(DEFAULT_ANOMALY_SERIES),
+      /** What every bucket of the series reads from `from` on, on every node of the service. */
+      value: z.number().min(0),
+      /** When the anomaly starts (RFC 3339); when absent, the moment the rule is added. */
+      from: z.iso.datetime({ offset: true }).optional(),
+    }),
   ])
   .superRefine((rule, ctx) => {
+    if (
+      rule.kind === 'metricAnomaly' &&
+      rule.action !== '*' &&
+      !METRIC_SERIES_ACTIONS.includes(rule.action)
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['action'],
+        message: `metricAnomaly applies only to ${METRIC_SERIES_ACTIONS.join(', ')}`,
+      });
+    }
     if (rule.kind === 'outcome' && rule.action !== '*' && !outcomeApplies(rule.outcome, rule.action)) {
       ctx.addIssue({
         code: 'custom',

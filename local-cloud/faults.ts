@@ -1,6 +1,7 @@
 // Fault injection: rules per operation that fire by probability (seeded, so a run repeats under
 // the same seed) and/or a fixed number of times.
 import type { ActionName } from '../cloud/operations';
+import type { Clock } from './clock';
 import { outcomeApplies, type FaultRuleSpec, type OutcomeKind } from './fault-schema';
 import type { SeededRandom } from './random';
 
@@ -26,10 +27,20 @@ export class FaultInjector {
   private rules: ActiveRule[] = [];
   private nextId = 1;
 
-  constructor(private readonly random: SeededRandom) {}
+  constructor(
+    private readonly random: SeededRandom,
+    private readonly clock: Clock,
+  ) {}
 
+  /** Adds rules; a metricAnomaly without `from` starts now, on the local cloud's clock. */
   add(specs: readonly FaultRuleSpec[]): FaultRuleView[] {
-    const added = specs.map((spec) => ({ id: `f${this.nextId++}`, spec, remaining: spec.times, fired: 0 }));
+    const added = specs.map((given) => {
+      const spec: FaultRuleSpec =
+        given.kind === 'metricAnomaly' && given.from === undefined
+          ? { ...given, from: new Date(this.clock.now()).toISOString() }
+          : given;
+      return { id: `f${this.nextId++}`, spec, remaining: spec.times, fired: 0 };
+    });
     this.rules.push(...added);
     return added.map(toView);
   }
@@ -57,16 +68,37 @@ export class FaultInjector {
 
   /** The first rule of `kind` that triggers; later rules are not drawn, so they are not spent. */
   fireFirst<K extends Kind>(action: ActionName, kind: K): RuleOf<K> | undefined {
-    const rule = this.candidates(action, kind).find((candidate) => this.trigger(candidate));
-    return rule?.spec as RuleOf<K> | undefined;
+    return this.fireFirstWhere(action, kind, () => true);
   }
 
   /** The first scripted `outcome` rule that triggers for this action. */
   fireOutcome(action: ActionName, outcome: OutcomeKind): RuleOf<'outcome'> | undefined {
-    const rule = this.candidates(action, 'outcome')
-      .filter((candidate) => (candidate.spec as RuleOf<'outcome'>).outcome === outcome)
+    return this.fireFirstWhere(action, 'outcome', (spec) => spec.outcome === outcome);
+  }
+
+  /** The first metricAnomaly rule on this series of this service (by id or name) that triggers. */
+  fireAnomaly(
+    action: ActionName,
+    service: { readonly id: string; readonly name: string },
+    series: string,
+  ): RuleOf<'metricAnomaly'> | undefined {
+    return this.fireFirstWhere(
+      action,
+      'metricAnomaly',
+      (spec) => spec.series === series && (spec.service === service.id || spec.service === service.name),
+    );
+  }
+
+  /** The first rule of `kind` that `matches` and triggers; later ones are not drawn. */
+  private fireFirstWhere<K extends Kind>(
+    action: ActionName,
+    kind: K,
+    matches: (spec: RuleOf<K>) => boolean,
+  ): RuleOf<K> | undefined {
+    const rule = this.candidates(action, kind)
+      .filter((candidate) => matches(candidate.spec as RuleOf<K>))
       .find((candidate) => this.trigger(candidate));
-    return rule?.spec as RuleOf<'outcome'> | undefined;
+    return rule?.spec as RuleOf<K> | undefined;
   }
 
   private candidates(action: ActionName, kind: Kind): ActiveRule[] {

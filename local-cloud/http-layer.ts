@@ -5,7 +5,7 @@
 import { TextDecoder } from 'node:util';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { AllowedMethods } from './allowed-methods';
-import { SimulatorHttpError, badRequest } from './errors';
+import { LocalCloudHttpError, badRequest } from './errors';
 import {
   MAX_PARAM_LENGTH,
   clientErrorHandler,
@@ -70,8 +70,8 @@ export function createApp(overrides: Partial<HttpLimits> = {}): FastifyInstance 
     }
   });
 
-  app.setErrorHandler((error: FastifyError | SimulatorHttpError, _request, reply) => {
-    if (error instanceof SimulatorHttpError) {
+  app.setErrorHandler((error: FastifyError | LocalCloudHttpError, _request, reply) => {
+    if (error instanceof LocalCloudHttpError) {
       return reply
         .code(error.status)
         .headers(error.headers)

@@ -9,6 +9,9 @@
 // (`role: "replica"`, `ordinal: "1"`, …). Filters are label matches; without a `role` filter only
 // the primary's series is answered, which the vendor's document allows ("some metrics default to
 // primary") and keeps answers deterministic.
+//
+// An injected metricAnomaly (fault-schema.ts) overrides a series: every bucket that ends after the
+// anomaly's start reads its value, on every node; earlier buckets keep their generated values.
 import type { MetricSeries } from '../cloud/models';
 import { metricsBucketTier } from '../cloud/requests';
 import { badRequest } from './errors';
@@ -86,8 +89,19 @@ function loadAt(service: ServiceRecord, name: string, node: Node, at: number): n
 
 const rfc3339 = (at: number) => new Date(at).toISOString().replace('.000Z', 'Z');
 
+/** An injected value and the instant (RFC 3339) from which the series reads it. */
+export interface MetricAnomaly {
+  readonly value: number;
+  readonly from?: string | undefined;
+}
+
 /** The series of `query.name` for the nodes the filters select, one data point per bucket with data. */
-export function metricSeries(service: ServiceRecord, query: SeriesQuery, now: number): MetricSeries[] {
+export function metricSeries(
+  service: ServiceRecord,
+  query: SeriesQuery,
+  now: number,
+  anomaly?: MetricAnomaly,
+): MetricSeries[] {
   const value = SERIES[query.name];
   if (value === undefined) {
     throw badRequest(
@@ -99,6 +113,11 @@ export function metricSeries(service: ServiceRecord, query: SeriesQuery, now: nu
   const bucketMs = (query.bucket_seconds ?? metricsBucketTier((to - from) / 1000)) * 1000;
   const filters = query.filters ?? [];
   const byRole = filters.some((filter) => filter.key === 'role');
+  const anomalyFrom = anomaly?.from === undefined ? -Infinity : Date.parse(anomaly.from);
+  const read = (node: Node, at: number): number =>
+    anomaly && at + bucketMs > anomalyFrom
+      ? anomaly.value
+      : value(service, loadAt(service, query.name, node, at));
 
   // Buckets start on multiples of their size; one has data when it overlaps [first READY, now].
   const starts: number[] = [];
@@ -110,9 +129,6 @@ export function metricSeries(service: ServiceRecord, query: SeriesQuery, now: nu
     .filter((node) => (byRole || node.role === 'primary') && matches(labelsOf(node), filters))
     .map((node) => ({
       labels: labelsOf(node),
-      data: starts.map((at) => ({
-        time: rfc3339(at),
-        value: value(service, loadAt(service, query.name, node, at)),
-      })),
+      data: starts.map((at) => ({ time: rfc3339(at), value: read(node, at) })),
     }));
 }

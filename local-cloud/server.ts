@@ -11,8 +11,8 @@ import {
   parseConfig,
   type Durations,
   type LogsConfig,
-  type SimulatorConfig,
-  type SimulatorConfigInput,
+  type LocalCloudConfig,
+  type LocalCloudConfigInput,
 } from './config';
 import { registerControlApi } from './control-api';
 import type { Dialect } from './dialect';
@@ -40,7 +40,7 @@ export interface LocalCloudOptions {
   /** Port to bind; default 0 (any free port). */
   port?: number;
   /** Inline configuration (same schema as the config file). Ignored when `configFile` is given. */
-  config?: SimulatorConfigInput;
+  config?: LocalCloudConfigInput;
   /** YAML or JSON config file. */
   configFile?: string;
   /** Overrides the config's timeScale. */
@@ -106,7 +106,7 @@ export interface LocalCloud {
   close(): Promise<void>;
 }
 
-async function resolveConfig(options: LocalCloudOptions): Promise<SimulatorConfig> {
+async function resolveConfig(options: LocalCloudOptions): Promise<LocalCloudConfig> {
   const base = options.configFile
     ? await loadConfigFile(options.configFile)
     : parseConfig(options.config ?? {});
@@ -126,7 +126,7 @@ async function resolveConfig(options: LocalCloudOptions): Promise<SimulatorConfi
 
 /** Projects from the config (reusing ids and keys the state file remembers), else from the state file, else one new. */
 function resolveProjects(
-  config: SimulatorConfig,
+  config: LocalCloudConfig,
   saved: PersistedState | undefined,
   ids: IdFactory,
 ): ProjectRecord[] {
@@ -196,7 +196,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     defaultRegion: config.defaultRegion,
     logs: config.logs,
   };
-  const faults = new FaultInjector(new SeededRandom(deriveSeed(seed, 'faults')));
+  const faults = new FaultInjector(new SeededRandom(deriveSeed(seed, 'faults')), clock);
   faults.add(config.faults);
   const stats = new RequestStats();
   const closing = new AbortController();

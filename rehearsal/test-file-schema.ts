@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { ACTION_NAMES, type ActionName } from '../cloud/operations';
 import { DURATION_EXAMPLES, isDuration, parseDuration } from '../dsl/durations';
-import { FaultRuleInput, OutcomeKind } from '../local-cloud/fault-schema';
+import { FaultRuleInput, MetricSeriesName, OutcomeKind } from '../local-cloud/fault-schema';
 
 export const RUNBOOK_TEST_SCHEMA_FILE = 'schema/runbook-test.schema.json';
 
@@ -81,7 +81,7 @@ export const TestFault = z
   .strictObject({
     operation: z.union([z.literal('*'), Operation]).describe('The Cloud API operation, or "*" for all'),
     kind: z
-      .enum(['error', 'rateLimit', 'latency', 'applyThenFail', 'outcome'])
+      .enum(['error', 'rateLimit', 'latency', 'applyThenFail', 'outcome', 'metricAnomaly'])
       .default('error')
       .describe("The local cloud's fault kind (docs/local-cloud.md)"),
     nth: z
@@ -103,6 +103,20 @@ export const TestFault = z
     ms: z.number().int().min(0).max(3_600_000).optional().describe('latency: real milliseconds added'),
     retryAfterSeconds: z.number().int().min(0).max(86_400).optional(),
     outcome: OutcomeKind.optional(),
+    service: z
+      .string()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('metricAnomaly: the service (its name or id) whose metrics read the anomaly'),
+    series: MetricSeriesName.optional().describe(
+      'metricAnomaly: the metric series (default timescale_cloud_system_cpu_usage_millicores)',
+    ),
+    value: z
+      .number()
+      .min(0)
+      .optional()
+      .describe('metricAnomaly: what every bucket of the series reads from the fault on'),
   })
   .superRefine((fault, ctx) => {
     // The local cloud's own rule schema decides which fields each kind takes.

@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// Provides the vendor's API document for the contract tests: the `openapi.yaml` that the pinned
+// Provides the vendor's API document for the API-conformance tests: the `openapi.yaml` that the pinned
 // tiger-cli module (scripts/setup-tiger-cli.js pins the version) ships, copied to
 // <repo>/.tools/vendor/ (gitignored), so the document is never part of the repository.
 // The module is fetched with `go mod download -json` through the configured Go module proxy only
 // (`direct` is dropped from GOPROXY). A stamp holds the copy's SHA-256, so later runs only hash a
 // small file. Plain CommonJS so it runs before TypeScript is built; synchronous so a test module
 // can ensure the document while Jest collects its tests. Without Go it reports `unavailable` and
-// exits 0; the contract tests then skip, naming the reason.
+// exits 0; the API-conformance tests then skip, naming the reason.
 'use strict';
 
 const crypto = require('node:crypto');

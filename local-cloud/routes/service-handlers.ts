@@ -229,6 +229,8 @@ export const serviceHandlers: Pick<HandlerTable, ServiceAction> = {
     return [...METRIC_SERIES_NAMES];
   },
 
-  'service.metricsSeries': ({ world, project, params, body, now }) =>
-    metricSeries(requireService(world, project.id, params.service_id), body, now),
+  'service.metricsSeries': ({ world, project, params, body, now, anomaly }) => {
+    const service = requireService(world, project.id, params.service_id);
+    return metricSeries(service, body, now, anomaly(service, body.name));
+  },
 };

@@ -11,7 +11,7 @@ import {
   type LoopbackCloudOptions,
 } from '../../stack/local-cloud';
 import type { LocalCloud, LocalCloudOptions, ProjectCredentials } from '../../local-cloud/server';
-import { answerCheckForTests, type AnswerContractRecorder } from './answer-contract';
+import { answerCheckForTests, type AnswerConformanceRecorder } from './answer-conformance';
 
 /** The dialects the local cloud answers in, for suites that run in each (`describe.each(DIALECTS)`). */
 export const DIALECTS = ['seed', 'current'] as const;
@@ -21,7 +21,7 @@ export interface TestCloudOptions extends Omit<LocalCloudOptions, 'host' | 'port
   manualClock?: boolean;
   /**
    * Check every answer against the vendor's API document with the project's overlays
-   * (answer-contract.ts; default on): `close()` then throws if any answer broke it, naming the
+   * (answer-conformance.ts; default on): `close()` then throws if any answer broke it, naming the
    * operation, status, dialect and JSON path of each problem.
    */
   checkAnswers?: boolean;
@@ -39,7 +39,7 @@ export interface TestCloud {
   /** `Basic …` header value for the first project's key pair. */
   readonly authorization: string;
   /** The answer check, when on (and the vendor document is available). */
-  readonly answerCheck: AnswerContractRecorder | undefined;
+  readonly answerCheck: AnswerConformanceRecorder | undefined;
   /** Moves the manual clock forward; throws when the cloud runs on the system clock. */
   advance(ms: number): void;
   /** Stops the cloud; then throws if an answer broke the vendor's API document. */

@@ -1,4 +1,4 @@
-// The project's overlays of the vendor's API document (test/contract/*.yaml): each names one
+// The project's overlays of the vendor's API document (test/api-conformance/*.yaml): each names one
 // difference between tiger-cli v0.21.2's openapi.yaml and what the API (or the local cloud) answers,
 // says it in our words, gives its source, and lists the changes that turn the document into that
 // dialect. Applying a change that finds nothing to change throws, so an overlay cannot silently
@@ -57,7 +57,7 @@ const Overlay = z
     base: z.string(),
     sources: z.record(z.string(), z.string()),
     differences: z.array(Difference),
-    /** Differences that change no answer the contract checks; listed so the diff is accounted for. */
+    /** Differences that change no answer the conformance check reads; listed so the diff is accounted for. */
     recorded: z
       .array(z.strictObject({ name: z.string(), says: z.string(), source: z.array(z.string()).min(1) }))
       .default([]),

@@ -1,4 +1,4 @@
-// OpenAPI 3.0 documents as the contract tests read them: the few shapes they use, `$ref`s resolved
+// OpenAPI 3.0 documents as the API-conformance tests read them: the few shapes they use, `$ref`s resolved
 // inline, `allOf` merged into one schema, and the conversion of an OpenAPI 3.0 schema (with its
 // `nullable`) to a JSON Schema that Ajv validates against.
 
@@ -150,7 +150,7 @@ const KEPT_KEYWORDS = [
   'minItems',
   'maxItems',
 ] as const;
-/** Formats the contract checks; others (`password`, `int64`, `double`, `cidr`) only describe. */
+/** Formats the answer check verifies; others (`password`, `int64`, `double`, `cidr`) only describe. */
 const CHECKED_FORMATS = new Set(['date-time', 'email']);
 
 export interface JsonSchemaOptions {

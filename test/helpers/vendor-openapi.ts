@@ -1,8 +1,8 @@
 // The vendor's API document (tiger-cli v0.21.2's openapi.yaml, copied to .tools/vendor/ by
 // scripts/setup-vendor-openapi.js) with the project's overlays applied, one document per dialect
 // of the local cloud:
-//   seed    = v0.21.2 + test/contract/seed-dialect-overlay.yaml + local-cloud-overlay.yaml
-//   current = v0.21.2 + test/contract/current-dialect-overlay.yaml + local-cloud-overlay.yaml
+//   seed    = v0.21.2 + test/api-conformance/seed-dialect-overlay.yaml + local-cloud-overlay.yaml
+//   current = v0.21.2 + test/api-conformance/current-dialect-overlay.yaml + local-cloud-overlay.yaml
 // Each operation is indexed by method and path, so catalogue actions find theirs.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,11 +19,11 @@ import {
   type OasSchema,
 } from './openapi-schema';
 
-export type ContractDialect = 'seed' | 'current';
-export const CONTRACT_DIALECTS: readonly ContractDialect[] = ['seed', 'current'];
+export type DocumentDialect = 'seed' | 'current';
+export const DOCUMENT_DIALECTS: readonly DocumentDialect[] = ['seed', 'current'];
 
-export const OVERLAY_DIR = join(__dirname, '..', 'contract');
-export const DIALECT_OVERLAYS: Readonly<Record<ContractDialect, readonly string[]>> = {
+export const OVERLAY_DIR = join(__dirname, '..', 'api-conformance');
+export const DIALECT_OVERLAYS: Readonly<Record<DocumentDialect, readonly string[]>> = {
   seed: ['seed-dialect-overlay.yaml', 'local-cloud-overlay.yaml'],
   current: ['current-dialect-overlay.yaml', 'local-cloud-overlay.yaml'],
 };
@@ -31,7 +31,7 @@ export const DIALECT_OVERLAYS: Readonly<Record<ContractDialect, readonly string[
 /** What a status answers: no body, a body nobody reads, or JSON of a (resolved) schema. */
 export type ResponseShape = { kind: 'nothing' } | { kind: 'anything' } | { kind: 'json'; schema: OasSchema };
 
-export interface ContractOperation {
+export interface DocumentOperation {
   readonly id: string;
   readonly method: string;
   readonly path: string;
@@ -41,14 +41,14 @@ export interface ContractOperation {
   readonly query: ReadonlyMap<string, OasSchema>;
 }
 
-export interface ContractDocument {
+export interface DialectDocument {
   readonly label: string;
   readonly doc: OasDocument;
-  readonly operations: readonly ContractOperation[];
+  readonly operations: readonly DocumentOperation[];
   /** The operation at this method and path (`{…}` placeholders match whatever they are called). */
-  find(method: string, path: string): ContractOperation | undefined;
+  find(method: string, path: string): DocumentOperation | undefined;
   /** The operation of a catalogue action, matched by method and path. */
-  forAction(action: ActionName): ContractOperation | undefined;
+  forAction(action: ActionName): DocumentOperation | undefined;
 }
 
 export type VendorDocument =
@@ -77,17 +77,17 @@ export function vendorDocumentMissing(): string | undefined {
   return found.available ? undefined : found.reason;
 }
 
-const byDialect = new Map<ContractDialect, ContractDocument>();
+const byDialect = new Map<DocumentDialect, DialectDocument>();
 
 /** The dialect's document; throws when the vendor document is unavailable (check vendorDocument). */
-export function dialectDocument(dialect: ContractDialect): ContractDocument {
+export function dialectDocument(dialect: DocumentDialect): DialectDocument {
   const cached = byDialect.get(dialect);
   if (cached) return cached;
   const base = vendorDocument();
   if (!base.available) throw new Error(base.reason);
   const overlays = DIALECT_OVERLAYS[dialect].map((file) => readOverlay(join(OVERLAY_DIR, file)));
   const label = `tiger-cli v0.21.2 + ${DIALECT_OVERLAYS[dialect].join(' + ')} (${dialect})`;
-  const built = buildContract(base.doc, overlays, label, dialect);
+  const built = buildDocument(base.doc, overlays, label, dialect);
   byDialect.set(dialect, built);
   return built;
 }
@@ -97,15 +97,15 @@ function pathKey(method: string, path: string): string {
 }
 
 /** The document with the overlays applied in order, indexed for lookups. */
-export function buildContract(
+export function buildDocument(
   base: OasDocument,
   overlays: readonly Overlay[],
   label: string,
-  dialect?: ContractDialect,
-): ContractDocument {
+  dialect?: DocumentDialect,
+): DialectDocument {
   const doc = overlays.reduce((current, overlay) => applyOverlay(current, overlay, dialect), base);
   const list = allOperations(doc).map(({ method, path, operation }) =>
-    contractOperation(doc, method, path, operation),
+    documentOperation(doc, method, path, operation),
   );
   const index = new Map(list.map((op) => [pathKey(op.method, op.path), op]));
   return {
@@ -117,12 +117,12 @@ export function buildContract(
   };
 }
 
-function contractOperation(
+function documentOperation(
   doc: OasDocument,
   method: string,
   path: string,
   op: OasOperation,
-): ContractOperation {
+): DocumentOperation {
   const id = op.operationId ?? `${method} ${path}`;
   const responses = new Map<string, ResponseShape>();
   for (const [status, raw] of Object.entries(op.responses ?? {})) {
@@ -144,7 +144,7 @@ function contractOperation(
 
 /** The document's entry for an HTTP status: the exact code, else its range (`4XX`), else `default`. */
 export function responseFor(
-  op: ContractOperation,
+  op: DocumentOperation,
   status: number,
 ): { key: string; shape: ResponseShape } | undefined {
   for (const key of [String(status), `${Math.floor(status / 100)}XX`, 'default']) {
@@ -155,6 +155,6 @@ export function responseFor(
 }
 
 /** Success statuses (2xx) the operation documents. */
-export function successStatuses(op: ContractOperation): number[] {
+export function successStatuses(op: DocumentOperation): number[] {
   return [...op.responses.keys()].filter((key) => /^2\d\d$/.test(key)).map(Number);
 }

@@ -1,17 +1,17 @@
 // Every action activity against the local cloud over real HTTP, run in the SDK's mock activity
 // context with the real typed client: each of the catalogue's actions once with success, then each
 // error class, whose failure `type` must be the stable CLOUD_API_* code with the right retryability.
-// (The client's own contract is in contract-*.test.ts; this file tests the activity layer on top.)
+// (The client against the local cloud is in api-conformance-*.test.ts; this file tests the activity layer on top.)
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createActivities, type ActionActivities } from '../../activities';
 import type { CloudCaller } from '../../activities/deps';
 import { ACTION_NAMES, operations, type ActionName } from '../../cloud/operations';
-import { startContractCloud, type ContractCloud } from '../helpers/contract-fixtures';
+import { startConformanceCloud, type ConformanceCloud } from '../helpers/api-conformance-fixtures';
 import { rejectionOf } from '../helpers/rejection';
 
-let fx: ContractCloud;
+let fx: ConformanceCloud;
 let activities: ActionActivities;
 let project: { project_id: string };
 /** Projects the activities asked a client for: credentials are chosen by the input's project. */
@@ -29,7 +29,7 @@ function activitiesWith(client: CloudCaller): ActionActivities {
 }
 
 beforeAll(async () => {
-  fx = await startContractCloud();
+  fx = await startConformanceCloud();
   project = { project_id: fx.projectId };
   activities = activitiesWith(fx.client);
 });

@@ -9,12 +9,12 @@ import path from 'node:path';
 import type { PlanPolicies } from '../../cli/plan/plan-policies';
 import { formatZoned } from '../../dsl/zoned-time';
 import { jsonOutput, runTideline } from '../helpers/cli-process';
-import { startContractCloud, type ContractCloud } from '../helpers/contract-fixtures';
+import { startConformanceCloud, type ConformanceCloud } from '../helpers/api-conformance-fixtures';
 import { buildDist } from '../helpers/worker-process';
 
 const RUNBOOK = path.join('runbooks', 'resize-with-rollback.yaml');
 
-let fx: ContractCloud;
+let fx: ConformanceCloud;
 let dir: string;
 let prodId: string;
 let devId: string;
@@ -30,7 +30,7 @@ function writeConfig(name: string, text: string): string {
 
 beforeAll(async () => {
   await buildDist();
-  fx = await startContractCloud();
+  fx = await startConformanceCloud();
   const project_id = fx.projectId;
   prodId = (await fx.client.service.create({ project_id, name: 'orders', environment_tag: 'PROD' }))
     .service_id!;

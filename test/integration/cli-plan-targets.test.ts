@@ -5,7 +5,7 @@
 // `tideline test` cases prove a run touches exactly those services.
 import path from 'node:path';
 import { jsonOutput, runTideline } from '../helpers/cli-process';
-import { startContractCloud, type ContractCloud } from '../helpers/contract-fixtures';
+import { startConformanceCloud, type ConformanceCloud } from '../helpers/api-conformance-fixtures';
 import { buildDist, REPO_ROOT } from '../helpers/worker-process';
 
 const FIXTURES = path.join('test', 'fixtures', 'runbooks', 'targets');
@@ -27,12 +27,12 @@ interface PlanJson {
   }[];
 }
 
-let fx: ContractCloud;
+let fx: ConformanceCloud;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
   await buildDist();
-  fx = await startContractCloud();
+  fx = await startConformanceCloud();
   const project_id = fx.projectId;
   const create = async (
     name: string,

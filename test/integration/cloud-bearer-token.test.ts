@@ -4,7 +4,7 @@
 // token are not interchangeable. The config file's rules for `bearer_token` are checked here too.
 import { createCloudClient, type CloudClient } from '../../cloud/client';
 import { CloudApiError } from '../../cloud/errors';
-import { parseConfig, SimulatorConfigError } from '../../local-cloud/config';
+import { parseConfig, LocalCloudConfigError } from '../../local-cloud/config';
 import { call, cloudApiClient, startTestCloud, type TestCloud } from '../helpers/local-cloud';
 import { rejectionOf } from '../helpers/rejection';
 
@@ -108,7 +108,7 @@ describe('bearer_token in the config file', () => {
     ['longer than 4096 characters', 'x'.repeat(4097)],
     ['with a space', 'a token with spaces in it'],
   ])('a token %s is refused, naming the field', (_label, token) => {
-    expect(() => parseConfig(project({ bearer_token: token }))).toThrow(SimulatorConfigError);
+    expect(() => parseConfig(project({ bearer_token: token }))).toThrow(LocalCloudConfigError);
     expect(() => parseConfig(project({ bearer_token: token }))).toThrow(
       /projects\[0\]\.bearer_token: must be 16 to 4096 printable ASCII characters without spaces/,
     );

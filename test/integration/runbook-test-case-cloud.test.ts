@@ -1,7 +1,7 @@
 // A test case's local cloud (rehearsal/case-cloud.ts) over real HTTP: the starting state
 // is there, in the states asked for, before the run; faults apply only once armed, `nth` from the
 // operation's N-th request on and `times` as often as asked; calls count only what came after
-// arming, and disarming removes the faults.
+// arming, and disarming removes the faults; a metricAnomaly fault reaches the metrics it names.
 import { startCaseCloud, type CaseCloud } from '../../rehearsal/case-cloud';
 import { TestCase } from '../../rehearsal/test-file-schema';
 
@@ -76,4 +76,40 @@ test('faults wait for arming; nth and times pick the requests; calls count from 
   // Disarmed: the end state is read without the faults.
   expect(await statusOf(cloud.api.vpc.list({ project_id }))).toBe(200);
   expect(await statusOf(cloud.api.vpc.list({ project_id }))).toBe(200);
+});
+
+test("a metricAnomaly fault pins the named service's CPU from its nth metrics read on", async () => {
+  cloud = await startCaseCloud(
+    testCase({
+      cloud: { services: [{ name: 'web-01' }, { name: 'web-07' }] },
+      faults: [
+        { operation: 'service.metricsSeries', kind: 'metricAnomaly', service: 'web-07', value: 990, nth: 2 },
+      ],
+    }),
+    credentials,
+  );
+  const project_id = cloud.ids.projectId;
+  // The case's cloud runs ahead of the wall clock by the time it skipped: an hour's window from now
+  // holds every bucket from the services' first READY to the cloud's now.
+  const cpu = async (name: string) => {
+    const read = await cloud!.api.service.metricsSeries({
+      project_id,
+      service_id: cloud!.ids.services.get(name) ?? '',
+      name: 'timescale_cloud_system_cpu_usage_millicores',
+      from: new Date(Date.now() - 60_000).toISOString(),
+      to: new Date(Date.now() + 59 * 60_000).toISOString(),
+    });
+    const values = read[0]?.data?.map((point) => point.value) ?? [];
+    expect(values.length).toBeGreaterThan(0);
+    return values;
+  };
+  cloud.arm();
+  expect(await cpu('web-07')).not.toContain(990);
+  const pinned = await cpu('web-07');
+  // The bucket in progress reads the anomaly; those that ended before it keep their values.
+  expect(pinned.at(-1)).toBe(990);
+  expect(pinned.slice(0, -1)).not.toContain(990);
+  expect(await cpu('web-01')).not.toContain(990);
+  cloud.disarm();
+  expect(await cpu('web-07')).not.toContain(990);
 });

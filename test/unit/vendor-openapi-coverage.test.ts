@@ -1,12 +1,12 @@
 // Which operations of the vendor's API document (tiger-cli v0.21.2 with the overlays of
-// test/contract/) tideline's catalogue covers, matched by method and path: every catalogue action
+// test/api-conformance/) tideline's catalogue covers, matched by method and path: every catalogue action
 // has its operation, the statuses agree, and the operations left out are exactly the ones the
 // docs/local-cloud.md lists, so a new operation in the document shows up here.
 import { ACTION_NAMES, operations } from '../../cloud/operations';
 import type { z } from 'zod';
 import { describeWithTools } from '../helpers/tool-requirements';
 import {
-  CONTRACT_DIALECTS,
+  DOCUMENT_DIALECTS,
   dialectDocument,
   successStatuses,
   vendorDocument,
@@ -17,16 +17,16 @@ import {
 const UNCOVERED = ['logout', 'identifyUser', 'trackEvent'];
 
 describeWithTools('the catalogue against the vendor document', vendorDocumentMissing(), () => {
-  describe.each(CONTRACT_DIALECTS)('%s dialect', (dialect) => {
-    const contract = dialectDocument(dialect);
+  describe.each(DOCUMENT_DIALECTS)('%s dialect', (dialect) => {
+    const document = dialectDocument(dialect);
 
     test('every catalogue action has its operation (by method and path)', () => {
-      expect(ACTION_NAMES.filter((action) => contract.forAction(action) === undefined)).toEqual([]);
+      expect(ACTION_NAMES.filter((action) => document.forAction(action) === undefined)).toEqual([]);
     });
 
     test('the operations without a catalogue action are exactly the known ones', () => {
-      const covered = new Set(ACTION_NAMES.map((action) => contract.forAction(action)?.id));
-      const uncovered = contract.operations.map((op) => op.id).filter((id) => !covered.has(id));
+      const covered = new Set(ACTION_NAMES.map((action) => document.forAction(action)?.id));
+      const uncovered = document.operations.map((op) => op.id).filter((id) => !covered.has(id));
       expect(uncovered).toEqual(UNCOVERED);
     });
 
@@ -34,7 +34,7 @@ describeWithTools('the catalogue against the vendor document', vendorDocumentMis
       '%s accepts each success status the document lists, and answers one',
       (action) => {
         const def = operations[action];
-        const documented = successStatuses(contract.forAction(action)!);
+        const documented = successStatuses(document.forAction(action)!);
         expect(
           documented.filter((s) => s !== def.successStatus && !def.alsoAccepted.includes(s as never)),
         ).toEqual([]);

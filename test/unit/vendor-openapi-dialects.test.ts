@@ -1,4 +1,4 @@
-// The overlays of test/contract/ on tiger-cli v0.21.2's API document: the differences each one
+// The overlays of test/api-conformance/ on tiger-cli v0.21.2's API document: the differences each one
 // records (a new one is a deliberate change here), and what the seed and current dialects' documents
 // then say about the fields and operations the local cloud and the typed client rely on.
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import {
   OVERLAY_DIR,
   responseFor,
   vendorDocumentMissing,
-  type ContractDocument,
+  type DialectDocument,
 } from '../helpers/vendor-openapi';
 
 test('the differences each overlay records (a new one is a deliberate change here)', () => {
@@ -56,8 +56,8 @@ test('the differences each overlay records (a new one is a deliberate change her
 });
 
 describeWithTools("the overlays on tiger-cli v0.21.2's document", vendorDocumentMissing(), () => {
-  const schemaOf = (contract: ContractDocument, name: string) =>
-    resolveSchema(contract.doc, { $ref: `#/components/schemas/${name}` });
+  const schemaOf = (document: DialectDocument, name: string) =>
+    resolveSchema(document.doc, { $ref: `#/components/schemas/${name}` });
 
   test('current dialect: renamed fields, nullable metrics and lists, rename, filters, messages', () => {
     const current = dialectDocument('current');

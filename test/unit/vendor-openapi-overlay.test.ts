@@ -3,7 +3,7 @@
 // conversion, on a small document of our own (vendor-openapi-dialects.test.ts has the real one).
 import { applyOverlay, parseOverlay } from '../helpers/openapi-overlay';
 import { resolveSchema, toJsonSchema, type OasDocument } from '../helpers/openapi-schema';
-import { buildContract, responseFor } from '../helpers/vendor-openapi';
+import { buildDocument, responseFor } from '../helpers/vendor-openapi';
 import { proxyOnly } from '../../scripts/setup-vendor-openapi';
 
 function sampleDoc(): OasDocument {
@@ -108,20 +108,20 @@ describe('overlays', () => {
     expect(thing.required).toEqual(['id']);
     expect(doc.components.schemas.Kind!.enum).toEqual(['A', 'B', 'C']);
 
-    const contract = buildContract(doc, [], 'test');
-    const get = contract.find('GET', '/things/{x}')!;
+    const document = buildDocument(doc, [], 'test');
+    const get = document.find('GET', '/things/{x}')!;
     expect([...get.query.keys()]).toEqual(['tags']);
     expect(responseFor(get, 202)?.shape).toEqual({ kind: 'json', schema: doc.components.schemas.Message });
     expect(responseFor(get, 404)?.key).toBe('4XX');
     expect(responseFor(get, 503)?.key).toBe('5XX');
     expect(responseFor(get, 201)).toBeUndefined();
-    expect(responseFor(contract.find('DELETE', '/things/{thing_id}')!, 200)?.shape).toEqual({
+    expect(responseFor(document.find('DELETE', '/things/{thing_id}')!, 200)?.shape).toEqual({
       kind: 'anything',
     });
-    expect(responseFor(contract.find('DELETE', '/things/{thing_id}')!, 204)?.shape).toEqual({
+    expect(responseFor(document.find('DELETE', '/things/{thing_id}')!, 204)?.shape).toEqual({
       kind: 'nothing',
     });
-    const rename = contract.find('POST', '/things/{id}/rename')!;
+    const rename = document.find('POST', '/things/{id}/rename')!;
     expect(rename.id).toBe('renameThing');
     expect(responseFor(rename, 400)?.shape).toEqual({ kind: 'nothing' });
     expect(sampleDoc().components.schemas.Thing!.properties!.name).toBeUndefined(); // input untouched

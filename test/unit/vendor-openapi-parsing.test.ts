@@ -1,5 +1,5 @@
 // Property-based: for every operation of the vendor's API document (tiger-cli v0.21.2 with the
-// overlays of test/contract/, in both dialects) that has a catalogue action, many answers are
+// overlays of test/api-conformance/, in both dialects) that has a catalogue action, many answers are
 // generated from each documented success status's schema — nulls where nullable, optional fields
 // absent, enum values the document does not list, unknown extra fields, empty lists — and
 // tideline's client must read every one (interpretAnswer with the catalogue's definition) without
@@ -16,11 +16,11 @@ import { valueArbitrary } from '../helpers/answer-arbitrary';
 import { expectReadBack } from '../helpers/answer-read-back';
 import { describeWithTools } from '../helpers/tool-requirements';
 import {
-  CONTRACT_DIALECTS,
+  DOCUMENT_DIALECTS,
   dialectDocument,
   successStatuses,
   vendorDocumentMissing,
-  type ContractOperation,
+  type DocumentOperation,
   type ResponseShape,
 } from '../helpers/vendor-openapi';
 
@@ -80,15 +80,15 @@ function propertyFailure(run: () => void): string {
 interface Case {
   name: string;
   action: ActionName;
-  op: ContractOperation;
+  op: DocumentOperation;
   status: number;
   shape: ResponseShape;
 }
 
-function casesOf(dialect: (typeof CONTRACT_DIALECTS)[number]): Case[] {
-  const contract = dialectDocument(dialect);
+function casesOf(dialect: (typeof DOCUMENT_DIALECTS)[number]): Case[] {
+  const document = dialectDocument(dialect);
   return ACTION_NAMES.flatMap((action) => {
-    const op = contract.forAction(action);
+    const op = document.forAction(action);
     if (!op) throw new Error(`${action} has no operation in the ${dialect} document`);
     return successStatuses(op).map((status) => ({
       name: `${action} ${status} (${op.id})`,
@@ -101,7 +101,7 @@ function casesOf(dialect: (typeof CONTRACT_DIALECTS)[number]): Case[] {
 }
 
 describeWithTools('answers generated from the vendor document', vendorDocumentMissing(), () => {
-  describe.each(CONTRACT_DIALECTS)('%s dialect', (dialect) => {
+  describe.each(DOCUMENT_DIALECTS)('%s dialect', (dialect) => {
     const cases = casesOf(dialect);
 
     test('covers every catalogue action', () => {

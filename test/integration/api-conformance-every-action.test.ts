@@ -1,11 +1,11 @@
 // The local cloud against the vendor's API document: in each dialect, one walk through every
 // catalogue action (and some error answers), each answer checked by startTestCloud's answer check
-// (tiger-cli v0.21.2's openapi.yaml with the overlays of test/contract/). Every other suite that
+// (tiger-cli v0.21.2's openapi.yaml with the overlays of test/api-conformance/). Every other suite that
 // starts a test cloud runs the same check; this one makes sure that every action is answered, in
 // both dialects, and that a broken answer does fail the suite.
 import { ACTION_NAMES, type ActionName } from '../../cloud/operations';
 import type { ApiAnswer } from '../../local-cloud/server';
-import { expectCloudError, startContractCloud } from '../helpers/contract-fixtures';
+import { expectCloudError, startConformanceCloud } from '../helpers/api-conformance-fixtures';
 import { DIALECTS, startTestCloud } from '../helpers/local-cloud';
 import { describeWithTools } from '../helpers/tool-requirements';
 import { vendorDocumentMissing } from '../helpers/vendor-openapi';
@@ -13,18 +13,18 @@ import { vendorDocumentMissing } from '../helpers/vendor-openapi';
 describeWithTools("the local cloud's answers match the vendor document", vendorDocumentMissing(), () => {
   test.each(DIALECTS)('%s dialect: every catalogue action, and error answers', async (dialect) => {
     const answers: ApiAnswer[] = [];
-    const fx = await startContractCloud({ dialect, onAnswer: (answer) => answers.push(answer) });
+    const fx = await startConformanceCloud({ dialect, onAnswer: (answer) => answers.push(answer) });
     try {
       const { client: c } = fx;
       const p = { project_id: fx.projectId };
       await c.auth.info({});
       await c.project.list({});
 
-      const vpc = await fx.readyVpc('contract-net');
+      const vpc = await fx.readyVpc('conformance-net');
       const v = { ...p, vpc_id: vpc.id };
       await c.vpc.list(p);
       await c.vpc.get(v);
-      await c.vpc.rename({ ...v, name: 'contract-net-2' });
+      await c.vpc.rename({ ...v, name: 'conformance-net-2' });
       const peering = await c.peering.create({
         ...v,
         peer_account_id: '123456789012',
@@ -34,7 +34,7 @@ describeWithTools("the local cloud's answers match the vendor document", vendorD
       await c.peering.list(v);
       await c.peering.get({ ...v, peering_id: peering.id! });
 
-      const s = { ...p, service_id: await fx.readyService('contract-svc', true) };
+      const s = { ...p, service_id: await fx.readyService('conformance-svc', true) };
       await c.service.list(p);
       await c.service.get(s);
       await c.service.logs(s);
@@ -46,7 +46,7 @@ describeWithTools("the local cloud's answers match the vendor document", vendorD
         to: new Date(created + 3_600_000).toISOString(),
       };
       await c.service.metricsSeries({ ...s, ...window, name: 'timescale_cloud_system_cpu_usage_millicores' });
-      await c.service.rename({ ...s, name: 'contract-svc-2' });
+      await c.service.rename({ ...s, name: 'conformance-svc-2' });
       await c.service.setEnvironment({ ...s, environment: 'PROD' });
       await c.service.updatePassword({ ...s, password: 'a-long-enough-password-1' });
       await c.service.enablePooler(s);

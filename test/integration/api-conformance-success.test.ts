@@ -1,15 +1,19 @@
-// Contract: every operation of the catalogue succeeds through the typed client against the local
+// API conformance: every operation of the catalogue succeeds through the typed client against the local
 // cloud, with behaviour.md's exact success status (as counted by the control API), the documented
 // answer shape, and the state change it promises. The case table is keyed by action name, so a new
 // catalogue action without a case fails both the type check and the `test.each` below.
 import { ACTION_NAMES, operations, type ActionName } from '../../cloud/operations';
-import { expectCloudError, startContractCloud, type ContractCloud } from '../helpers/contract-fixtures';
+import {
+  expectCloudError,
+  startConformanceCloud,
+  type ConformanceCloud,
+} from '../helpers/api-conformance-fixtures';
 
-let fx: ContractCloud;
+let fx: ConformanceCloud;
 let project: { project_id: string };
 
 beforeAll(async () => {
-  fx = await startContractCloud();
+  fx = await startConformanceCloud();
   project = { project_id: fx.projectId };
 });
 afterAll(() => fx.close());
@@ -392,7 +396,7 @@ function peer(account: string) {
 
 test.each(ACTION_NAMES)('%s succeeds with its documented status, shape and effect', async (action) => {
   const run = (cases as Partial<Record<string, () => Promise<void>>>)[action];
-  if (run === undefined) throw new Error(`no contract success case for ${action}`);
+  if (run === undefined) throw new Error(`no success case for ${action}`);
   await run();
 });
 

@@ -1,16 +1,20 @@
-// Contract: what the vendor's own client (tiger-cli v0.21.2) shows of the real API beyond spec.md:
+// API conformance: what the vendor's own client (tiger-cli v0.21.2) shows of the real API beyond spec.md:
 // `environment_tag` on create and fork, `GET /auth/info`, "shared" sizes on create and fork (shown as null
 // sizes), and a read replica set's id answering under /services/{id} as a standby service.
 // (The typed client checks each success status; these cases need no /__sim/ request counts.)
 import { call } from '../helpers/local-cloud';
-import { expectCloudError, startContractCloud, type ContractCloud } from '../helpers/contract-fixtures';
+import {
+  expectCloudError,
+  startConformanceCloud,
+  type ConformanceCloud,
+} from '../helpers/api-conformance-fixtures';
 
-let fx: ContractCloud;
+let fx: ConformanceCloud;
 let project: { project_id: string };
 
 beforeAll(async () => {
   // Two projects, so the per-project key pair case has a second project to name.
-  fx = await startContractCloud({ config: { projects: [{ name: 'first' }, { name: 'second' }] } });
+  fx = await startConformanceCloud({ config: { projects: [{ name: 'first' }, { name: 'second' }] } });
   project = { project_id: fx.projectId };
 });
 afterAll(() => fx.close());

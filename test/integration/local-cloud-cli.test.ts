@@ -6,16 +6,16 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { basicAuth } from '../helpers/local-cloud';
-import { compileSimulator, type SimulatorBuild } from '../helpers/simulator-build';
+import { compileLocalCloud, type LocalCloudBuild } from '../helpers/local-cloud-build';
 
 const root = resolve(__dirname, '../..');
-let build: SimulatorBuild | undefined;
+let build: LocalCloudBuild | undefined;
 let entry: string;
 let scratch: string;
 const children: ChildProcessWithoutNullStreams[] = [];
 
 beforeAll(async () => {
-  build = compileSimulator('cli');
+  build = compileLocalCloud('cli');
   entry = build.entry;
   scratch = await mkdtemp(join(tmpdir(), 'tideline-sim-cli-'));
 }, 120_000);

@@ -7,14 +7,14 @@ import { join, resolve } from 'node:path';
 
 const root = resolve(__dirname, '../..');
 
-export interface SimulatorBuild {
+export interface LocalCloudBuild {
   /** The compiled local-cloud/main.js. */
   entry: string;
   remove(): Promise<void>;
 }
 
-export function compileSimulator(label: string): SimulatorBuild {
-  const outDir = join(root, 'node_modules', '.cache', `tideline-simulator-${label}-${process.pid}`);
+export function compileLocalCloud(label: string): LocalCloudBuild {
+  const outDir = join(root, 'node_modules', '.cache', `tideline-local-cloud-${label}-${process.pid}`);
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const args = ['--outDir', outDir, '--rootDir', root, '--module', 'node16', '--moduleResolution', 'node16'];
   args.push('--target', 'ES2022', '--strict', '--skipLibCheck', '--esModuleInterop', '--types', 'node');

@@ -12,8 +12,8 @@ import {
   dialectDocument,
   responseFor,
   vendorDocument,
-  type ContractDialect,
-  type ContractDocument,
+  type DocumentDialect,
+  type DialectDocument,
 } from './vendor-openapi';
 
 export interface ObservedAnswer {
@@ -21,15 +21,15 @@ export interface ObservedAnswer {
   status: number;
   /** Parsed JSON; undefined when the answer had no body. */
   body: unknown;
-  dialect: ContractDialect;
+  dialect: DocumentDialect;
 }
 
 /** Compiles closed JSON Schemas of one document, each once. */
-export class AnswerContract {
+export class AnswerConformance {
   private readonly ajv = new Ajv({ allErrors: true, strict: true });
   private readonly compiled = new Map<OasSchema, ValidateFunction>();
 
-  constructor(readonly document: ContractDocument) {
+  constructor(readonly document: DialectDocument) {
     addFormats(this.ajv, ['date-time', 'email']);
   }
 
@@ -98,29 +98,29 @@ export function describeErrors(errors: readonly ErrorObject[]): string[] {
   return [...new Set(lines)];
 }
 
-const contracts = new Map<ContractDialect, AnswerContract>();
+const checkers = new Map<DocumentDialect, AnswerConformance>();
 
-export function answerContract(dialect: ContractDialect): AnswerContract {
-  let contract = contracts.get(dialect);
-  if (!contract) {
-    contract = new AnswerContract(dialectDocument(dialect));
-    contracts.set(dialect, contract);
+export function answerConformance(dialect: DocumentDialect): AnswerConformance {
+  let checker = checkers.get(dialect);
+  if (!checker) {
+    checker = new AnswerConformance(dialectDocument(dialect));
+    checkers.set(dialect, checker);
   }
-  return contract;
+  return checker;
 }
 
 /**
  * Collects the problems of every answer it observes (an observer should record, not throw) and
  * reports them once: `service.get 200 (seed): resources[0].spec.cpu_millis: must be integer`.
  */
-export class AnswerContractRecorder {
+export class AnswerConformanceRecorder {
   private readonly problems = new Map<string, number>();
   private checked = 0;
 
   observe = (answer: ObservedAnswer): void => {
     this.checked += 1;
     try {
-      for (const problem of answerContract(answer.dialect).check(answer)) {
+      for (const problem of answerConformance(answer.dialect).check(answer)) {
         const line = `${answer.action} ${answer.status} (${answer.dialect}): ${problem}`;
         this.problems.set(line, (this.problems.get(line) ?? 0) + 1);
       }
@@ -144,7 +144,7 @@ export class AnswerContractRecorder {
     if (lines.length === 0) return undefined;
     return [
       `The local cloud answered ${lines.length} way(s) that break the vendor's API document with the overlays of`,
-      'test/contract/ (operation, status, dialect, JSON path; fix the local cloud or record the difference):',
+      'test/api-conformance/ (operation, status, dialect, JSON path; fix the local cloud or record the difference):',
       ...lines.map((line) => `  ${line}`),
     ].join('\n');
   }
@@ -157,9 +157,9 @@ let unavailableNoted = false;
  * and a note says why, once per process; with TIDELINE_REQUIRE_TOOLS=1 (CI, whose setup fetches
  * it) that throws instead.
  */
-export function answerCheckForTests(): AnswerContractRecorder | undefined {
+export function answerCheckForTests(): AnswerConformanceRecorder | undefined {
   const vendor = vendorDocument();
-  if (vendor.available) return new AnswerContractRecorder();
+  if (vendor.available) return new AnswerConformanceRecorder();
   if (toolsRequired()) {
     throw new Error(`${vendor.reason} (${REQUIRE_TOOLS_VARIABLE}=1: a missing tool fails the run)`);
   }

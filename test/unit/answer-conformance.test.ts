@@ -1,7 +1,7 @@
 // The check startTestCloud runs on every answer of the local cloud: status and body against the
 // vendor's API document with the overlays of its dialect, objects read closed, and problems that
 // name the operation, status, dialect and JSON path, never the value sent.
-import { AnswerContractRecorder, answerContract } from '../helpers/answer-contract';
+import { AnswerConformanceRecorder, answerConformance } from '../helpers/answer-conformance';
 import { describeWithTools } from '../helpers/tool-requirements';
 import { vendorDocumentMissing } from '../helpers/vendor-openapi';
 
@@ -37,8 +37,8 @@ const currentService = {
 };
 
 describeWithTools("the local cloud's answers against the vendor document", vendorDocumentMissing(), () => {
-  const seed = answerContract('seed');
-  const current = answerContract('current');
+  const seed = answerConformance('seed');
+  const current = answerConformance('current');
 
   test("each dialect's own service answer matches; the other dialect's does not", () => {
     expect(seed.check({ action: 'service.get', status: 200, body: seedService })).toEqual([]);
@@ -99,7 +99,7 @@ describeWithTools("the local cloud's answers against the vendor document", vendo
   });
 
   test('the recorder reports operation, status, dialect and path once per problem, never the value', () => {
-    const recorder = new AnswerContractRecorder();
+    const recorder = new AnswerConformanceRecorder();
     const bad = { ...seedService, name: 42, initial_password: SECRET };
     recorder.observe({ action: 'service.get', status: 200, body: bad, dialect: 'seed' });
     recorder.observe({ action: 'service.get', status: 200, body: bad, dialect: 'seed' });
@@ -114,6 +114,6 @@ describeWithTools("the local cloud's answers against the vendor document", vendo
     expect(report).toMatch(/break the vendor's API document/);
     expect(report).not.toContain(SECRET);
     expect(report).not.toContain('42');
-    expect(new AnswerContractRecorder().report()).toBeUndefined();
+    expect(new AnswerConformanceRecorder().report()).toBeUndefined();
   });
 });

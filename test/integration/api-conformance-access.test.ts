@@ -1,11 +1,15 @@
-// Contract: 401 for wrong credentials and 404 for unknown resources, through the typed client.
+// API conformance: 401 for wrong credentials and 404 for unknown resources, through the typed client.
 // The local cloud has two projects; a key never reaches the other project's resources, which
 // answer 404 (not 403) so their existence is not revealed.
-import { expectCloudError, startContractCloud, type ContractCloud } from '../helpers/contract-fixtures';
+import {
+  expectCloudError,
+  startConformanceCloud,
+  type ConformanceCloud,
+} from '../helpers/api-conformance-fixtures';
 import type { CloudClient } from '../../cloud/client';
 import type { ProjectCredentials } from '../../local-cloud/server';
 
-let fx: ContractCloud;
+let fx: ConformanceCloud;
 let alpha: { project_id: string };
 let beta: ProjectCredentials;
 let betaClient: CloudClient;
@@ -13,7 +17,7 @@ let service_id: string;
 let vpc_id: string;
 
 beforeAll(async () => {
-  fx = await startContractCloud({ config: { projects: [{ name: 'alpha' }, { name: 'beta' }] } });
+  fx = await startConformanceCloud({ config: { projects: [{ name: 'alpha' }, { name: 'beta' }] } });
   alpha = { project_id: fx.projectId };
   beta = fx.tc.cloud.projects[1]!;
   betaClient = fx.clientFor({}, beta);

@@ -1,21 +1,25 @@
-// Contract: service logs across pages with iterateLogPages / collectLogEntries against the local
+// API conformance: service logs across pages with iterateLogPages / collectLogEntries against the local
 // cloud. With the manual clock and one entry a second, a service that is N seconds old has N + 1
 // entries, so page sizes and cursors are exact. Every case runs against both dialects of the local
 // cloud: spec.md's `lastCursor` and the current `last_cursor` (the client reads both names).
 import { collectLogEntries, iterateLogPages } from '../../cloud/logs';
 import type { ServiceLogsResponse } from '../../cloud/models';
-import { expectCloudError, startContractCloud, type ContractCloud } from '../helpers/contract-fixtures';
+import {
+  expectCloudError,
+  startConformanceCloud,
+  type ConformanceCloud,
+} from '../helpers/api-conformance-fixtures';
 import { DIALECTS } from '../helpers/local-cloud';
 
 const PAGE = 500;
 const INTERVAL_MS = 1000;
 
 describe.each(DIALECTS)('%s dialect', (dialect) => {
-  let fx: ContractCloud;
+  let fx: ConformanceCloud;
   let project: { project_id: string };
 
   beforeAll(async () => {
-    fx = await startContractCloud({ dialect, logs: { intervalMs: INTERVAL_MS } });
+    fx = await startConformanceCloud({ dialect, logs: { intervalMs: INTERVAL_MS } });
     project = { project_id: fx.projectId };
   });
   afterAll(() => fx.close());

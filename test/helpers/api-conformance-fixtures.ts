@@ -1,4 +1,4 @@
-// Shared set-up of the contract tests: a local cloud on a manual clock, typed clients against it,
+// Shared set-up of the API-conformance tests: a local cloud on a manual clock, typed clients against it,
 // the control API's request counts, and short-cuts to resources in a given state.
 import { request } from 'undici';
 import { createCloudClient, type CloudClient, type CloudClientOptions } from '../../cloud/client';
@@ -9,7 +9,7 @@ import type { ProjectCredentials } from '../../local-cloud/server';
 import type { StatsView } from '../../local-cloud/stats';
 import { startTestCloud, type TestCloud, type TestCloudOptions } from './local-cloud';
 
-export interface ContractCloud {
+export interface ConformanceCloud {
   readonly tc: TestCloud;
   /** A validating client of the first project. */
   readonly client: CloudClient;
@@ -45,7 +45,7 @@ export interface ContractCloud {
   close(): Promise<void>;
 }
 
-export async function startContractCloud(options: TestCloudOptions = {}): Promise<ContractCloud> {
+export async function startConformanceCloud(options: TestCloudOptions = {}): Promise<ConformanceCloud> {
   const tc = await startTestCloud({ manualClock: true, seed: 2024, ...options });
   const clients: CloudClient[] = [];
   const projectId = tc.project.id;
@@ -77,7 +77,7 @@ export async function startContractCloud(options: TestCloudOptions = {}): Promis
   const answered = async (action: ActionName, status: number | 'dropped') =>
     (await stats()).byAction[action]?.byStatus[String(status)] ?? 0;
 
-  const fx: ContractCloud = {
+  const fx: ConformanceCloud = {
     tc,
     client,
     raw,

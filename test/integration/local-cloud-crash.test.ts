@@ -13,10 +13,10 @@ import { Agent, request } from 'undici';
 import { loadStateFile } from '../../local-cloud/persistence';
 import { SeededRandom } from '../../local-cloud/random';
 import { basicAuth } from '../helpers/local-cloud';
-import { compileSimulator, type SimulatorBuild } from '../helpers/simulator-build';
+import { compileLocalCloud, type LocalCloudBuild } from '../helpers/local-cloud-build';
 
 const root = resolve(__dirname, '../..');
-let build: SimulatorBuild | undefined;
+let build: LocalCloudBuild | undefined;
 let entry: string;
 const CLIENTS = 12;
 const ROUNDS = 10;
@@ -24,7 +24,7 @@ let scratch: string;
 const children: ChildProcessWithoutNullStreams[] = [];
 
 beforeAll(async () => {
-  build = compileSimulator('crash');
+  build = compileLocalCloud('crash');
   entry = build.entry;
   scratch = await mkdtemp(join(tmpdir(), 'tideline-sim-crash-'));
 }, 120_000);

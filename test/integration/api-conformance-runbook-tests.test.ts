@@ -1,9 +1,9 @@
 // The shipped runbook tests run in process, as `tideline test runbooks/` runs them, with every
 // answer of every case's local cloud (starting state, faults and end state included) checked
-// against the vendor's API document and the overlays of test/contract/ — the same check every
+// against the vendor's API document and the overlays of test/api-conformance/ — the same check every
 // suite's test cloud makes, for the clouds `tideline test` starts itself.
 import { loadSuite, runSuite } from '../../rehearsal/run-suite';
-import { AnswerContractRecorder } from '../helpers/answer-contract';
+import { AnswerConformanceRecorder } from '../helpers/answer-conformance';
 import { describeWithTools } from '../helpers/tool-requirements';
 import { vendorDocumentMissing } from '../helpers/vendor-openapi';
 import { REPO_ROOT } from '../helpers/worker-process';
@@ -12,7 +12,7 @@ describeWithTools("tideline test's local clouds against the vendor document", ve
   test('the shipped cases pass and every answer their clouds give matches the document', async () => {
     const suite = loadSuite(['runbooks'], REPO_ROOT, undefined);
     if (!suite.ok) throw new Error(JSON.stringify(suite.problems));
-    const recorder = new AnswerContractRecorder();
+    const recorder = new AnswerConformanceRecorder();
     const results = await runSuite(suite.cases, {
       env: process.env,
       jobs: 4,

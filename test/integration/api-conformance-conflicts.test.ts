@@ -1,12 +1,16 @@
-// Contract: 409 Conflict through the typed client for busy or conflicting state, and that the
+// API conformance: 409 Conflict through the typed client for busy or conflicting state, and that the
 // conflicting request changed nothing. 409 is retryable in this API (it means "busy").
-import { expectCloudError, startContractCloud, type ContractCloud } from '../helpers/contract-fixtures';
+import {
+  expectCloudError,
+  startConformanceCloud,
+  type ConformanceCloud,
+} from '../helpers/api-conformance-fixtures';
 
-let fx: ContractCloud;
+let fx: ConformanceCloud;
 let project: { project_id: string };
 
 beforeAll(async () => {
-  fx = await startContractCloud();
+  fx = await startConformanceCloud();
   project = { project_id: fx.projectId };
 });
 afterAll(() => fx.close());

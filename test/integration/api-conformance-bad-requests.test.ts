@@ -1,18 +1,22 @@
-// Contract: 400 answers through the typed client. Bad bodies are sent unchecked (validateRequests:
+// API conformance: 400 answers through the typed client. Bad bodies are sent unchecked (validateRequests:
 // false) so the local cloud judges them; the validating client must refuse the same bodies with the
 // same code without sending anything. Illegal transitions are 400 from the server.
 import type { ActionInput, ActionName } from '../../cloud/operations';
 import type { CloudClient } from '../../cloud/client';
-import { expectCloudError, startContractCloud, type ContractCloud } from '../helpers/contract-fixtures';
+import {
+  expectCloudError,
+  startConformanceCloud,
+  type ConformanceCloud,
+} from '../helpers/api-conformance-fixtures';
 
-let fx: ContractCloud;
+let fx: ConformanceCloud;
 let project: { project_id: string };
 /** A READY service and a VPC every case may aim at. */
 let service_id: string;
 let vpc_id: string;
 
 beforeAll(async () => {
-  fx = await startContractCloud();
+  fx = await startConformanceCloud();
   project = { project_id: fx.projectId };
   service_id = await fx.readyService('target');
   vpc_id = (await fx.readyVpc()).id;

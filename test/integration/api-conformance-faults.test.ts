@@ -1,15 +1,19 @@
-// Contract: injected faults of the local cloud reach callers of the typed client as the right
+// API conformance: injected faults of the local cloud reach callers of the typed client as the right
 // stable codes: 429 → RATE_LIMITED with the Retry-After delay, 5xx → SERVER_ERROR, a dropped
 // connection → NETWORK (and the change still happened), latency past the deadline → TIMEOUT.
 import { request } from 'undici';
 import type { FaultRuleInput } from '../../local-cloud/fault-schema';
-import { expectCloudError, startContractCloud, type ContractCloud } from '../helpers/contract-fixtures';
+import {
+  expectCloudError,
+  startConformanceCloud,
+  type ConformanceCloud,
+} from '../helpers/api-conformance-fixtures';
 
-let fx: ContractCloud;
+let fx: ConformanceCloud;
 let project: { project_id: string };
 
 beforeAll(async () => {
-  fx = await startContractCloud();
+  fx = await startConformanceCloud();
   project = { project_id: fx.projectId };
 });
 afterAll(() => fx.close());
