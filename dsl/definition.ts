@@ -135,6 +135,8 @@ export interface ForeachStepDefinition extends StepBase<'foreach'> {
   onMaxErrors?: 'finish' | 'cancel';
   /** Start `start` items at a time and widen by `factor` while items succeed. */
   ramp?: ForeachRampDefinition;
+  /** Items start in waves of this many; a wave starts once every item of the one before it ended. */
+  waves?: number;
   /**
    * Written as `foreach: { targets: … }`: the selector as written, for plans and reports. The run
    * does not read it: the list step before the foreach and `items` (a filter over its output) are
@@ -218,8 +220,11 @@ export type StepDefinition =
  *
  * 3: a `watch` step. A worker of format 2 does not know the kind, so a definition holding one is
  * format 3; every other definition keeps the oldest format that holds it.
+ *
+ * 4: a foreach may start its items in `waves`. A worker of format 3 would ignore them and start
+ * the next items while a wave is still running, so a definition with waves is format 4.
  */
-export const DEFINITION_FORMAT_VERSION = 3;
+export const DEFINITION_FORMAT_VERSION = 4;
 
 export interface RunbookDefinition {
   formatVersion?: number;

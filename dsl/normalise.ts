@@ -121,6 +121,8 @@ export { NormaliseError } from './step-kinds/shared';
 const BUDGET_FORMAT_VERSION = 2;
 /** The first format with `watch` steps. */
 const WATCH_FORMAT_VERSION = 3;
+/** The first format with foreach `waves`. */
+const WAVES_FORMAT_VERSION = 4;
 
 /**
  * The oldest format that holds the definition: 2 when a foreach has an error budget, a ramp or
@@ -128,7 +130,7 @@ const WATCH_FORMAT_VERSION = 3;
  * `approvers`, or the runbook names notification targets (a format-1 worker would ignore them: run
  * the fleet at full concurrency, count anyone's unsigned approval, tell nobody), else 1, so that
  * workers not yet upgraded still run what they can run as written. A `watch` step anywhere makes
- * it format 3 (a format-2 worker does not know the kind).
+ * it format 3 (a format-2 worker does not know the kind); a foreach in `waves`, format 4.
  */
 export function definitionFormatVersion(definition: Pick<RunbookDefinition, 'steps' | 'notify'>): number {
   const { steps } = definition;
@@ -138,6 +140,8 @@ export function definitionFormatVersion(definition: Pick<RunbookDefinition, 'ste
       (step.maxErrors !== undefined || step.ramp !== undefined || step.targets !== undefined),
   );
   const notifies = definition.notify !== undefined;
+  if (stepTree(steps).some(({ step }) => step.kind === 'foreach' && step.waves !== undefined))
+    return WAVES_FORMAT_VERSION;
   if (stepTree(steps).some(({ step }) => step.kind === 'watch')) return WATCH_FORMAT_VERSION;
   return budgeted || notifies || namesApprovers(steps) ? BUDGET_FORMAT_VERSION : 1;
 }

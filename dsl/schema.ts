@@ -262,6 +262,14 @@ export const ForeachStep = z
         'Once more items failed than `maxErrors` allows: let the items in flight finish (default) or cancel them',
       ),
     ramp: ForeachRamp.optional(),
+    waves: z
+      .int()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe(
+        'Start items in waves of this many: a wave starts only once every item of the one before it has ended, so a failure stops the next wave (with `maxErrors`, once the budget is spent); `concurrency` defaults to it',
+      ),
     get steps(): StepList {
       return z.array(Step).min(1);
     },

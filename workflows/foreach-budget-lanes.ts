@@ -85,18 +85,24 @@ export async function runBudgetedIterations(
       }
     }
   };
+  const { waves } = step;
+  // The first item of a wave (positions over the whole list, across batches) waits for the wave before.
+  const waitsForWave = () =>
+    waves !== undefined && running > 0 && (options.offset + next) % waves === 0 && !stopped();
   const lane = async (): Promise<void> => {
     for (;;) {
-      if (ramp !== undefined) {
-        try {
+      try {
+        if (ramp !== undefined) {
           // A loop: every lane waiting is woken when one item ends, but only `width` may run.
           while (running >= ramp.width && !stopped())
             await condition(() => running < ramp.width || stopped());
-        } catch (error) {
-          if (!isCancellation(error)) throw error;
-          cancelled(error);
-          return;
         }
+        // A loop for the same reason: only the first lane woken starts the next wave.
+        while (waitsForWave()) await condition(() => !waitsForWave());
+      } catch (error) {
+        if (!isCancellation(error)) throw error;
+        cancelled(error);
+        return;
       }
       if (stopped()) return;
       const position = next++;

@@ -35,9 +35,9 @@ export interface RampState {
   widening: boolean;
 }
 
-/** Whether a foreach takes the budgeted loop: only definitions that ask for a budget or a ramp. */
+/** Whether a foreach takes the budgeted loop: only definitions that ask for a budget, a ramp or waves. */
 export function isBudgeted(step: ForeachStepDefinition): boolean {
-  return step.maxErrors !== undefined || step.ramp !== undefined;
+  return step.maxErrors !== undefined || step.ramp !== undefined || step.waves !== undefined;
 }
 
 /** A `maxErrors` percentage (`"12.5%"`) in hundredths of a percent (1250): integers stay exact. */

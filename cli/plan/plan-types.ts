@@ -69,6 +69,7 @@ export interface PlanStep {
   maxErrors?: number | string;
   onMaxErrors?: 'finish' | 'cancel';
   ramp?: { start: number; factor: number };
+  waves?: number;
   /** A foreach over `targets`: the selector, and with `--resolve-targets` the services it selects. */
   targets?: PlanTargets;
   runbook?: { path: string; name: string; with: Record<string, JsonValue> };

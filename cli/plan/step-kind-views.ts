@@ -63,6 +63,7 @@ const PLAIN = {
 /** `3 at a time, ramp 1×2, stop starting after 2 failed items, finish those in flight`. */
 function foreachLimits(step: PlanStep): string {
   const parts = [`${inlineValue(step.concurrency ?? 1)} at a time`];
+  if (step.waves !== undefined) parts.push(`in waves of ${step.waves}, each after the one before has ended`);
   if (step.ramp !== undefined)
     parts.push(`ramp from ${step.ramp.start}, ×${step.ramp.factor} while items succeed`);
   if (step.maxErrors !== undefined) {
@@ -158,6 +159,7 @@ export const STEP_KIND_VIEWS = {
       if (step.maxErrors !== undefined) planned.maxErrors = step.maxErrors;
       if (step.onMaxErrors !== undefined) planned.onMaxErrors = step.onMaxErrors;
       if (step.ramp !== undefined) planned.ramp = { ...step.ramp };
+      if (step.waves !== undefined) planned.waves = step.waves;
       if (step.targets !== undefined) planned.targets = planTargets(step.targets, resolver);
       planned.steps = [];
     },

@@ -28,7 +28,7 @@ export const FOREACH: StepKindLanguage<'foreach'> = {
           ? conditionExpression(step.foreach)
           : targetsItems(step.foreach.targets, targetsListStepId(step.id)),
       as: step.as ?? DEFAULT_FOREACH_VARIABLE,
-      concurrency: step.concurrency ?? DEFAULT_FOREACH_CONCURRENCY,
+      concurrency: step.concurrency ?? step.waves ?? DEFAULT_FOREACH_CONCURRENCY,
       // Set only when written: definitions without them stay exactly as before.
       ...(step.maxErrors !== undefined && { maxErrors: step.maxErrors }),
       ...(step.onMaxErrors !== undefined && { onMaxErrors: step.onMaxErrors }),
@@ -38,6 +38,7 @@ export const FOREACH: StepKindLanguage<'foreach'> = {
           factor: step.ramp.factor ?? DEFAULT_RAMP_FACTOR,
         },
       }),
+      ...(step.waves !== undefined && { waves: step.waves }),
       ...(targets !== undefined && { targets }),
       steps: nested(step.steps),
     };
@@ -62,6 +63,14 @@ export const FOREACH: StepKindLanguage<'foreach'> = {
         message:
           '`onMaxErrors` says what happens once `maxErrors` is exceeded, but this foreach has no `maxErrors`',
         hint: 'add one, e.g. maxErrors: 2 or maxErrors: "10%" (0 stops at the first failed item)',
+      });
+    }
+    if (step.waves !== undefined && step.ramp !== undefined) {
+      problems.push({
+        rule: 'foreach-budget',
+        path: [...path, 'waves'],
+        message: 'a foreach starts its items either in `waves` or along a `ramp`, not both',
+        hint: 'keep `waves` for fixed waves that each wait for the one before, or `ramp` to widen while items succeed',
       });
     }
     if (typeof step.foreach !== 'string')

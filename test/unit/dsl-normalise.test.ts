@@ -360,8 +360,17 @@ describe('format version', () => {
     ['maxErrors', { maxErrors: 2 }, 2],
     ['a percentage budget with onMaxErrors', { maxErrors: '10%', onMaxErrors: 'cancel' }, 2],
     ['a ramp', { ramp: { start: 1 } }, 2],
+    ['waves (concurrency follows them)', { waves: 5 }, 4],
   ])('%s → format %i (a format-1 worker refuses only what it would misread)', (_what, extra, format) => {
     expect(load(nested(extra)).formatVersion).toBe(format);
+  });
+
+  it('waves set the concurrency unless it is written', () => {
+    const [par] = load(nested({ waves: 5 })).steps;
+    const each = par?.kind === 'parallel' ? par.branches[0]?.steps[0] : undefined;
+    expect(each).toMatchObject({ kind: 'foreach', waves: 5, concurrency: 5 });
+    const [written] = load([foreach({ waves: 5, concurrency: 2 })]).steps;
+    expect(written).toMatchObject({ kind: 'foreach', waves: 5, concurrency: 2 });
   });
 
   it.each([

@@ -62,6 +62,7 @@ const EXPECTED: Record<string, string[]> = {
     '19:18 foreach-budget: `onMaxErrors` says what happens once `maxErrors` is exceeded, but this foreach has no `maxErrors`',
     '24:20 schema: `start` must be at least 1',
     '24:31 schema: `factor` must be more than 1',
+    '34:12 foreach-budget: a foreach starts its items either in `waves` or along a `ramp`, not both',
   ],
   'input-spec.yaml': [
     '5:17 input-spec: enum input `size` needs `values`',
