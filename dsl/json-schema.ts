@@ -5,7 +5,8 @@ import { z } from 'zod';
 import type { ActionName } from '../cloud/operations';
 import { operations } from '../cloud/operations';
 import { ACTION_CATALOGUE } from './actions';
-import { CallStep, RunbookSchema, WaitStep, WatchStep } from './schema';
+import { RunbookSchema, STEP_KIND_SCHEMAS, STEP_KINDS, type StepKind } from './schema';
+import { languageOf } from './step-kinds/table';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -45,21 +46,24 @@ function fieldSchema(action: ActionName, field: string): JsonSchema {
   return allowTemplates(literal);
 }
 
+/** The actions a step kind may name under its key (`namesActions`). */
+function nameableActions(names: 'any' | 'read') {
+  return Object.values(ACTION_CATALOGUE).filter((info) => names === 'any' || info.kind === 'read');
+}
+
 /** `if call/wait/watch is A then with has A's fields`, for every action a step of this kind may name. */
-function withByAction(kindKey: 'call' | 'wait' | 'watch'): JsonSchema[] {
-  return Object.values(ACTION_CATALOGUE)
-    .filter((info) => kindKey === 'call' || info.kind === 'read')
-    .map((info) => {
-      const withSchema: JsonSchema = {
-        type: 'object',
-        properties: Object.fromEntries(info.fields.map((f) => [f.name, fieldSchema(info.name, f.name)])),
-        additionalProperties: false,
-      };
-      if (info.requiredFields.length > 0) withSchema.required = info.requiredFields;
-      const then: JsonSchema = { properties: { with: withSchema } };
-      if (info.requiredFields.length > 0) then.required = ['with'];
-      return { if: { properties: { [kindKey]: { const: info.name } }, required: [kindKey] }, then };
-    });
+function withByAction(kindKey: StepKind, names: 'any' | 'read'): JsonSchema[] {
+  return nameableActions(names).map((info) => {
+    const withSchema: JsonSchema = {
+      type: 'object',
+      properties: Object.fromEntries(info.fields.map((f) => [f.name, fieldSchema(info.name, f.name)])),
+      additionalProperties: false,
+    };
+    if (info.requiredFields.length > 0) withSchema.required = info.requiredFields;
+    const then: JsonSchema = { properties: { with: withSchema } };
+    if (info.requiredFields.length > 0) then.required = ['with'];
+    return { if: { properties: { [kindKey]: { const: info.name } }, required: [kindKey] }, then };
+  });
 }
 
 /** The JSON Schema (draft-07, which yaml-language-server supports best) of a runbook file. */
@@ -68,18 +72,15 @@ export function runbookJsonSchema(): JsonSchema {
     target: 'draft-7',
     io: 'input',
     override: (ctx) => {
-      if (ctx.zodSchema === CallStep) ctx.jsonSchema.allOf = withByAction('call');
-      const readKind =
-        ctx.zodSchema === WaitStep ? 'wait' : ctx.zodSchema === WatchStep ? 'watch' : undefined;
-      if (readKind !== undefined) {
-        ctx.jsonSchema.allOf = withByAction(readKind);
+      const kind = STEP_KINDS.find((k) => STEP_KIND_SCHEMAS[k] === ctx.zodSchema);
+      const names = kind === undefined ? undefined : languageOf(kind).namesActions;
+      if (kind === undefined || names === undefined) return;
+      ctx.jsonSchema.allOf = withByAction(kind, names);
+      if (names === 'read') {
         // Editors offer (and accept) only read actions after `wait:` and `watch:`.
         const properties = ctx.jsonSchema.properties as Record<string, JsonSchema> | undefined;
-        const actionKey = properties?.[readKind];
-        if (actionKey)
-          actionKey.enum = Object.values(ACTION_CATALOGUE)
-            .filter((a) => a.kind === 'read')
-            .map((a) => a.name);
+        const actionKey = properties?.[kind];
+        if (actionKey) actionKey.enum = nameableActions(names).map((a) => a.name);
       }
     },
   }) as JsonSchema;

@@ -7,8 +7,17 @@ import { DURATION_EXAMPLES, DURATION_SOURCE } from './durations';
 import type { ProblemPath, RunbookProblem } from './problems';
 import { InputSpec, ParallelBranch, Retry, RunbookSchema, STEP_KIND_SCHEMAS, STEP_KINDS } from './schema';
 import type { StepKind } from './schema';
+import { languageOf } from './step-kinds/table';
 import { closestName, suggestionHint } from './suggest';
 import { ForeachTargets, TARGETS_FIELDS } from './targets';
+
+/** Whether a field is a step kind's key that names an action (`call:`, `wait:`, `watch:`). */
+function namesAction(field: string): boolean {
+  return (
+    (STEP_KINDS as readonly string[]).includes(field) &&
+    languageOf(field as StepKind).namesActions !== undefined
+  );
+}
 
 type Issue = z.core.$ZodIssue;
 
@@ -225,7 +234,7 @@ function issueProblems(issue: Issue, root: unknown, base: ProblemPath): RunbookP
       }));
     }
     case 'invalid_value':
-      if ((label === 'call' || label === 'wait' || label === 'watch') && typeof value === 'string') {
+      if (namesAction(label) && typeof value === 'string') {
         return [
           problem(
             'unknown-action',

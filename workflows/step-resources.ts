@@ -1,4 +1,4 @@
-// Which resources a call or wait step acted on, and which it created: the ids in its input (the
+// Which resources a step that runs or reads an action acted on, and which it created: the ids in its input (the
 // Cloud API's path parameters) and, for a create, the id in its answer. Kept on the step's record
 // (reports: "created service X … deleted by compensation") and fed to the run's TidelineServices
 // search attribute. Ids are not secrets; a value equal to a secret input is dropped all the same,
@@ -7,6 +7,7 @@
 import { RESOURCE_NAMES, RESOURCES, resourceOf } from '../cloud/resources';
 import type { StepDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
+import { definitionRuntime } from '../dsl/step-kinds/runtime-table';
 import { resolveTemplates } from '../dsl/templates';
 import type { StepResource } from '../contract/run-messages';
 
@@ -26,16 +27,18 @@ function usable(value: unknown, secrets: ReadonlySet<string>): value is string {
   return typeof value === 'string' && value !== '' && value.length <= MAX_ID_LENGTH && !secrets.has(value);
 }
 
-/** The resources named in a call's, wait's or watch's input (templates resolved; unresolvable ones skipped). */
+/** The resources named in the input of a step's action (templates resolved; unresolvable ones skipped). */
 export function touchedResources(
   step: StepDefinition,
   vars: Record<string, unknown>,
   secrets: ReadonlySet<string>,
 ): StepResource[] {
-  if (step.kind !== 'call' && step.kind !== 'wait' && step.kind !== 'watch') return [];
+  const runtime = definitionRuntime(step);
+  const input = runtime.actionOf(step) === undefined ? undefined : runtime.withOf(step);
+  if (input === undefined) return [];
   const found: StepResource[] = [];
   for (const [field, type] of ID_FIELDS) {
-    const raw = step.with[field];
+    const raw = input[field];
     if (raw === undefined) continue;
     let value: JsonValue;
     try {

@@ -3,6 +3,8 @@
 // step failed). Shared by the live view, the plain line log, the final report and `history`.
 import type { StepRecord, StepStatus } from '../../contract/run-messages';
 import type { ActivityState } from '../run-observer';
+import { STEP_KIND_SCHEMAS, type StepKind } from '../../dsl/schema';
+import { STEP_KIND_VIEWS, type StepKindViews } from '../plan/step-kind-views';
 import { printable } from './printable';
 import { formatDuration, truncate, type Style } from './style';
 
@@ -93,6 +95,11 @@ export function stepError(step: StepRecord): string {
   return printable(`${step.error.type}: ${step.error.message}`);
 }
 
+/** What `tideline status` shows of a running step of this kind (a record's kind is a string). */
+function runningView(kind: string): StepKindViews<StepKind>['whileRunning'] {
+  return Object.hasOwn(STEP_KIND_SCHEMAS, kind) ? STEP_KIND_VIEWS[kind as StepKind].whileRunning : 'nothing';
+}
+
 /** What a running step is doing (a wait's last answer, a child run, a retry), or ''. */
 export function stepActivity(
   step: StepRecord,
@@ -101,9 +108,10 @@ export function stepActivity(
   now = Date.now(),
 ): string {
   const parts: string[] = [];
-  if (step.status === 'running' && step.kind === 'wait') parts.push(waitDetail(step, activity, now));
-  if (step.status === 'running' && childRun !== undefined)
-    parts.push(`${step.kind === 'foreach' ? 'batch' : 'child'} run ${childRun}`);
+  const whileRunning = step.status === 'running' ? runningView(step.kind) : 'nothing';
+  if (whileRunning === 'polls') parts.push(waitDetail(step, activity, now));
+  if (childRun !== undefined && (whileRunning === 'batch run' || whileRunning === 'child run'))
+    parts.push(`${whileRunning} ${childRun}`);
   if (step.status === 'running' && activity && activity.attempt > 1) {
     parts.push(
       `attempt ${activity.attempt}${activity.lastFailure ? ` (last: ${activity.lastFailure})` : ''}`,

@@ -45,6 +45,8 @@ export interface StepKindViews<K extends StepKind> {
   /** The second line of its diagram node, and the node's shape. */
   diagramLabel(step: PlanStep, short: (text: string, max: number) => string): string;
   diagramShape: DiagramShape;
+  /** `tideline status` of it while it runs: a poller's last answer and polls, the run it started. */
+  whileRunning: 'polls' | 'batch run' | 'child run' | 'nothing';
 }
 
 /** CEL written over several YAML lines reads better on one. */
@@ -79,6 +81,7 @@ function foreachLimits(step: PlanStep): string {
 export const STEP_KIND_VIEWS = {
   call: {
     ...PLAIN,
+    whileRunning: 'nothing',
     plan: (step, planned, { resolver, request, noteCall }) => {
       const resolved = resolver.value(step.with) as Record<string, JsonValue>;
       planned.request = request(step.action, resolved);
@@ -91,6 +94,7 @@ export const STEP_KIND_VIEWS = {
   },
   wait: {
     ...PLAIN,
+    whileRunning: 'polls',
     plan: (step, planned, { resolver, request }) => {
       planned.request = request(step.action, resolver.value(step.with) as Record<string, JsonValue>);
       if (step.until !== undefined) planned.until = step.until;
@@ -110,6 +114,7 @@ export const STEP_KIND_VIEWS = {
   },
   sleep: {
     ...PLAIN,
+    whileRunning: 'nothing',
     plan: (step, planned, { resolver }) => {
       planned.duration = resolver.duration(step.durationMs) ?? '';
     },
@@ -118,6 +123,7 @@ export const STEP_KIND_VIEWS = {
   },
   approve: {
     ...PLAIN,
+    whileRunning: 'nothing',
     plan: (step, planned, { resolver }) => {
       planned.message = resolver.value(step.message);
       planned.default = step.default;
@@ -130,6 +136,7 @@ export const STEP_KIND_VIEWS = {
   },
   assert: {
     ...PLAIN,
+    whileRunning: 'nothing',
     plan: (step, planned, { resolver }) => {
       planned.condition = step.condition;
       if (step.message !== undefined) planned.message = resolver.value(step.message);
@@ -140,6 +147,7 @@ export const STEP_KIND_VIEWS = {
   },
   parallel: {
     ...PLAIN,
+    whileRunning: 'nothing',
     plan: (step, planned) => {
       planned.branches = step.branches.map((branch) => ({
         id: branch.id,
@@ -152,6 +160,7 @@ export const STEP_KIND_VIEWS = {
   },
   foreach: {
     ...PLAIN,
+    whileRunning: 'batch run',
     plan: (step, planned, { resolver }) => {
       planned.items = step.items;
       planned.as = step.as;
@@ -172,6 +181,7 @@ export const STEP_KIND_VIEWS = {
   },
   runbook: {
     ...PLAIN,
+    whileRunning: 'child run',
     plan: (step, planned, { key, resolver, childSteps }) => {
       planned.runbook = {
         path: step.path,
@@ -189,6 +199,7 @@ export const STEP_KIND_VIEWS = {
   },
   fail: {
     ...PLAIN,
+    whileRunning: 'nothing',
     plan: (step, planned, { resolver }) => {
       planned.message = resolver.value(step.message);
     },
@@ -197,6 +208,7 @@ export const STEP_KIND_VIEWS = {
   },
   watch: {
     ...PLAIN,
+    whileRunning: 'polls',
     plan: (step, planned, { resolver, request }) => {
       planned.request = request(step.action, resolver.value(step.with) as Record<string, JsonValue>);
       planned.failIf = step.failIf;

@@ -24,6 +24,7 @@ export const APPROVE: StepKindLanguage<'approve'> = {
     return 'dyn';
   },
   ...NONE,
+  namesActions: undefined,
   messages: (step, path) => [
     { value: step.approve, path: [...path, 'approve'], what: 'the `approve` message' },
   ],

@@ -20,6 +20,7 @@ export const ASSERT: StepKindLanguage<'assert'> = {
     return 'dyn';
   },
   ...NONE,
+  namesActions: undefined,
   messages: (step, path) =>
     step.message === undefined
       ? []

@@ -26,6 +26,7 @@ export const CALL: StepKindLanguage<'call'> = {
     return 'dyn';
   },
   ...NONE,
+  namesActions: 'any',
   inputProblems: (step, path) => callInputProblems(step, path),
   output: { answerOf: (step) => step.call as ActionName },
 };

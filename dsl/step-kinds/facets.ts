@@ -130,6 +130,11 @@ export interface StepKindLanguage<K extends StepKind> extends StepKindRuntime<K>
   problems(step: WrittenStep<K>, path: ProblemPath): RunbookProblem[];
   /** Step ids the kind generates next to itself (a targets foreach's list step). */
   generatedIds(step: WrittenStep<K>, path: ProblemPath): { id: string; path: ProblemPath }[];
+  /**
+   * The actions it may name under its own key (`call: service.resize`): any, or only reads;
+   * `undefined` when its key names no action. Editors' schemas and "unknown action" come from it.
+   */
+  namesActions: 'any' | 'read' | undefined;
 }
 
 /** The sandbox table's type: one entry per kind, each typed by its kind. */

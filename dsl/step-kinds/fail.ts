@@ -13,6 +13,7 @@ export const FAIL: StepKindLanguage<'fail'> = {
     return 'dyn';
   },
   ...NONE,
+  namesActions: undefined,
   messages: (step, path) => [{ value: step.fail, path: [...path, 'fail'], what: 'the `fail` message' }],
   output: { cel: 'dyn' },
 };

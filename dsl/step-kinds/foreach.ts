@@ -54,6 +54,7 @@ export const FOREACH: StepKindLanguage<'foreach'> = {
     return items;
   },
   ...NONE,
+  namesActions: undefined,
   problems: (step, path) => {
     const problems: RunbookProblem[] = [];
     if (step.onMaxErrors !== undefined && step.maxErrors === undefined) {

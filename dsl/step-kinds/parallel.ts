@@ -18,5 +18,6 @@ export const PARALLEL: StepKindLanguage<'parallel'> = {
   }),
   checkExpressions: () => 'dyn',
   ...NONE,
+  namesActions: undefined,
   output: { cel: 'map<string, map<string, dyn>>' },
 };

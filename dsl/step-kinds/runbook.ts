@@ -25,6 +25,7 @@ export const RUNBOOK: StepKindLanguage<'runbook'> = {
     return 'dyn';
   },
   ...NONE,
+  namesActions: undefined,
   inputProblems: runbookInputProblems,
   output: { childOutputs: (step) => step },
 };

@@ -13,5 +13,6 @@ export const SLEEP: StepKindLanguage<'sleep'> = {
     return 'dyn';
   },
   ...NONE,
+  namesActions: undefined,
   output: { cel: 'dyn' },
 };

@@ -51,6 +51,7 @@ export const WAIT: StepKindLanguage<'wait'> = {
     return 'dyn';
   },
   ...NONE,
+  namesActions: 'read',
   inputProblems: (step, path) => [
     ...readInputProblems(step.wait as ActionName, 'wait', step.with, path),
     ...intervalOrder(step.interval, step.maxInterval, path),

@@ -50,6 +50,7 @@ export const WATCH: StepKindLanguage<'watch'> = {
     return 'dyn';
   },
   ...NONE,
+  namesActions: 'read',
   inputProblems: (step, path) => readInputProblems(step.watch as ActionName, 'watch', step.with, path),
   problems: timingProblems,
   output: { answerOf: (step) => step.watch as ActionName },
