@@ -4,10 +4,10 @@
 import type { Dialect } from './dialect';
 import type { LocalCloudOptions } from './server';
 
-export const SIMULATOR_USAGE =
+export const LOCAL_CLOUD_USAGE =
   '[--host 127.0.0.1] [--port 0] [--config FILE] [--time-scale X] [--seed N] [--dialect seed|current] [--state-file FILE] [--no-control]';
 
-export const SIMULATOR_FLAGS = {
+export const LOCAL_CLOUD_FLAGS = {
   host: { type: 'string' },
   port: { type: 'string' },
   config: { type: 'string' },
@@ -20,17 +20,17 @@ export const SIMULATOR_FLAGS = {
   'no-control': { type: 'boolean' },
 } as const;
 
-type Flags = typeof SIMULATOR_FLAGS;
-export type SimulatorFlagValues = {
+type Flags = typeof LOCAL_CLOUD_FLAGS;
+export type LocalCloudFlagValues = {
   [K in keyof Flags]?: (Flags[K]['type'] extends 'boolean' ? boolean : string) | undefined;
 };
 
 /** A flag value the local cloud cannot use; the message names the flag and the value. */
-export class SimulatorUsageError extends Error {
+export class LocalCloudUsageError extends Error {
   readonly code = 'LOCAL_CLOUD_USAGE';
   constructor(message: string) {
     super(message);
-    this.name = 'SimulatorUsageError';
+    this.name = 'LocalCloudUsageError';
   }
 }
 
@@ -42,7 +42,7 @@ function numberFlag(
   if (text === undefined) return undefined;
   const value = Number(text);
   if (text.trim() === '' || !Number.isFinite(value) || !check(value)) {
-    throw new SimulatorUsageError(`--${flag}: invalid value ${JSON.stringify(text)}`);
+    throw new LocalCloudUsageError(`--${flag}: invalid value ${JSON.stringify(text)}`);
   }
   return value;
 }
@@ -54,13 +54,13 @@ function dialectFlag(text: string | undefined): Dialect | undefined {
   if (text === undefined) return undefined;
   const dialect = DIALECTS.find((candidate) => candidate === text);
   if (dialect === undefined) {
-    throw new SimulatorUsageError(`--dialect: invalid value ${JSON.stringify(text)} (seed or current)`);
+    throw new LocalCloudUsageError(`--dialect: invalid value ${JSON.stringify(text)} (seed or current)`);
   }
   return dialect;
 }
 
-/** The options of `startLocalCloud` that the flags ask for; throws SimulatorUsageError. */
-export function localCloudOptionsFromFlags(values: SimulatorFlagValues): LocalCloudOptions {
+/** The options of `startLocalCloud` that the flags ask for; throws LocalCloudUsageError. */
+export function localCloudOptionsFromFlags(values: LocalCloudFlagValues): LocalCloudOptions {
   const options: LocalCloudOptions = { host: values.host ?? '127.0.0.1' };
   const port = numberFlag('port', values.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535);
   const timeScale = numberFlag('time-scale', values['time-scale'], (n) => n > 0 && n <= 1000);

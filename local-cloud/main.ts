@@ -7,9 +7,9 @@
 import { parseArgs } from 'node:util';
 import {
   localCloudOptionsFromFlags,
-  SIMULATOR_FLAGS,
-  SIMULATOR_USAGE,
-  SimulatorUsageError,
+  LOCAL_CLOUD_FLAGS,
+  LOCAL_CLOUD_USAGE,
+  LocalCloudUsageError,
 } from './cli-options';
 import type { LocalCloudOptions } from './server';
 import { isLocalCloudStartError, serveLocalCloud } from './serve';
@@ -21,13 +21,13 @@ function parseOptions(argv: string[]): LocalCloudOptions {
       args: argv,
       strict: true,
       allowPositionals: false,
-      options: { ...SIMULATOR_FLAGS, help: { type: 'boolean', short: 'h' } },
+      options: { ...LOCAL_CLOUD_FLAGS, help: { type: 'boolean', short: 'h' } },
     }));
   } catch (error) {
-    throw new SimulatorUsageError((error as Error).message.split('\n')[0] ?? 'invalid arguments');
+    throw new LocalCloudUsageError((error as Error).message.split('\n')[0] ?? 'invalid arguments');
   }
   if (values.help) {
-    process.stdout.write(`usage: local-cloud ${SIMULATOR_USAGE}\n`);
+    process.stdout.write(`usage: local-cloud ${LOCAL_CLOUD_USAGE}\n`);
     process.exit(0);
   }
   return localCloudOptionsFromFlags(values);

@@ -3,7 +3,11 @@
 // FIRST stdout line is one JSON object with the URL and the projects' key pairs; it runs until
 // Ctrl-C / SIGTERM and then stops cleanly.
 /* eslint-disable @typescript-eslint/no-require-imports -- the local cloud loads only when used */
-import { localCloudOptionsFromFlags, SIMULATOR_FLAGS, SIMULATOR_USAGE } from '../../local-cloud/cli-options';
+import {
+  localCloudOptionsFromFlags,
+  LOCAL_CLOUD_FLAGS,
+  LOCAL_CLOUD_USAGE,
+} from '../../local-cloud/cli-options';
 import { hasLocalCloudCode } from '../../local-cloud/error-codes';
 import type { LocalCloudOptions } from '../../local-cloud/server';
 import { parseCommand, type CommandSpec } from '../args';
@@ -13,7 +17,7 @@ import { CliError, EXIT } from '../errors';
 
 export const LOCAL_CLOUD_SPEC = {
   name: 'local-cloud',
-  usage: SIMULATOR_USAGE,
+  usage: LOCAL_CLOUD_USAGE,
   description: [
     'The first stdout line is one JSON object: {"url": …, "projects": [{"id", "name", "access_key",',
     '"secret_key"}], "controlUrl": …, "controlToken": …} — the key pairs are development credentials',
@@ -23,7 +27,7 @@ export const LOCAL_CLOUD_SPEC = {
     'TIDELINE_CLOUD_PROJECT_ID / _ACCESS_KEY / _SECRET_KEY of a project. Here --config names the',
     "local cloud's config file (projects, durations, faults), not tideline's.",
   ],
-  options: SIMULATOR_FLAGS,
+  options: LOCAL_CLOUD_FLAGS,
   optionHelp: [
     ['--host HOST', 'interface to bind (default 127.0.0.1)'],
     ['--port N', 'port (default 0: any free port)'],

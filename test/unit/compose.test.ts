@@ -9,7 +9,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { findCommand } from '../../cli/command-registry';
 import { CODEC_SERVER_SPEC } from '../../cli/commands/codec-server';
-import { SIMULATOR_FLAGS } from '../../local-cloud/cli-options';
+import { LOCAL_CLOUD_FLAGS } from '../../local-cloud/cli-options';
 import { parseConfig } from '../../local-cloud/config';
 import { loadWorkerConfig } from '../../worker/config';
 import { loadTemporalSettings } from '../../worker/connection';
@@ -183,10 +183,10 @@ describe('docker-compose.yml', () => {
     const command = cloud.command as string[];
     expect(command.slice(0, 2)).toEqual(['node', 'dist/local-cloud/main.js']);
     expect(existsSync(path.join(ROOT, 'local-cloud', 'main.ts'))).toBe(true);
-    // main.ts parses its flags with the shared SIMULATOR_FLAGS (local-cloud/cli-options.ts).
-    expect(read('local-cloud/main.ts')).toContain('...SIMULATOR_FLAGS');
+    // main.ts parses its flags with the shared LOCAL_CLOUD_FLAGS (local-cloud/cli-options.ts).
+    expect(read('local-cloud/main.ts')).toContain('...LOCAL_CLOUD_FLAGS');
     for (const flag of command.filter((word) => word.startsWith('--'))) {
-      expect({ flag, accepted: Object.hasOwn(SIMULATOR_FLAGS, flag.slice(2)) }).toEqual({
+      expect({ flag, accepted: Object.hasOwn(LOCAL_CLOUD_FLAGS, flag.slice(2)) }).toEqual({
         flag,
         accepted: true,
       });
@@ -196,9 +196,9 @@ describe('docker-compose.yml', () => {
     const mounted = cloud.configs?.find((c) => c.target === configTarget);
     expect(mounted).toBeDefined();
     const content = interpolate(compose.configs?.[mounted!.source]?.content ?? '', {});
-    const simulatorConfig = parseConfig(parse(content));
+    const localCloudConfig = parseConfig(parse(content));
     const workerEnv = environmentOf(compose.services['tideline-worker']!, { TIDELINE_ENCRYPTION_KEYS: KEYS });
-    expect(simulatorConfig.projects).toEqual([
+    expect(localCloudConfig.projects).toEqual([
       expect.objectContaining({
         id: workerEnv.TIDELINE_CLOUD_PROJECT_ID,
         access_key: workerEnv.TIDELINE_CLOUD_ACCESS_KEY,
