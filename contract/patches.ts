@@ -9,7 +9,7 @@
 //
 // A run that reached that point on an older release replays the old branch; a run that gets there
 // on this release takes (and records) the new one. The replay gate (test/integration/
-// replay-histories.test.ts) replays recorded histories of every step kind, made by older releases,
+// workflows-replay-histories.test.ts) replays recorded histories of every step kind, made by older releases,
 // against the code in the tree; it fails when a change was left unguarded.
 //
 // Release gates. Each `patched(id)` a new run takes costs it two history events (a `core_patch`

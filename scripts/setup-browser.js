@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Provides the headless Chromium the Web UI browser test drives (test/integration/web-ui-browser.test.ts,
+// Provides the headless Chromium the Web UI browser test drives (test/integration/stack-web-ui-browser.test.ts,
 // through playwright-core, which never downloads a browser of its own): Debian's `chromium` package.
 // Lookup: $TIDELINE_CHROMIUM, then /usr/bin/chromium, then `chromium` / `chromium-browser` on PATH.
 // When none is there and we are root with apt-get (CI, a fresh Debian machine), it runs

@@ -2,7 +2,7 @@
 // Builds the earlier releases named in releases/releases.json, each from its commit alone, into
 // .tools/releases/<name>/ — a runnable worker (`dist/worker/main.js`) and its prebuilt workflow
 // bundle — so tests can start a real earlier release's worker process and hand its runs to the
-// code in the tree (test/integration/upgrade-from-release.test.ts).
+// code in the tree (test/integration/workflows-upgrade-from-release.test.ts).
 //
 // How: `git archive <commit>` (full history is there on a clean clone; tags are not needed),
 // `node_modules` linked to this checkout's (refused when the release's package-lock.json pins a

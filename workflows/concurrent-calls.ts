@@ -7,7 +7,7 @@
 // with one line of steps does the same thing either way; a run with branches side by side does
 // not: in the next task the other branches may act first (a lock granted, a wait done), and on
 // replay the resumed branch's command comes before theirs — the run fails as nondeterministic
-// (seen in cancel-anywhere-maintenance: `Activity machine does not handle this event`). An
+// (seen in workflows-cancel-anywhere-maintenance: `Activity machine does not handle this event`). An
 // activity task's result is a history event and is read at the same point on replay, so calls
 // that may run beside other steps are activity tasks; a line of steps keeps its local activities.
 import type { StepDefinition } from '../dsl/definition';

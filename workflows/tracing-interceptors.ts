@@ -3,7 +3,7 @@
 // trace context to them in headers. Only the traced bundle holds this module (worker/bundle.ts,
 // `traced`); the plain bundle, the one workers use without tracing, is unchanged. Neither the
 // spans nor the headers are commands the history checks, so both bundles replay the same histories
-// (test/integration/tracing-replay.test.ts). Queries and update validators are left untraced: the
+// (test/integration/worker-tracing-replay.test.ts). Queries and update validators are left untraced: the
 // CLI polls progress, and each poll would be a trace of its own beside the run's.
 import {
   OpenTelemetryInboundInterceptor,

@@ -1,5 +1,5 @@
 // The rules of docs/architecture.md as data: the rooms (top-level folders), which rooms each one
-// stands on, and the few known exceptions. test/unit/architecture.test.ts checks every import of
+// stands on, and the few known exceptions. test/unit/docs-architecture.test.ts checks every import of
 // the tree against this table, and checks that the doc's table and picture say the same.
 //
 // A room may import the rooms it stands on, and whatever those stand on in turn (the floors below

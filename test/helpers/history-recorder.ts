@@ -1,5 +1,5 @@
 // Committed workflow histories of the shipped runbooks, for the replay test
-// (test/integration/replay-histories.test.ts): where they live, the TEST-ONLY key they are
+// (test/integration/workflows-replay-histories.test.ts): where they live, the TEST-ONLY key they are
 // encrypted with, how to load them, and how to record the missing ones.
 //
 // Recorded histories are append-only evidence of what released code did. Recording is its own

@@ -3,7 +3,7 @@
 // workflow code: `npm run record-histories` records every recording whose file does not exist yet,
 // `npm run record-histories -- <name>,…` just those, and refuses a name whose file exists. Each
 // file written gets its line in SHA256SUMS. Recorded histories are never overwritten: they are what
-// released code did, and the replay gate (test/integration/replay-histories.test.ts) only replays.
+// released code did, and the replay gate (test/integration/workflows-replay-histories.test.ts) only replays.
 // `--set-up <name>,…` runs those recordings first without writing them, for a recording that uses
 // what an earlier one made (a service). `--dir <path>` writes into another directory (to try a
 // recording without touching the fixtures).

@@ -1,5 +1,5 @@
 // The real `tideline` binary on hostile or careless input (the in-process cases are in
-// test/unit/cli-hostile-input.test.ts): `--inputs -` reads the process's stdin, and a device, a
+// test/unit/cli-main-hostile-input.test.ts): `--inputs -` reads the process's stdin, and a device, a
 // directory or a child path out of the tree end with exit 2, one message and no stack trace,
 // at once.
 import { spawnSync } from 'node:child_process';

@@ -1,7 +1,7 @@
 // Persistence of the local cloud: --state-file keeps resources, keys and running lifecycles
 // across a restart; a change is in the file before its answer; writes are atomic (no temp files
 // left behind, a killed process's are removed at the next start) and private to the owner; IDs
-// of deleted resources are remembered. Killing a real process under load: local-cloud-crash.test.ts.
+// of deleted resources are remembered. Killing a real process under load: local-cloud-persistence-crash.test.ts.
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

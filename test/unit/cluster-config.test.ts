@@ -1,6 +1,6 @@
 // The native cluster's pure parts (`tideline cluster`, cluster/): the state file's schema and
 // mode, the server config it renders, and how bench:chaos keeps the cluster rounds next to the
-// dev-server rounds. The processes themselves are exercised by test/integration/native-cluster.
+// dev-server rounds. The processes themselves are exercised by test/integration/cluster-native.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -1,6 +1,6 @@
 // Policy rules over a run's and a step's context: who a deny rule stops, windows and freezes,
 // approvals, where rules are evaluated (run start or steps), and failing closed when a rule cannot
-// be evaluated. The section's checks are in dsl-policy-checks.test.ts.
+// be evaluated. The section's checks are in dsl-policies-checks.test.ts.
 import { parse as parseYaml } from 'yaml';
 import type { PolicyDecision } from '../../dsl/policies';
 import { describeRules, evaluatePolicies, hasStartRules } from '../../dsl/policies';

@@ -1,7 +1,7 @@
 // Every action activity against the local cloud over real HTTP, run in the SDK's mock activity
 // context with the real typed client: each of the catalogue's actions once with success, then each
 // error class, whose failure `type` must be the stable CLOUD_API_* code with the right retryability.
-// (The client against the local cloud is in api-conformance-*.test.ts; this file tests the activity layer on top.)
+// (The client against the local cloud is in local-cloud-api-conformance-*.test.ts; this file tests the activity layer on top.)
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';

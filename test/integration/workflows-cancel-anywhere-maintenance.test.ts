@@ -1,4 +1,4 @@
-// Cancel at any moment, for the shipped runbooks cancel-anywhere.test.ts does not cover:
+// Cancel at any moment, for the shipped runbooks workflows-cancel-anywhere.test.ts does not cover:
 // resize-with-rollback, enable-ha, rotate-password, add-read-replica, vpc-with-peering,
 // stop-dev-services and start-dev-services. Each is cancelled during its top-level steps (the
 // step's first call held in flight by the local cloud's latency fault) and right after them, on a

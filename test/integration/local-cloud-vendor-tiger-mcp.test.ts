@@ -3,7 +3,7 @@
 // line): the handshake, tools/list, then the service tools (list, get, create, fork, stop, start,
 // resize, update_password, logs, and a tool error), each answer compared with what the local cloud's typed
 // client reads, rendered the way tiger-cli's MCP server renders a Service. Same binary, config
-// directory and environment as vendor-tiger-cli.test.ts; without it or Go the suite is skipped with
+// directory and environment as local-cloud-vendor-tiger-cli.test.ts; without it or Go the suite is skipped with
 // the reason (a failure under TIDELINE_REQUIRE_TOOLS=1).
 import { call, paths } from '../helpers/local-cloud';
 import { tigerCliMissing, useTigerSuite } from '../helpers/tiger-suite';

@@ -4,7 +4,7 @@
 // at once: no 5 seconds of the log hold more than 50 of the project's requests (the peak rate, see
 // peakRatePerSecond), never more than 4 are open at once, and the runs still stop every service.
 // A 429 with Retry-After pauses every caller of the project, not only the run that got it. (Two
-// worker processes sharing it: runbook-rate-limit-workers.test.ts.)
+// worker processes sharing it: worker-rate-share.test.ts.)
 import { seedFleet } from '../helpers/fleet';
 import { peakInWindow, peakOpen, peakRatePerSecond } from '../helpers/request-log';
 import { reportOf } from '../helpers/runbook-fixtures';

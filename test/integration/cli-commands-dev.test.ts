@@ -100,7 +100,7 @@ describe('tideline dev', () => {
       expect(commandLine(temporal[0]!)).toContain('--ip 127.0.0.1');
       // The Web UI decrypts through the stack's codec server (its origin gets the CORS preflight);
       // its endpoint, which holds a secret, comes from an env file, not the command line
-      // (cli-dev-codec-token.test.ts has the rest).
+      // (cli-commands-dev-codec-token.test.ts has the rest).
       expect(commandLine(temporal[0]!)).toContain('--env-file ');
       expect(commandLine(temporal[0]!)).not.toContain(info.codec!.endpoint);
       const preflight = await fetch(`${info.codec!.endpoint}/decode`, {

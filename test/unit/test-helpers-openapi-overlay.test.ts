@@ -1,6 +1,6 @@
 // The loader of the vendor's API document: overlays (parsed strictly, applied so that a change
 // finding nothing to change throws), `$ref` and `allOf` resolution, the OpenAPI 3.0 → JSON Schema
-// conversion, on a small document of our own (vendor-openapi-dialects.test.ts has the real one).
+// conversion, on a small document of our own (test-api-conformance-overlays.test.ts has the real one).
 import { applyOverlay, parseOverlay } from '../helpers/openapi-overlay';
 import { resolveSchema, toJsonSchema, type OasDocument } from '../helpers/openapi-schema';
 import { buildDocument, responseFor } from '../helpers/vendor-openapi';

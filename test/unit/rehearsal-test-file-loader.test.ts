@@ -1,7 +1,7 @@
 // Runbook test files (`*.test.yaml`): the committed JSON Schema equals what the zod schema
 // generates and accepts the shipped test files; the loader accepts them and the docs' example, and
 // reports each kind of mistake at file:line:column with its code.
-// Regenerate the schema: UPDATE_SCHEMA=1 npx jest test/unit/runbook-test-file.test.ts
+// Regenerate the schema: UPDATE_SCHEMA=1 npx jest test/unit/rehearsal-test-file-loader.test.ts
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,7 +22,7 @@ describe('runbook test file JSON Schema', () => {
   it('is committed in sync with the zod schema', () => {
     if (readFileSync(schemaPath, 'utf8') !== runbookTestJsonSchemaText()) {
       throw new Error(
-        `${RUNBOOK_TEST_SCHEMA_FILE} is stale; run: UPDATE_SCHEMA=1 npx jest test/unit/runbook-test-file.test.ts`,
+        `${RUNBOOK_TEST_SCHEMA_FILE} is stale; run: UPDATE_SCHEMA=1 npx jest test/unit/rehearsal-test-file-loader.test.ts`,
       );
     }
   });
