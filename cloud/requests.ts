@@ -89,7 +89,7 @@ export const CreateServiceBody = z
 
 /** Attaching to or detaching from a VPC names it by its id, which is digits (e.g. "1234567890"). */
 export const ServiceVpcBody = z.strictObject({
-  vpc_id: z.string().regex(/^[0-9]+$/, 'vpc_id must be a VPC id, a string of digits such as "1234567890"'),
+  vpc_id: z.string().regex(/^[0-9]+$/, 'must be a VPC id, digits only (e.g. "1234567890")'),
 });
 
 export const ResizeBody = z

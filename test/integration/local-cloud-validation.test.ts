@@ -109,7 +109,7 @@ test('a VPC to attach or detach is named by digits, as the newest document has i
         'POST',
         `${p.service(readyId)}/${action}`,
         { vpc_id: vpcId },
-        /^vpc_id: vpc_id must be a VPC id, a string of digits such as "1234567890"$/,
+        /^vpc_id: must be a VPC id, digits only \(e\.g\. "1234567890"\)$/,
       );
     }
   }
