@@ -2,6 +2,7 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createCloudClient, type CloudClient } from '../../cloud/client';
+import { toActivityFailure } from '../../activities/failures';
 import { CloudApiError, type CloudApiErrorCode } from '../../cloud/errors';
 import { startScriptedServer, type ScriptedServer, scriptedClient } from '../helpers/cloud-scripted-server';
 import { rejectionOf } from '../helpers/rejection';
@@ -73,6 +74,23 @@ describe('error answers', () => {
     );
     expect(error.apiDetails).toBe('bearer auth is not enabled on this server (key [REDACTED])');
     expect(error.toJSON()).toMatchObject({ apiDetails: error.apiDetails });
+  });
+
+  it('a 408 with details becomes a retryable timeout for Temporal, the details kept', async () => {
+    server.reply(408, {
+      code: 'REQUEST_TIMEOUT',
+      message: 'request body too slow',
+      details: 'send it again',
+    });
+    const activityFailure = toActivityFailure(await failure(client.service.stop(SERVICE)));
+    expect(activityFailure.type).toBe('CLOUD_API_TIMEOUT');
+    expect(activityFailure.nonRetryable).toBe(false);
+    expect(activityFailure.message).toBe(
+      'service.stop failed: HTTP 408 REQUEST_TIMEOUT: request body too slow — send it again',
+    );
+    expect(activityFailure.details).toEqual([
+      { action: 'service.stop', status: 408, apiCode: 'REQUEST_TIMEOUT', apiDetails: 'send it again' },
+    ]);
   });
 
   it('reads an error without details, or with blank details, as before', async () => {
