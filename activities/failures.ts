@@ -41,7 +41,9 @@ export function toActivityFailure(error: unknown): ApplicationFailure {
       message: error.message,
       nonRetryable: !error.retryable,
       nextRetryDelay: error.code === 'CLOUD_API_RATE_LIMITED' ? retryDelay(error.retryAfterMs) : undefined,
-      details: [{ action: error.action, status: error.status, apiCode: error.apiCode }],
+      details: [
+        { action: error.action, status: error.status, apiCode: error.apiCode, apiDetails: error.apiDetails },
+      ],
     });
   }
   const code = (error as { code?: unknown } | null)?.code;

@@ -3,7 +3,13 @@ import { Dialect } from '../local-cloud/dialect';
 import { isStackError } from '../stack/stack-error';
 import { CliError, cliErrorOf, isCliError } from './errors';
 
-/** `--dialect seed|current`: which dialect of the Cloud API the local cloud answers in. */
+/** The help line of `--dialect` on the dev-stack commands. */
+export const DIALECT_FLAG_HELP: readonly [string, string] = [
+  '--dialect current|seed',
+  'the local cloud answers as the real API does today (current, the default) or as spec.md (seed)',
+];
+
+/** `--dialect current|seed`: which dialect of the Cloud API the local cloud answers in. */
 export function dialectFlag(text: string | undefined): Dialect | undefined {
   if (text === undefined) return undefined;
   const parsed = Dialect.safeParse(text);

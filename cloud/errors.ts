@@ -44,6 +44,8 @@ export interface CloudApiErrorDetails {
   status?: number | undefined;
   /** The API's own error code from the body (`INVALID_REQUEST`, `CONFLICT`…), when given. */
   apiCode?: string | undefined;
+  /** The body's `details`, the actionable part of the error, when given (also in `message`). */
+  apiDetails?: string | undefined;
   /** For 429: how long the server asked us to wait, in milliseconds. */
   retryAfterMs?: number | undefined;
 }
@@ -54,6 +56,7 @@ export class CloudApiError extends Error {
   readonly action: string | undefined;
   readonly status: number | undefined;
   readonly apiCode: string | undefined;
+  readonly apiDetails: string | undefined;
   readonly retryAfterMs: number | undefined;
 
   constructor(details: CloudApiErrorDetails, options?: { cause?: unknown }) {
@@ -64,6 +67,7 @@ export class CloudApiError extends Error {
     this.action = details.action;
     this.status = details.status;
     this.apiCode = details.apiCode;
+    this.apiDetails = details.apiDetails;
     this.retryAfterMs = details.retryAfterMs;
   }
 
@@ -74,6 +78,7 @@ export class CloudApiError extends Error {
       action: this.action,
       status: this.status,
       apiCode: this.apiCode,
+      apiDetails: this.apiDetails,
       retryAfterMs: this.retryAfterMs,
       retryable: this.retryable,
     };
@@ -95,6 +100,8 @@ export function codeForStatus(status: number): CloudApiErrorCode {
   if (status === 401) return 'CLOUD_API_UNAUTHORIZED';
   if (status === 403) return 'CLOUD_API_FORBIDDEN';
   if (status === 404) return 'CLOUD_API_NOT_FOUND';
+  // The server gave up waiting for the request (the vendor's client treats it as a timeout).
+  if (status === 408) return 'CLOUD_API_TIMEOUT';
   if (status === 409) return 'CLOUD_API_CONFLICT';
   if (status === 429) return 'CLOUD_API_RATE_LIMITED';
   if (status >= 500) return 'CLOUD_API_SERVER_ERROR';

@@ -87,7 +87,10 @@ export const CreateServiceBody = z
   })
   .superRefine(sizeRule(true));
 
-export const ServiceVpcBody = z.strictObject({ vpc_id: z.string().min(1) });
+/** Attaching to or detaching from a VPC names it by its id, which is digits (e.g. "1234567890"). */
+export const ServiceVpcBody = z.strictObject({
+  vpc_id: z.string().regex(/^[0-9]+$/, 'must be a VPC id, digits only (e.g. "1234567890")'),
+});
 
 export const ResizeBody = z
   .strictObject({ cpu_millis: digits('cpu_millis'), memory_gbs: digits('memory_gbs') })
@@ -220,7 +223,14 @@ export const MetricsSeriesBody = z
     to: z.iso.datetime({ offset: true }),
     bucket_seconds: z.number().int().min(60).optional(),
     fn: MetricFn.optional(),
-    filters: z.array(z.strictObject({ key: z.string().min(1), value: z.string() })).optional(),
+    filters: z
+      .array(
+        z.strictObject({
+          key: z.string().min(1),
+          value: z.string().min(1, 'must have at least one character'),
+        }),
+      )
+      .optional(),
   })
   .superRefine((body, ctx) => {
     const windowSeconds = (Date.parse(body.to) - Date.parse(body.from)) / 1000;

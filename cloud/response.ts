@@ -69,19 +69,23 @@ function errorFromAnswer(answer: HttpAnswer, context: AnswerContext): CloudApiEr
   const label = apiError.code !== undefined ? `HTTP ${status} ${apiError.code}` : `HTTP ${status}`;
   const detail =
     apiError.message !== undefined ? quote(apiError.message) : 'the answer carried no error message';
+  // The vendor's client shows `details` as the actionable part of an error ("bearer auth is not
+  // enabled on this server" for a bare UNAUTHORIZED), so it goes into the message after a dash.
+  const actionable = apiError.details !== undefined ? ` — ${quote(apiError.details)}` : '';
   const wait = retryAfterMs !== undefined ? ` (retry after ${retryAfterMs} ms)` : '';
   return new CloudApiError({
     code,
     action: context.action,
     status,
     apiCode: apiError.code !== undefined ? redact(apiError.code, context.secrets) : undefined,
+    apiDetails: apiError.details !== undefined ? redact(quote(apiError.details), context.secrets) : undefined,
     retryAfterMs,
-    message: redact(`${context.action} failed: ${label}: ${detail}${wait}`, context.secrets),
+    message: redact(`${context.action} failed: ${label}: ${detail}${actionable}${wait}`, context.secrets),
   });
 }
 
-/** The API's `{code, message}` error body, as far as it is present and readable. */
-function readApiError(text: string): { code?: string; message?: string } {
+/** The API's `{code, message, details}` error body, as far as it is present and readable. */
+function readApiError(text: string): { code?: string; message?: string; details?: string } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -89,10 +93,11 @@ function readApiError(text: string): { code?: string; message?: string } {
     return {};
   }
   if (typeof parsed !== 'object' || parsed === null) return {};
-  const { code, message } = parsed as { code?: unknown; message?: unknown };
+  const { code, message, details } = parsed as { code?: unknown; message?: unknown; details?: unknown };
   return {
     code: typeof code === 'string' && code.length > 0 ? code.slice(0, 64) : undefined,
     message: typeof message === 'string' && message.length > 0 ? message : undefined,
+    details: typeof details === 'string' && details.trim().length > 0 ? details : undefined,
   };
 }
 

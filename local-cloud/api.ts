@@ -125,6 +125,8 @@ async function handle(action: ActionName, deps: ApiDeps, request: FastifyRequest
       failure.status,
       'INTERNAL',
       failure.message ?? 'internal error (injected fault)',
+      {},
+      failure.details,
     );
   }
 

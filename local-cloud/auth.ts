@@ -53,7 +53,14 @@ export class Authenticator {
     for (const entry of this.tokens) {
       if (timingSafeEqual(offered, entry.tokenDigest)) found = entry.project;
     }
-    if (found === undefined) throw unauthorized('invalid bearer token');
+    if (found === undefined) {
+      throw unauthorized(
+        'invalid bearer token',
+        this.tokens.length === 0
+          ? 'no project of this local cloud has a bearer_token: use HTTP Basic'
+          : undefined,
+      );
+    }
     return found;
   }
 }

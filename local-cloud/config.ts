@@ -116,8 +116,11 @@ export const LocalCloudConfig = z.strictObject({
   seed: z.number().int().min(0).max(4_294_967_295).optional(),
   /** Multiplies every duration: 0.01 runs lifecycles 100× faster, 2 twice as slow. */
   timeScale: z.number().positive().max(1000).default(1),
-  /** Which shape of answers to send: spec.md's (`seed`) or the real API's newer one (`current`). */
-  dialect: Dialect.default('seed'),
+  /**
+   * Which shape of answers to send: the real API's as it answers today (`current`, the default) or
+   * spec.md's (`seed`, which the vendor's tiger-cli v0.21.2 speaks).
+   */
+  dialect: Dialect.default('current'),
   /** Region of services and VPCs created without `region_code`. */
   defaultRegion: z.string().min(1).default('us-east-1'),
   /** Projects and their key pairs; one generated project when empty. */

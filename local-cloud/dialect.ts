@@ -1,8 +1,10 @@
 // The API dialect the local cloud answers in. `seed` is spec.md's, the shape every handler
-// produces; `current` is what the real API answers now (the vendor's OpenAPI document of
-// 2026-08-20; behaviour.md, "The vendor's current answers"). api.ts passes every success answer
-// through `shapeAnswer` once, after the handler and before sending, so this module is the only
-// place that knows the difference. In the current dialect:
+// produces but one (a metric series: below); `current` is what the real API answers now (the
+// vendor's OpenAPI document of 2026-08-20; behaviour.md, "The vendor's current answers"). api.ts
+// passes every success answer through `shapeAnswer` once, after the handler and before sending, so
+// this module is the only place that knows the difference. A metric series' handler answers one
+// point per bucket of the window, a bucket without data as a point without a value: the seed
+// leaves such points out, the current dialect sends them with `value: null`. In the current dialect:
 //   - a service (wherever one is answered, a standby view included) carries `vpc_endpoint` only
 //     (the deprecated `vpcEndpoint` "may stop being sent": the worst case), `TIMESCALEDB` for
 //     `NEUTRALDB`, and always a `metrics` key: null when the local cloud has no usage figures (a
@@ -10,12 +12,13 @@
 //     not mark it nullable.
 //   - a logs page carries `last_cursor` only; `logs` (legacy strings) and `entries` as before,
 //   - auth.info carries `api_key` only,
+//   - a metric series' empty buckets carry `value: null`,
 //   - vpc.rename, service.updatePassword and replicaSet.resize answer `{message}` (CURRENT_MESSAGES),
 //   - every answered object, and every endpoint in it, has an unknown extra field (EXTRA_FIELD),
 //     which clients must ignore.
 // Error answers are the same in both dialects.
 import { z } from 'zod';
-import { AuthInfo, ReadReplicaSet, Service, ServiceLogsResponse } from '../cloud/models';
+import { AuthInfo, MetricSeries, ReadReplicaSet, Service, ServiceLogsResponse } from '../cloud/models';
 import { operations, type ActionName, type OperationDef, type SuccessStatus } from '../cloud/operations';
 
 export const Dialect = z.enum(['seed', 'current']);
@@ -126,8 +129,29 @@ function currentAuthInfo(value: unknown): unknown {
   return withExtra({ ...rest, ...(apiKey !== undefined ? { api_key: apiKey } : {}) });
 }
 
+/** A metric series whose points without a value are left out (seed) or sent as `value: null`. */
+function metricGaps(gap: 'leave-out' | 'null'): (value: unknown) => unknown {
+  return (value) => {
+    const series = asObject(value);
+    if (!series || !Array.isArray(series.data)) return value;
+    const points = series.data.map(asObject).filter((point) => point !== undefined);
+    const data =
+      gap === 'leave-out'
+        ? points.filter((point) => point.value !== undefined)
+        : points.map((point) => (point.value === undefined ? { ...point, value: null } : point));
+    return { ...series, data };
+  };
+}
+
 /** How the current dialect reshapes one answered object, chosen by the catalogue's response schema. */
 function currentObject(response: z.ZodType): (value: unknown) => unknown {
+  if (response === MetricSeries) {
+    const withNullGaps = metricGaps('null');
+    return (value) => {
+      const series = asObject(withNullGaps(value));
+      return series ? withExtra(series) : value;
+    };
+  }
   if (response === Service) return currentService;
   if (response === ReadReplicaSet) return currentReplicaSet;
   if (response === ServiceLogsResponse) return currentLogs;
@@ -138,13 +162,23 @@ function currentObject(response: z.ZodType): (value: unknown) => unknown {
   };
 }
 
-function currentBody(def: OperationDef, body: unknown): unknown {
+/** The body with `reshape(element schema)` applied to each element of a list, or to the object. */
+function reshapeBody(
+  def: OperationDef,
+  body: unknown,
+  reshape: (response: z.ZodType) => (value: unknown) => unknown,
+): unknown {
   if (body === undefined || def.response === undefined) return body;
   if (def.response instanceof z.ZodArray) {
-    const element = currentObject(def.response.element as z.ZodType);
+    const element = reshape(def.response.element as z.ZodType);
     return Array.isArray(body) ? body.map(element) : body;
   }
-  return currentObject(def.response)(body);
+  return reshape(def.response)(body);
+}
+
+/** How the seed reshapes one answered object: only a metric series' gaps, left out. */
+function seedObject(response: z.ZodType): (value: unknown) => unknown {
+  return response === MetricSeries ? metricGaps('leave-out') : (value) => value;
 }
 
 /** The success answer of `action` in `dialect`, from the handler's seed-shaped result. */
@@ -155,8 +189,8 @@ export function shapeAnswer(
   seed: unknown,
 ): ShapedAnswer {
   const def: OperationDef = operations[action];
-  if (dialect === 'seed') return { status: def.successStatus, body: seed };
+  if (dialect === 'seed') return { status: def.successStatus, body: reshapeBody(def, seed, seedObject) };
   const message = CURRENT_MESSAGES[action];
   if (message) return { status: message.status, body: withExtra({ message: message.message(params, seed) }) };
-  return { status: def.successStatus, body: currentBody(def, seed) };
+  return { status: def.successStatus, body: reshapeBody(def, seed, currentObject) };
 }

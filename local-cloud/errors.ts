@@ -1,5 +1,6 @@
-// Errors the local cloud answers with: an HTTP status plus the API's `{code, message}` body.
-// Handlers throw these; the HTTP layer turns them into responses.
+// Errors the local cloud answers with: an HTTP status plus the API's `{code, message}` body, and
+// `details` (the actionable part, as the real API sends it) when there is more to say. Handlers
+// throw these; the HTTP layer turns them into responses.
 
 export type ApiErrorCode =
   | 'INVALID_REQUEST'
@@ -23,6 +24,8 @@ export class LocalCloudHttpError extends Error {
     message: string,
     /** Extra response headers, e.g. `WWW-Authenticate` on a 401. */
     readonly headers: Readonly<Record<string, string>> = {},
+    /** The body's `details`, when given. */
+    readonly details?: string,
   ) {
     super(message);
     this.name = 'LocalCloudHttpError';
@@ -30,8 +33,14 @@ export class LocalCloudHttpError extends Error {
 }
 
 export const badRequest = (message: string) => new LocalCloudHttpError(400, 'INVALID_REQUEST', message);
-export const unauthorized = (message: string) =>
-  new LocalCloudHttpError(401, 'UNAUTHORIZED', message, { 'www-authenticate': 'Basic realm="local-cloud"' });
+export const unauthorized = (message: string, details?: string) =>
+  new LocalCloudHttpError(
+    401,
+    'UNAUTHORIZED',
+    message,
+    { 'www-authenticate': 'Basic realm="local-cloud"' },
+    details,
+  );
 export const forbidden = (message: string) => new LocalCloudHttpError(403, 'FORBIDDEN', message);
 export const notFound = (message: string) => new LocalCloudHttpError(404, 'NOT_FOUND', message);
 export const conflict = (message: string) => new LocalCloudHttpError(409, 'CONFLICT', message);

@@ -57,6 +57,8 @@ export const FaultRuleInput = z
       kind: z.literal('error'),
       status: serverErrorStatus.default(500),
       message: z.string().min(1).max(500).optional(),
+      /** The error body's `details`, the actionable part; absent when not given. */
+      details: z.string().min(1).max(500).optional(),
     }),
     RuleBase.extend({
       kind: z.literal('rateLimit'),

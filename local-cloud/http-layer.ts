@@ -75,7 +75,11 @@ export function createApp(overrides: Partial<HttpLimits> = {}): FastifyInstance 
       return reply
         .code(error.status)
         .headers(error.headers)
-        .send({ code: error.apiCode, message: error.message });
+        .send({
+          code: error.apiCode,
+          message: error.message,
+          ...(error.details !== undefined ? { details: error.details } : {}),
+        });
     }
     return sendError(reply, fastifyErrorAnswer(error, limits));
   });

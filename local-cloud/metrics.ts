@@ -2,8 +2,8 @@
 // (service, series, node, bucket start), derived from the service's current size and the usage
 // shares drawn at its creation, so a series is stable however often and in whatever window it is
 // read, and moves with the local cloud's clock. Data exists from the bucket in which the service
-// first became READY up to now; a bucket without data is left out of `data` (the vendor's first
-// document; its current one would send it with `value: null`, which tideline reads alike).
+// first became READY up to now; every other bucket of the window is a gap, a point without a
+// value, which dialect.ts sends as `value: null` (the current dialect) or leaves out (the seed's).
 //
 // Series are per node: the primary (`role: "primary"`, `ordinal: "0"`) and each HA replica
 // (`role: "replica"`, `ordinal: "1"`, …). Filters are label matches; without a `role` filter only
@@ -95,7 +95,7 @@ export interface MetricAnomaly {
   readonly from?: string | undefined;
 }
 
-/** The series of `query.name` for the nodes the filters select, one data point per bucket with data. */
+/** The series of `query.name` for the nodes the filters select, one point per bucket of the window. */
 export function metricSeries(
   service: ServiceRecord,
   query: SeriesQuery,
@@ -120,15 +120,17 @@ export function metricSeries(
       : value(service, loadAt(service, query.name, node, at));
 
   // Buckets start on multiples of their size; one has data when it overlaps [first READY, now].
+  const firstWithData =
+    service.firstReadyAt === null ? Infinity : Math.floor(service.firstReadyAt / bucketMs) * bucketMs;
+  const hasData = (at: number): boolean => at >= firstWithData && at <= now;
   const starts: number[] = [];
-  if (service.firstReadyAt !== null) {
-    const first = Math.floor(Math.max(from, service.firstReadyAt) / bucketMs) * bucketMs;
-    for (let at = first; at < to && at <= now; at += bucketMs) starts.push(at);
-  }
+  for (let at = Math.floor(from / bucketMs) * bucketMs; at < to; at += bucketMs) starts.push(at);
   return nodesOf(service)
     .filter((node) => (byRole || node.role === 'primary') && matches(labelsOf(node), filters))
     .map((node) => ({
       labels: labelsOf(node),
-      data: starts.map((at) => ({ time: rfc3339(at), value: read(node, at) })),
+      data: starts.map((at) =>
+        hasData(at) ? { time: rfc3339(at), value: read(node, at) } : { time: rfc3339(at) },
+      ),
     }));
 }

@@ -37,7 +37,7 @@ export interface DevStackOptions {
   dbFile?: string | undefined;
   /** The local cloud's pace; 1 = realistic (a create takes ~3 s). */
   timeScale?: number | undefined;
-  /** The dialect the local cloud answers in (default: its config's, `seed`). */
+  /** The dialect the local cloud answers in (default: its config's, `current`). */
   dialect?: Dialect | undefined;
   /** Start a codec server for the Web UI (default true; `tideline dev --no-codec-server` turns it off). */
   codecServer?: boolean;

@@ -10,7 +10,7 @@ import type { Command } from '../context';
 import { CliError, EXIT } from '../errors';
 import { styleFor } from '../output/style';
 import { bindRunInputs, loadRunbook } from '../runbook-input';
-import { dialectFlag, numberFlag, stackFailure } from '../dev-stack-flags';
+import { DIALECT_FLAG_HELP, dialectFlag, numberFlag, stackFailure } from '../dev-stack-flags';
 import { clientFlags, stackInfo } from '../../stack/stack-info';
 import { waitForStopSignal, type StopSignal } from '../stop-signal';
 import { packageRoot } from '../../stack/temporal-binary';
@@ -29,7 +29,7 @@ const SERVICE_NAME = /^[a-z][a-z0-9-]{2,62}$/;
 
 export const DEMO_SPEC = {
   name: 'demo',
-  usage: '[--name SERVICE] [--time-scale X] [--dialect seed|current] [--keep-running] [--show-secrets]',
+  usage: '[--name SERVICE] [--time-scale X] [--dialect current|seed] [--keep-running] [--show-secrets]',
   description: [
     'Starts a Temporal dev server (with its Web UI), the local cloud and a worker on free 127.0.0.1 ports, creates a VPC in the local cloud, and runs runbooks/provision-production-service.yaml with live progress: create the service, wait until READY, attach it to the VPC, enable the pooler, tag it PROD.',
     "Then it prints the outputs (secret ones masked), the service as the local cloud shows it, and the run's Web UI address, and stops everything. With --keep-running the stack stays up (Web UI included) until Ctrl-C. Exit 0 when the run succeeded, 1 when it failed.",
@@ -44,10 +44,7 @@ export const DEMO_SPEC = {
   optionHelp: [
     ['--name SERVICE', 'the service to create (default "orders")'],
     ['--time-scale X', "the local cloud's pace (0.1 = ten times faster; default 1: realistic, ~15 s in all)"],
-    [
-      '--dialect seed|current',
-      'the local cloud answers as spec.md (seed, the default) or as the real API does today',
-    ],
+    [...DIALECT_FLAG_HELP],
     ['--keep-running', 'keep the stack (and the Web UI) up after the run, until Ctrl-C'],
     ['--show-secrets', "print the service's initial password instead of ••••••"],
   ],

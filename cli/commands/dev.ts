@@ -4,7 +4,7 @@
 // stdout line) and runs until Ctrl-C / SIGTERM, then stops everything, children included.
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
-import { dialectFlag, numberFlag, portFlag, stackFailure } from '../dev-stack-flags';
+import { DIALECT_FLAG_HELP, dialectFlag, numberFlag, portFlag, stackFailure } from '../dev-stack-flags';
 import { renderStackInfo, stackInfo } from '../../stack/stack-info';
 import { waitForStopSignal } from '../stop-signal';
 import { EXIT } from '../errors';
@@ -17,7 +17,7 @@ const loadDevStack = () => require('../../stack/dev-stack') as typeof import('..
 export const DEV_SPEC = {
   name: 'dev',
   usage:
-    '[--port N] [--ui-port N] [--cloud-port N] [--db FILE] [--time-scale X] [--dialect seed|current] [--no-codec-server]',
+    '[--port N] [--ui-port N] [--cloud-port N] [--db FILE] [--time-scale X] [--dialect current|seed] [--no-codec-server]',
   description: [
     'Everything binds to 127.0.0.1. Without --port the usual ports 7233 (Temporal) and 8233 (Web UI) are used when free, otherwise free ones; the local cloud takes a free port.',
     "The local cloud's key pair is printed: it is a development credential of this local cloud only. The worker uses the local cloud's credentials and your encryption keys (TIDELINE_ENCRYPTION_KEYS, TIDELINE_KEY_FILE or ~/.tideline/keys.json), so `tideline run … --address <printed address>` from another terminal works against it.",
@@ -42,10 +42,7 @@ export const DEV_SPEC = {
       "keep workflows and schedules in this SQLite file, and the local cloud's state in FILE.cloud.json",
     ],
     ['--time-scale X', "the local cloud's pace (0.1 = ten times faster; default 1: a create takes ~3 s)"],
-    [
-      '--dialect seed|current',
-      'the local cloud answers as spec.md (seed, the default) or as the real API does today',
-    ],
+    [...DIALECT_FLAG_HELP],
     ['--no-codec-server', 'no codec server: the Web UI shows payloads encrypted'],
   ],
   examples: [

@@ -34,7 +34,7 @@ export const LOCAL_CLOUD_SPEC = {
     ['--config FILE', 'local cloud config: seed, timeScale, dialect, projects, durations, faults'],
     ['--time-scale X', 'multiplies every duration (0.1 = ten times faster)'],
     ['--seed N', 'makes ids and fault draws deterministic'],
-    ['--dialect D', "answer in spec.md's shape (seed, default) or the real API's newer one (current)"],
+    ['--dialect D', "answer as the real API does today (current, default) or in spec.md's shape (seed)"],
     ['--state-file FILE', 'keep resources and key pairs across restarts'],
     ['--no-control', 'leave out the control API (/__sim): every path under it is a 404'],
   ],

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { OasDocument, OasOperation, OasResponse, OasSchema } from './openapi-schema';
-import { HTTP_METHODS } from './openapi-schema';
+import { HTTP_METHODS, lookupRef } from './openapi-schema';
 
 const Schema = z.record(z.string(), z.unknown()) as unknown as z.ZodType<OasSchema>;
 /** A response body: a schema, `nothing` (no body) or `anything` (whatever comes is not read). */
@@ -173,18 +173,34 @@ function changeSchema(target: OasSchema, change: Extract<OverlayChange, { in: st
   }
 }
 
-/** The schema a path names; walking through a `$ref` is refused (change the component itself). */
+/**
+ * The schema a path names. A `$ref` on the way (or at the end) is followed to the component it
+ * names, so one path fits a document that writes a shape inline and one that names it
+ * (`Service.resources[].spec` is inline in v0.21.2's document and `$ref: Resource`, then
+ * `$ref: ResourceSpec`, in the newest): the change then lands in that component, for every use.
+ */
 function schemaAt(doc: OasDocument, path: string): OasSchema {
   const [root, ...steps] = path.split(/(?=\.|\[\])/);
-  let node = doc.components.schemas[root ?? ''];
-  if (node === undefined) throw new Error(`no component schema ${root}`);
+  const component = doc.components.schemas[root ?? ''];
+  if (component === undefined) throw new Error(`no component schema ${root}`);
+  let node = followRefs(doc, component);
   for (const step of steps) {
-    if (node.$ref !== undefined) throw new Error(`${path} crosses ${node.$ref}; name that component instead`);
     const next: OasSchema | undefined = step === '[]' ? node.items : node.properties?.[step.slice(1)];
     if (next === undefined) throw new Error(`${path}: nothing at ${step}`);
-    node = next;
+    node = followRefs(doc, next);
   }
-  if (node.$ref !== undefined) throw new Error(`${path} is ${node.$ref}; name that component instead`);
+  return node;
+}
+
+/** The schema a chain of `$ref`s ends at (the schema itself when it is no `$ref`). */
+function followRefs(doc: OasDocument, schema: OasSchema): OasSchema {
+  const seen = new Set<string>();
+  let node = schema;
+  while (node.$ref !== undefined) {
+    if (seen.has(node.$ref)) throw new Error(`$ref cycle through ${node.$ref}`);
+    seen.add(node.$ref);
+    node = lookupRef(doc, node.$ref, 'schemas');
+  }
   return node;
 }
 

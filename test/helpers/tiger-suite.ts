@@ -1,6 +1,6 @@
 // The shared setup of the tests that run the vendor's tiger-cli (CLI commands or its MCP server)
 // against the local cloud: builds the pinned binary once (scripts/setup-tiger-cli.js), starts a
-// local cloud on a manual clock and a typed client of its first project, and registers the
+// local cloud on a manual clock, in the dialect the pinned version speaks, and a typed client of its first project, and registers the
 // matching teardown. Call it inside `describeWithTools(name, tigerCliMissing(), …)`: without the
 // binary or a Go to build it the suite is skipped with the reason (fails when tools are required).
 import { MIN_GO_MINOR, cachedTigerCli, ensureTigerCli } from '../../scripts/setup-tiger-cli';
@@ -18,6 +18,13 @@ export interface TigerSuite {
   /** Moves the manual clock far enough for any one transition (and a first snapshot) to end. */
   settle(): void;
 }
+
+/**
+ * The dialect tiger-cli v0.21.2 speaks: it reads `apiKey`, `lastCursor` and `vpcEndpoint`, the
+ * seed's names (the current dialect sends only `api_key`, `last_cursor` and `vpc_endpoint`, which
+ * the current-dialect suites cover).
+ */
+export const TIGER_CLI_DIALECT = 'seed';
 
 /** Why tiger-cli can be neither run nor built here, or undefined when it can. */
 export function tigerCliMissing(): string | undefined {
@@ -37,7 +44,7 @@ export function useTigerSuite(options: { label: string; seed: number }): TigerSu
   beforeAll(async () => {
     const built = await ensureTigerCli({ log: () => {} });
     if ('unavailable' in built) throw new Error(`${options.label}: ${built.unavailable}`);
-    tc = await startTestCloud({ manualClock: true, seed: options.seed });
+    tc = await startTestCloud({ manualClock: true, seed: options.seed, dialect: TIGER_CLI_DIALECT });
     client = cloudApiClient(tc);
     tiger = tigerCli(built.path, tc);
   }, 600_000);

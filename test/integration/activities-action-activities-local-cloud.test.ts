@@ -438,12 +438,20 @@ describe('each action activity succeeds against the local cloud', () => {
     const prepare = (successCases as Partial<Record<string, () => Promise<SuccessCase>>>)[action];
     if (prepare === undefined) throw new Error(`no success case for ${action}`);
     const { input, check } = await prepare();
-    const successStatus = operations[action].successStatus;
-    const before = await fx.answered(action, successStatus);
+    // A success status the catalogue accepts: the current dialect answers some with another one
+    // (updatePassword 200 instead of 204).
+    const { successStatus, alsoAccepted } = operations[action];
+    const successes = async () => {
+      const counts = await Promise.all(
+        [successStatus, ...alsoAccepted].map((status) => fx.answered(action, status)),
+      );
+      return counts.reduce((sum, count) => sum + count, 0);
+    };
+    const before = await successes();
     askedFor.length = 0;
     const result = await runActivity(action, input);
     // The activity made exactly one successful call of its own operation, with the input's project.
-    expect(await fx.answered(action, successStatus)).toBe(before + 1);
+    expect(await successes()).toBe(before + 1);
     expect(new Set(askedFor)).toEqual(new Set([input.project_id]));
     await check(result);
   });

@@ -101,6 +101,35 @@ describe('tideline CLI against a dev stack', () => {
     expect(history.stdout).toContain('failed at boom: RUNBOOK_FAILED_STEP: the disk is on fire');
   }, 60_000);
 
+  test("an API error's details show in the failure and in status, with secrets masked", async () => {
+    const secret = cli.stack.cloud.project.secret_key;
+    cli.stack.cloud.cloud.addFaults([
+      {
+        action: 'service.list',
+        kind: 'error',
+        status: 503,
+        message: 'the listing is unavailable',
+        details: `region us-east-1 is under maintenance until 12:00 UTC (key ${secret})`,
+        times: 1,
+      },
+    ]);
+    let result: CliResult;
+    try {
+      result = await tideline('run', fixture('cloud-error.yaml'), '-i', `project_id=${cli.stack.projectId}`);
+    } finally {
+      cli.stack.cloud.cloud.clearFaults();
+    }
+    const failure =
+      'step list: CLOUD_API_SERVER_ERROR: service.list failed: HTTP 503 INTERNAL: the listing is ' +
+      'unavailable — region us-east-1 is under maintenance until 12:00 UTC (key [REDACTED])';
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(failure);
+    const id = /run (cli-cloud-error-[0-9a-f]{6})/.exec(result.stdout)?.[1] ?? '';
+    const status = await tideline('status', id, '--once');
+    expect(status.stdout).toContain(failure);
+    expect(result.stdout + status.stdout).not.toContain(secret);
+  }, 60_000);
+
   test('run: bad inputs are refused before anything starts (exit 2)', async () => {
     const result = await tideline('run', fixture('quick.yaml'), '-i', 'colour=blue');
     expect(result.code).toBe(2);

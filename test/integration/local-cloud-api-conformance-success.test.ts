@@ -13,7 +13,10 @@ let fx: ConformanceCloud;
 let project: { project_id: string };
 
 beforeAll(async () => {
-  fx = await startConformanceCloud();
+  // The seed dialect: the cases check spec.md's statuses and shapes (NEUTRALDB, a renamed VPC,
+  // 204 from updatePassword, only buckets with data); api-conformance-every-action.test.ts walks
+  // every action in both dialects.
+  fx = await startConformanceCloud({ dialect: 'seed' });
   project = { project_id: fx.projectId };
 });
 afterAll(() => fx.close());

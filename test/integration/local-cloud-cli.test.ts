@@ -5,6 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { EXTRA_FIELD } from '../../local-cloud/dialect';
 import { basicAuth } from '../helpers/local-cloud';
 import { compileLocalCloud, type LocalCloudBuild } from '../helpers/local-cloud-build';
 
@@ -84,7 +85,10 @@ test.each(['SIGINT', 'SIGTERM'] as const)(
       headers: { authorization: basicAuth(project.access_key, project.secret_key) },
     });
     expect(answer.status).toBe(200);
-    expect(await answer.json()).toEqual([{ id: project.id, name: 'default' }]);
+    // The current dialect by default: its unknown field rides along.
+    expect(await answer.json()).toEqual([
+      { id: project.id, name: 'default', [EXTRA_FIELD]: expect.any(Object) },
+    ]);
 
     cli.child.kill(signal);
     expect(await cli.exit).toEqual({ code: 0, signal: null });
@@ -145,12 +149,13 @@ test('bad flags exit 2 with one clear line on stderr', async () => {
   await expectUsageError(['--dialect', 'newest'], /--dialect: invalid value "newest" \(seed or current\)/);
 });
 
-test("the config key `dialect` picks the answers' shape, and --dialect overrides it", async () => {
+test("the current dialect by default; the config key `dialect` picks the answers' shape, and --dialect overrides it", async () => {
   const config = join(scratch, 'dialect.yaml');
-  await writeFile(config, 'dialect: current\n');
+  await writeFile(config, 'dialect: seed\n');
   const cases = [
-    { args: ['--config', config], keyField: 'api_key' },
-    { args: ['--config', config, '--dialect', 'seed'], keyField: 'apiKey' },
+    { args: [], keyField: 'api_key' },
+    { args: ['--config', config], keyField: 'apiKey' },
+    { args: ['--config', config, '--dialect', 'current'], keyField: 'api_key' },
   ];
   for (const { args, keyField } of cases) {
     const cli = run(args);

@@ -171,10 +171,21 @@ describe('current dialect', () => {
     expect(logs.logs).toEqual((logs.entries as Json[]).map((entry) => entry.message));
   });
 
-  test('auth.info: api_key only', () => {
+  test('auth.info: api_key only, with what the newest tiger-cli reads from it', () => {
     const info = c('authInfo');
     expect(info).not.toHaveProperty('apiKey');
-    expect(info).toMatchObject({ type: 'apiKey', api_key: { public_key: clouds[1]!.project.access_key } });
+    // `auth login` keeps api_key.project.id; `auth status` shows the rest.
+    const project = clouds[1]!.project;
+    expect(info).toMatchObject({
+      type: 'apiKey',
+      api_key: {
+        public_key: project.access_key,
+        name: expect.any(String),
+        created: expect.any(String),
+        project: { id: project.id, name: project.name, plan_type: expect.any(String) },
+        issuing_user: { name: expect.any(String), email: expect.any(String) },
+      },
+    });
   });
 
   test('vpc.rename answers {message}; the VPC has its new name', () => {

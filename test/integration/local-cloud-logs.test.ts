@@ -1,5 +1,6 @@
-// Service logs of the local cloud: generated entries, newest first, at most 500 a page,
-// `lastCursor` only while older entries remain, and `logs` mirroring `entries`.
+// Service logs of the local cloud in its default, current dialect: generated entries, newest
+// first, at most 500 a page, `last_cursor` (the only name the vendor's newest CLI follows; never
+// the deprecated `lastCursor` here) only while older entries remain, and `logs` mirroring `entries`.
 import type { Service, ServiceLogsResponse } from '../../cloud/models';
 import { call, paths, startTestCloud, type TestCloud } from '../helpers/local-cloud';
 
@@ -17,6 +18,7 @@ afterAll(() => tc.close());
 async function page(query = ''): Promise<ServiceLogsResponse> {
   const answer = await call<ServiceLogsResponse>(tc, 'GET', logsPath + query);
   expect(answer.status).toBe(200);
+  expect(answer.body).not.toHaveProperty('lastCursor');
   return answer.body;
 }
 
@@ -24,7 +26,7 @@ test('a new service has one entry and no cursor', async () => {
   const first = await page();
   expect(first.entries).toHaveLength(1);
   expect(first.logs).toEqual(first.entries!.map((e) => e.message));
-  expect(first).not.toHaveProperty('lastCursor');
+  expect(first).not.toHaveProperty('last_cursor');
 });
 
 test('1234 entries come back in pages of 500, 500, 234, newest first, with stable cursors', async () => {
@@ -46,7 +48,7 @@ test('1234 entries come back in pages of 500, 500, 234, newest first, with stabl
       });
       seen.push(entry.timestamp);
     }
-    cursor = body.lastCursor;
+    cursor = body.last_cursor;
     // New entries arriving between pages must not shift the pages that follow.
     tc.advance(5000);
   } while (cursor !== undefined && pages < 10);
@@ -62,7 +64,7 @@ test('since/until narrow the window', async () => {
   const since = new Date(newest - 9000).toISOString();
   const window = await page(`?since=${encodeURIComponent(since)}`);
   expect(window.entries).toHaveLength(10);
-  expect(window).not.toHaveProperty('lastCursor');
+  expect(window).not.toHaveProperty('last_cursor');
   const until = new Date(newest - 1000).toISOString();
   const both = await page(`?since=${encodeURIComponent(since)}&until=${encodeURIComponent(until)}`);
   expect(both.entries).toHaveLength(9);
@@ -77,7 +79,7 @@ describe('search and severities', () => {
     do {
       const separator = query === '' ? '?' : '&';
       pages.push(await page(query + (cursor ? `${separator}cursor=${encodeURIComponent(cursor)}` : '')));
-      cursor = pages.at(-1)!.lastCursor;
+      cursor = pages.at(-1)!.last_cursor;
     } while (cursor !== undefined && pages.length < 20);
     return pages;
   }
@@ -107,7 +109,7 @@ describe('search and severities', () => {
       ),
     );
     expect(pages.flatMap((p) => p.entries!)).toEqual(expected);
-    expect(pages.at(-1)).not.toHaveProperty('lastCursor');
+    expect(pages.at(-1)).not.toHaveProperty('last_cursor');
     for (const p of pages) expect(p.logs).toEqual(p.entries!.map((entry) => entry.message));
   });
 
@@ -128,7 +130,7 @@ describe('search and severities', () => {
     );
     const none = await page('?search=no-such-text-anywhere');
     expect(none.entries).toEqual([]);
-    expect(none).not.toHaveProperty('lastCursor');
+    expect(none).not.toHaveProperty('last_cursor');
   });
 
   test('a blank term is a 400', async () => {

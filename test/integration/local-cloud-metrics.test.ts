@@ -1,6 +1,7 @@
 // The local cloud's preview metrics over real HTTP: the series names, and series derived from a
 // service's size and the clock, stable between reads, one point per bucket from the bucket in which
-// the service became READY up to now, per node selected by `role`, and the vendor's 400s.
+// the service became READY up to now (the seed dialect leaves the other buckets out), per node
+// selected by `role`, and the vendor's 400s; then the current dialect's `value: null` gaps.
 import type { MetricSeries, Service } from '../../cloud/models';
 import { EXTRA_FIELD } from '../../local-cloud/dialect';
 import { call, cloudApiClient, paths, startTestCloud, type TestCloud } from '../helpers/local-cloud';
@@ -12,7 +13,8 @@ let tc: TestCloud;
 let p: ReturnType<typeof paths>;
 
 beforeAll(async () => {
-  tc = await startTestCloud({ manualClock: true });
+  // The seed dialect: its series hold only buckets with data, which the checks below count on.
+  tc = await startTestCloud({ manualClock: true, dialect: 'seed' });
   p = paths(tc);
 });
 afterAll(() => tc.close());
@@ -153,30 +155,54 @@ test('an unknown series, fn on a system metric, a too-fine bucket and a reversed
   }
 });
 
-test('the current dialect adds its unknown field to each series, which the client drops', async () => {
+test('the current dialect sends every bucket, a gap with value null, and its unknown field; the client reads both', async () => {
   const current = await startTestCloud({ manualClock: true, dialect: 'current' });
   try {
     const cp = paths(current);
     const created = await call<Service>(current, 'POST', cp.services, { body: { name: 'current' } });
     current.advance(Math.max(...Object.values(current.cloud.durations)) * 3);
     const at = Date.parse(created.body.created!);
-    const answer = await call<Record<string, unknown>[]>(
+    // An hour around the service's first 20 minutes: gaps before READY and after now.
+    current.advance(20 * MINUTE);
+    const hour = window(at - 20 * MINUTE, at + 40 * MINUTE);
+    const name = 'timescale_cloud_system_cpu_total_millicores';
+    const answer = await call<{ data: { time: string; value: number | null }[] }[]>(
       current,
       'POST',
       `${cp.service(created.body.service_id!)}/metrics/series`,
-      { body: { name: 'timescale_cloud_system_cpu_total_millicores', ...window(at, at + 60 * MINUTE) } },
+      { body: { name, ...hour } },
     );
     expect(answer.status).toBe(200);
     expect(answer.body[0]).toHaveProperty(EXTRA_FIELD);
+    const points = answer.body[0]!.data;
+    const start = Math.floor(Date.parse(hour.from) / MINUTE) * MINUTE;
+    expect(points.map((point) => Date.parse(point.time))).toEqual(
+      Array.from({ length: points.length }, (_, i) => start + i * MINUTE),
+    );
+    expect(points.length).toBeGreaterThanOrEqual(60);
+    expect(points.every((point) => 'value' in point)).toBe(true);
+    // Gaps before the service was READY and after now, the buckets with data (500 m) in between.
+    const gaps = points.filter((point) => point.value === null);
+    const withData = points.flatMap((point, index) => (point.value === null ? [] : [index]));
+    expect(gaps.length).toBeGreaterThan(30);
+    expect(points[0]!.value).toBeNull();
+    expect(points.at(-1)!.value).toBeNull();
+    expect(withData.length).toBeGreaterThanOrEqual(20);
+    expect(withData.every((index, i) => i === 0 || index === withData[i - 1]! + 1)).toBe(true);
+    expect(withData.every((index) => points[index]!.value === 500)).toBe(true);
     const client = cloudApiClient(current);
     try {
       const read = await client.service.metricsSeries({
         project_id: current.project.id,
         service_id: created.body.service_id!,
-        name: 'timescale_cloud_system_cpu_total_millicores',
-        ...window(at, at + 60 * MINUTE),
+        name,
+        ...hour,
       });
       expect(read).toEqual([{ labels: { role: 'primary', ordinal: '0' }, data: expect.any(Array) }]);
+      const readPoints = read[0]!.data!;
+      expect(readPoints.map((point) => point.time)).toEqual(points.map((point) => point.time));
+      expect(readPoints.filter((point) => point.value === undefined)).toHaveLength(gaps.length);
+      expect(readPoints.every((point) => !('value' in point) || typeof point.value === 'number')).toBe(true);
     } finally {
       await client.close();
     }

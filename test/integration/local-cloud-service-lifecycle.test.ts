@@ -6,7 +6,9 @@ let tc: TestCloud;
 let p: ReturnType<typeof paths>;
 
 beforeAll(async () => {
-  tc = await startTestCloud({ manualClock: true, seed: 11 });
+  // The seed dialect: the checks compare spec.md's shapes (NEUTRALDB, vpcEndpoint, 204s, no unknown fields);
+  // local-cloud-dialect.test.ts covers the current one.
+  tc = await startTestCloud({ manualClock: true, seed: 11, dialect: 'seed' });
   p = paths(tc);
 });
 afterAll(() => tc.close());

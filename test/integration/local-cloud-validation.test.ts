@@ -102,6 +102,29 @@ test('a bad CIDR is 400', async () => {
   }
 });
 
+test('a VPC to attach or detach is named by digits, as the newest document has it', async () => {
+  for (const action of ['attachToVPC', 'detachFromVPC']) {
+    for (const vpcId of ['vpc-0abc', '', ' 12', '12a']) {
+      await expectBadRequest(
+        'POST',
+        `${p.service(readyId)}/${action}`,
+        { vpc_id: vpcId },
+        /^vpc_id: must be a VPC id, digits only \(e\.g\. "1234567890"\)$/,
+      );
+    }
+  }
+});
+
+test('a metric filter needs a value of at least one character', async () => {
+  const hour = { from: '2025-01-01T00:00:00Z', to: '2025-01-01T01:00:00Z' };
+  await expectBadRequest(
+    'POST',
+    `${p.service(readyId)}/metrics/series`,
+    { name: 'timescale_cloud_database_qps', ...hour, filters: [{ key: 'role', value: '' }] },
+    /^filters\[0\]\.value: must have at least one character$/,
+  );
+});
+
 test('bad HA modes are 400', async () => {
   const path = `${p.service(readyId)}/setHA`;
   await expectBadRequest('POST', path, {}, /replica_count, sync_replica_count or both/);

@@ -99,7 +99,8 @@ test("a metricAnomaly fault pins the named service's CPU from its nth metrics re
       from: new Date(Date.now() - 60_000).toISOString(),
       to: new Date(Date.now() + 59 * 60_000).toISOString(),
     });
-    const values = read[0]?.data?.map((point) => point.value) ?? [];
+    // Buckets with data; the current dialect also sends those after now, as gaps without a value.
+    const values = read[0]?.data?.flatMap((point) => (point.value === undefined ? [] : [point.value])) ?? [];
     expect(values.length).toBeGreaterThan(0);
     return values;
   };

@@ -2,6 +2,7 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createCloudClient, type CloudClient } from '../../cloud/client';
+import { toActivityFailure } from '../../activities/failures';
 import { CloudApiError, type CloudApiErrorCode } from '../../cloud/errors';
 import { startScriptedServer, type ScriptedServer, scriptedClient } from '../helpers/cloud-scripted-server';
 import { rejectionOf } from '../helpers/rejection';
@@ -29,6 +30,7 @@ describe('error answers', () => {
     [401, 'CLOUD_API_UNAUTHORIZED', 'UNAUTHORIZED', false],
     [403, 'CLOUD_API_FORBIDDEN', 'FORBIDDEN', false],
     [404, 'CLOUD_API_NOT_FOUND', 'NOT_FOUND', false],
+    [408, 'CLOUD_API_TIMEOUT', 'REQUEST_TIMEOUT', true],
     [409, 'CLOUD_API_CONFLICT', 'CONFLICT', true],
     [422, 'CLOUD_API_BAD_REQUEST', 'INVALID_REQUEST', false],
     [429, 'CLOUD_API_RATE_LIMITED', 'RATE_LIMITED', true],
@@ -57,6 +59,47 @@ describe('error answers', () => {
     expect(error.apiCode).toBeUndefined();
     expect(error.message).toMatch(/service\.get failed: HTTP 502: the answer carried no error message/);
     expect(error.message).not.toContain('html');
+  });
+
+  it("shows the body's details, the actionable part, after the message, with secrets masked", async () => {
+    server.reply(401, {
+      code: 'UNAUTHORIZED',
+      message: 'invalid credentials',
+      details: 'bearer auth is not enabled on this server (key sk-not-printed)',
+    });
+    const error = await failure(client.service.get(SERVICE));
+    expect(error.message).toBe(
+      'service.get failed: HTTP 401 UNAUTHORIZED: invalid credentials — ' +
+        'bearer auth is not enabled on this server (key [REDACTED])',
+    );
+    expect(error.apiDetails).toBe('bearer auth is not enabled on this server (key [REDACTED])');
+    expect(error.toJSON()).toMatchObject({ apiDetails: error.apiDetails });
+  });
+
+  it('a 408 with details becomes a retryable timeout for Temporal, the details kept', async () => {
+    server.reply(408, {
+      code: 'REQUEST_TIMEOUT',
+      message: 'request body too slow',
+      details: 'send it again',
+    });
+    const activityFailure = toActivityFailure(await failure(client.service.stop(SERVICE)));
+    expect(activityFailure.type).toBe('CLOUD_API_TIMEOUT');
+    expect(activityFailure.nonRetryable).toBe(false);
+    expect(activityFailure.message).toBe(
+      'service.stop failed: HTTP 408 REQUEST_TIMEOUT: request body too slow — send it again',
+    );
+    expect(activityFailure.details).toEqual([
+      { action: 'service.stop', status: 408, apiCode: 'REQUEST_TIMEOUT', apiDetails: 'send it again' },
+    ]);
+  });
+
+  it('reads an error without details, or with blank details, as before', async () => {
+    for (const details of [undefined, '  ', 7]) {
+      server.reply(409, { code: 'CONFLICT', message: 'busy', ...(details !== undefined ? { details } : {}) });
+      const error = await failure(client.service.get(SERVICE));
+      expect(error.message).toBe('service.get failed: HTTP 409 CONFLICT: busy');
+      expect(error.apiDetails).toBeUndefined();
+    }
   });
 
   it('keeps the connection usable after an error answer', async () => {

@@ -22,6 +22,8 @@ const EXPECTED: Record<string, string[]> = {
     '18:51 action-input: `service.create` `cpu_millis`: size 1000/5 is not allowed; allowed cpu_millis/memory_gbs pairs: shared/shared, 500/2, 1000/4, 2000/8, 4000/16, 8000/32, 16000/64, 32000/128',
     '27:5 action-input: `service.resize` needs `memory_gbs` in `with`',
     '31:5 action-input: `service.list` needs `project_id` in `with`',
+    '35:51 action-input: `service.attachToVpc` `vpc_id` must be a VPC id, digits only (e.g. "1234567890")',
+    '44:37 action-input: `service.metricsSeries` `filters.0.value` must have at least one character',
   ],
   'child-broken.yaml': ['unknown-action.yaml:8:11 unknown-action: unknown action `service.craete`'],
   'child-inputs.yaml': [

@@ -165,10 +165,13 @@ describe('a series under an anomaly', () => {
     expect(new Set(replica[0]?.data?.map((point) => point.value))).toEqual(new Set([7]));
   });
 
-  it('leaves a service without data without data', () => {
+  it('leaves a service without data without data: every bucket is a gap', () => {
     const queued = service({ status: 'QUEUED', firstReadyAt: null });
+    const gaps = Array.from({ length: 10 }, (_, i) => ({
+      time: new Date(START + i * MINUTE).toISOString().replace('.000Z', 'Z'),
+    }));
     expect(metricSeries(queued, query, now, { value: 3900 })).toEqual([
-      { labels: { role: 'primary', ordinal: '0' }, data: [] },
+      { labels: { role: 'primary', ordinal: '0' }, data: gaps },
     ]);
   });
 });

@@ -1,9 +1,10 @@
 // The loader of the vendor's API document: overlays (parsed strictly, applied so that a change
 // finding nothing to change throws), `$ref` and `allOf` resolution, the OpenAPI 3.0 → JSON Schema
 // conversion, on a small document of our own (test-api-conformance-overlays.test.ts has the real one).
-import { applyOverlay, parseOverlay } from '../helpers/openapi-overlay';
+import { join } from 'node:path';
+import { applyOverlay, parseOverlay, readOverlay } from '../helpers/openapi-overlay';
 import { resolveSchema, toJsonSchema, type OasDocument } from '../helpers/openapi-schema';
-import { buildDocument, responseFor } from '../helpers/vendor-openapi';
+import { buildDocument, OVERLAY_DIR, responseFor } from '../helpers/vendor-openapi';
 import { proxyOnly } from '../../scripts/setup-vendor-openapi';
 
 function sampleDoc(): OasDocument {
@@ -127,6 +128,53 @@ describe('overlays', () => {
     expect(sampleDoc().components.schemas.Thing!.properties!.name).toBeUndefined(); // input untouched
   });
 
+  test('a path follows $refs into the components they name, at every step', () => {
+    const doc = applyOverlay(
+      sampleDoc(),
+      parseOverlay(overlay(`      - in: Thing.kind\n        merge: { nullable: true }\n`), 'test'),
+    );
+    expect(doc.components.schemas.Kind).toEqual({ type: 'string', enum: ['A', 'B'], nullable: true });
+    expect(doc.components.schemas.Thing!.properties!.kind).toEqual({ $ref: '#/components/schemas/Kind' });
+  });
+
+  test("the local cloud's overlay applies to a document that names a service's resources (the newest)", () => {
+    const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+    const integer = { type: 'integer' as const };
+    // The newest document's shape: resources[] is `$ref: Resource`, whose spec is `$ref: ResourceSpec`.
+    const newest: OasDocument = {
+      openapi: '3.0.3',
+      paths: {
+        '/services/{service_id}': {
+          get: {
+            operationId: 'getService',
+            responses: { '200': { content: { 'application/json': { schema: ref('Service') } } } },
+          },
+        },
+      },
+      components: {
+        schemas: {
+          Service: {
+            type: 'object',
+            properties: {
+              service_id: { type: 'string' },
+              resources: { type: 'array', items: ref('Resource') },
+            },
+          },
+          Resource: { type: 'object', properties: { id: { type: 'string' }, spec: ref('ResourceSpec') } },
+          ResourceSpec: { type: 'object', properties: { cpu_millis: integer, memory_gbs: integer } },
+          Error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } },
+        },
+      },
+    };
+    const doc = applyOverlay(newest, readOverlay(join(OVERLAY_DIR, 'local-cloud-overlay.yaml')), 'current');
+    expect(doc.components.schemas.ResourceSpec!.properties).toMatchObject({
+      cpu_millis: { type: 'integer', nullable: true },
+      memory_gbs: { type: 'integer', nullable: true },
+    });
+    expect(doc.components.schemas.Service!.properties!.paused).toEqual({ type: 'boolean' });
+    expect(doc.components.schemas.Resource!.properties!.spec).toEqual(ref('ResourceSpec'));
+  });
+
   test('a property on every object, and differences limited to a dialect', () => {
     const parsed = parseOverlay(
       overlay(
@@ -163,7 +211,7 @@ describe('overlays', () => {
       `      - operation: nope\n        status: '200'\n        answers: nothing\n`,
       /no operation nope/,
     ],
-    ['a path through a $ref', `      - in: Thing.kind\n        merge: {}\n`, /crosses|is #\/components/],
+    ['a path through a $ref to nothing', `      - in: Thing.kind.x\n        merge: {}\n`, /nothing at \.x/],
     [
       'a merge beside a $ref',
       `      - in: Thing\n        property: kind\n        merge: { nullable: true }\n`,
