@@ -8,7 +8,13 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { signDecision } from '../activities/approval-signatures';
 import { parseDuration } from '../dsl/durations';
 import type { JsonValue } from '../dsl/expressions';
-import type { ApprovalDecision, HeldStep, PendingApproval, RunProgress } from '../contract/run-messages';
+import type {
+  ApprovalDecision,
+  HeldStep,
+  PendingApproval,
+  RunProgress,
+  RunStatus,
+} from '../contract/run-messages';
 import {
   approvalUpdate,
   progressQuery,
@@ -18,6 +24,8 @@ import {
 } from '../contract/run-messages';
 import { assertNever } from '../cloud/assert-never';
 import { resolveReferences, type CloudIds } from './cloud-references';
+import type { Mismatch } from './expectations';
+import { placeMismatch } from './mismatch-position';
 import type { LoadedCase } from './test-file-loader';
 import { namesStep } from './step-key';
 import type { HoldAction } from './test-file-schema';
@@ -234,4 +242,31 @@ export function holdDriver(
     done: () => next === testCase.whenHeld.length,
     isNew: (held) => !actedOn.has(holdId(held)),
   };
+}
+
+/**
+ * What the case scripted but the run never needed — a hold action it did not hold for, an
+ * approval it never asked or ended before answering — each a mismatch at its place in the file.
+ */
+export function unusedScript(
+  testCase: LoadedCase,
+  unusedHolds: readonly number[],
+  missedApprovals: readonly ApprovalMiss[],
+  status: RunStatus,
+): Mismatch[] {
+  return [
+    ...unusedHolds.map((index) => ({
+      what: `whenHeld[${index}]`,
+      expected: `a hold to ${testCase.whenHeld[index]?.action ?? 'act on'}`,
+      actual: `the run ended ${status} without holding again`,
+    })),
+    ...missedApprovals.map(({ index, reason }) => ({
+      what: `approvals[${index}]`,
+      expected: `the approval of ${testCase.approvals[index]?.step ?? 'its step'} asked and answered`,
+      actual:
+        reason === 'never-asked'
+          ? `the run ended ${status} without asking for it`
+          : `the run ended ${status} before the answer was due`,
+    })),
+  ].map((mismatch) => placeMismatch(testCase, mismatch, 'case'));
 }

@@ -16,6 +16,7 @@ import {
   driveCancel,
   holdDriver,
   progressOf,
+  unusedScript,
   type HoldDriver,
 } from './case-drivers';
 import { resolveReferences } from './cloud-references';
@@ -206,21 +207,7 @@ export async function runCase(
     };
     const expect = resolveReferences(testCase.expect, cloud.ids, inputs);
     result.mismatches = [
-      ...[
-        ...holds.unused().map((index) => ({
-          what: `whenHeld[${index}]`,
-          expected: `a hold to ${testCase.whenHeld[index]?.action ?? 'act on'}`,
-          actual: `the run ended ${report.status} without holding again`,
-        })),
-        ...approvals.missed().map(({ index, reason }) => ({
-          what: `approvals[${index}]`,
-          expected: `the approval of ${testCase.approvals[index]?.step ?? 'its step'} asked and answered`,
-          actual:
-            reason === 'never-asked'
-              ? `the run ended ${report.status} without asking for it`
-              : `the run ended ${report.status} before the answer was due`,
-        })),
-      ].map((mismatch) => placeMismatch(testCase, mismatch, 'case')),
+      ...unusedScript(testCase, holds.unused(), approvals.missed(), report.status),
       ...unmetExpectations(expect, outcome, cloud.ids).map((mismatch) =>
         placeMismatch(testCase, mismatch, 'expect'),
       ),
