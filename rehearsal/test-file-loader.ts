@@ -125,6 +125,9 @@ export function loadTestFile(absolutePath: string, display: (absolute: string) =
       };
     governance = compiled.governance;
   }
+  const approvalRules = (governance?.rules ?? []).flatMap((rule) =>
+    rule.spec.effect === 'require-approval' ? [rule.spec.name] : [],
+  );
   parsed.data.cases.forEach((testCase, index) => {
     const base: Path = ['cases', index];
     const names = {
@@ -177,7 +180,7 @@ export function loadTestFile(absolutePath: string, display: (absolute: string) =
       definition: checked.definition,
       ...(governance !== undefined && { governance }),
     });
-    for (const found of strictnessProblems(testCase, checked.definition, testCase.runbook))
+    for (const found of strictnessProblems(testCase, checked.definition, testCase.runbook, approvalRules))
       problems.push(
         problem(found.code, found.message, at([...base, ...found.path], found.anchor), found.hint),
       );

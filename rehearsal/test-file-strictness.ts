@@ -1,6 +1,6 @@
 // What a test case names must exist: each operation its `expect.calls` counts is in the Cloud API
 // catalogue, and each step it names (approvals, operator actions on holds, the cancel, and every
-// step of its expectations) is a step of its runbook, as the engine keys it (`create/undo.delete_set`,
+// step of its expectations) is a step of its runbook (or, for an approval, a policy's approval of one), as the engine keys it (`create/undo.delete_set`,
 // `each[2].stop`, `par.branch.step`) or by its id. A typo would otherwise count 0, wait for
 // nothing or never be checked — and pass. Pure: problems come back with their place in the case.
 import { ACTION_NAMES } from '../cloud/operations';
@@ -62,10 +62,15 @@ function namedSteps(testCase: TestCase): NamedStep[] {
   ];
 }
 
+/**
+ * `approvalRules`: the file's policy rules that require an approval; a step they apply to asks for
+ * it as the approval step `<step key>.policy.<rule>`.
+ */
 export function strictnessProblems(
   testCase: TestCase,
   definition: RunbookDefinition,
   runbook: string,
+  approvalRules: readonly string[],
 ): StrictnessProblem[] {
   const problems: StrictnessProblem[] = [];
   const operations: readonly string[] = ACTION_NAMES;
@@ -89,11 +94,14 @@ export function strictnessProblems(
         path,
         anchor,
         message: `${pathLabel(path)}: runbook ${runbook} has no step "${name}"`,
-        hint: suggestionHint(patternKey(name), keys, 'its steps'),
+        hint: suggestionHint(patternKey(name), keys, 'steps'),
       });
 
   // The driver answers the approval the run asks for under exactly this key.
-  const approvals = keyed.filter((entry) => entry.step.kind === 'approve').map((entry) => entry.key);
+  const approvals = [
+    ...keyed.filter((entry) => entry.step.kind === 'approve').map((entry) => entry.key),
+    ...keys.flatMap((key) => approvalRules.map((rule) => `${key}.policy.${rule}`)),
+  ];
   testCase.approvals.forEach((approval, i) => {
     if (approvals.includes(patternKey(approval.step))) return;
     const path = ['approvals', i, 'step'];
@@ -105,7 +113,7 @@ export function strictnessProblems(
       message: isStep
         ? `${pathLabel(path)}: step "${approval.step}" of runbook ${runbook} is not an approval step`
         : `${pathLabel(path)}: runbook ${runbook} has no approval step "${approval.step}"`,
-      hint: suggestionHint(patternKey(approval.step), approvals, 'its approval steps'),
+      hint: suggestionHint(patternKey(approval.step), approvals, 'approval steps'),
     });
   });
   return problems;

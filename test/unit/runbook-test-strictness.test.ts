@@ -149,6 +149,12 @@ describe('when the file loads', () => {
     ]);
   });
 
+  it("takes a policy's approval of a step, as the worker asks for it", () => {
+    const fixtures = path.join(__dirname, '..', 'fixtures', 'governance');
+    const loaded = loadTestFile(path.join(fixtures, 'policy-approvals.test.yaml'), path.basename);
+    expect(loaded.ok ? [] : loaded.problems).toEqual([]);
+  });
+
   it('refuses an expectation that reads an input the case does not give', () => {
     const problems = problemsOf([
       ...head,
