@@ -1,7 +1,8 @@
 // A test case's own local cloud: started in this process with one project (an id of its own, so
 // cases can share the worker), filled with the case's starting state through the Cloud API, then
 // armed with the case's faults. Transitions of the starting state are skipped by moving the
-// cloud's clock forward, not by waiting; the run itself sees the cloud on real time, scaled.
+// cloud's clock forward, not by waiting; the run itself sees the cloud on real time, scaled. It
+// notes every name the project held along the way, so an `absent` expectation can be told from a typo.
 import { randomInt } from 'node:crypto';
 import { createCloudClient, type CloudClient } from '../cloud/client';
 import type { Clock } from '../local-cloud/clock';
