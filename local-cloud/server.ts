@@ -24,6 +24,7 @@ import type { HttpLimits } from './http-limits';
 import { IdFactory, generateAccessKey, generateSecretKey } from './ids';
 import { Pace } from './lifecycle';
 import { registerDurableReplies } from './durable-replies';
+import { PasswordBook } from './passwords';
 import { DurableStateFile, openStateFile } from './persistence';
 import { SeededRandom, deriveSeed } from './random';
 import type { PersistedState, ProjectRecord } from './state';
@@ -76,6 +77,12 @@ export interface ProjectCredentials {
   secret_key: string;
 }
 
+export interface Inventory {
+  services: { name: string; replicaSets: string[] }[];
+  /** Peerings by the peer VPC's id. */
+  vpcs: { name: string; peerings: string[] }[];
+}
+
 export interface LocalCloud {
   /** Base URL of the API, e.g. `http://127.0.0.1:PORT/public/api/v1`. */
   readonly url: string;
@@ -101,6 +108,13 @@ export interface LocalCloud {
   requestLog(): RequestLogEntry[];
   /** Clears the counts and the request log. */
   resetStats(): void;
+  /**
+   * Whether a service's password is `candidate` (compared as digests, never shown); undefined when
+   * this process never saw the password set (e.g. a service restored from a state file).
+   */
+  passwordMatches(serviceId: string, candidate: string): boolean | undefined;
+  /** What a project holds now, by name: services with their replica sets, VPCs with their peerings. */
+  inventory(projectId: string): Inventory;
   /** Writes the state file now (no-op without one). */
   flush(): Promise<void>;
   close(): Promise<void>;
@@ -195,6 +209,7 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     pace: new Pace(config.durations, config.timeScale),
     defaultRegion: config.defaultRegion,
     logs: config.logs,
+    passwords: new PasswordBook(),
   };
   const faults = new FaultInjector(new SeededRandom(deriveSeed(seed, 'faults')), clock);
   faults.add(config.faults);
@@ -264,6 +279,17 @@ export async function startLocalCloud(options: LocalCloudOptions = {}): Promise<
     stats: () => stats.view(),
     requestLog: () => stats.requestLog(),
     resetStats: () => stats.reset(),
+    passwordMatches: (serviceId, candidate) => world.passwords.matches(serviceId, candidate),
+    inventory: (projectId) => ({
+      services: store.services(projectId).map((service) => ({
+        name: service.name,
+        replicaSets: service.replicaSets.map((set) => set.name),
+      })),
+      vpcs: store.vpcs(projectId).map((vpc) => ({
+        name: vpc.name,
+        peerings: vpc.peerings.map((peering) => peering.peerVpcId),
+      })),
+    }),
     flush: async () => writer?.flush(),
     close: () => {
       closed ??= (async () => {

@@ -1,8 +1,10 @@
-// What every handler works with: the store, ID source, pace of lifecycles and the clock.
+// What every handler works with: the store, ID source, pace of lifecycles, the clock and the
+// services' password digests.
 import type { Clock } from './clock';
 import type { LogsConfig } from './config';
 import type { IdFactory } from './ids';
 import type { Pace } from './lifecycle';
+import type { PasswordBook } from './passwords';
 import type { Store } from './store';
 
 export interface World {
@@ -12,4 +14,6 @@ export interface World {
   readonly clock: Clock;
   readonly defaultRegion: string;
   readonly logs: LogsConfig;
+  /** Service passwords as digests, in memory only. */
+  readonly passwords: PasswordBook;
 }

@@ -1,14 +1,15 @@
 // A test case's own local cloud: started in this process with one project (an id of its own, so
 // cases can share the worker), filled with the case's starting state through the Cloud API, then
 // armed with the case's faults. Transitions of the starting state are skipped by moving the
-// cloud's clock forward, not by waiting; the run itself sees the cloud on real time, scaled.
+// cloud's clock forward, not by waiting; the run itself sees the cloud on real time, scaled. It
+// notes every name the project held along the way, so an `absent` expectation can be told from a typo.
 import { randomInt } from 'node:crypto';
 import { createCloudClient, type CloudClient } from '../cloud/client';
 import type { Clock } from '../local-cloud/clock';
 import type { ActionName } from '../cloud/operations';
 import type { FaultRuleInput } from '../local-cloud/fault-schema';
 import type { AnswerObserver } from '../local-cloud/api';
-import type { LocalCloud } from '../local-cloud/server';
+import type { Inventory, LocalCloud } from '../local-cloud/server';
 import type { StatsView } from '../local-cloud/stats';
 import { startLoopbackCloud } from '../stack/local-cloud';
 import type { CloudIds } from './cloud-references';
@@ -30,9 +31,45 @@ export interface CaseCloud {
    * the requests per operation since `arm`, and the operations in the order they were answered.
    */
   disarm(): { calls: StatsView['byAction']; sequence: ActionName[] };
+  /** Every name that existed in the project at some point of the case (its starting state too). */
+  existed(): ExistedNames;
   /** Removes the faults, those still to come included, and goes on counting: an operator's fix. */
   fixFaults(): void;
   close(): Promise<void>;
+}
+
+/** Names that existed: services and VPCs, and each one's replica sets and peerings (by peer VPC id). */
+export interface ExistedNames {
+  services: ReadonlySet<string>;
+  vpcs: ReadonlySet<string>;
+  replicaSets: ReadonlyMap<string, ReadonlySet<string>>;
+  peerings: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+/** Collects what a project holds after each answer: every change is followed by an answer. */
+function existenceLog() {
+  const services = new Set<string>();
+  const vpcs = new Set<string>();
+  const replicaSets = new Map<string, Set<string>>();
+  const peerings = new Map<string, Set<string>>();
+  const add = (table: Map<string, Set<string>>, owner: string, names: readonly string[]) => {
+    const known = table.get(owner) ?? new Set<string>();
+    for (const name of names) known.add(name);
+    table.set(owner, known);
+  };
+  return {
+    note(inventory: Inventory): void {
+      for (const service of inventory.services) {
+        services.add(service.name);
+        add(replicaSets, service.name, service.replicaSets);
+      }
+      for (const vpc of inventory.vpcs) {
+        vpcs.add(vpc.name);
+        add(peerings, vpc.name, vpc.peerings);
+      }
+    },
+    names: (): ExistedNames => ({ services, vpcs, replicaSets, peerings }),
+  };
 }
 
 /** System time plus however far the cloud was moved on. */
@@ -66,8 +103,10 @@ export async function startCaseCloud(
   const waiting = testCase.faults.filter((fault) => fault.nth > 1);
   let cloud: LocalCloud | undefined = undefined;
   const sequence: ActionName[] = [];
+  const existence = existenceLog();
   const onAnswer: AnswerObserver = (answer) => {
     observeAnswers?.(answer);
+    if (cloud !== undefined) existence.note(cloud.inventory(id));
     const { action } = answer;
     if (!armed) return;
     sequence.push(action);
@@ -111,6 +150,7 @@ export async function startCaseCloud(
         fixFaults();
         return { calls: started.stats().byAction, sequence: [...sequence] };
       },
+      existed: existence.names,
       fixFaults,
       async close() {
         await api.close();

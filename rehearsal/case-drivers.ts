@@ -8,7 +8,13 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { signDecision } from '../activities/approval-signatures';
 import { parseDuration } from '../dsl/durations';
 import type { JsonValue } from '../dsl/expressions';
-import type { ApprovalDecision, HeldStep, RunProgress } from '../contract/run-messages';
+import type {
+  ApprovalDecision,
+  HeldStep,
+  PendingApproval,
+  RunProgress,
+  RunStatus,
+} from '../contract/run-messages';
 import {
   approvalUpdate,
   progressQuery,
@@ -18,6 +24,8 @@ import {
 } from '../contract/run-messages';
 import { assertNever } from '../cloud/assert-never';
 import { resolveReferences, type CloudIds } from './cloud-references';
+import type { Mismatch } from './expectations';
+import { placeMismatch } from './mismatch-position';
 import type { LoadedCase } from './test-file-loader';
 import { namesStep } from './step-key';
 import type { HoldAction } from './test-file-schema';
@@ -52,31 +60,39 @@ export async function driveCancel(
   await handle.cancel();
 }
 
+/** What became of a scripted approval: the run never asked it, or asked and the run ended first. */
+export type ApprovalMiss = { index: number; reason: 'never-asked' | 'ended-before-answer' };
+
+export interface ApprovalDriver {
+  /** Answers each scripted approval in turn; settles once all are sent or the run ended. */
+  drive(): Promise<void>;
+  /** Scripted approvals that were not sent, and why. */
+  missed(): ApprovalMiss[];
+}
+
 /**
- * Sends the scripted decisions as their approvals come up, each after its `after`. A decision
- * whose approval is no longer pending by then (it timed out and the run went on) is not sent.
+ * Sends the scripted decisions as their approvals come up, each after its `after`. A decision due
+ * after its approval timed out is still sent while the run goes on, as a late person would send
+ * it: the run must refuse it (had it counted, the run would go on as approved, and the case's
+ * expectations would say so).
  */
-export async function driveApprovals(
+export function approvalDriver(
   handle: WorkflowHandle,
   testCase: LoadedCase,
   ended: () => boolean,
   signer: { runId: string; keyOf(name: string): KeyObject | undefined },
-): Promise<void> {
+): ApprovalDriver {
   const pendingOf = async (step: string) => {
     const asked = (await progressOf(handle))?.pendingApproval;
     return asked?.stepKey === step ? asked : undefined;
   };
-  const pending = async (step: string) => (await pendingOf(step)) !== undefined;
-  for (const approval of testCase.approvals) {
-    for (;;) {
-      if (ended()) return;
-      if (await pending(approval.step)) break;
-      await delay(PROGRESS_POLL_MS);
-    }
-    if (approval.after !== undefined) {
-      await delay(parseDuration(approval.after));
-      if (ended() || !(await pending(approval.step))) continue;
-    }
+  let next = 0;
+  let asked = false;
+
+  async function send(
+    approval: LoadedCase['approvals'][number],
+    plan: PendingApproval['plan'],
+  ): Promise<void> {
     const decision: ApprovalDecision = {
       approved: approval.decision === 'approve',
       step: approval.step,
@@ -84,9 +100,8 @@ export async function driveApprovals(
       ...(approval.comment !== undefined ? { comment: approval.comment } : {}),
     };
     const key = signer.keyOf(approval.by);
-    if (key !== undefined) {
+    if (key !== undefined)
       // Signed over the plan the step shows, as `tideline approve --by NAME` signs it.
-      const plan = (await pendingOf(approval.step))?.plan;
       decision.signature = signDecision(key, {
         workflowId: handle.workflowId,
         runId: signer.runId,
@@ -96,14 +111,42 @@ export async function driveApprovals(
         ...(approval.comment !== undefined && { comment: approval.comment }),
         ...(plan !== undefined && { plan }),
       });
-    }
-    try {
-      await handle.executeUpdate(approvalUpdate, { args: [decision] });
-    } catch (error) {
-      // Refused because the approval timed out between the check and the send: too late, as meant.
-      if (approval.after === undefined || (await pending(approval.step))) throw error;
-    }
+    await handle.executeUpdate(approvalUpdate, { args: [decision] });
   }
+
+  return {
+    async drive() {
+      for (const [index, approval] of testCase.approvals.entries()) {
+        asked = false;
+        let pending: PendingApproval | undefined;
+        for (;;) {
+          if (ended()) return;
+          pending = await pendingOf(approval.step);
+          if (pending !== undefined) break;
+          await delay(PROGRESS_POLL_MS);
+        }
+        asked = true;
+        if (approval.after !== undefined) await delay(parseDuration(approval.after));
+        if (ended()) return;
+        const still = await pendingOf(approval.step);
+        try {
+          await send(approval, (still ?? pending).plan);
+        } catch (error) {
+          // Refused because it came after the approval timed out: too late, as meant.
+          if (approval.after === undefined || (await pendingOf(approval.step)) !== undefined) throw error;
+        }
+        next = index + 1;
+      }
+    },
+    missed: () =>
+      testCase.approvals
+        .map((_, index) => index)
+        .slice(next)
+        .map((index) => ({
+          index,
+          reason: index === next && asked ? 'ended-before-answer' : 'never-asked',
+        })),
+  };
 }
 
 /** A hold, told apart from a later one at the same step. */
@@ -199,4 +242,31 @@ export function holdDriver(
     done: () => next === testCase.whenHeld.length,
     isNew: (held) => !actedOn.has(holdId(held)),
   };
+}
+
+/**
+ * What the case scripted but the run never needed — a hold action it did not hold for, an
+ * approval it never asked or ended before answering — each a mismatch at its place in the file.
+ */
+export function unusedScript(
+  testCase: LoadedCase,
+  unusedHolds: readonly number[],
+  missedApprovals: readonly ApprovalMiss[],
+  status: RunStatus,
+): Mismatch[] {
+  return [
+    ...unusedHolds.map((index) => ({
+      what: `whenHeld[${index}]`,
+      expected: `a hold to ${testCase.whenHeld[index]?.action ?? 'act on'}`,
+      actual: `the run ended ${status} without holding again`,
+    })),
+    ...missedApprovals.map(({ index, reason }) => ({
+      what: `approvals[${index}]`,
+      expected: `the approval of ${testCase.approvals[index]?.step ?? 'its step'} asked and answered`,
+      actual:
+        reason === 'never-asked'
+          ? `the run ended ${status} without asking for it`
+          : `the run ended ${status} before the answer was due`,
+    })),
+  ].map((mismatch) => placeMismatch(testCase, mismatch, 'case'));
 }

@@ -12,15 +12,17 @@ import type { AnswerObserver } from '../local-cloud/api';
 import { startCaseCloud, type CaseCloud } from './case-cloud';
 import {
   PROGRESS_POLL_MS,
-  driveApprovals,
+  approvalDriver,
   driveCancel,
   holdDriver,
   progressOf,
+  unusedScript,
   type HoldDriver,
 } from './case-drivers';
 import { resolveReferences } from './cloud-references';
 import { unmetExpectations, type Mismatch } from './expectations';
 import { historyText } from './history-text';
+import { placeMismatch } from './mismatch-position';
 import type { LoadedCase } from './test-file-loader';
 import type { TestStack } from './test-stack';
 import { caseWorkerFor, type CaseWorker } from './case-worker';
@@ -146,6 +148,10 @@ export async function runCase(
     handle = run;
     let ended = false;
     const holds = holdDriver(run, testCase, cloud, () => ended);
+    const approvals = approvalDriver(run, testCase, () => ended, {
+      runId: run.firstExecutionRunId,
+      keyOf: worker.keyOf,
+    });
     const finished = (
       testCase.expect.status === 'held'
         ? heldReport(run, holds)
@@ -155,7 +161,7 @@ export async function runCase(
     ).finally(() => (ended = true));
     const work = Promise.all([
       finished,
-      driveApprovals(run, testCase, () => ended, { runId: run.firstExecutionRunId, keyOf: worker.keyOf }),
+      approvals.drive(),
       driveCancel(run, testCase, () => ended),
       holds.drive(),
     ]).then(([report]) => report);
@@ -195,15 +201,16 @@ export async function runCase(
       vpcs,
       peerings,
       secrets: secretValues(testCase, inputs, report, cloud),
+      existed: cloud.existed(),
+      passwordMatches: cloud.cloud.passwordMatches,
       ...(history !== undefined ? { history } : {}),
     };
+    const expect = resolveReferences(testCase.expect, cloud.ids, inputs);
     result.mismatches = [
-      ...holds.unused().map((index) => ({
-        what: `whenHeld[${index}]`,
-        expected: `a hold to ${testCase.whenHeld[index]?.action ?? 'act on'}`,
-        actual: `the run ended ${report.status} without holding again`,
-      })),
-      ...unmetExpectations(resolveReferences(testCase.expect, cloud.ids), outcome, cloud.ids),
+      ...unusedScript(testCase, holds.unused(), approvals.missed(), report.status),
+      ...unmetExpectations(expect, outcome, cloud.ids).map((mismatch) =>
+        placeMismatch(testCase, mismatch, 'expect'),
+      ),
     ];
     result.passed = result.mismatches.length === 0;
     return result;

@@ -1,6 +1,7 @@
 // `${{ cloud.… }}` in a test case: the ids of what the case's starting cloud holds, which exist only
 // once the case runs. `cloud.project_id`, `cloud.services.NAME.id` and `cloud.vpcs.NAME.id` are
 // known; a string that is one reference becomes its value, references inside text are replaced.
+// Expectations may also read the case's own inputs, `${{ inputs.NAME }}` (e.g. a password).
 
 /** The ids a case's starting cloud got, by the names the test file gave. */
 export interface CloudIds {
@@ -18,9 +19,19 @@ export interface ReferenceProblem {
   message: string;
 }
 
-export type Names = { services: ReadonlySet<string>; vpcs: ReadonlySet<string> };
+const INPUT = /^inputs\.([A-Za-z_][A-Za-z0-9_]*)$/;
+
+/** `inputs`: the inputs the case gives, where `${{ inputs.NAME }}` may be read (expectations). */
+export type Names = {
+  services: ReadonlySet<string>;
+  vpcs: ReadonlySet<string>;
+  inputs?: ReadonlySet<string>;
+};
 
 function checkOne(expression: string, names: Names): string | undefined {
+  const input = INPUT.exec(expression)?.[1];
+  if (input !== undefined && names.inputs !== undefined)
+    return names.inputs.has(input) ? undefined : `\${{ ${expression} }}: this case gives no input "${input}"`;
   const match = SHAPE.exec(expression);
   if (match === null)
     return `unknown reference \${{ ${expression} }}: use cloud.project_id, cloud.services.NAME.id or cloud.vpcs.NAME.id`;
@@ -54,7 +65,9 @@ export function referenceProblems(value: unknown, names: Names): ReferenceProble
   return problems;
 }
 
-function lookUp(expression: string, ids: CloudIds): string {
+function lookUp(expression: string, ids: CloudIds, inputs: Readonly<Record<string, unknown>>): unknown {
+  const input = INPUT.exec(expression)?.[1];
+  if (input !== undefined && input in inputs) return inputs[input];
   const match = SHAPE.exec(expression);
   if (match?.[1] !== undefined) return ids.projectId;
   const table = match?.[2] === 'services' ? ids.services : ids.vpcs;
@@ -64,17 +77,23 @@ function lookUp(expression: string, ids: CloudIds): string {
   return id;
 }
 
-/** `value` with every reference replaced by the id it names. */
-export function resolveReferences<T>(value: T, ids: CloudIds): T {
+/** `value` with every reference replaced by the id (or, given `inputs`, the input value) it names. */
+export function resolveReferences<T>(
+  value: T,
+  ids: CloudIds,
+  inputs: Readonly<Record<string, unknown>> = {},
+): T {
   if (typeof value === 'string') {
     const whole = /^\$\{\{\s*([^}]*?)\s*\}\}$/.exec(value);
-    if (whole !== null) return lookUp(whole[1] ?? '', ids) as T;
-    return value.replace(REFERENCE, (_text, expression: string) => lookUp(expression, ids)) as T;
+    if (whole !== null) return lookUp(whole[1] ?? '', ids, inputs) as T;
+    return value.replace(REFERENCE, (_text, expression: string) =>
+      String(lookUp(expression, ids, inputs)),
+    ) as T;
   }
-  if (Array.isArray(value)) return value.map((item: unknown) => resolveReferences(item, ids)) as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => resolveReferences(item, ids, inputs)) as T;
   if (value !== null && typeof value === 'object')
     return Object.fromEntries(
-      Object.entries(value).map(([key, inner]) => [key, resolveReferences(inner, ids)]),
+      Object.entries(value).map(([key, inner]) => [key, resolveReferences(inner, ids, inputs)]),
     ) as T;
   return value;
 }

@@ -4,8 +4,9 @@
 import type { RunReport } from '../contract/run-messages';
 import type { Peering, ReadReplicaSet, Service, Vpc } from '../cloud/models';
 import type { StatsView } from '../local-cloud/stats';
-import { SECRET_MASK } from '../cloud/redact-text';
+import type { ExistedNames } from './case-cloud';
 import type { CloudIds } from './cloud-references';
+import { existedIn, leftovers, neverExisted, passwordMismatch, secretMismatch } from './inventory-checks';
 import type { Expectations } from './test-file-schema';
 
 export interface Mismatch {
@@ -13,6 +14,10 @@ export interface Mismatch {
   what: string;
   expected: unknown;
   actual: unknown;
+  /** Shown instead of expected and actual, which are then masked (a secret's comparison). */
+  message?: string;
+  /** Where the expectation is in the test file (the runner sets it). */
+  at?: { line: number; column: number };
 }
 
 export interface Outcome {
@@ -28,6 +33,10 @@ export interface Outcome {
   history?: string;
   /** Secret values given to or made by the run. */
   secrets: string[];
+  /** Every name that existed during the case; absent when not known (then `absent` is not checked). */
+  existed?: ExistedNames;
+  /** Whether a service's password is a value, compared by the local cloud without showing it. */
+  passwordMatches?: (serviceId: string, candidate: string) => boolean | undefined;
 }
 
 function sameValue(expected: unknown, actual: unknown): boolean {
@@ -118,12 +127,14 @@ function checkNamed<T>(
   nameOf: (item: T) => string | undefined,
   fieldsOf: (item: T) => Record<string, unknown>,
   describe: (item: T) => string,
+  existed: { names: ReadonlySet<string> | undefined; kind: string },
 ): void {
   for (const [name, wanted] of Object.entries(expected)) {
     const item = listed.findLast((candidate) => nameOf(candidate) === name);
     if (wanted === 'absent') {
       if (item !== undefined)
         found.push({ what: `${what}.${name}`, expected: 'absent', actual: describe(item) });
+      else if (!existedIn(existed.names, name)) found.push(neverExisted(`${what}.${name}`, existed.kind));
       continue;
     }
     if (item === undefined) {
@@ -141,6 +152,7 @@ function checkVpcFields(
   wanted: VpcFields,
   vpc: Vpc,
   peerings: readonly Peering[] | undefined,
+  existed: ExistedNames | undefined,
 ): void {
   const { peerings: wantedPeerings, ...fields } = wanted;
   for (const [field, value, actual] of givenFields(fields, { cidr: vpc.cidr, region_code: vpc.region_code }))
@@ -154,6 +166,7 @@ function checkVpcFields(
       (peering) => peering.peer_vpc_id,
       peeringFields,
       (peering) => `${peering.status ?? 'present'} (${peering.id ?? '?'})`,
+      { names: existed?.peerings.get(name), kind: 'peering' },
     );
 }
 
@@ -205,12 +218,12 @@ export function unmetExpectations(expect: Expectations, outcome: Outcome, ids: C
     if (!(name in report.outputs))
       found.push({ what: `outputs.${name}`, expected: value, actual: '(no such output)' });
     else if (!sameValue(value, report.outputs[name]))
-      found.push({
-        what: `outputs.${name}`,
-        expected: value,
-        // A secret output's value stays out of reports, CI logs and JUnit files.
-        actual: report.secretOutputs.includes(name) ? SECRET_MASK : (report.outputs[name] ?? null),
-      });
+      found.push(
+        // A secret output's value (and so the one expected) stays out of reports, logs and JUnit files.
+        report.secretOutputs.includes(name)
+          ? secretMismatch(`outputs.${name}`, `secret output ${name} differs from the expected value`)
+          : { what: `outputs.${name}`, expected: value, actual: report.outputs[name] ?? null },
+      );
   }
   for (const [step, status] of Object.entries(expect.steps ?? {})) {
     const record = report.steps.find((s) => s.key === step) ?? report.steps.find((s) => s.id === step);
@@ -228,6 +241,7 @@ export function unmetExpectations(expect: Expectations, outcome: Outcome, ids: C
     ];
     check(found, 'callOrder', expect.callOrder, actual);
   }
+  const peeringsOf = (vpc: Vpc) => (vpc.id !== undefined ? (outcome.peerings?.[vpc.id] ?? []) : []);
   const vpcName = (id: string | undefined) =>
     id === undefined ? undefined : ([...ids.vpcs].find(([, vpcId]) => vpcId === id)?.[0] ?? id);
   for (const [name, wanted] of Object.entries(expect.cloud?.services ?? {})) {
@@ -239,13 +253,19 @@ export function unmetExpectations(expect: Expectations, outcome: Outcome, ids: C
           expected: 'absent',
           actual: `${service.status ?? 'present'} (${service.service_id ?? '?'})`,
         });
+      else if (!existedIn(outcome.existed?.services, name))
+        found.push(neverExisted(`cloud.services.${name}`, 'service'));
       continue;
     }
     if (service === undefined) {
       found.push({ what: `cloud.services.${name}`, expected: 'present', actual: 'absent' });
       continue;
     }
-    const { replica_sets: sets, ...fields } = wanted;
+    const { replica_sets: sets, password, ...fields } = wanted;
+    if (password !== undefined) {
+      const differs = passwordMismatch(name, password, service.service_id, outcome.passwordMatches);
+      if (differs !== undefined) found.push(differs);
+    }
     for (const [field, expected, actual] of serviceFields(fields, service, vpcName))
       check(found, `cloud.services.${name}.${field}`, expected, actual);
     if (sets !== undefined)
@@ -257,20 +277,25 @@ export function unmetExpectations(expect: Expectations, outcome: Outcome, ids: C
         (set) => set.name,
         replicaSetFields,
         (set) => `${set.status ?? 'present'} (${set.id ?? '?'})`,
+        { names: outcome.existed?.replicaSets.get(name), kind: 'replica set' },
       );
   }
   for (const [name, wanted] of Object.entries(expect.cloud?.vpcs ?? {})) {
     const vpc = outcome.vpcs.find((v) => v.name === name);
     if (typeof wanted === 'string') {
       check(found, `cloud.vpcs.${name}`, wanted, vpc !== undefined ? 'present' : 'absent');
+      if (wanted === 'absent' && vpc === undefined && !existedIn(outcome.existed?.vpcs, name))
+        found.push(neverExisted(`cloud.vpcs.${name}`, 'VPC'));
       continue;
     }
     if (vpc === undefined) {
       found.push({ what: `cloud.vpcs.${name}`, expected: 'present', actual: 'absent' });
       continue;
     }
-    checkVpcFields(found, name, wanted, vpc, vpc.id !== undefined ? outcome.peerings?.[vpc.id] : undefined);
+    checkVpcFields(found, name, wanted, vpc, peeringsOf(vpc), outcome.existed);
   }
+  if (expect.cloud?.nothingElse === true)
+    found.push(...leftovers(expect.cloud, outcome.services, outcome.vpcs, peeringsOf));
   if (expect.noSecretsInHistory === true && outcome.history !== undefined) {
     const leaked = outcome.secrets.filter((secret) => outcome.history?.includes(secret));
     if (leaked.length > 0)

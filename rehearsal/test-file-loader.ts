@@ -11,17 +11,16 @@ import { checkRunbookFile } from '../dsl/loader';
 import { PositionIndex } from '../dsl/positions';
 import type { RunbookDefinition } from '../dsl/definition';
 import { readSourceFile } from '../dsl/source-file';
-import { stepTree } from '../dsl/step-tree';
 import { limitAliases, limitNesting } from '../dsl/yaml-limits';
-import { stepIdOfKey } from './step-key';
+import { strictnessProblems, type StrictnessCode } from './test-file-strictness';
 import { placeholderIds, referenceProblems, resolveReferences } from './cloud-references';
 import { RunbookTestFile, type TestCase } from './test-file-schema';
 
 export type TestFileProblemCode =
+  | StrictnessCode
   | 'TEST_FILE_UNREADABLE'
   | 'TEST_FILE_YAML'
   | 'TEST_FILE_INVALID'
-  | 'TEST_REFERENCE_UNKNOWN'
   | 'TEST_INPUT_INVALID'
   | 'TEST_RUNBOOK_INVALID';
 
@@ -40,6 +39,8 @@ export interface LoadedCase extends TestCase {
   definition: RunbookDefinition;
   /** The file's `governance`, compiled: the case runs on a worker that enforces it. */
   governance?: CompiledGovernance;
+  /** Where a part of the case (a path from the case, e.g. `['expect', 'steps']`) is in the file. */
+  locate(path: readonly (string | number)[]): { line: number; column: number };
 }
 
 export type TestFileCheck = { ok: true; cases: LoadedCase[] } | { ok: false; problems: TestFileProblem[] };
@@ -124,6 +125,9 @@ export function loadTestFile(absolutePath: string, display: (absolute: string) =
       };
     governance = compiled.governance;
   }
+  const approvalRules = (governance?.rules ?? []).flatMap((rule) =>
+    rule.spec.effect === 'require-approval' ? [rule.spec.name] : [],
+  );
   parsed.data.cases.forEach((testCase, index) => {
     const base: Path = ['cases', index];
     const names = {
@@ -141,12 +145,13 @@ export function loadTestFile(absolutePath: string, display: (absolute: string) =
         );
     }
     let unknownReferences = 0;
-    for (const [field, value] of [
-      ['inputs', testCase.inputs],
-      ['whenHeld', testCase.whenHeld],
-      ['expect', testCase.expect],
+    const readable = { ...names, inputs: new Set(Object.keys(testCase.inputs)) };
+    for (const [field, value, known] of [
+      ['inputs', testCase.inputs, names],
+      ['whenHeld', testCase.whenHeld, names],
+      ['expect', testCase.expect, readable],
     ] as const) {
-      for (const found of referenceProblems(value, names)) {
+      for (const found of referenceProblems(value, known)) {
         unknownReferences++;
         problems.push(problem('TEST_REFERENCE_UNKNOWN', found.message, at([...base, field, ...found.path])));
       }
@@ -171,30 +176,14 @@ export function loadTestFile(absolutePath: string, display: (absolute: string) =
     cases.push({
       ...testCase,
       file,
+      locate: (path) => at([...base, ...path]),
       definition: checked.definition,
       ...(governance !== undefined && { governance }),
     });
-    // A key names its step last (`each[2].stop`, `create/undo.delete_set`): a typo would make
-    // the case wait for a status (or a hold) that never comes.
-    const ids = new Set(stepTree(checked.definition.steps).map((placed) => placed.step.id));
-    const namedSteps: [Path, string][] = [
-      ...(testCase.cancel !== undefined
-        ? [[['cancel', 'step'], testCase.cancel.step] as [Path, string]]
-        : []),
-      ...testCase.whenHeld.flatMap((hold, i) =>
-        hold.step !== undefined ? [[['whenHeld', i, 'step'], hold.step] as [Path, string]] : [],
-      ),
-    ];
-    for (const [path, step] of namedSteps) {
-      if (!ids.has(stepIdOfKey(step)))
-        problems.push(
-          problem(
-            'TEST_REFERENCE_UNKNOWN',
-            `${path.join('.').replace(/\.(\d+)\./g, '[$1].')}: runbook ${testCase.runbook} has no step "${stepIdOfKey(step)}"`,
-            at([...base, ...path]),
-          ),
-        );
-    }
+    for (const found of strictnessProblems(testCase, checked.definition, testCase.runbook, approvalRules))
+      problems.push(
+        problem(found.code, found.message, at([...base, ...found.path], found.anchor), found.hint),
+      );
     if (unknownReferences > 0) return;
     const bound = bindInputs(
       checked.definition.inputs,

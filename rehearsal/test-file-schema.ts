@@ -221,6 +221,13 @@ const ServiceExpectation = z.union([
     cpu_millis: z.number().int().optional(),
     vpc: Name.optional().describe('The VPC (by name) it is attached to'),
     pooler: z.boolean().optional().describe('Whether it has a connection pooler endpoint'),
+    password: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'The password it has now, e.g. ${{ inputs.previous_password }}; compared without showing either value',
+      ),
     ha_replicas: z
       .strictObject({
         replica_count: ReplicaCount.optional(),
@@ -284,7 +291,9 @@ const Expectations = z.strictObject({
   outputs: z.record(z.string(), z.unknown()).optional().describe('Outputs that must have these values'),
   steps: z.record(z.string(), StepStatus).optional().describe('Step id (or key) → its final status'),
   calls: z
+    // Keys are checked when the file loads (a typo gets a suggestion); editors get the list.
     .record(z.string(), z.number().int().min(0))
+    .meta({ propertyNames: { enum: [...ACTION_NAMES] } })
     .optional()
     .describe('Operation → how many requests the run made to it (faulted ones included)'),
   callOrder: z
@@ -294,6 +303,12 @@ const Expectations = z.strictObject({
     .describe('Operations whose first requests of the run came in this order (others may come between them)'),
   cloud: z
     .strictObject({
+      nothingElse: z
+        .boolean()
+        .optional()
+        .describe(
+          'true: the project holds nothing not named here — no other service or VPC, and no other replica set or peering of those named with fields',
+        ),
       services: z
         .record(z.string(), ServiceExpectation)
         .optional()

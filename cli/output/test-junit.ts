@@ -2,7 +2,7 @@
 // One <testsuite> per test file, one <testcase> per case; a failed case has a <failure> with every
 // unmet expectation and the step trail, a case that could not run an <error>.
 import type { CaseResult } from '../../rehearsal/case-runner';
-import { stepTrail } from './test-report';
+import { mismatchText, stepTrail } from './test-report';
 
 /** Text as XML character data or attribute value; characters XML 1.0 cannot hold are dropped. */
 export function xmlEscape(text: string): string {
@@ -26,9 +26,7 @@ function caseXml(result: CaseResult): string[] {
   if (result.passed) return [`${head}/>`];
   const body = [
     ...(result.error !== undefined ? [`${result.error.code}: ${result.error.message}`] : []),
-    ...result.mismatches.map(
-      (m) => `${m.what}: expected ${JSON.stringify(m.expected)}, got ${JSON.stringify(m.actual)}`,
-    ),
+    ...result.mismatches.map((m) => mismatchText(m, result.file, (value) => JSON.stringify(value))),
     ...(result.steps.length > 0 ? ['steps:', ...stepTrail(result).map((line) => `  ${line}`)] : []),
   ].join('\n');
   const first = result.error?.message ?? result.mismatches.map((m) => m.what).join(', ');

@@ -1,14 +1,30 @@
 // How `tideline test` shows its results: a line per case, and for a failed case each unmet
-// expectation (expected vs actual) and the run's step trail; after the summary, each runbook's
+// expectation (where the file states it, expected vs actual) and the run's step trail; after the summary, each runbook's
 // coverage; or one JSON object (`--json`).
 import type { Style } from './style';
 import { formatDuration } from './style';
 import type { CaseResult } from '../../rehearsal/case-runner';
+import type { Mismatch } from '../../rehearsal/expectations';
 import type { CoverageBranch, CoverageCount, FailurePath, RunbookCoverage } from '../../rehearsal/coverage';
 import type { TestFileProblem } from '../../rehearsal/test-file-loader';
 
 function shown(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/**
+ * One unmet expectation: where the test file states it, which, and expected vs found — or, for a
+ * secret's comparison, only its message.
+ */
+export function mismatchText(
+  mismatch: Mismatch,
+  file: string,
+  show: (value: unknown) => string,
+  emphasis: (text: string) => string = (text) => text,
+): string {
+  const where = mismatch.at !== undefined ? `${file}:${mismatch.at.line}:${mismatch.at.column}: ` : '';
+  const detail = mismatch.message ?? `expected ${show(mismatch.expected)}, got ${show(mismatch.actual)}`;
+  return `${where}${emphasis(mismatch.what)}: ${detail}`;
 }
 
 export function problemText(problem: TestFileProblem): string[] {
@@ -34,11 +50,8 @@ export function caseLines(result: CaseResult, style: Style): string[] {
     `    ${style.dim(`${result.file} → ${result.runbook}`)}`,
   ];
   if (result.error !== undefined) lines.push(`    ${result.error.message} [${result.error.code}]`);
-  for (const mismatch of result.mismatches) {
-    lines.push(
-      `    ${style.bold(mismatch.what)}: expected ${shown(mismatch.expected)}, got ${shown(mismatch.actual)}`,
-    );
-  }
+  for (const mismatch of result.mismatches)
+    lines.push(`    ${mismatchText(mismatch, result.file, shown, style.bold)}`);
   const trail = stepTrail(result);
   if (trail.length > 0) {
     lines.push(`    steps${result.workflowId !== undefined ? ` of run ${result.workflowId}` : ''}:`);

@@ -81,7 +81,9 @@ function provision(
     replicaSets: [],
   };
   world.store.addService(service);
-  return serviceView(service, generatePassword());
+  const password = generatePassword();
+  world.passwords.set(service.id, password);
+  return serviceView(service, password);
 }
 
 function checkForkable(world: World, parent: ServiceRecord, ctx: HandlerContext<'service.fork'>): void {
@@ -194,10 +196,11 @@ export const serviceHandlers: Pick<HandlerTable, ServiceAction> = {
     });
   },
 
-  'service.updatePassword': ({ world, project, params, now }) => {
+  'service.updatePassword': ({ world, project, params, body, now }) => {
     const service = requireService(world, project.id, params.service_id);
     requireRunningIdle(service);
-    // The password itself is not kept: nothing in the local cloud ever needs to read it back.
+    // Kept only as a digest, outside the state: no answer or state file ever holds it.
+    world.passwords.set(service.id, body.password);
     service.passwordChangedAt = now;
     world.store.changed();
     return undefined;

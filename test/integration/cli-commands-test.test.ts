@@ -67,11 +67,13 @@ test("a broken compensation fails the rollback case with what it left behind and
   // With the output, so that a case that passed when it should not says why.
   expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toMatchObject({ code: 1 });
   expect(result.stdout).toMatch(/^✗ a pooler that keeps failing rolls back/m);
-  expect(result.stdout).toMatch(/^ {4}calls\.service\.delete: expected 1, got 0$/m);
+  expect(result.stdout).toMatch(/^ {4}\S+\.test\.yaml:\d+:\d+: calls\.service\.delete: expected 1, got 0$/m);
   expect(result.stdout).toMatch(
-    /^ {4}callOrder: expected \["service\.create","service\.enablePooler","service\.delete"\], got \["service\.create","service\.enablePooler","service\.delete \(never called\)"\]$/m,
+    /^ {4}\S+\.test\.yaml:\d+:\d+: callOrder: expected \["service\.create","service\.enablePooler","service\.delete"\], got \["service\.create","service\.enablePooler","service\.delete \(never called\)"\]$/m,
   );
-  expect(result.stdout).toMatch(/^ {4}cloud\.services\.doomed: expected absent, got READY \(\w+\)$/m);
+  expect(result.stdout).toMatch(
+    /^ {4}\S+\.test\.yaml:\d+:\d+: cloud\.services\.doomed: expected absent, got READY \(\w+\)$/m,
+  );
   expect(result.stdout).toMatch(/^ {6}create\/undo\.delete_service \(undoes create\): done$/m);
   expect(result.stdout).toMatch(/^ {6}pooler: failed — CLOUD_API_RATE_LIMITED: /m);
   expect(result.stdout).toMatch(/^0 passed, 1 failed/m);
@@ -81,6 +83,44 @@ test("a broken compensation fails the rollback case with what it left behind and
   expect(xml).toMatch(
     /<failure message="calls\.service\.delete, callOrder, cloud\.services\.doomed" type="TEST_EXPECTATION_UNMET">/,
   );
+}, 240_000);
+
+test('a compensation that sets the new password again is caught by the restore case, showing neither', async () => {
+  const broken = path.join(dir, 'wrong-restore');
+  rmSync(broken, { recursive: true, force: true });
+  mkdirSync(broken);
+  // The undo sets the new password again instead of the previous one: valid, and wrong.
+  const text = readFileSync(path.join(RUNBOOKS, 'rotate-password.yaml'), 'utf8');
+  const wrong = text.replace(
+    "password: '${{ inputs.previous_password }}'",
+    "password: '${{ inputs.new_password }}'",
+  );
+  expect(wrong).not.toBe(text);
+  writeFileSync(path.join(broken, 'rotate-password.yaml'), wrong);
+  const tests = readFileSync(path.join(RUNBOOKS, 'rotate-password.test.yaml'), 'utf8');
+  writeFileSync(path.join(broken, 'rotate-password.test.yaml'), tests);
+  const lines = tests.split('\n');
+  const line = lines.findIndex((l) => l.includes("password: '${{ inputs.previous_password }}'"));
+  const column = (lines[line] ?? '').indexOf("'${{ inputs.previous_password }}'") + 1;
+
+  const result = await runTideline(['test', broken, '--filter', 'puts the previous password back'], {
+    timeoutMs: 240_000,
+  });
+  expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toMatchObject({ code: 1 });
+  expect(result.stdout).toMatch(
+    /^✗ a run cancelled after the rotation puts the previous password back \(\d/m,
+  );
+  // The one unmet expectation, at its place in the test file; no password in the output.
+  const mismatches = result.stdout.split('\n').filter((l) => /^ {4}\S+\.test\.yaml:\d+:\d+: /.test(l));
+  expect(mismatches).toEqual([
+    expect.stringMatching(
+      new RegExp(
+        `rotate-password\\.test\\.yaml:${line + 1}:${column}: cloud\\.services\\.shop\\.password: password differs from the expected value$`,
+      ),
+    ),
+  ]);
+  expect(result.stdout).not.toMatch(/Previous-Secret|Rotated-Secret/);
+  expect(result.stdout).not.toContain('TEST_CASE_TIMEOUT');
 }, 240_000);
 
 /** A folder of its own with the provisioning runbook and one test file of these lines. */
@@ -109,7 +149,7 @@ test('an operator action scripted for a hold that never comes is an unmet expect
   expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toMatchObject({ code: 1 });
   expect(result.stdout).toMatch(/^✗ nothing fails, so nothing holds/m);
   expect(result.stdout).toMatch(
-    /^ {4}whenHeld\[0\]: expected .*a hold to retry.*, got .*ended succeeded without holding/m,
+    /^ {4}\S*unheld\.test\.yaml:8:9: whenHeld\[0\]: expected .*a hold to retry.*, got .*ended succeeded without holding/m,
   );
 }, 240_000);
 

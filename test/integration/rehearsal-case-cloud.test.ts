@@ -114,3 +114,22 @@ test("a metricAnomaly fault pins the named service's CPU from its nth metrics re
   cloud.disarm();
   expect(await cpu('web-07')).not.toContain(990);
 });
+
+test('notes every name that existed, and compares a password without any answer holding it', async () => {
+  cloud = await startCaseCloud(testCase({ cloud: { services: [{ name: 'shop' }] } }), credentials);
+  const project_id = cloud.ids.projectId;
+  const service_id = cloud.ids.services.get('shop') ?? '';
+  cloud.arm();
+  const made = await cloud.api.service.create({ project_id, name: 'scratch', addons: ['time-series'] });
+  await cloud.api.service.delete({ project_id, service_id: made.service_id ?? '' });
+  const password = 'Rotated-Secret-4711';
+  await cloud.api.service.updatePassword({ project_id, service_id, password });
+  const answers = JSON.stringify(await cloud.api.service.list({ project_id }));
+  expect(answers).not.toContain(password);
+  expect(cloud.cloud.passwordMatches(service_id, password)).toBe(true);
+  expect(cloud.cloud.passwordMatches(service_id, 'Previous-Secret-0815')).toBe(false);
+  expect(cloud.cloud.passwordMatches('unknown', password)).toBeUndefined();
+  cloud.disarm();
+  expect([...cloud.existed().services].sort()).toEqual(['scratch', 'shop']);
+  expect([...cloud.existed().vpcs]).toEqual([]);
+});

@@ -281,9 +281,14 @@ describe('expectations', () => {
     ]);
   });
 
-  it('never shows a secret output in a mismatch', () => {
+  it('never shows a secret output, or the value expected of it, in a mismatch', () => {
     const [mismatch] = unmetExpectations({ status: 'failed', outputs: { password: 'other' } }, outcome, ids);
-    expect(mismatch).toEqual({ what: 'outputs.password', expected: 'other', actual: '••••••' });
+    expect(mismatch).toEqual({
+      what: 'outputs.password',
+      expected: '••••••',
+      actual: '••••••',
+      message: 'secret output password differs from the expected value',
+    });
   });
 });
 

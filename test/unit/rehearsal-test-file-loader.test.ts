@@ -154,8 +154,8 @@ describe('loading test files', () => {
         message: 'cancel.step: runbook provision.yaml has no step "polaris"',
       }),
     ]);
-    // A key names its step last: a compensation step, an iteration's step.
-    for (const step of ['create/undo.delete_service', 'each[2].pooler']) {
+    // A step by its id, or by its key as the engine names it: a compensation step.
+    for (const step of ['create/undo.delete_service', 'delete_service']) {
       const file = path.join(dir, 'cancel.test.yaml');
       writeFileSync(file, [...valid, `    cancel: { step: '${step}' }`].join('\n'));
       const loaded = loadTestFile(file, (absolute) => path.basename(absolute));
