@@ -11,7 +11,8 @@ function shown(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-export function problemText(problem: TestFileProblem): string[] {
+/** A problem of a test file (or a file beside it) at its file:line:column, with its code. */
+export function problemText(problem: Omit<TestFileProblem, 'code'> & { code: string }): string[] {
   const lines = [`${problem.file}:${problem.line}:${problem.column}: ${problem.message} [${problem.code}]`];
   if (problem.hint !== undefined) lines.push(`  hint: ${problem.hint}`);
   return lines;
