@@ -1,8 +1,8 @@
 // `tideline test --mutate`: derives mutants of the runbooks the loaded cases run, runs the cases
 // against each and reports each mutant killed (by which case and expectations), survived (with its
-// diff) or equivalent (listed, with the reason, in the runbook's `.mutants.yaml`). Exit 0 when no
-// mutant survived, 1 when one did or a case fails against the runbook as it is, 2 on a problem
-// in a `.mutants.yaml`.
+// diff), equivalent or a known survivor (listed, with the reason, in the runbook's
+// `.mutants.yaml`). Exit 0 when every mutant is killed or listed, 1 when an unlisted one survived
+// or a case fails against the runbook as it is, 2 on a problem in a `.mutants.yaml`.
 /* eslint-disable @typescript-eslint/no-require-imports -- lazy loading keeps start-up fast */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -24,7 +24,7 @@ export async function mutateCommand(
 ): Promise<ExitCode> {
   const { planMutation } =
     require('../../rehearsal/mutation/mutation-plan') as typeof import('../../rehearsal/mutation/mutation-plan');
-  const { runMutation } =
+  const { mutationFailed, runMutation } =
     require('../../rehearsal/mutation/run-mutants') as typeof import('../../rehearsal/mutation/run-mutants');
   const report = require('../output/mutation-report') as typeof import('../output/mutation-report');
   const caseReport = require('../output/test-report') as typeof import('../output/test-report');
@@ -70,5 +70,5 @@ export async function mutateCommand(
   }
   if (json) ctx.stdout.write(`${report.mutationJson(plan.targets, run.mutants, elapsed)}\n`);
   else ctx.stdout.write(`${report.mutationSummary(plan.targets, run.mutants, elapsed, style).join('\n')}\n`);
-  return run.mutants.some((r) => r.verdict.status === 'survived') ? EXIT.FAILED : EXIT.OK;
+  return mutationFailed(run.mutants) ? EXIT.FAILED : EXIT.OK;
 }

@@ -1,6 +1,6 @@
 // `tideline test --mutate --junit FILE`: the mutants as JUnit XML. One <testsuite> per runbook,
-// one <testcase> per mutant; a survivor is a <failure> with its diff, an equivalent one <skipped>
-// with the reason, a kill passes (its case and expectations in <system-out>).
+// one <testcase> per mutant; a survivor is a <failure> with its diff, an equivalent one or a known
+// survivor <skipped> with the reason, a kill passes (its case and expectations in <system-out>).
 import { assertNever } from '../../cloud/assert-never';
 import type { MutantResult } from '../../rehearsal/mutation/run-mutants';
 import { xmlEscape } from './test-junit';
@@ -13,10 +13,18 @@ function mutantXml(result: MutantResult): string[] {
   const { verdict } = result;
   switch (verdict.status) {
     case 'killed': {
-      const how = `killed by "${verdict.kill.case}" (${verdict.kill.file}): ${verdict.kill.failed.join(', ')}${verdict.onlyByTimeout ? ' (only by a timeout)' : ''}`;
+      const listed =
+        verdict.listedAsSurvivor === true ? ' (listed as a known survivor: remove its entry)' : '';
+      const how = `killed by "${verdict.kill.case}" (${verdict.kill.file}): ${verdict.kill.failed.join(', ')}${verdict.onlyByTimeout ? ' (only by a timeout)' : ''}${listed}`;
       return [`${head}>`, `      <system-out>${xmlEscape(how)}</system-out>`, '    </testcase>'];
     }
     case 'survived':
+      if (verdict.known !== undefined)
+        return [
+          `${head}>`,
+          `      <skipped message="${xmlEscape(`known survivor: ${verdict.known}`)}"/>`,
+          '    </testcase>',
+        ];
       return [
         `${head}>`,
         `      <failure message="the mutant survived every case" type="MUTANT_SURVIVED">${xmlEscape(diff)}</failure>`,

@@ -1,8 +1,9 @@
 // How `tideline test --mutate` shows its results: a line per mutant (killed, by which case and
-// which expectations; survived, with its diff; equivalent, with the reason), then a summary per
+// which expectations; survived, with its diff; equivalent or a known survivor, with the reason — a
+// known survivor with its diff too), then a summary per
 // runbook and overall; or one JSON object (`--json`).
 import { assertNever } from '../../cloud/assert-never';
-import type { MutantResult } from '../../rehearsal/mutation/run-mutants';
+import { mutationFailed, type MutantResult } from '../../rehearsal/mutation/run-mutants';
 import type { MutationTarget } from '../../rehearsal/mutation/mutation-plan';
 import type { Style } from './style';
 import { formatDuration } from './style';
@@ -23,6 +24,8 @@ export function mutantLines(result: MutantResult, style: Style): string[] {
     case 'killed': {
       const { kill } = verdict;
       const head = `${style.green('✓')} killed ${name} by "${kill.case}": ${kill.failed.join(', ')}`;
+      if (verdict.listedAsSurvivor === true)
+        return [`${head} ${style.red('(listed as a known survivor: its entry can go)')}`];
       if (!verdict.onlyByTimeout) return [head];
       return [
         `${head} ${style.dim('(only by a timeout)')}`,
@@ -31,6 +34,8 @@ export function mutantLines(result: MutantResult, style: Style): string[] {
       ];
     }
     case 'survived':
+      if (verdict.known !== undefined)
+        return [`${style.yellow('!')} known survivor ${name}: ${verdict.known}`, ...diffLines(result, style)];
       return [
         `${style.red('✗')} survived ${name} (${result.casesRun} cases ran)`,
         ...diffLines(result, style),
@@ -47,6 +52,8 @@ interface Counts {
   killed: number;
   onlyByTimeout: number;
   survived: number;
+  /** Of the survivors, those the runbook's `.mutants.yaml` lists as known. */
+  knownSurvivors: number;
   equivalent: number;
 }
 
@@ -58,6 +65,8 @@ export function mutationCounts(results: readonly MutantResult[]): Counts {
     killed: of('killed'),
     onlyByTimeout: results.filter((r) => r.verdict.status === 'killed' && r.verdict.onlyByTimeout).length,
     survived: of('survived'),
+    knownSurvivors: results.filter((r) => r.verdict.status === 'survived' && r.verdict.known !== undefined)
+      .length,
     equivalent: of('equivalent'),
   };
 }
@@ -66,7 +75,7 @@ function countsText(counts: Counts, style: Style): string {
   return [
     `${counts.mutants} mutants`,
     `${counts.killed} killed${counts.onlyByTimeout > 0 ? ` (${counts.onlyByTimeout} only by a timeout)` : ''}`,
-    counts.survived > 0 ? style.red(`${counts.survived} survived`) : '0 survived',
+    `${counts.survived > counts.knownSurvivors ? style.red(`${counts.survived} survived`) : `${counts.survived} survived`}${counts.knownSurvivors > 0 ? ` (${counts.knownSurvivors} known)` : ''}`,
     `${counts.equivalent} equivalent`,
   ].join(', ');
 }
@@ -95,7 +104,7 @@ export function mutationJson(
 ): string {
   const counts = mutationCounts(results);
   return JSON.stringify({
-    ok: counts.survived === 0,
+    ok: !mutationFailed(results),
     ...counts,
     durationMs: elapsedMs,
     runbooks: targets.map((target) => ({

@@ -1,8 +1,10 @@
 // The mutants a runbook's cases cannot tell apart from it, and why: `<runbook>.mutants.yaml` beside
-// the runbook (`runbooks/rotate-password.mutants.yaml` for `runbooks/rotate-password.yaml`). Each
-// entry names a mutant by its id (stable: it names the mutation) and gives the reason. An entry
-// whose id no mutant of the runbook has any more is a problem, at its file:line:column, so the
-// list cannot go stale as the runbook changes.
+// the runbook (`runbooks/rotate-password.mutants.yaml` for `runbooks/rotate-password.yaml`).
+// `equivalent` lists mutants that behave as the runbook does; `survivors` lists known survivors,
+// mutants no case kills yet, each with what killing it would take (a listed survivor that a case
+// kills is reported, so its entry can go). Each entry names a mutant
+// by its id (stable: it names the mutation). An entry whose id no mutant of the runbook has any
+// more is a problem, at its file:line:column, so the lists cannot go stale as the runbook changes.
 import { existsSync } from 'node:fs';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
@@ -23,15 +25,17 @@ export interface MutationProblem {
   hint?: string;
 }
 
+const Entry = z.strictObject({
+  mutant: z.string().min(1).describe('The id `tideline test --mutate` shows for the mutant'),
+  reason: z.string().min(10).describe('Why no case tells the mutant apart from the runbook'),
+});
+
 const MutantsFile = z.strictObject({
-  equivalent: z
-    .array(
-      z.strictObject({
-        mutant: z.string().min(1).describe('The id `tideline test --mutate` shows for the mutant'),
-        reason: z.string().min(10).describe('Why no case can tell the mutant apart from the runbook'),
-      }),
-    )
-    .default([]),
+  equivalent: z.array(Entry).default([]).describe('Mutants that behave as the runbook does'),
+  survivors: z
+    .array(Entry)
+    .default([])
+    .describe('Known survivors: mutants no case kills yet, each with what it would take'),
 });
 
 /** Where a runbook's equivalent mutants are listed. */
@@ -39,11 +43,17 @@ export function mutantsFileOf(runbookPath: string): string {
   return runbookPath.replace(/\.ya?ml$/, '') + MUTANTS_FILE_SUFFIX;
 }
 
-export type EquivalentsCheck =
-  { ok: true; equivalent: Map<string, string> } | { ok: false; problems: MutationProblem[] };
+export interface ListedMutants {
+  /** Equivalent mutants by id, with the reason. */
+  equivalent: Map<string, string>;
+  /** Known survivors by id, with why no case kills them yet. */
+  survivors: Map<string, string>;
+}
+
+export type EquivalentsCheck = ({ ok: true } & ListedMutants) | { ok: false; problems: MutationProblem[] };
 
 /**
- * The runbook's equivalent mutants (id → reason), checked against the ids of the mutants it has;
+ * The runbook's equivalent mutants and known survivors (id → reason), checked against the ids of the mutants it has;
  * none when it has no such file.
  */
 export function loadEquivalents(
@@ -52,7 +62,7 @@ export function loadEquivalents(
   display: (absolute: string) => string,
 ): EquivalentsCheck {
   const absolute = mutantsFileOf(runbookPath);
-  if (!existsSync(absolute)) return { ok: true, equivalent: new Map() };
+  if (!existsSync(absolute)) return { ok: true, equivalent: new Map(), survivors: new Map() };
   const file = display(absolute);
   const problem = (
     code: MutationProblemCode,
@@ -97,18 +107,20 @@ export function loadEquivalents(
       }),
     };
   const problems: MutationProblem[] = [];
-  const equivalent = new Map<string, string>();
-  parsed.data.equivalent.forEach((entry, index) => {
-    if (!mutantIds.has(entry.mutant))
-      problems.push(
-        problem(
-          'MUTANT_UNKNOWN',
-          `equivalent[${index}]: the runbook has no mutant "${entry.mutant}" (any more)`,
-          positions.locate(['equivalent', index, 'mutant'], 'value'),
-          suggestionHint(entry.mutant, [...mutantIds], 'its mutants'),
-        ),
-      );
-    else equivalent.set(entry.mutant, entry.reason);
-  });
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, equivalent };
+  const listed: ListedMutants = { equivalent: new Map(), survivors: new Map() };
+  for (const section of ['equivalent', 'survivors'] as const) {
+    parsed.data[section].forEach((entry, index) => {
+      if (!mutantIds.has(entry.mutant))
+        problems.push(
+          problem(
+            'MUTANT_UNKNOWN',
+            `${section}[${index}]: the runbook has no mutant "${entry.mutant}" (any more)`,
+            positions.locate([section, index, 'mutant'], 'value'),
+            suggestionHint(entry.mutant, [...mutantIds], 'its mutants'),
+          ),
+        );
+      else listed[section].set(entry.mutant, entry.reason);
+    });
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, ...listed };
 }

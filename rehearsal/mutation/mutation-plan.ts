@@ -16,6 +16,8 @@ export interface MutationTarget {
   refused: number;
   /** Equivalent mutants by id, with the reason. */
   equivalent: Map<string, string>;
+  /** Known survivors by id, with why no case kills them yet. */
+  survivors: Map<string, string>;
 }
 
 export type MutationPlan =
@@ -45,6 +47,7 @@ export function planMutation(cases: readonly LoadedCase[], cwd: string): Mutatio
       mutants: derivation.mutants,
       refused: derivation.refused,
       equivalent: equivalents.equivalent,
+      survivors: equivalents.survivors,
     });
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, targets };

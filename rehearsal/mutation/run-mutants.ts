@@ -23,8 +23,10 @@ export interface Kill {
 }
 
 export type MutantVerdict =
-  | { status: 'killed'; kill: Kill; onlyByTimeout: boolean }
-  | { status: 'survived' }
+  /** `listedAsSurvivor`: the runbook's `.mutants.yaml` still lists it as a known survivor. */
+  | { status: 'killed'; kill: Kill; onlyByTimeout: boolean; listedAsSurvivor?: true }
+  /** `known`: why no case kills it yet, as its `.mutants.yaml` lists it. */
+  | { status: 'survived'; known?: string }
   | { status: 'equivalent'; reason: string };
 
 export interface MutantResult {
@@ -100,10 +102,12 @@ async function runMutant(
     const outcome = await runCase(stack, { ...testCase, definition: mutant.definition }, timeoutMs);
     if (!outcome.passed) {
       const kill = killOf(outcome);
-      return result({ status: 'killed', kill, onlyByTimeout: kill.byTimeout }, casesRun);
+      const listed = target.survivors.has(mutant.id) ? { listedAsSurvivor: true as const } : {};
+      return result({ status: 'killed', kill, onlyByTimeout: kill.byTimeout, ...listed }, casesRun);
     }
   }
-  return result({ status: 'survived' }, casesRun);
+  const known = target.survivors.get(mutant.id);
+  return result({ status: 'survived', ...(known !== undefined && { known }) }, casesRun);
 }
 
 export async function runMutation(
@@ -133,4 +137,13 @@ export async function runMutation(
   } finally {
     await stack.close().catch(() => undefined);
   }
+}
+
+/**
+ * Whether a mutant survived that no \`.mutants.yaml\` lists. A listed survivor that a case killed
+ * is reported, not a failure: a survivor that depends on the cloud's timing may be killed by a
+ * run that happened to be slow.
+ */
+export function mutationFailed(results: readonly MutantResult[]): boolean {
+  return results.some(({ verdict }) => verdict.status === 'survived' && verdict.known === undefined);
 }

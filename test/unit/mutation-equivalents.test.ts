@@ -16,18 +16,31 @@ const display = (absolute: string) => path.relative(dir, absolute);
 test('lives beside the runbook; without a file, no mutant is equivalent', () => {
   const runbook = path.join(dir, 'thing.yaml');
   expect(mutantsFileOf(runbook)).toBe(path.join(dir, 'thing.mutants.yaml'));
-  expect(loadEquivalents(runbook, IDS, display)).toEqual({ ok: true, equivalent: new Map() });
+  expect(loadEquivalents(runbook, IDS, display)).toEqual({
+    ok: true,
+    equivalent: new Map(),
+    survivors: new Map(),
+  });
 });
 
-test('lists equivalent mutants with their reasons', () => {
+test('lists equivalent mutants and known survivors with their reasons', () => {
   const runbook = path.join(dir, 'thing.yaml');
   writeFileSync(
     mutantsFileOf(runbook),
-    'equivalent:\n  - mutant: weaken-wait:ready=true\n    reason: the next wait waits for READY too\n',
+    [
+      'equivalent:',
+      '  - mutant: weaken-wait:ready=true',
+      '    reason: the next wait waits for READY too',
+      'survivors:',
+      '  - mutant: drop-step:delete',
+      '    reason: no case rolls back yet',
+      '',
+    ].join('\n'),
   );
   expect(loadEquivalents(runbook, IDS, display)).toEqual({
     ok: true,
     equivalent: new Map([['weaken-wait:ready=true', 'the next wait waits for READY too']]),
+    survivors: new Map([['drop-step:delete', 'no case rolls back yet']]),
   });
 });
 
