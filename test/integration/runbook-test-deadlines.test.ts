@@ -27,7 +27,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test('a compensation that stops instead of deleting fails the rollback cases in seconds, naming the unmet expectations', async () => {
-  const suite = loadSuite([dir], dir, 'deleted');
+  const suite = loadSuite([dir], dir, 'delete');
   if (!suite.ok) throw new Error(JSON.stringify(suite.problems));
   expect(suite.cases.map((c) => c.name)).toEqual([
     'a pooler that keeps failing rolls back and deletes the service it created',
