@@ -26,6 +26,14 @@ import { placeMismatch } from './mismatch-position';
 import type { LoadedCase } from './test-file-loader';
 import type { TestStack } from './test-stack';
 import { caseWorkerFor, type CaseWorker } from './case-worker';
+import {
+  missedDeadline,
+  missedDeadlineText,
+  stepDeadlines,
+  type MissedDeadline,
+  type StepDeadline,
+} from './step-deadlines';
+import { bindInputs } from '../dsl/inputs';
 
 export interface CaseResult {
   file: string;
@@ -35,7 +43,10 @@ export interface CaseResult {
   durationMs: number;
   workflowId: string | undefined;
   mismatches: Mismatch[];
-  /** Why the case could not be run or finished (then `mismatches` is empty). */
+  /**
+   * Why the case could not be run or finished. A case that ran out of time has the mismatches its
+   * expectations found at that moment; one that could not run has none.
+   */
   error?: { code: 'TEST_CASE_ERROR' | 'TEST_CASE_TIMEOUT'; message: string };
   /** The run's steps as they ended. */
   steps: StepRecord[];
@@ -105,6 +116,85 @@ function secretValues(
   return values.filter((v): v is string => typeof v === 'string' && v.length >= 4);
 }
 
+/** The case's expectations against a report and what its cloud holds now. */
+async function judge(
+  testCase: LoadedCase,
+  report: RunReport,
+  cloud: CaseCloud,
+  inputs: Record<string, unknown>,
+  run: WorkflowHandle,
+): Promise<Mismatch[]> {
+  const { calls, sequence } = cloud.disarm();
+  const project_id = cloud.ids.projectId;
+  const [services, vpcs, history] = await Promise.all([
+    cloud.api.service.list({ project_id }),
+    cloud.api.vpc.list({ project_id }),
+    testCase.expect.noSecretsInHistory === true ? run.fetchHistory().then(historyText) : undefined,
+  ]);
+  const { api } = cloud;
+  const peerings = Object.fromEntries(
+    await Promise.all(
+      vpcs.flatMap(({ id: vpc_id }) =>
+        vpc_id === undefined
+          ? []
+          : [api.peering.list({ project_id, vpc_id }).then((list) => [vpc_id, list] as const)],
+      ),
+    ),
+  );
+  const outcome = {
+    report,
+    calls,
+    sequence,
+    services,
+    vpcs,
+    peerings,
+    secrets: secretValues(testCase, inputs, report, cloud),
+    existed: cloud.existed(),
+    passwordMatches: cloud.cloud.passwordMatches,
+    ...(history !== undefined ? { history } : {}),
+  };
+  const expect = resolveReferences(testCase.expect, cloud.ids, inputs);
+  return unmetExpectations(expect, outcome, cloud.ids).map((mismatch) =>
+    placeMismatch(testCase, mismatch, 'expect'),
+  );
+}
+
+/** The run's inputs with the runbook's defaults, as the run binds them (for its deadlines). */
+function bound(testCase: LoadedCase, inputs: Record<string, unknown>): Record<string, unknown> {
+  const binding = bindInputs(testCase.definition.inputs, inputs);
+  return binding.ok ? binding.values : inputs;
+}
+
+/** How often the runner checks the running steps against their deadlines. */
+const DEADLINE_POLL_MS = 250;
+
+/**
+ * What ends the wait for the run: its report, a step past its deadline on the case's clock, or
+ * the flat case timeout (`missed` undefined).
+ */
+async function firstEnding(
+  work: Promise<RunReport>,
+  run: WorkflowHandle,
+  deadlines: ReadonlyMap<string, StepDeadline>,
+  timeoutMs: number,
+): Promise<{ report: RunReport } | { missed: MissedDeadline | undefined }> {
+  let settled = false;
+  const watch = async (): Promise<{ missed: MissedDeadline }> => {
+    for (;;) {
+      await delay(DEADLINE_POLL_MS);
+      if (settled) return new Promise(() => undefined);
+      const missed = missedDeadline(await progressOf(run), deadlines, Date.now());
+      if (missed !== undefined) return { missed };
+    }
+  };
+  const ending = await withDeadline(
+    Promise.race([work.then((report) => ({ report })), ...(deadlines.size > 0 ? [watch()] : [])]),
+    timeoutMs,
+  );
+  settled = true;
+  return ending === 'timeout' ? { missed: undefined } : ending;
+}
+
 export async function runCase(
   stack: TestStack,
   testCase: LoadedCase,
@@ -165,52 +255,35 @@ export async function runCase(
       driveCancel(run, testCase, () => ended),
       holds.drive(),
     ]).then(([report]) => report);
-    const report = await withDeadline(work, timeoutMs);
-    if (report === 'timeout') {
+    const deadlines = stepDeadlines(testCase.definition, bound(testCase, inputs), testCase.approvals);
+    const ending = await firstEnding(work, run, deadlines, timeoutMs);
+    if ('missed' in ending) {
+      ended = true;
       const progress = await progressOf(run);
       result.steps = progress?.steps ?? [];
       result.error = {
         code: 'TEST_CASE_TIMEOUT',
-        message: `the run did not ${testCase.expect.status === 'held' ? 'hold or end' : 'end'} within ${timeoutMs / 1000}s (status ${progress?.status ?? 'unknown'})`,
+        message:
+          ending.missed !== undefined
+            ? missedDeadlineText(ending.missed)
+            : `the run did not ${testCase.expect.status === 'held' ? 'hold or end' : 'end'} within ${timeoutMs / 1000}s (status ${progress?.status ?? 'unknown'})`,
       };
+      // What the expectations find when the time was up names what the run failed to do.
+      if (progress !== undefined)
+        result.mismatches = await judge(
+          testCase,
+          { ...progress, outputs: {}, secretOutputs: [] },
+          cloud,
+          inputs,
+          run,
+        );
       return result;
     }
+    const { report } = ending;
     result.steps = report.steps;
-    const { calls, sequence } = cloud.disarm();
-    const project_id = cloud.ids.projectId;
-    const [services, vpcs, history] = await Promise.all([
-      cloud.api.service.list({ project_id }),
-      cloud.api.vpc.list({ project_id }),
-      testCase.expect.noSecretsInHistory === true ? run.fetchHistory().then(historyText) : undefined,
-    ]);
-    const { api } = cloud;
-    const peerings = Object.fromEntries(
-      await Promise.all(
-        vpcs.flatMap(({ id: vpc_id }) =>
-          vpc_id === undefined
-            ? []
-            : [api.peering.list({ project_id, vpc_id }).then((list) => [vpc_id, list] as const)],
-        ),
-      ),
-    );
-    const outcome = {
-      report,
-      calls,
-      sequence,
-      services,
-      vpcs,
-      peerings,
-      secrets: secretValues(testCase, inputs, report, cloud),
-      existed: cloud.existed(),
-      passwordMatches: cloud.cloud.passwordMatches,
-      ...(history !== undefined ? { history } : {}),
-    };
-    const expect = resolveReferences(testCase.expect, cloud.ids, inputs);
     result.mismatches = [
       ...unusedScript(testCase, holds.unused(), approvals.missed(), report.status),
-      ...unmetExpectations(expect, outcome, cloud.ids).map((mismatch) =>
-        placeMismatch(testCase, mismatch, 'expect'),
-      ),
+      ...(await judge(testCase, report, cloud, inputs, run)),
     ];
     result.passed = result.mismatches.length === 0;
     return result;

@@ -11,7 +11,7 @@ import { checkRunbookFile } from '../dsl/loader';
 import { isRunbookError } from '../dsl/problems';
 import type { ParsedWorkerConfig } from './config-schema';
 
-/** Runbook files in a folder (and its sub-folders), test files left out, sorted. */
+/** Runbook files in a folder (and its sub-folders), test and mutants files left out, sorted. */
 function runbookFiles(folder: string): string[] {
   const found: string[] = [];
   for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) =>
@@ -19,7 +19,7 @@ function runbookFiles(folder: string): string[] {
   )) {
     const full = path.join(folder, entry.name);
     if (entry.isDirectory()) found.push(...runbookFiles(full));
-    else if (/\.ya?ml$/.test(entry.name) && !/\.test\.ya?ml$/.test(entry.name)) found.push(full);
+    else if (/\.ya?ml$/.test(entry.name) && !/\.(test|mutants)\.ya?ml$/.test(entry.name)) found.push(full);
   }
   return found;
 }

@@ -12,7 +12,7 @@ import { styleFor } from '../output/style';
 
 export const TEST_SPEC = {
   name: 'test',
-  usage: '[PATH…] [--filter TEXT] [--junit FILE] [--jobs N] [--timeout SECONDS] [--no-coverage]',
+  usage: '[PATH…] [--filter TEXT] [--junit FILE] [--jobs N] [--timeout SECONDS] [--no-coverage] [--mutate]',
   description: [
     'Runs every case of the test files given, and of every *.test.yaml under the folders given',
     '(default: runbooks/). Each case gets a fresh local cloud holding its starting state and faults;',
@@ -23,6 +23,11 @@ export const TEST_SPEC = {
     'namespace and task queue are its own.',
     'After the results it shows, per runbook, how many of its steps, branches (if, approvals,',
     'compensations) and failure paths the cases that ran exercised, and which ones none did.',
+    'With --mutate it makes each runbook wrong in small ways (a compensation calling a sibling',
+    'operation or dropped, a step dropped, a literal changed, an input swapped, an `if` negated, an',
+    "approval's default flipped, a wait's condition weakened), runs the runbook's cases against each",
+    'mutant and reports it killed (by which case and expectations) or survived (with its diff);',
+    'mutants no case can tell apart are listed with the reason in <runbook>.mutants.yaml.',
   ],
   options: {
     filter: { type: 'string' },
@@ -30,6 +35,7 @@ export const TEST_SPEC = {
     jobs: { type: 'string', short: 'j' },
     timeout: { type: 'string' },
     'no-coverage': { type: 'boolean' },
+    mutate: { type: 'boolean' },
   },
   optionHelp: [
     ['--filter TEXT', 'only the cases whose name (or file) contains TEXT, in any case'],
@@ -37,11 +43,13 @@ export const TEST_SPEC = {
     ['-j, --jobs N', 'how many cases run at once (default 4; they mostly wait on the cloud)'],
     ['--timeout SECONDS', 'how long one case may take (default 120)'],
     ['--no-coverage', 'leave out the coverage of the runbooks (text and --json)'],
+    ['--mutate', 'run the cases against mutants of their runbooks; exit 1 when one survives'],
   ],
   examples: [
     'tideline test',
     'tideline test runbooks/provision-production-service.test.yaml --filter pooler',
     'tideline test runbooks/ --junit test-results.xml',
+    'tideline test --mutate runbooks/rotate-password.test.yaml',
   ],
   positionals: { min: 0, names: 'a test file or folder' },
 } satisfies CommandSpec;
@@ -78,6 +86,10 @@ export const testCommand: Command = async (argv, ctx) => {
       values.filter !== undefined ? `no test case matches "${values.filter}"` : 'no test cases found',
       `test files end in .test.yaml; looked in ${loaded.files.length > 0 ? loaded.files.join(', ') : parsed.positionals.join(', ') || 'runbooks'}`,
     );
+  }
+  if (values.mutate === true) {
+    const { mutateCommand } = require('./test-mutate') as typeof import('./test-mutate');
+    return mutateCommand(loaded.cases, { jobs, timeoutMs, junit: values.junit }, ctx);
   }
   const style = styleFor(ctx);
   const started = Date.now();

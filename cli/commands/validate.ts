@@ -11,6 +11,7 @@ import { EXIT } from '../errors';
 import { styleFor } from '../output/style';
 import { expandPaths } from '../../dsl/path-expansion';
 import { displayName, problemLines, runbooksRootOption } from '../runbook-input';
+import { MUTANTS_FILE_SUFFIX } from '../../rehearsal/mutation/equivalent-mutants';
 import { TEST_FILE_SUFFIX } from '../../rehearsal/test-files';
 
 export const VALIDATE_SPEC = {
@@ -94,7 +95,8 @@ function checkFile(file: string, cwd: string, runbooksRoot: string | undefined):
   }
 }
 
-const isYaml = (name: string) => /\.ya?ml$/.test(name);
+/** A file a folder stands for: YAML, but not a runbook's list of mutants (`tideline test --mutate`). */
+const isYaml = (name: string) => /\.ya?ml$/.test(name) && !name.endsWith(MUTANTS_FILE_SUFFIX);
 
 /**
  * The results for one path given: a file (or a path that does not exist) as given; a folder as each

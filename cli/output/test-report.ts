@@ -27,7 +27,8 @@ export function mismatchText(
   return `${where}${emphasis(mismatch.what)}: ${detail}`;
 }
 
-export function problemText(problem: TestFileProblem): string[] {
+/** A problem of a test file (or a file beside it) at its file:line:column, with its code. */
+export function problemText(problem: Omit<TestFileProblem, 'code'> & { code: string }): string[] {
   const lines = [`${problem.file}:${problem.line}:${problem.column}: ${problem.message} [${problem.code}]`];
   if (problem.hint !== undefined) lines.push(`  hint: ${problem.hint}`);
   return lines;

@@ -8,7 +8,7 @@ import { cancelCase, cancelsAChange, representativeCancelPoints } from '../helpe
 import { RUNBOOKS_DIR } from '../helpers/runbook-stack';
 
 const runbooks = readdirSync(RUNBOOKS_DIR)
-  .filter((file) => file.endsWith('.yaml') && !file.endsWith('.test.yaml'))
+  .filter((file) => file.endsWith('.yaml') && !file.endsWith('.test.yaml') && !file.endsWith('.mutants.yaml'))
   .sort();
 const matrices = runbooks.map((file) => cancelPointsOf(loadRunbookFile(`${RUNBOOKS_DIR}/${file}`)));
 const covered = new Set<string>();
