@@ -26,8 +26,13 @@ export function readYamlDocument(absolutePath: string, what: string): YamlRead {
     const message = read.kind === 'missing' ? `${what} not found` : `${what} ${read.reason}`;
     return { ok: false, problems: [{ kind: 'unreadable', message, at: start }] };
   }
+  return parseYamlText(read.text);
+}
+
+/** The same reading, of text already in hand. */
+export function parseYamlText(text: string): YamlRead {
   const lines = new LineCounter();
-  const nesting = limitNesting(read.text);
+  const nesting = limitNesting(text);
   const document = parseDocument(nesting.text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const offsetAt = (offset: number): SourcePosition => {
     const { line, col } = lines.linePos(offset);

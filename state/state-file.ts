@@ -5,7 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { checkRunbookFile } from '../dsl/loader';
 import type { RunbookDefinition } from '../dsl/definition';
 import { hasTemplate } from '../dsl/templates';
-import { readYamlDocument } from '../dsl/yaml-document';
+import { parseYamlText, readYamlDocument, type YamlRead } from '../dsl/yaml-document';
 import { compileExpectation, type Expectation } from './state-rules';
 import { StateFile, type StateRule } from './state-schema';
 
@@ -53,6 +53,23 @@ function checkRepair(
 }
 
 export function loadStateFile(absolutePath: string, display: (absolute: string) => string): StateFileCheck {
+  return checkState(readYamlDocument(absolutePath, 'state file'), absolutePath, display);
+}
+
+/** A state file's text, checked as if it were at `absolutePath` (repair runbooks resolve from there). */
+export function loadStateText(
+  text: string,
+  absolutePath: string,
+  display: (absolute: string) => string,
+): StateFileCheck {
+  return checkState(parseYamlText(text), absolutePath, display);
+}
+
+function checkState(
+  read: YamlRead,
+  absolutePath: string,
+  display: (absolute: string) => string,
+): StateFileCheck {
   const file = display(absolutePath);
   const problem = (code: StateProblemCode, message: string, at = { line: 1, column: 1 }, hint?: string) => ({
     code,
@@ -61,7 +78,6 @@ export function loadStateFile(absolutePath: string, display: (absolute: string) 
     message,
     ...(hint !== undefined ? { hint } : {}),
   });
-  const read = readYamlDocument(absolutePath, 'state file');
   if (!read.ok)
     return {
       ok: false,

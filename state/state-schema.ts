@@ -62,3 +62,9 @@ export const StateFile = z
   })
   .meta({ id: 'StateFile', description: 'What a fleet should look like: rules over its services' });
 export type StateFile = z.infer<typeof StateFile>;
+
+/** The JSON Schema of state files for editors (draft-07), as committed in STATE_SCHEMA_FILE. */
+export function stateJsonSchemaText(): string {
+  const schema = z.toJSONSchema(StateFile, { target: 'draft-7', io: 'input', unrepresentable: 'any' });
+  return `${JSON.stringify(schema, null, 2)}\n`;
+}
