@@ -137,6 +137,14 @@ export const COMMANDS = {
       return { spec: module.KEYS_SPEC, run: module.keysCommand };
     },
   },
+  drift: {
+    summary: 'the services of a project that break the rules of a state file (read-only)',
+    interrupt: 'exit',
+    load: () => {
+      const module = require('./commands/drift') as typeof import('./commands/drift');
+      return { spec: module.DRIFT_SPEC, run: module.driftCommand };
+    },
+  },
   catalog: {
     summary: 'the runbooks a worker with this configuration runs, with their definition hashes',
     interrupt: 'exit',

@@ -52,6 +52,16 @@ export function actionCelType(action: ActionName): string {
   return withActionTypes().byAction.get(action) ?? 'dyn';
 }
 
+/**
+ * An environment with variables typed as action answers (`actionCelType`, `elementType`): for
+ * expressions outside a runbook, e.g. a state file's expectations over listed services.
+ */
+export function answerVariablesEnvironment(variables: Record<string, string>): Environment {
+  const env = withActionTypes().env.clone();
+  for (const [name, type] of Object.entries(variables)) env.registerVariable(name, type);
+  return env;
+}
+
 /** The element type of a list type, `dyn` for anything else. */
 export function elementType(type: string): string {
   const match = /^list<(.*)>$/.exec(type);

@@ -73,6 +73,8 @@ export interface PlanWorkerConfig {
   governance(): { governance: CompiledGovernance; configFile: string } | undefined;
   /** Lists a project's services (service.list). */
   lister: ServiceLister;
+  /** The project the configuration calls default (`cloud.defaultProject`, or its first). */
+  defaultProjectId(): string;
   /** Reads the service a step changes for the policies (service.get), as the worker does. */
   readTarget: PolicyTargetReader;
 }
@@ -124,6 +126,7 @@ export function planWorkerConfig(
         ? undefined
         : { governance: loaded.governance, configFile: loaded.configFile ?? file };
     },
+    defaultProjectId: () => load().cloud.defaultProjectId,
     async lister(projectId) {
       try {
         const services = await clients()

@@ -11,6 +11,7 @@
 //                                        onFailure: …) of a runbook; see FRAGMENT_BASE
 //   <!-- example: local-cloud-config --> the local cloud's --config file
 //   <!-- example: worker-config -->      the worker's TIDELINE_CONFIG file
+//   <!-- example: state-file -->         a state file (kind: State), as if at the repository's root
 //   <!-- example: partial: REASON -->    deliberately incomplete (`{ … }`, placeholders): not checked
 //
 // Shell blocks (sh, bash, shell, console) are split into commands, and each command must be one
@@ -20,6 +21,7 @@
 // against one; files, docker compose profiles and services, search attribute names and TIDELINE_*
 // variables must exist. A command this test does not know fails it, so a new kind of command in
 // the docs comes with a check.
+import { loadStateText } from '../../state/state-file';
 import { execFile } from 'node:child_process';
 import {
   existsSync,
@@ -146,6 +148,10 @@ function problemsOf(example: Pick<Block, 'lang' | 'kind' | 'text'>): string[] {
     case 'worker-config': {
       const parsed = WorkerConfigSchema.safeParse(value);
       return parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    }
+    case 'state-file': {
+      const loaded = loadStateText(example.text, path.join(REPO, 'readme-example.state.yaml'), (f) => f);
+      return loaded.ok ? [] : loaded.problems.map((p) => `${p.line}:${p.column}: ${p.message}`);
     }
     default:
       return [`unknown kind "${example.kind}"`];
