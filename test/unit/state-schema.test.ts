@@ -17,7 +17,9 @@ test('the committed schema is the generated one', () => {
 
 test('the example state file satisfies it, and a misspelt field does not', () => {
   const validate = new Ajv({ strict: false }).compile(JSON.parse(stateJsonSchemaText()) as object);
-  const example = parse(readFileSync(path.join(ROOT, 'test/fixtures/state/prod-fleet.state.yaml'), 'utf8')) as {
+  const example = parse(
+    readFileSync(path.join(ROOT, 'test/fixtures/state/prod-fleet.state.yaml'), 'utf8'),
+  ) as {
     rules: Record<string, unknown>[];
   };
   expect([validate(example), validate.errors ?? []]).toEqual([true, []]);
