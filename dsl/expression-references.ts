@@ -14,6 +14,21 @@ export interface ExpressionReference {
   end: number;
 }
 
+/** CEL's type names, which read like variables in `type(x) == string`: not free variables of a rule. */
+export const CEL_TYPE_NAMES: ReadonlySet<string> = new Set([
+  'bool',
+  'bytes',
+  'double',
+  'dyn',
+  'int',
+  'list',
+  'map',
+  'null_type',
+  'string',
+  'type',
+  'uint',
+]);
+
 /** Macros whose first argument names an iteration variable bound in the later arguments. */
 const ITERATION_MACROS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
 

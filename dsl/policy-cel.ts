@@ -11,7 +11,7 @@ import type { Environment, ParseResult } from '@marcbachmann/cel-js';
 import type { z } from 'zod';
 import type { CelTypeTable } from './cel-types';
 import { celTypeName, celTypeOf } from './cel-types';
-import { expressionReferences } from './expression-references';
+import { CEL_TYPE_NAMES, expressionReferences } from './expression-references';
 import { celEnvironment, celMessage, checkExpression, parseBounded, toCel } from './expressions';
 import type { PolicyContext } from './policy-schema';
 import { PolicyContextSchema } from './policy-schema';
@@ -71,21 +71,6 @@ function firstLine(message: string): string {
 function isPolicyVariable(name: string): name is PolicyVariable {
   return (POLICY_VARIABLES as readonly string[]).includes(name);
 }
-
-/** CEL's type names, which read like variables in `type(x) == string`. */
-const CEL_TYPE_NAMES = new Set([
-  'bool',
-  'bytes',
-  'double',
-  'dyn',
-  'int',
-  'list',
-  'map',
-  'null_type',
-  'string',
-  'type',
-  'uint',
-]);
 
 /**
  * Parses and type-checks one condition. The problem says what is wrong (without the position,

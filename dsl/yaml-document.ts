@@ -3,7 +3,8 @@
 // found while reading (unreadable, not YAML, too deep) come back with their positions.
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { PositionIndex } from './positions';
-import type { SourcePosition } from './problems';
+import type { ProblemPath, SourcePosition } from './problems';
+import type { z } from 'zod';
 import { readSourceFile } from './source-file';
 import { limitAliases, limitNesting } from './yaml-limits';
 
@@ -66,4 +67,24 @@ export function parseYamlText(text: string): YamlRead {
     positions: new PositionIndex(document, lines),
     document,
   };
+}
+
+/**
+ * A schema's issues where the file says them: each at its value, an unknown field at its key,
+ * with the field's path before the message (`rules.0.expect: …`).
+ */
+export function schemaIssuesAt(
+  issues: readonly z.core.$ZodIssue[],
+  positions: PositionIndex,
+): { message: string; at: SourcePosition }[] {
+  return issues.map((issue) => {
+    const path: ProblemPath = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+    const unknownKeys = issue.code === 'unrecognized_keys' ? issue.keys : [];
+    const at =
+      unknownKeys.length > 0
+        ? positions.locate([...path, unknownKeys[0] ?? ''], 'key')
+        : positions.locate(path);
+    const field = path.length > 0 ? `${path.join('.')}: ` : '';
+    return { message: `${field}${issue.message}`, at };
+  });
 }

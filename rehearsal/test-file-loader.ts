@@ -11,6 +11,7 @@ import { checkRunbookFile } from '../dsl/loader';
 import { PositionIndex } from '../dsl/positions';
 import type { RunbookDefinition } from '../dsl/definition';
 import { readSourceFile } from '../dsl/source-file';
+import { schemaIssuesAt } from '../dsl/yaml-document';
 import { limitAliases, limitNesting } from '../dsl/yaml-limits';
 import { strictnessProblems, type StrictnessCode } from './test-file-strictness';
 import { placeholderIds, referenceProblems, resolveReferences } from './cloud-references';
@@ -101,13 +102,9 @@ export function loadTestFile(absolutePath: string, display: (absolute: string) =
   if (!parsed.success) {
     return {
       ok: false,
-      problems: parsed.error.issues.map((issue) => {
-        const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
-        const unknownKeys = issue.code === 'unrecognized_keys' ? issue.keys : [];
-        const where = unknownKeys.length > 0 ? at([...path, unknownKeys[0] ?? ''], 'key') : at(path);
-        const field = path.length > 0 ? `${path.join('.')}: ` : '';
-        return problem('TEST_FILE_INVALID', `${field}${issue.message}`, where);
-      }),
+      problems: schemaIssuesAt(parsed.error.issues, positions).map(({ message, at: where }) =>
+        problem('TEST_FILE_INVALID', message, where),
+      ),
     };
   }
 

@@ -5,7 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { checkRunbookFile } from '../dsl/loader';
 import type { RunbookDefinition } from '../dsl/definition';
 import { hasTemplate } from '../dsl/templates';
-import { parseYamlText, readYamlDocument, type YamlRead } from '../dsl/yaml-document';
+import { parseYamlText, readYamlDocument, schemaIssuesAt, type YamlRead } from '../dsl/yaml-document';
 import { compileExpectation, type Expectation } from './state-rules';
 import { StateFile, type StateRule } from './state-schema';
 
@@ -95,13 +95,9 @@ function checkState(
   if (!parsed.success) {
     return {
       ok: false,
-      problems: parsed.error.issues.map((issue) => {
-        const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
-        const unknownKeys = issue.code === 'unrecognized_keys' ? issue.keys : [];
-        const where = unknownKeys.length > 0 ? at([...path, unknownKeys[0] ?? ''], 'key') : at(path);
-        const field = path.length > 0 ? `${path.join('.')}: ` : '';
-        return problem('STATE_FILE_INVALID', `${field}${issue.message}`, where);
-      }),
+      problems: schemaIssuesAt(parsed.error.issues, read.positions).map(({ message, at: where }) =>
+        problem('STATE_FILE_INVALID', message, where),
+      ),
     };
   }
   const problems: StateProblem[] = [];

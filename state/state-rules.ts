@@ -4,7 +4,7 @@
 // the check fails closed, and the finding says why; `has(service.x)` guards an optional field.
 import type { ParseResult } from '@marcbachmann/cel-js';
 import { actionCelType, answerVariablesEnvironment, elementType } from '../dsl/expression-types';
-import { expressionReferences } from '../dsl/expression-references';
+import { CEL_TYPE_NAMES, expressionReferences } from '../dsl/expression-references';
 import {
   celEnvironment,
   celMessage,
@@ -25,20 +25,6 @@ export interface Expectation {
   readonly reads: readonly string[][];
 }
 
-const TYPE_NAMES = new Set([
-  'bool',
-  'bytes',
-  'double',
-  'dyn',
-  'int',
-  'list',
-  'map',
-  'null_type',
-  'string',
-  'type',
-  'uint',
-]);
-
 function firstLine(message: string): string {
   return celMessage(message.split('\n')[0] ?? message).replace(/tideline\.service\.list\.?/g, 'service');
 }
@@ -52,7 +38,7 @@ export function compileExpectation(
   const reads: string[][] = [];
   for (const reference of expressionReferences(text)) {
     if (reference.root === SERVICE_VARIABLE) reads.push(reference.path);
-    else if (!TYPE_NAMES.has(reference.root))
+    else if (!CEL_TYPE_NAMES.has(reference.root))
       return {
         ok: false,
         problem: `\`${text}\`: unknown variable \`${reference.root}\`; an expectation reads \`service\``,
