@@ -18,8 +18,8 @@ const temporalMissing = goToolMissing(
   MIN_GO_MINOR,
 );
 
-/** Mutants mostly wait (on the cloud's pace, on their polls), so more run at once than cases do. */
-const JOBS = 12;
+/** Mutants mostly wait (on the cloud's pace, on their polls); six at once keep a loaded CI machine from timing cases out. */
+const JOBS = 6;
 
 describeWithTools('the mutation suite of the shipped runbooks', temporalMissing, () => {
   test(
