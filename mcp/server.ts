@@ -21,7 +21,7 @@ export interface McpServerSettings extends Omit<McpToolDeps, 'agent'> {
 
 export const MCP_SERVER_NAME = 'tideline';
 
-function newServer(settings: McpServerSettings): McpServer {
+export function createMcpServer(settings: McpServerSettings): McpServer {
   const server = new McpServer(
     { name: MCP_SERVER_NAME, version: settings.version },
     {
@@ -42,7 +42,7 @@ export async function serveStdio(
   settings: McpServerSettings,
   streams: { input: Readable; output: Writable },
 ): Promise<void> {
-  const server = newServer(settings);
+  const server = createMcpServer(settings);
   const transport = new StdioServerTransport(streams.input, streams.output);
   const ended = new Promise<void>((resolve) => {
     streams.input.once('end', resolve);
@@ -102,7 +102,7 @@ export async function serveHttp(
     if (known !== undefined) return known.transport.handleRequest(request, response, body);
     if (request.method !== 'POST' || !isInitializeRequest(body))
       return refuse(response, 400, 'no session: start with an initialize request');
-    const server = newServer(settings);
+    const server = createMcpServer(settings);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => void sessions.set(id, { transport, server }),
