@@ -18,6 +18,7 @@ COPY worker ./worker
 COPY stack ./stack
 COPY cluster ./cluster
 COPY rehearsal ./rehearsal
+COPY mcp ./mcp
 COPY cli ./cli
 COPY scripts ./scripts
 # Compiles into dist/ and pre-bundles the workflow code (dist/workflow-bundle.js), so workers
