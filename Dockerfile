@@ -19,6 +19,7 @@ COPY stack ./stack
 COPY cluster ./cluster
 COPY rehearsal ./rehearsal
 COPY state ./state
+COPY mcp ./mcp
 COPY cli ./cli
 COPY scripts ./scripts
 # Compiles into dist/ and pre-bundles the workflow code (dist/workflow-bundle.js), so workers

@@ -6,10 +6,12 @@
 // memory (nonces seen, who approved, the starter).
 import type { KeyObject } from 'node:crypto';
 import {
+  agentApprovalRefusal,
   APPROVAL_MAX_AGE_MS,
   APPROVAL_MAX_SKEW_MS,
   approvalPayload,
   holdActionPayload,
+  isAgentName,
   scheduleStartPayload,
   startPayload,
   type ApprovalRefusalCode,
@@ -118,6 +120,7 @@ export function verifyApproval(
   });
   const { by, signature } = input;
   if (by === undefined || by === '') return refuse('APPROVAL_NO_NAME', 'the decision names no approver');
+  if (isAgentName(by)) return refuse('APPROVAL_AGENT', agentApprovalRefusal(by), signature?.keyId);
   if (signature === undefined)
     return refuse(
       'APPROVAL_UNSIGNED',

@@ -225,6 +225,15 @@ export const COMMANDS = {
       return { spec: module.WORKER_SPEC, run: module.workerCommand };
     },
   },
+  mcp: {
+    summary:
+      'serve runbooks as tools to AI agents (Model Context Protocol): plan, start, watch; people approve',
+    interrupt: 'command',
+    load: () => {
+      const module = require('./commands/mcp') as typeof import('./commands/mcp');
+      return { spec: module.MCP_SPEC, run: module.mcpCommand };
+    },
+  },
   'local-cloud': {
     summary: 'run the local cloud (a faithful Cloud API for rehearsals)',
     interrupt: 'command',

@@ -7,6 +7,22 @@ import { canonicalJson } from './canonical-json';
 /** What a plan shows in place of a secret value (approval plans, and `tideline plan`'s). */
 export const MASKED = '(secret)';
 
+/**
+ * How an agent's identity starts: the starter an MCP client's runs carry is `mcp:<client>` (or a
+ * name the server's configuration gives, which must start so too).
+ */
+export const AGENT_NAME_PREFIX = 'mcp:';
+
+/** Whether `name` names an agent; case and surrounding blanks do not hide one. */
+export function isAgentName(name: string | null | undefined): boolean {
+  return (name ?? '').trim().toLowerCase().startsWith(AGENT_NAME_PREFIX);
+}
+
+/** Why an agent's decision is refused, worded once for the worker and the activity. */
+export function agentApprovalRefusal(name: string): string {
+  return `${name.trim()} is an agent identity; agents never approve: a person approves with \`tideline approve\``;
+}
+
 /** The activity type that verifies a decision (activities/approval-verify.ts). */
 export const VERIFY_APPROVAL_ACTIVITY = 'approval.verify';
 
@@ -36,6 +52,8 @@ export const APPROVAL_REFUSAL_CODES = [
   'APPROVAL_TOO_LATE',
   /** Signed for another plan than the one the step guards now (inputs or targets changed). */
   'APPROVAL_PLAN_CHANGED',
+  /** The decision names an agent (`mcp:…`): people approve, agents never do. */
+  'APPROVAL_AGENT',
 ] as const;
 export type ApprovalRefusalCode = (typeof APPROVAL_REFUSAL_CODES)[number];
 

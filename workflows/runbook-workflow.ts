@@ -9,6 +9,7 @@ import {
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
+import { agentApprovalRefusal, isAgentName } from '../contract/approval-messages';
 import { DEFAULT_HOLD_TIMEOUT_MS, DEFINITION_FORMAT_VERSION } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { bindInputs } from '../dsl/inputs';
@@ -79,7 +80,17 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
       };
       return waiter.decision;
     },
-    { validator: (decision) => void state.approvalFor(decision) },
+    {
+      // An agent's decision on a step without approvers is refused here, before it is accepted
+      // (steps with approvers refuse it in approval.verify, which the run's audit records). A
+      // validator runs only when an update arrives, never on replay, and a rejected update leaves
+      // no event: histories replay as before.
+      validator: (decision) => {
+        const waiter = state.approvalFor(decision);
+        if (asQuorum(waiter) === undefined && isAgentName(decision.by))
+          throw new Error(agentApprovalRefusal(decision.by ?? ''));
+      },
+    },
   );
   // Before any other command: runs of earlier releases replay without search attribute upserts.
   const visibility = new RunVisibility(hasPatch(PATCHES.runVisibility));

@@ -3,7 +3,8 @@
 // shows — or that it runs any definition (development setting).
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily like every worker module */
 import { parseCommand, type CommandSpec } from '../args';
-import type { Command } from '../context';
+import type { CliContext, Command } from '../context';
+import type { WorkerConfig } from '../../worker/config';
 import { CliError, EXIT } from '../errors';
 import { printable } from '../output/printable';
 import { settingsEnvironment } from '../settings';
@@ -23,16 +24,15 @@ export const CATALOG_SPEC = {
   positionals: { min: 0, max: 0, names: '' },
 } satisfies CommandSpec;
 
-export const catalogCommand: Command = async (argv, ctx) => {
-  parseCommand(CATALOG_SPEC, argv, ctx);
+/** The worker configuration's catalogue, read as the worker reads it; a bad file is CLI_USAGE. */
+export function workerCatalogue(ctx: CliContext): WorkerConfig['catalog'] {
   const { loadWorkerConfig } = require('../../worker/config') as typeof import('../../worker/config');
   const { WorkerError } = require('../../worker/errors') as typeof import('../../worker/errors');
-  let config;
   try {
-    config = loadWorkerConfig({
+    return loadWorkerConfig({
       env: settingsEnvironment(ctx),
       notice: (line) => ctx.stderr.write(`${line}\n`),
-    });
+    }).catalog;
   } catch (error) {
     if (error instanceof WorkerError)
       throw new CliError(
@@ -42,6 +42,11 @@ export const catalogCommand: Command = async (argv, ctx) => {
       );
     throw error;
   }
+}
+
+export const catalogCommand: Command = async (argv, ctx) => {
+  parseCommand(CATALOG_SPEC, argv, ctx);
+  const config = { catalog: workerCatalogue(ctx) };
   const mode = config.catalog?.mode ?? 'development';
   const runbooks = (config.catalog?.list ?? []).map(({ name, file, hash }) => ({ name, file, sha256: hash }));
   if (ctx.globals.json) {

@@ -11,10 +11,7 @@ import { EXIT } from '../errors';
 import { renderPlanMermaid } from '../output/plan-mermaid';
 import { renderPlanText } from '../output/plan-text';
 import { styleFor } from '../output/style';
-import { buildPlan, knownInputs } from '../plan/build-plan';
-import { resolvePlanTargets } from '../plan/plan-targets';
-import { planPolicies, policyInputs } from '../plan/plan-policies';
-import { planWorkerConfig } from '../plan/target-lister';
+import { composePlan } from '../plan/compose-plan';
 import { gatherInputs } from '../input-sources';
 import { operatorName } from '../run-update';
 import { bindRunInputs, loadRunbook, runbooksRootOption } from '../runbook-input';
@@ -85,24 +82,17 @@ export const planCommand: Command = async (argv, ctx) => {
   // Bind everything but the missing inputs: wrong values are still errors (exit 2).
   const bindable = Object.fromEntries(Object.entries(declared).filter(([name]) => !missing.has(name)));
   const bound = bindRunInputs({ ...runbook, definition: { ...runbook.definition, inputs: bindable } }, given);
-  const plan = buildPlan(runbook.definition, file, bound, missing, new Set(Object.keys(given)));
-  const worker = planWorkerConfig(ctx);
-  if (values['resolve-targets'] === true) {
-    const known = knownInputs(runbook.definition, bound, missing);
-    await resolvePlanTargets(plan, known, worker.lister);
-  }
-  // The step graph shows no policies: read nothing for it.
-  const policies = format === 'mermaid' ? undefined : worker.governance();
-  if (policies !== undefined) {
-    plan.policies = await planPolicies(plan, {
-      ...policies,
-      definition: runbook.definition,
-      inputs: policyInputs(runbook.definition, bound, missing),
-      starterName: values.by ?? operatorName(ctx.env) ?? '',
-      readTarget: worker.readTarget,
-      now: Date.now(),
-    });
-  }
+  const plan = await composePlan(ctx, {
+    definition: runbook.definition,
+    file,
+    bound,
+    missing,
+    given: new Set(Object.keys(given)),
+    resolveTargets: values['resolve-targets'] === true,
+    // The step graph shows no policies: read nothing for it.
+    withPolicies: format !== 'mermaid',
+    starterName: values.by ?? operatorName(ctx.env) ?? '',
+  });
   if (format === 'json') ctx.stdout.write(`${JSON.stringify(plan)}\n`);
   else if (format === 'mermaid') ctx.stdout.write(renderPlanMermaid(plan));
   else ctx.stdout.write(renderPlanText(plan, styleFor(ctx)));

@@ -168,3 +168,32 @@ describe('approval.verify', () => {
     expect(parsePublicKey('ed25519:AAAA')).toBeUndefined();
   });
 });
+
+describe('approval.verify refuses agents', () => {
+  const agent = pair();
+  const withAgent: ApprovalSettings = {
+    keys: new Map([...settings.keys, ['mcp:claude', [publicKeyText(agent.publicKey)]]]),
+    groups: new Map([['dba', ['carol', 'mcp:claude']]]),
+  };
+
+  it.each([
+    ['listed by name', ['mcp:claude']],
+    ['listed through a group', ['group:dba']],
+  ])(
+    'refuses a valid signature of an agent identity %s, with its key id for the audit',
+    (_how, approvers) => {
+      const input: VerifyApprovalInput = { ...signed('mcp:claude', agent), approvers };
+      expect(verifyApproval(withAgent, input, NOW)).toMatchObject({
+        accepted: false,
+        code: 'APPROVAL_AGENT',
+        by: 'mcp:claude',
+        keyId: keyId(agent.publicKey),
+      });
+    },
+  );
+
+  it.each(['MCP:claude', ' mcp:claude'])('is not fooled by %j', (name) => {
+    const input: VerifyApprovalInput = { ...signed(name, agent), approvers: [name] };
+    expect(verifyApproval(withAgent, input, NOW)).toMatchObject({ accepted: false, code: 'APPROVAL_AGENT' });
+  });
+});

@@ -12,6 +12,8 @@
 //   <!-- example: local-cloud-config --> the local cloud's --config file
 //   <!-- example: worker-config -->      the worker's TIDELINE_CONFIG file
 //   <!-- example: state-file -->         a state file (kind: State), as if at the repository's root
+//   <!-- example: mcp-client-config -->  an MCP client's servers (mcpServers / servers) that run
+//                                        `tideline mcp …`: each command line must be one the CLI takes
 //   <!-- example: partial: REASON -->    deliberately incomplete (`{ … }`, placeholders): not checked
 //
 // Shell blocks (sh, bash, shell, console) are split into commands, and each command must be one
@@ -153,9 +155,30 @@ function problemsOf(example: Pick<Block, 'lang' | 'kind' | 'text'>): string[] {
       const loaded = loadStateText(example.text, path.join(REPO, 'readme-example.state.yaml'), (f) => f);
       return loaded.ok ? [] : loaded.problems.map((p) => `${p.line}:${p.column}: ${p.message}`);
     }
+    case 'mcp-client-config':
+      return mcpClientCommands(value).problems;
     default:
       return [`unknown kind "${example.kind}"`];
   }
+}
+
+/** The `tideline` command lines an MCP client's configuration runs, and what is wrong with its shape. */
+function mcpClientCommands(value: unknown): { commands: string[][]; problems: string[] } {
+  const config = value as { mcpServers?: unknown; servers?: unknown } | null;
+  const servers = config?.mcpServers ?? config?.servers;
+  if (typeof servers !== 'object' || servers === null)
+    return { commands: [], problems: ['no mcpServers or servers'] };
+  const commands: string[][] = [];
+  const problems: string[] = [];
+  for (const [name, server] of Object.entries(
+    servers as Record<string, { command?: unknown; args?: unknown }>,
+  )) {
+    const args = server.args;
+    if (server.command !== 'tideline' || !Array.isArray(args) || args[0] !== 'mcp')
+      problems.push(`${name}: must run \`tideline mcp …\` (command "tideline", args starting with "mcp")`);
+    else commands.push(args.map(String));
+  }
+  return { commands, problems };
 }
 
 const data = ALL.filter((block) => block.lang === 'yaml' || block.lang === 'json');
@@ -536,6 +559,16 @@ describe('shell examples', () => {
     expect(commands.length).toBeGreaterThanOrEqual(40);
     const empty = shellBlocks.filter((block) => shellCommands(block).length === 0);
     expect(empty.map((block) => `${block.page}:${block.line}`)).toEqual([]);
+  });
+
+  test.each(
+    checked
+      .filter((block) => block.kind === 'mcp-client-config')
+      .map((block) => [`${block.page}:${block.line}`, block] as const),
+  )('%s: the MCP client runs command lines the CLI takes', async (_where, block) => {
+    const { commands: lines } = mcpClientCommands(JSON.parse(block.text));
+    expect(lines.length).toBeGreaterThan(0);
+    for (const args of lines) expect(await checkTideline(args)).toEqual([]);
   });
 
   test('the runbooks the shell blocks read are shown', () => {

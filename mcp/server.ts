@@ -1,0 +1,136 @@
+// `tideline mcp`'s server: an McpServer with the profile's tools, over stdio (the client starts
+// the server as its child and talks on stdin/stdout) or Streamable HTTP on 127.0.0.1 (each client
+// session gets its own McpServer; every request must carry the bearer token). The agent's name
+// comes from the client's `initialize` (its clientInfo) unless the configuration gives one.
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Readable, Writable } from 'node:stream';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { agentName } from './agent-name';
+import { registerTools, type McpToolDeps } from './tools';
+
+export interface McpServerSettings extends Omit<McpToolDeps, 'agent'> {
+  /** The configured agent name (`mcp:…`); absent: `mcp:` and the client's name. */
+  agentName?: string;
+  /** The server's version as announced to clients. */
+  version: string;
+}
+
+export const MCP_SERVER_NAME = 'tideline';
+
+export function createMcpServer(settings: McpServerSettings): McpServer {
+  const server = new McpServer(
+    { name: MCP_SERVER_NAME, version: settings.version },
+    {
+      instructions:
+        'tideline runs typed runbooks against a managed database cloud. Plan before you start: `plan` returns a plan hash that `start` requires. Approvals are given by people with `tideline approve`; agents never approve.',
+    },
+  );
+  const { agentName: configured, version: _version, ...deps } = settings;
+  registerTools(server, {
+    ...deps,
+    agent: () => agentName(configured, server.server.getClientVersion()?.name),
+  });
+  return server;
+}
+
+/** Serves one client on `input`/`output` until the input ends; resolves then. */
+export async function serveStdio(
+  settings: McpServerSettings,
+  streams: { input: Readable; output: Writable },
+): Promise<void> {
+  const server = createMcpServer(settings);
+  const transport = new StdioServerTransport(streams.input, streams.output);
+  const ended = new Promise<void>((resolve) => {
+    streams.input.once('end', resolve);
+    streams.input.once('close', resolve);
+    transport.onclose = resolve;
+  });
+  await server.connect(transport);
+  await ended;
+  await server.close();
+}
+
+export interface McpHttpServer {
+  /** The endpoint clients connect to, e.g. http://127.0.0.1:8808/mcp. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The path the Streamable HTTP endpoint answers on. */
+export const MCP_HTTP_PATH = '/mcp';
+
+function sameToken(header: string | undefined, token: string): boolean {
+  const given = Buffer.from(header?.startsWith('Bearer ') ? header.slice('Bearer '.length) : '');
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+function refuse(response: ServerResponse, status: number, message: string): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > 1_000_000) throw new Error('the request body is larger than 1 MB');
+    chunks.push(chunk as Buffer);
+  }
+  return chunks.length === 0 ? undefined : (JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown);
+}
+
+/** Serves Streamable HTTP on 127.0.0.1:`port` (0: any free port); every request needs the token. */
+export async function serveHttp(
+  settings: McpServerSettings,
+  options: { port: number; token: string },
+): Promise<McpHttpServer> {
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    if (new URL(request.url ?? '/', 'http://127.0.0.1').pathname !== MCP_HTTP_PATH)
+      return refuse(response, 404, `the MCP endpoint is ${MCP_HTTP_PATH}`);
+    if (!sameToken(request.headers.authorization, options.token))
+      return refuse(response, 401, 'a bearer token is required (Authorization: Bearer TOKEN)');
+    const sessionId = request.headers['mcp-session-id'];
+    const known = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    const body = request.method === 'POST' ? await readJson(request) : undefined;
+    if (known !== undefined) return known.transport.handleRequest(request, response, body);
+    if (request.method !== 'POST' || !isInitializeRequest(body))
+      return refuse(response, 400, 'no session: start with an initialize request');
+    const server = createMcpServer(settings);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, server }),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(request, response, body);
+  };
+  const http: Server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent)
+        refuse(response, 400, error instanceof Error ? error.message : String(error));
+      else response.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port, '127.0.0.1', () => resolve());
+  });
+  const address = http.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  return {
+    url: `http://127.0.0.1:${port}${MCP_HTTP_PATH}`,
+    async close() {
+      await Promise.all([...sessions.values()].map(({ server }) => server.close()));
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,276 @@
+// The tools an agent calls, registered on an McpServer by profile (profiles.ts). Each answers in
+// text (what most clients show) and in structured content (what an agent parses). A refusal is a
+// tool result marked as an error whose text starts with its stable code (errors.ts).
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { SignedStart } from '../contract/approval-messages';
+import type { RunbookDefinition } from '../dsl/definition';
+import type { JsonValue } from '../dsl/expressions';
+import { McpToolError } from './errors';
+import { planHash } from './plan-hash';
+import { MCP_TOOLS, toolsOf, type McpProfile, type McpToolName } from './profiles';
+import type { LoadedRunbook, RunbookLibrary } from './runbook-library';
+import { bindAgentInputs, visibleInputs } from './runbook-inputs';
+import { describe, descriptionText, summarise } from './runbook-summary';
+import type { AgentRuns } from './runs';
+import { runStateText, waitingText } from './run-text';
+
+/** The readable plan of a run, as `tideline plan` prints it (the CLI supplies it). */
+export type PlanRenderer = (
+  runbook: LoadedRunbook,
+  plan: {
+    values: Record<string, JsonValue>;
+    missing: ReadonlySet<string>;
+    given: ReadonlySet<string>;
+    starter: string;
+  },
+) => Promise<string>;
+
+export interface McpToolDeps {
+  profile: McpProfile;
+  library: RunbookLibrary;
+  renderPlan: PlanRenderer;
+  /** Values of secret inputs from the server's configuration, and where each comes from. */
+  secrets: { values(definition: RunbookDefinition): Record<string, unknown>; sourceOf(name: string): string };
+  /** The runs gateway, connected on first use. */
+  runs(): Promise<AgentRuns>;
+  /** The starter the agent's runs carry (agent-name.ts), known once the client said its name. */
+  agent(): string;
+  /** The start's signature with the server's configured key (claimed only without one). */
+  signStart(workflowId: string, by: string): SignedStart;
+  /** A fresh run id for a runbook. */
+  newRunId(runbook: string): string;
+}
+
+const RUNBOOK = z.string().min(1).describe('the runbook name, as list_runbooks shows it');
+const INPUTS = z
+  .record(z.string(), z.unknown())
+  .optional()
+  .describe(
+    "the runbook's inputs (describe_runbook gives their JSON Schema); secret inputs are not accepted",
+  );
+const RUN_ID = z.string().min(1).max(1000).describe('the run id, as start or list_waiting_approvals gave it');
+
+interface Planned {
+  runbook: LoadedRunbook;
+  given: Record<string, unknown>;
+  hash: string;
+  text: string;
+  structured: Record<string, unknown>;
+}
+
+async function planned(deps: McpToolDeps, name: string, args: Record<string, unknown>): Promise<Planned> {
+  const runbook = deps.library.load(name);
+  const { definition } = runbook;
+  const bound = bindAgentInputs(definition, args, {
+    values: deps.secrets.values(definition),
+    sourceOf: (input) => deps.secrets.sourceOf(input),
+  });
+  const visible = visibleInputs(definition, bound.values);
+  const hash = planHash(runbook.hash, visible);
+  const text = await deps.renderPlan(runbook, {
+    values: bound.values,
+    missing: new Set(),
+    given: new Set(Object.keys(bound.given)),
+    starter: deps.agent(),
+  });
+  return {
+    runbook,
+    given: bound.given,
+    hash,
+    text: `plan hash: ${hash}\n\n${text}`,
+    structured: { runbook: runbook.name, definitionHash: runbook.hash, planHash: hash, inputs: visible },
+  };
+}
+
+function answer(text: string, structured: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text }], structuredContent: structured };
+}
+
+function refusal(error: McpToolError): CallToolResult {
+  const text = [`${error.code}: ${error.message}`, ...(error.detail !== undefined ? [error.detail] : [])];
+  return {
+    isError: true,
+    content: [{ type: 'text', text: text.join('\n') }],
+    structuredContent: { code: error.code, message: error.message, ...error.data },
+  };
+}
+
+async function guarded(action: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  try {
+    return await action();
+  } catch (error) {
+    if (error instanceof McpToolError) return refusal(error);
+    throw error;
+  }
+}
+
+type Registrar = (server: McpServer, deps: McpToolDeps) => void;
+
+const annotations = (name: McpToolName) => ({
+  readOnlyHint: !MCP_TOOLS[name].changes,
+  destructiveHint: name === 'cancel',
+  openWorldHint: false,
+});
+
+const REGISTRARS: Record<McpToolName, Registrar> = {
+  list_runbooks: (server, deps) =>
+    server.registerTool(
+      'list_runbooks',
+      {
+        description:
+          'The runbooks this server offers, with their descriptions and the JSON Schema of their inputs.',
+        annotations: annotations('list_runbooks'),
+      },
+      () =>
+        guarded(async () => {
+          const runbooks = deps.library.list().map(summarise);
+          const lines = runbooks.map(
+            (runbook) => `${runbook.name} (${runbook.file}): ${runbook.description}`,
+          );
+          return answer(lines.join('\n') || 'no runbooks are offered', { runbooks });
+        }),
+    ),
+  describe_runbook: (server, deps) =>
+    server.registerTool(
+      'describe_runbook',
+      {
+        description:
+          "A runbook's steps, the Cloud API actions it changes, its approval steps (who must approve) and its plan with no inputs, including the worker's policy rules when the server's configuration has them.",
+        inputSchema: { runbook: RUNBOOK },
+        annotations: annotations('describe_runbook'),
+      },
+      ({ runbook: name }) =>
+        guarded(async () => {
+          const runbook = deps.library.load(name);
+          const description = describe(runbook);
+          const declared = Object.entries(runbook.definition.inputs);
+          const missing = new Set(
+            declared.filter(([, spec]) => spec.required && spec.default === undefined).map(([name]) => name),
+          );
+          const plan = await deps.renderPlan(runbook, {
+            values: Object.fromEntries(
+              declared
+                .filter(([name]) => !missing.has(name))
+                .map(([name, spec]) => [name, spec.default ?? null]),
+            ),
+            missing,
+            given: new Set(),
+            starter: deps.agent(),
+          });
+          return answer(`${descriptionText(description)}\n\n${plan}`, { ...description });
+        }),
+    ),
+  plan: (server, deps) =>
+    server.registerTool(
+      'plan',
+      {
+        description:
+          'Resolves the inputs and shows what a run would do (steps, API requests, policy rules) without doing it, with a plan hash that `start` requires.',
+        inputSchema: { runbook: RUNBOOK, inputs: INPUTS },
+        annotations: annotations('plan'),
+      },
+      ({ runbook, inputs }) =>
+        guarded(async () => {
+          const plan = await planned(deps, runbook, inputs ?? {});
+          return answer(plan.text, plan.structured);
+        }),
+    ),
+  status: (server, deps) =>
+    server.registerTool(
+      'status',
+      {
+        description:
+          "A run's state: its steps, a pending approval (who must approve, and how), its failure or outputs.",
+        inputSchema: { runId: RUN_ID },
+        annotations: annotations('status'),
+      },
+      ({ runId }) =>
+        guarded(async () => {
+          const state = await (await deps.runs()).state(runId);
+          return answer(runStateText(state), { ...state });
+        }),
+    ),
+  list_waiting_approvals: (server, deps) =>
+    server.registerTool(
+      'list_waiting_approvals',
+      {
+        description:
+          'The runs waiting for a person to approve, with who may approve each. Agents never approve.',
+        annotations: annotations('list_waiting_approvals'),
+      },
+      () =>
+        guarded(async () => {
+          const waiting = await (await deps.runs()).waitingApprovals();
+          return answer(waitingText(waiting), { waiting });
+        }),
+    ),
+  start: (server, deps) =>
+    server.registerTool(
+      'start',
+      {
+        description:
+          "Starts a runbook run with the plan hash `plan` returned; a changed runbook or changed inputs refuse the start and return the new plan. The run's starter is this agent; approvals it meets wait for a person.",
+        inputSchema: {
+          runbook: RUNBOOK,
+          inputs: INPUTS,
+          planHash: z.string().min(1).describe('the plan hash `plan` returned for these inputs'),
+        },
+        annotations: annotations('start'),
+      },
+      ({ runbook, inputs, planHash: expected }) =>
+        guarded(async () => {
+          const plan = await planned(deps, runbook, inputs ?? {});
+          if (plan.hash !== expected) {
+            throw new McpToolError(
+              'MCP_PLAN_CHANGED',
+              'the plan changed since that hash was made (the runbook or the inputs differ); nothing was started',
+              `read the new plan, then start with its hash:\n\n${plan.text}`,
+              { planHash: plan.hash },
+            );
+          }
+          const agent = deps.agent();
+          const runId = deps.newRunId(plan.runbook.name);
+          await (
+            await deps.runs()
+          ).start(
+            {
+              definition: plan.runbook.definition,
+              inputs: plan.given,
+              startedBy: deps.signStart(runId, agent),
+            },
+            runId,
+            agent,
+          );
+          return answer(
+            `started ${plan.runbook.name} as run ${runId} (starter ${agent}); follow it with the status tool`,
+            { runId, runbook: plan.runbook.name, startedBy: agent, planHash: plan.hash },
+          );
+        }),
+    ),
+  cancel: (server, deps) =>
+    server.registerTool(
+      'cancel',
+      {
+        description: 'Cancels a run this agent started; the steps it completed are undone (compensated).',
+        inputSchema: { runId: RUN_ID },
+        annotations: annotations('cancel'),
+      },
+      ({ runId }) =>
+        guarded(async () => {
+          await (await deps.runs()).cancel(runId, deps.agent());
+          return answer(`cancellation of run ${runId} requested; its completed steps are undone`, {
+            runId,
+            cancelled: true,
+          });
+        }),
+    ),
+};
+
+/** Registers the tools of the profile. */
+export function registerTools(server: McpServer, deps: McpToolDeps): McpToolName[] {
+  const names = toolsOf(deps.profile);
+  for (const name of names) REGISTRARS[name](server, deps);
+  return names;
+}

@@ -1,0 +1,265 @@
+// `tideline mcp` (mcp/server.ts) as an agent meets it: the real binary over stdio, driven by the MCP SDK's own
+// client, against a dev stack (Temporal dev server, local cloud, worker). In the operate profile it
+// lists its tools, plans provision-production-service, refuses a start whose plan hash a changed
+// input made stale (answering with the new plan), starts with the right hash and reads the run to
+// its end. The agent's identity (`mcp:itest`, its key registered with the worker and even listed as
+// an approver) cannot satisfy an approval however it reaches Temporal: a raw signed decision is
+// refused with APPROVAL_AGENT and audited, an unsigned one is rejected; a person's decision goes
+// through. The agent cancels its own run, never another's. Over Streamable HTTP a bearer token is
+// required.
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { publicKeyText } from '../../activities/approval-keys';
+import { signDecision } from '../../activities/approval-signatures';
+import { approvalUpdate, progressQuery } from '../../contract/run-messages';
+import { cliEnvironment, startCli, TIDELINE_BIN } from '../helpers/cli-process';
+import { keyPairsFor } from '../helpers/people-keys';
+import { createVpc, pollUntil, seedService } from '../helpers/runbook-fixtures';
+import { RUNBOOKS_DIR, startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
+import { buildDist, REPO_ROOT, testKeyRing } from '../helpers/worker-process';
+
+const AGENT = 'mcp:itest';
+const keys = keyPairsFor([AGENT, 'alice'] as const);
+const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures');
+
+type Structured = Record<string, unknown>;
+
+describe('tideline mcp over stdio against a dev stack', () => {
+  let stack: RunbookStack;
+  let dir: string;
+  let agent: Client;
+
+  beforeAll(async () => {
+    await buildDist();
+    stack = await startRunbookStack(
+      { timeScale: 0.05 },
+      {
+        keyRing: testKeyRing,
+        approvals: {
+          keys: new Map([
+            [AGENT, [publicKeyText(keys[AGENT].publicKey)]],
+            ['alice', [publicKeyText(keys.alice.publicKey)]],
+          ]),
+          // Listing the agent (here through a group) must not let it approve.
+          groups: new Map([['dba', ['alice', AGENT]]]),
+        },
+      },
+    );
+    dir = mkdtempSync(path.join(tmpdir(), 'tideline-mcp-'));
+    const runbooks = path.join(dir, 'runbooks');
+    mkdirSync(runbooks);
+    copyFileSync(
+      path.join(RUNBOOKS_DIR, 'provision-production-service.yaml'),
+      path.join(runbooks, 'provision.yaml'),
+    );
+    copyFileSync(
+      path.join(FIXTURES, 'approvals', 'promote-to-prod.yaml'),
+      path.join(runbooks, 'promote.yaml'),
+    );
+    copyFileSync(path.join(FIXTURES, 'cli', 'gate.yaml'), path.join(runbooks, 'gate.yaml'));
+    const keyFile = path.join(dir, 'agent.pem');
+    writeFileSync(keyFile, keys[AGENT].privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        TIDELINE_BIN,
+        'mcp',
+        '--profile',
+        'operate',
+        '--runbooks',
+        runbooks,
+        '--agent-name',
+        AGENT,
+        '--key',
+        keyFile,
+        '--address',
+        stack.server.address,
+        '--task-queue',
+        stack.taskQueue,
+      ],
+      env: cliEnvironment({ HOME: dir }) as Record<string, string>,
+      cwd: REPO_ROOT,
+      stderr: 'pipe',
+    });
+    agent = new Client({ name: 'Integration Test', version: '1' });
+    await agent.connect(transport);
+  }, 240_000);
+
+  afterAll(async () => {
+    await agent?.close();
+    await stack?.close();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function call(name: string, args: Structured): Promise<CallToolResult> {
+    return (await agent.callTool({ name, arguments: args })) as CallToolResult;
+  }
+  async function ok(name: string, args: Structured): Promise<Structured> {
+    const result = await call(name, args);
+    expect({ isError: result.isError ?? false, content: result.content }).toMatchObject({ isError: false });
+    return result.structuredContent as Structured;
+  }
+  const statusOf = (runId: string) => ok('status', { runId });
+  const until = (runId: string, what: string, done: (state: Structured) => boolean) =>
+    pollUntil(`run ${runId} ${what}`, () => statusOf(runId), done, 60_000);
+
+  test('lists the operate tools: start and cancel, no approve', async () => {
+    const names = (await agent.listTools()).tools.map((tool) => tool.name).sort();
+    expect(names).toEqual(
+      [
+        'cancel',
+        'describe_runbook',
+        'list_runbooks',
+        'list_waiting_approvals',
+        'plan',
+        'start',
+        'status',
+      ].sort(),
+    );
+  });
+
+  test('plans provision-production-service, refuses a stale hash with the new plan, starts with the right one', async () => {
+    const vpcId = await createVpc(stack, { name: 'mcp', cidr: '10.7.0.0/16' });
+    const inputs = { project_id: stack.projectId, name: 'mcp-orders', vpc_id: vpcId };
+    const plan = await ok('plan', { runbook: 'provision-production-service', inputs });
+    expect(plan.planHash).toMatch(/^sha256:[0-9a-f]{64}$/);
+    const planText = (
+      (await call('plan', { runbook: 'provision-production-service', inputs })).content[0] as {
+        text: string;
+      }
+    ).text;
+    expect(planText).toContain('POST /projects/');
+
+    const changed = { ...inputs, name: 'mcp-orders-2' };
+    const stale = await call('start', {
+      runbook: 'provision-production-service',
+      inputs: changed,
+      planHash: plan.planHash,
+    });
+    expect(stale.isError).toBe(true);
+    expect(stale.structuredContent).toMatchObject({ code: 'MCP_PLAN_CHANGED' });
+    const newHash = (stale.structuredContent as Structured).planHash;
+    expect(newHash).toMatch(/^sha256:/);
+    expect(newHash).not.toBe(plan.planHash);
+    expect(JSON.stringify(stale.content)).toContain('mcp-orders-2');
+
+    const started = await ok('start', {
+      runbook: 'provision-production-service',
+      inputs,
+      planHash: plan.planHash,
+    });
+    expect(started).toMatchObject({ runbook: 'provision-production-service', startedBy: AGENT });
+    const runId = started.runId as string;
+    const done = await until(runId, 'to end', (state) => state.execution !== 'RUNNING');
+    expect(done).toMatchObject({ status: 'succeeded', startedBy: AGENT });
+    expect(done.outputs).toMatchObject({ service_id: expect.any(String) });
+    // The worker verified the agent's signed start.
+    const progress = await stack.client.workflow.getHandle(runId).query(progressQuery);
+    expect(progress.admission?.starter).toMatchObject({ by: AGENT, verified: true });
+  });
+
+  test('an agent identity cannot approve, even with a raw signed decision; it cancels its own run', async () => {
+    const service = await seedService(stack, { name: 'mcp-ledger' });
+    const inputs = { project_id: stack.projectId, service_id: service.service_id };
+    const { planHash } = await ok('plan', { runbook: 'promote-to-prod', inputs });
+    const { runId } = (await ok('start', { runbook: 'promote-to-prod', inputs, planHash })) as {
+      runId: string;
+    };
+    const waiting = await pollUntil(
+      'the run among those waiting for approval',
+      () => ok('list_waiting_approvals', {}),
+      (answer) => (answer.waiting as { runId: string }[]).some((entry) => entry.runId === runId),
+      30_000,
+    );
+    expect(waiting.waiting).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ runId, approval: expect.objectContaining({ stepKey: 'sign_off' }) }),
+      ]),
+    );
+
+    const handle = stack.client.workflow.getHandle(runId);
+    const pending = (await handle.query(progressQuery)).pendingApproval;
+    const temporalRunId = (await handle.describe()).runId;
+    const signature = signDecision(keys[AGENT].privateKey, {
+      workflowId: runId,
+      runId: temporalRunId,
+      stepKey: 'sign_off',
+      approved: true,
+      by: AGENT,
+      ...(pending?.plan !== undefined && { plan: pending.plan }),
+    });
+    const outcome = await handle.executeUpdate(approvalUpdate, {
+      args: [{ approved: true, step: 'sign_off', by: AGENT, signature }],
+    });
+    expect(outcome.refused).toMatchObject({ code: 'APPROVAL_AGENT' });
+    const audit = (await handle.query(progressQuery)).approvals ?? [];
+    expect(audit).toEqual([expect.objectContaining({ by: AGENT, accepted: false, code: 'APPROVAL_AGENT' })]);
+
+    // The agent cancels its own run.
+    await ok('cancel', { runId });
+    expect(await until(runId, 'to end', (state) => state.execution !== 'RUNNING')).toMatchObject({
+      execution: 'CANCELLED',
+    });
+  });
+
+  test('an unsigned agent decision on a step without approvers is rejected; a person’s is taken', async () => {
+    const { planHash } = await ok('plan', { runbook: 'cli-gate', inputs: {} });
+    const { runId } = (await ok('start', { runbook: 'cli-gate', inputs: {}, planHash })) as { runId: string };
+    await until(runId, 'to wait for approval', (state) => state.pendingApproval !== undefined);
+    const handle = stack.client.workflow.getHandle(runId);
+    await expect(
+      handle.executeUpdate(approvalUpdate, { args: [{ approved: true, by: 'MCP:itest' }] }),
+    ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/agents never approve/) } });
+    await handle.executeUpdate(approvalUpdate, { args: [{ approved: true, by: 'alice' }] });
+    expect(await until(runId, 'to succeed', (state) => state.execution !== 'RUNNING')).toMatchObject({
+      status: 'succeeded',
+    });
+  });
+
+  test('cancels only the runs this agent started', async () => {
+    const handle = await stack.start(path.join(FIXTURES, 'cli', 'gate.yaml'), {});
+    const refused = await call('cancel', { runId: handle.workflowId });
+    expect(refused).toMatchObject({ isError: true, structuredContent: { code: 'MCP_NOT_AGENTS_RUN' } });
+    await handle.cancel();
+  });
+
+  test('over Streamable HTTP on 127.0.0.1, every request needs the bearer token', async () => {
+    const token = 'mcp-integration-token-0123456789';
+    const server = startCli(
+      ['mcp', '--runbooks', path.join(dir, 'runbooks'), '--http', '0', '--address', stack.server.address],
+      { env: { HOME: dir, TIDELINE_MCP_TOKEN: token } },
+    );
+    try {
+      const line = await server.waitForStdout(/http:\/\/127\.0\.0\.1:\d+\/mcp/);
+      const url = new URL(/http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(line)![0]);
+      expect(line).toContain('token from TIDELINE_MCP_TOKEN');
+      expect(line).not.toContain(token);
+      const anonymous = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(anonymous.status).toBe(401);
+      const client = new Client({ name: 'HTTP Test', version: '1' });
+      await client.connect(
+        new StreamableHTTPClientTransport(url, {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toContain('plan');
+      expect(names).not.toContain('start');
+      const plan = await client.callTool({ name: 'plan', arguments: { runbook: 'cli-gate', inputs: {} } });
+      expect(plan.structuredContent).toMatchObject({ planHash: expect.stringMatching(/^sha256:/) });
+      await client.close();
+    } finally {
+      server.signal('SIGTERM');
+      expect((await server.done).code).toBe(0);
+    }
+  });
+});
