@@ -1,13 +1,12 @@
-// `tideline mcp` (mcp/server.ts) as an agent meets it: the real binary over stdio, driven by the MCP SDK's own
-// client, against a dev stack (Temporal dev server, local cloud, worker). In the operate profile it
-// lists its tools, plans provision-production-service, refuses a start whose plan hash a changed
-// input made stale (answering with the new plan), starts with the right hash and reads the run to
-// its end. The agent's identity (`mcp:itest`, its key registered with the worker and even listed as
-// an approver) cannot satisfy an approval however it reaches Temporal: a raw signed decision is
-// refused with APPROVAL_AGENT and audited (`tideline audit` shows it, and the agent as verified
-// starter), an unsigned one is rejected; a person’s decision goes
-// through. The agent cancels its own run, never another's. Over Streamable HTTP a bearer token is
-// required.
+// `tideline mcp` (mcp/server.ts) as an agent meets it: the real binary over stdio, driven by the
+// MCP SDK's own client, against a dev stack (Temporal dev server, local cloud, worker). In the
+// operate profile it lists its tools, plans provision-production-service, refuses a start whose
+// plan hash a changed input made stale (answering with the new plan), starts with the right hash
+// and reads the run to its end. The agent's identity (`mcp:itest`, its key registered with the
+// worker and even listed as an approver) cannot satisfy an approval however it reaches Temporal: a
+// raw signed decision is refused with APPROVAL_AGENT and audited (`tideline audit` shows it, and
+// the agent as verified starter), an unsigned one is rejected; a person's decision goes through.
+// The agent cancels its own run, never another's. Over Streamable HTTP a bearer token is required.
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
