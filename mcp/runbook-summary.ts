@@ -61,7 +61,8 @@ export function describe(runbook: LoadedRunbook): RunbookDescription {
   const undoing = new Map<StepDefinition, string>();
   for (const { step } of placed) for (const undo of step.compensate) undoing.set(undo, step.id);
   const steps = placed.map(({ step, kind, parent }): StepSummary => {
-    const undoes = undoing.get(step) ?? (parent !== undefined ? inherited(parent, undoing) : undefined);
+    // A step nested in a compensation step undoes what that one undoes.
+    const undoes = undoing.get(step) ?? (parent !== undefined ? undoing.get(parent) : undefined);
     return {
       id: step.id,
       kind,
@@ -89,11 +90,6 @@ export function describe(runbook: LoadedRunbook): RunbookDescription {
       : [],
   );
   return { ...summarise(runbook), steps, changes, approvals };
-}
-
-/** A step nested in a compensation step undoes what that one undoes. */
-function inherited(parent: StepDefinition, undoing: Map<StepDefinition, string>): string | undefined {
-  return undoing.get(parent);
 }
 
 /** The description as lines of text, for clients that show only a tool's text. */

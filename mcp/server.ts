@@ -8,7 +8,7 @@ import type { Readable, Writable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { agentName } from './agent-name';
 import { registerTools, type McpToolDeps } from './tools';
 
@@ -37,7 +37,44 @@ export function createMcpServer(settings: McpServerSettings): McpServer {
   return server;
 }
 
-/** Serves one client on `input`/`output` until the input ends; resolves then. */
+/**
+ * Counts the client's requests the server has not answered yet, so that the end of the input
+ * (the client's way of shutting the server down) lets those answers go out first. Installed
+ * before the server connects; the server's message handler is wrapped when the transport starts,
+ * after the server set it and before the first message is read.
+ */
+function trackRequests(transport: StdioServerTransport): { idle(): Promise<void> } {
+  const open = new Set<string | number>();
+  let wake: (() => void) | undefined;
+  const start = transport.start.bind(transport);
+  transport.start = async () => {
+    const handle = transport.onmessage;
+    transport.onmessage = (message: JSONRPCMessage) => {
+      if ('method' in message && 'id' in message) open.add(message.id);
+      handle?.(message);
+    };
+    await start();
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message: JSONRPCMessage) => {
+    try {
+      await send(message);
+    } finally {
+      const id = !('method' in message) && 'id' in message ? message.id : undefined;
+      if (id !== undefined && open.delete(id) && open.size === 0) wake?.();
+    }
+  };
+  return {
+    idle: () =>
+      open.size === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            wake = resolve;
+          }),
+  };
+}
+
+/** Serves one client on `input`/`output` until the input ends and every request is answered. */
 export async function serveStdio(
   settings: McpServerSettings,
   streams: { input: Readable; output: Writable },
@@ -47,10 +84,11 @@ export async function serveStdio(
   const ended = new Promise<void>((resolve) => {
     streams.input.once('end', resolve);
     streams.input.once('close', resolve);
-    transport.onclose = resolve;
   });
+  const requests = trackRequests(transport);
   await server.connect(transport);
   await ended;
+  await requests.idle();
   await server.close();
 }
 

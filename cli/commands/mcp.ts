@@ -110,9 +110,11 @@ export const mcpCommand: Command = async (argv, ctx) => {
   const port = values.http === undefined ? undefined : Number(values.http);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535))
     throw new CliError('CLI_USAGE', '--http must be a port number (0 to 65535)');
+  // The key file given, else the configured name's own key (~/.tideline/approval-keys), else none:
+  // the starts are then claimed, not signed.
   const key =
-    values.key !== undefined || configuredName !== undefined
-      ? loadApprovalKey(ctx, configuredName ?? 'mcp', values.key)
+    configuredName !== undefined || values.key !== undefined
+      ? loadApprovalKey(ctx, configuredName ?? '', values.key)
       : undefined;
   let session: Promise<TemporalSession> | undefined;
   const { AgentRuns } = require('../../mcp/runs') as typeof import('../../mcp/runs');

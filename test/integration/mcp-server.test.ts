@@ -1,12 +1,12 @@
-// `tideline mcp` (mcp/server.ts) as an agent meets it: the real binary over stdio, driven by the MCP SDK's own
-// client, against a dev stack (Temporal dev server, local cloud, worker). In the operate profile it
-// lists its tools, plans provision-production-service, refuses a start whose plan hash a changed
-// input made stale (answering with the new plan), starts with the right hash and reads the run to
-// its end. The agent's identity (`mcp:itest`, its key registered with the worker and even listed as
-// an approver) cannot satisfy an approval however it reaches Temporal: a raw signed decision is
-// refused with APPROVAL_AGENT and audited, an unsigned one is rejected; a person's decision goes
-// through. The agent cancels its own run, never another's. Over Streamable HTTP a bearer token is
-// required.
+// `tideline mcp` (mcp/server.ts) as an agent meets it: the real binary over stdio, driven by the
+// MCP SDK's own client, against a dev stack (Temporal dev server, local cloud, worker). In the
+// operate profile it lists its tools, plans provision-production-service, refuses a start whose
+// plan hash a changed input made stale (answering with the new plan), starts with the right hash
+// and reads the run to its end. The agent's identity (`mcp:itest`, its key registered with the
+// worker and even listed as an approver) cannot satisfy an approval however it reaches Temporal: a
+// raw signed decision is refused with APPROVAL_AGENT and audited (`tideline audit` shows it, and
+// the agent as verified starter), an unsigned one is rejected; a person's decision goes through.
+// The agent cancels its own run, never another's. Over Streamable HTTP a bearer token is required.
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,7 +17,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { publicKeyText } from '../../activities/approval-keys';
 import { signDecision } from '../../activities/approval-signatures';
 import { approvalUpdate, progressQuery } from '../../contract/run-messages';
-import { cliEnvironment, startCli, TIDELINE_BIN } from '../helpers/cli-process';
+import { cliEnvironment, jsonOutput, runTideline, startCli, TIDELINE_BIN } from '../helpers/cli-process';
 import { keyPairsFor } from '../helpers/people-keys';
 import { createVpc, pollUntil, seedService } from '../helpers/runbook-fixtures';
 import { RUNBOOKS_DIR, startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
@@ -199,6 +199,12 @@ describe('tideline mcp over stdio against a dev stack', () => {
     expect(outcome.refused).toMatchObject({ code: 'APPROVAL_AGENT' });
     const audit = (await handle.query(progressQuery)).approvals ?? [];
     expect(audit).toEqual([expect.objectContaining({ by: AGENT, accepted: false, code: 'APPROVAL_AGENT' })]);
+    // `tideline audit` shows the agent as the verified starter, and its refused decision.
+    const audited = jsonOutput<{ admission: unknown; approvals: unknown[] }>(
+      await runTideline(['audit', runId, '--json', '--address', stack.server.address]),
+    );
+    expect(audited.admission).toMatchObject({ starter: { by: AGENT, verified: true } });
+    expect(audited.approvals).toEqual([expect.objectContaining({ by: AGENT, code: 'APPROVAL_AGENT' })]);
 
     // The agent cancels its own run.
     await ok('cancel', { runId });

@@ -1,0 +1,61 @@
+// `tideline mcp` over stdio (mcp/server.ts, serveStdio) on in-memory streams: newline-delimited
+// JSON-RPC in and out, nothing else on the output, and a client that closes its end while a call
+// is still running gets that call's answer before the server ends.
+import { PassThrough } from 'node:stream';
+import path from 'node:path';
+import { RunbookLibrary } from '../../mcp/runbook-library';
+import { serveStdio, type McpServerSettings } from '../../mcp/server';
+
+const RUNBOOKS = path.resolve(__dirname, '..', '..', 'runbooks');
+
+test('answers a call still running when the client closes its end, then ends', async () => {
+  let finishPlan: (text: string) => void = () => undefined;
+  const planStarted = new Promise<void>((started) => {
+    settings.renderPlan = () => {
+      started();
+      return new Promise<string>((resolve) => (finishPlan = resolve));
+    };
+  });
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let written = '';
+  output.on('data', (chunk: Buffer) => (written += chunk.toString('utf8')));
+  const served = serveStdio(settings, { input, output });
+  const send = (message: object) => input.write(`${JSON.stringify(message)}\n`);
+  send({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'Unit', version: '1' } },
+  });
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  send({
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/call',
+    params: { name: 'plan', arguments: { runbook: 'start-dev-services', inputs: { project_id: 'p1' } } },
+  });
+  await planStarted;
+  input.end();
+  finishPlan('Plan for start-dev-services');
+  await served;
+  const lines = written.trim().split('\n');
+  const messages = lines.map(
+    (line) => JSON.parse(line) as { id?: number; result?: { content?: { text: string }[] } },
+  );
+  expect(messages.map((message) => message.id)).toEqual([1, 2]);
+  expect(messages[1]?.result?.content?.[0]?.text).toMatch(
+    /^plan hash: sha256:[0-9a-f]{64}\n\nPlan for start-dev-services$/,
+  );
+});
+
+const settings: McpServerSettings = {
+  profile: 'read-only',
+  library: RunbookLibrary.ofFolder(RUNBOOKS),
+  renderPlan: async () => '',
+  secrets: { values: () => ({}), sourceOf: (name) => `TIDELINE_INPUT_${name.toUpperCase()}` },
+  runs: () => Promise.reject(new Error('no Temporal in a unit test')),
+  signStart: (_workflowId, by) => ({ by }),
+  newRunId: (name) => `${name}-1`,
+  version: '0.0.0-test',
+};
