@@ -29,7 +29,10 @@ describe('maintenance runbooks', () => {
       const report = await reportOf(handle);
       expect(report.status).toBe('succeeded');
       expect(report.outputs).toEqual({ service_id: serviceId });
-      expect(calls('service.updatePassword')).toEqual({ '204': 1 });
+      // One call, answered with a success status (204 in the seed dialect, 200 in the current one).
+      expect(Object.entries(calls('service.updatePassword'))).toEqual([
+        [expect.stringMatching(/^20[04]$/), 1],
+      ]);
       expect((await getService(stack, serviceId)).status).toBe('READY');
       expect(JSON.stringify(report)).not.toContain(password);
       const history = await handle.fetchHistory();
