@@ -88,3 +88,29 @@ export function schemaIssuesAt(
     return { message: `${field}${issue.message}`, at };
   });
 }
+
+/** A problem of one file, at a position in it, with a stable code and an optional hint. */
+export interface FileProblem<Code extends string> {
+  code: Code;
+  file: string;
+  line: number;
+  column: number;
+  message: string;
+  hint?: string;
+}
+
+/** Makes the problems of `file` (at its start when no position is given). */
+export function problemsOf<Code extends string>(file: string) {
+  return (
+    code: Code,
+    message: string,
+    at: SourcePosition = { line: 1, column: 1 },
+    hint?: string,
+  ): FileProblem<Code> => ({
+    code,
+    file,
+    ...at,
+    message,
+    ...(hint !== undefined ? { hint } : {}),
+  });
+}

@@ -11,7 +11,7 @@ import { checkRunbookFile } from '../dsl/loader';
 import { PositionIndex } from '../dsl/positions';
 import type { RunbookDefinition } from '../dsl/definition';
 import { readSourceFile } from '../dsl/source-file';
-import { schemaIssuesAt } from '../dsl/yaml-document';
+import { schemaIssuesAt, problemsOf } from '../dsl/yaml-document';
 import { limitAliases, limitNesting } from '../dsl/yaml-limits';
 import { strictnessProblems, type StrictnessCode } from './test-file-strictness';
 import { placeholderIds, referenceProblems, resolveReferences } from './cloud-references';
@@ -50,18 +50,7 @@ type Path = (string | number)[];
 
 export function loadTestFile(absolutePath: string, display: (absolute: string) => string): TestFileCheck {
   const file = display(absolutePath);
-  const problem = (
-    code: TestFileProblemCode,
-    message: string,
-    at = { line: 1, column: 1 },
-    hint?: string,
-  ) => ({
-    code,
-    file,
-    ...at,
-    message,
-    ...(hint !== undefined ? { hint } : {}),
-  });
+  const problem = problemsOf<TestFileProblemCode>(file);
   const read = readSourceFile(absolutePath, 'test file');
   if (read.kind !== 'text')
     return {

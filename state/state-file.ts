@@ -5,7 +5,13 @@ import { dirname, resolve } from 'node:path';
 import { checkRunbookFile } from '../dsl/loader';
 import type { RunbookDefinition } from '../dsl/definition';
 import { hasTemplate } from '../dsl/templates';
-import { parseYamlText, readYamlDocument, schemaIssuesAt, type YamlRead } from '../dsl/yaml-document';
+import {
+  parseYamlText,
+  readYamlDocument,
+  schemaIssuesAt,
+  type YamlRead,
+  problemsOf,
+} from '../dsl/yaml-document';
 import { compileExpectation, type Expectation } from './state-rules';
 import { StateFile, type StateRule } from './state-schema';
 
@@ -71,13 +77,7 @@ function checkState(
   display: (absolute: string) => string,
 ): StateFileCheck {
   const file = display(absolutePath);
-  const problem = (code: StateProblemCode, message: string, at = { line: 1, column: 1 }, hint?: string) => ({
-    code,
-    file,
-    ...at,
-    message,
-    ...(hint !== undefined ? { hint } : {}),
-  });
+  const problem = problemsOf<StateProblemCode>(file);
   if (!read.ok)
     return {
       ok: false,

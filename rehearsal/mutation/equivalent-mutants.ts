@@ -5,6 +5,7 @@
 // kills is reported, so its entry can go). Each entry names a mutant
 // by its id (stable: it names the mutation). An entry whose id no mutant of the runbook has any
 // more is a problem, at its file:line:column, so the lists cannot go stale as the runbook changes.
+import { problemsOf } from '../../dsl/yaml-document';
 import { existsSync } from 'node:fs';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
@@ -64,18 +65,7 @@ export function loadEquivalents(
   const absolute = mutantsFileOf(runbookPath);
   if (!existsSync(absolute)) return { ok: true, equivalent: new Map(), survivors: new Map() };
   const file = display(absolute);
-  const problem = (
-    code: MutationProblemCode,
-    message: string,
-    at = { line: 1, column: 1 },
-    hint?: string,
-  ) => ({
-    code,
-    file,
-    ...at,
-    message,
-    ...(hint !== undefined && { hint }),
-  });
+  const problem = problemsOf<MutationProblemCode>(file);
   const read = readSourceFile(absolute, 'mutants file');
   if (read.kind !== 'text')
     return { ok: false, problems: [problem('MUTANTS_FILE_INVALID', `mutants file ${read.kind}`)] };
