@@ -125,6 +125,13 @@ export const PATCHES = {
    * that has no parent.
    */
   runAdmission: 'tideline-2027-05-run-admission',
+  /**
+   * 2027-06: after the first failing `parallel` branch cancels its siblings, one workflow task
+   * carries the cancel requests (a 1 ms timer) before the failure goes on to compensation, so an
+   * undo run as a local activity cannot end a sibling's activity before its cancel is sent
+   * (workflows/sibling-cancellation.ts). Asked at the start of a run that has such a parallel.
+   */
+  siblingCancelSettles: 'tideline-2027-06-sibling-cancel-settles',
 } as const;
 
 export type PatchId = (typeof PATCHES)[keyof typeof PATCHES];

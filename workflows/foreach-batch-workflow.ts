@@ -14,6 +14,7 @@ import type { BatchBudgetResult, BatchUndo, ForeachBatchInput, ForeachBatchResul
 import { runBudgetedIterations } from './foreach-budget-lanes';
 import { compactRecord, narrowIteration, stepsById, stepsReadByUndo } from './foreach-batch';
 import { concurrentCallsAsTasks } from './concurrent-calls';
+import { siblingCancelSettlesAtStart } from './sibling-cancellation';
 import { localCallAttemptsAtStart } from './local-calls';
 import { runIterations } from './foreach-lanes';
 import { Interpreter, type Scope, type StepResult } from './interpreter';
@@ -57,6 +58,7 @@ export async function foreachBatchWorkflow(input: ForeachBatchInput): Promise<Fo
   // Before any call (workflows/concurrent-calls.ts): its lanes run side by side like the run's.
   interpreter.concurrentCallsAsTasks = concurrentCallsAsTasks([step]);
   interpreter.localCallAttempts = localCallAttemptsAtStart([step]);
+  interpreter.siblingCancelSettles = siblingCancelSettlesAtStart([step]);
   const iterations: Scope[] = [];
   const options = {
     step,

@@ -53,6 +53,8 @@ export class Interpreter {
   concurrentCallsAsTasks = false;
   /** Local calls report their attempts (workflows/local-calls.ts). */
   localCallAttempts = false;
+  /** A parallel sends its siblings' cancellation before failing (workflows/sibling-cancellation.ts). */
+  siblingCancelSettles = false;
 
   constructor(
     readonly state: RunState,

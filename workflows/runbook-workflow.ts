@@ -35,6 +35,7 @@ import { RunGovernance } from './run-governance';
 import { RUN_CANCELLED, StepFailed, runCancelled, summariseFailure } from './step-failure';
 import { runStepKind } from './step-kinds';
 import { concurrentCallsAsTasks } from './concurrent-calls';
+import { siblingCancelSettlesAtStart } from './sibling-cancellation';
 import { localCallAttemptsAtStart } from './local-calls';
 import { noteRunbookOnRunSpan } from './step-tracing';
 import { RunNotifier } from './run-notifier';
@@ -97,6 +98,7 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
   // Also before any call (workflows/concurrent-calls.ts, workflows/local-calls.ts).
   const callsAsTasks = concurrentCallsAsTasks(definition.steps);
   const callAttempts = localCallAttemptsAtStart(definition.steps);
+  const cancelSettles = siblingCancelSettlesAtStart(definition.steps);
 
   const bound = bindInputs(definition.inputs, input.inputs);
   if (!bound.ok) {
@@ -144,6 +146,7 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
   const interpreter = new Interpreter(state, runStepKind, () => [...heldByParent, ...locks.held]);
   interpreter.concurrentCallsAsTasks = callsAsTasks;
   interpreter.localCallAttempts = callAttempts;
+  interpreter.siblingCancelSettles = cancelSettles;
   interpreter.plan(definition.steps, '');
   const secretOutputs = Object.entries(definition.outputs)
     .filter(([, output]) => output.secret)

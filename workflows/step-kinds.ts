@@ -23,6 +23,7 @@ import { resolveCount, resolveDurationMs, resolveTemplateString, resolveTemplate
 import { ACTIVITY_POLICIES, LOCAL_CALL_CLASSES, stepRetry, waitActivityOptions } from './activity-policies';
 import { runLocalCall } from './local-calls';
 import { sideBySide } from './concurrent-calls';
+import { sendSiblingCancellations } from './sibling-cancellation';
 import { FOREACH_BATCH_SIZE, runForeachInBatches } from './foreach-batch';
 import { runIterations } from './foreach-lanes';
 import { isBudgeted } from './foreach-budget';
@@ -270,7 +271,10 @@ async function runBranches(
       }),
     ),
   );
-  if (firstFailure !== undefined) throw firstFailure.error;
+  if (firstFailure !== undefined) {
+    if (interpreter.siblingCancelSettles && step.branches.length > 1) await sendSiblingCancellations();
+    throw firstFailure.error;
+  }
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) throw failed.reason;
 }

@@ -15,6 +15,7 @@ import { RELEASE_2026_12 } from './history-release-2026-12';
 import { RELEASE_2027_01 } from './history-release-2027-01';
 import { RELEASE_2027_02 } from './history-release-2027-02';
 import { RELEASE_2027_04 } from './history-release-2027-04';
+import { RELEASE_2027_06 } from './history-release-2027-06';
 import { pollUntil, waitForStep } from './runbook-fixtures';
 
 export interface Release {
@@ -164,6 +165,7 @@ export const RELEASES: readonly Release[] = [
   RELEASE_2027_01,
   RELEASE_2027_02,
   RELEASE_2027_04,
+  RELEASE_2027_06,
 ];
 
 /** The recordings of every later release, in order (later ones may use what earlier ones made). */

@@ -21,6 +21,7 @@ test('a run started on the gate release or later needs only the patches after th
       PATCHES.notifications,
       PATCHES.localCallAttempts,
       PATCHES.runAdmission,
+      PATCHES.siblingCancelSettles,
     ],
     unknown: [],
   });
@@ -31,6 +32,7 @@ test('a run started on the gate release or later needs only the patches after th
       PATCHES.notifications,
       PATCHES.localCallAttempts,
       PATCHES.runAdmission,
+      PATCHES.siblingCancelSettles,
     ]).needs,
   ).toEqual([]);
 });
@@ -47,9 +49,10 @@ test('a run started before the gate may need every patch it did not record', () 
       PATCHES.notifications,
       PATCHES.localCallAttempts,
       PATCHES.runAdmission,
+      PATCHES.siblingCancelSettles,
     ].filter((id) => !recorded.includes(id)),
   );
-  expect(patchNeeds([]).needs).toHaveLength(BEFORE_GATE.length + 4);
+  expect(patchNeeds([]).needs).toHaveLength(BEFORE_GATE.length + 5);
 });
 
 test('the newest recorded gate counts, and ids this tree does not know are reported', () => {

@@ -60,6 +60,7 @@ test('the gate implies every patch listed before it, not itself nor the ones aft
     PATCHES.notifications,
     PATCHES.localCallAttempts,
     PATCHES.runAdmission,
+    PATCHES.siblingCancelSettles,
   ]);
 });
 
