@@ -15,6 +15,7 @@ import type { ASTNode, ParseResult } from '@marcbachmann/cel-js';
 import type { ExpressionLimitCode } from './expression-limits';
 import { expressionLimitProblem } from './expression-limits';
 import { patternMatches } from './patterns';
+import { readMemberPath } from './member-path';
 
 /**
  * cel-js will not replace a built-in overload, so `x.matches(p)` is renamed to this function in
@@ -235,6 +236,8 @@ export function checkExpression(expression: string): ExpressionCheck {
 
 /** Evaluates a CEL expression over JSON variables and returns JSON. */
 export function evaluateExpression(expression: string, variables: Record<string, unknown>): JsonValue {
+  const direct = readMemberPath(expression, variables);
+  if (direct !== undefined) return direct;
   let result: unknown;
   try {
     const parsed = parseCached(expression);
