@@ -48,6 +48,24 @@ export function baselineClient(stack: BenchStack): Client {
   return client;
 }
 
+/**
+ * Which hand-written provisioning figure 7 compares with: the expert one (expert-workflows.ts,
+ * the default) or the competent one (workflows.ts), chosen with BENCH_BASELINE_STYLE.
+ */
+export type BaselineStyle = 'expert' | 'competent';
+
+export function baselineStyle(): BaselineStyle {
+  const style = process.env.BENCH_BASELINE_STYLE ?? 'expert';
+  if (style !== 'expert' && style !== 'competent')
+    throw new Error(`BENCH_BASELINE_STYLE must be expert or competent, not ${style}`);
+  return style;
+}
+
+const PROVISION_WORKFLOWS: Record<BaselineStyle, string> = {
+  expert: 'provisionServiceExpert',
+  competent: 'provisionService',
+};
+
 /** Starts the baseline provisioning of `name` on the stack's VPC. */
 export function startBaselineProvisioning(
   stack: BenchStack,
@@ -55,7 +73,7 @@ export function startBaselineProvisioning(
   name: string,
 ): Promise<WorkflowHandle> {
   const input: ProvisionInput = { projectId: stack.access.projectId, name, vpcId: stack.vpcId };
-  return baselineClient(stack).workflow.start('provisionService', {
+  return baselineClient(stack).workflow.start(PROVISION_WORKFLOWS[baselineStyle()], {
     taskQueue,
     workflowId: `baseline-${name}-${randomBytes(4).toString('hex')}`,
     args: [input],

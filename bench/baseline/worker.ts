@@ -8,6 +8,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { createCloudClient } from '../../cloud/client';
 import type { WorkerTuning } from '../tuned-worker';
 import { createBaselineActivities } from './activities';
+import { createExpertActivities } from './expert-activities';
 
 /**
  * The line bench processes wait for before they start runs (worker/main.ts READY_LINE; not
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
     connection,
     taskQueue,
     workflowsPath: require.resolve('./workflows'),
-    activities: createBaselineActivities(api),
+    activities: { ...createBaselineActivities(api), ...createExpertActivities(api) },
     shutdownGraceTime: '10s',
     ...tuning,
   });

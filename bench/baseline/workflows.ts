@@ -72,3 +72,4 @@ export async function stopDevServices(input: StopDevInput): Promise<{ stopped: n
   await Promise.all(Array.from({ length: Math.min(input.concurrency, todo.length) }, lane));
   return { stopped: todo.length };
 }
+export { provisionServiceExpert } from './expert-workflows';
