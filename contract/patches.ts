@@ -132,6 +132,12 @@ export const PATCHES = {
    * (workflows/sibling-cancellation.ts). Asked at the start of a run that has such a parallel.
    */
   siblingCancelSettles: 'tideline-2027-06-sibling-cancel-settles',
+  /**
+   * 2027-07, the second release gate: the run was started on release 2027-07 or later, so every
+   * patch above holds and none is asked for. Asked first in every workflow run (the 2027-01 gate
+   * only when this one does not hold); a provisioning run records this one patch instead of four.
+   */
+  release2027_07: 'tideline-2027-07-release',
 } as const;
 
 export type PatchId = (typeof PATCHES)[keyof typeof PATCHES];

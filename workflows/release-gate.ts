@@ -14,46 +14,58 @@
 import { IllegalStateError, patched } from '@temporalio/workflow';
 import { PATCHES, type PatchId } from '../contract/patches';
 
-/** The newest release gate. */
-export const RELEASE_GATE = PATCHES.release2027_01;
+/** The release gates, oldest first. */
+const GATES = [PATCHES.release2027_01, PATCHES.release2027_07] as const;
+type GateId = (typeof GATES)[number];
 
-/** A patch asked for with `hasPatch` (any but the gate itself). */
-export type GatedPatchId = Exclude<PatchId, typeof RELEASE_GATE>;
+/** The newest release gate: the one a run started on this release records. */
+export const RELEASE_GATE: GateId = PATCHES.release2027_07;
 
-/** The patches the gate implies: those listed before it in PATCHES (later ones are asked for). */
-const IMPLIED: ReadonlySet<PatchId> = (() => {
+/** A patch asked for with `hasPatch` (any but a gate). */
+export type GatedPatchId = Exclude<PatchId, GateId>;
+
+/** What each gate implies: the patches listed before it in PATCHES (later ones are asked for). */
+const IMPLIED: ReadonlyMap<GateId, ReadonlySet<PatchId>> = (() => {
   const ids: PatchId[] = Object.values(PATCHES);
-  return new Set(ids.slice(0, ids.indexOf(RELEASE_GATE)));
+  return new Map(GATES.map((id) => [id, new Set(ids.slice(0, ids.indexOf(id)))]));
 })();
 
-/** Undefined until `startRelease()` ran in this run. */
-let gate: boolean | undefined;
+/** Undefined until `startRelease()` ran in this run; null when no gate holds for it. */
+let gate: GateId | null | undefined;
 
 /**
- * Asks for the release gate, once, at the start of the run. A run started on this release records
- * it (one marker and one TemporalChangeVersion upsert) and asks for no other patch; a run started
- * earlier replays without it and asks for each patch as it did.
+ * Asks for the release gates, once, at the start of the run, the newest first. A run started on
+ * this release records the newest (one marker and one TemporalChangeVersion upsert) and asks for
+ * no other patch the gate implies; a run started on an earlier release replays without it and
+ * finds the gate of its own release, if any, and asks for each later patch as it did.
  */
 export function startRelease(): void {
-  gate = patched(RELEASE_GATE);
+  gate = null;
+  for (const id of [...GATES].reverse()) {
+    if (patched(id)) {
+      gate = id;
+      return;
+    }
+  }
 }
 
-/** Whether this run was started on the gate's release or later (every gated patch holds). */
-function releaseGateHolds(): boolean {
+/** The gate that holds for this run (null: none, a run started before the first gate). */
+function gateOfRun(): GateId | null {
   if (gate === undefined)
     throw new IllegalStateError('startRelease() must be called before asking for patches');
   return gate;
 }
 
 /**
- * `patched(id)`, except that a run behind the gate has every patch the gate implies without asking
- * (nothing recorded); a patch listed after the gate is asked for as usual.
+ * `patched(id)`, except that a run behind a gate has every patch the gate implies without asking
+ * (nothing recorded); a patch listed after its gate is asked for as usual.
  */
 export function hasPatch(id: GatedPatchId): boolean {
-  return (releaseGateHolds() && impliedByGate(id)) || patched(id);
+  const held = gateOfRun();
+  return (held !== null && impliedByGate(id, held)) || patched(id);
 }
 
-/** Whether the gate implies patch `id` (it is listed before the gate). */
-export function impliedByGate(id: PatchId): boolean {
-  return IMPLIED.has(id);
+/** Whether gate `by` (default: the newest) implies patch `id` (it is listed before the gate). */
+export function impliedByGate(id: PatchId, by: GateId = RELEASE_GATE): boolean {
+  return IMPLIED.get(by)?.has(id) === true;
 }

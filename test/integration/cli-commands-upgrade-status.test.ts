@@ -72,11 +72,17 @@ test('lists the open runs by release with the patches they may still need', asyn
       PATCHES.notifications,
       PATCHES.localCallAttempts,
       PATCHES.runAdmission,
+      PATCHES.siblingCancelSettles,
     ],
   });
   expect(runs[beside.workflowId]).toMatchObject({
     recorded: [PATCHES.release2027_01, PATCHES.concurrentCallsAsTasks],
-    needs: [PATCHES.notifications, PATCHES.localCallAttempts, PATCHES.runAdmission],
+    needs: [
+      PATCHES.notifications,
+      PATCHES.localCallAttempts,
+      PATCHES.runAdmission,
+      PATCHES.siblingCancelSettles,
+    ],
   });
   const needed = status.patches.filter((p) => p.neededBy.length > 0);
   expect(needed).toEqual([
@@ -94,6 +100,11 @@ test('lists the open runs by release with the patches they may still need', asyn
     {
       id: PATCHES.runAdmission,
       release: '2027-05',
+      neededBy: expect.arrayContaining([lone.workflowId, beside.workflowId]),
+    },
+    {
+      id: PATCHES.siblingCancelSettles,
+      release: '2027-06',
       neededBy: expect.arrayContaining([lone.workflowId, beside.workflowId]),
     },
   ]);

@@ -301,11 +301,11 @@ test('rolling deploy: the tree joins the release on the queue, the runs go on, t
   expect(served.waiting?.builds).toEqual(['release', 'tree']);
 }, 600_000);
 
-// A rollback is not safe for the workflow code this time: the tree records patches the release
-// lacks (localCallAttempts: local calls report their attempts, asked at the start of a run with
-// such calls; notifications: every top-level run asks the worker at its start which targets hear
-// it, a local activity the release's code does not schedule), so the release cannot replay a run
-// started on the tree. Such a run waits: its workflow tasks fail on the release (the failure is recorded,
+// A rollback is not safe for the workflow code this time: the tree records a patch the release
+// lacks (its release gate, 2027-07, which implies among others localCallAttempts — local calls
+// report their attempts — and notifications — every top-level run asks the worker at its start
+// which targets hear it, a local activity the release's code does not schedule), so the release
+// cannot replay a run started on the tree. Such a run waits: its workflow tasks fail on the release (the failure is recorded,
 // nothing runs twice, nothing is lost), and a worker of the tree, once back, finishes it.
 test('rollback: runs started on the tree fail their tasks on the earlier release, lose nothing, and finish when the tree is back', async () => {
   const taskQueue = `rollback-${randomBytes(3).toString('hex')}`;
@@ -322,9 +322,7 @@ test('rollback: runs started on the tree fail their tasks on the earlier release
     (served) => served.failedTasks.length > 0,
     STATE_TIMEOUT_MS,
   );
-  expect(onRelease.failedTasks[0]).toMatch(
-    /Nondeterminism error: .*patch marker .*tideline-(2027-03-notifications|2027-04-local-call-attempts)/,
-  );
+  expect(onRelease.failedTasks[0]).toMatch(/Nondeterminism error: .*patch marker .*tideline-2027-07-release/);
   await stopWorker(older);
   const known = Object.fromEntries(
     await Promise.all(

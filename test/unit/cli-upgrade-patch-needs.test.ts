@@ -8,7 +8,10 @@ const BEFORE_GATE = Object.values(PATCHES).slice(0, Object.values(PATCHES).index
 
 test('every patch id names its release, and the gate is known as one', () => {
   const patches = knownPatches();
-  expect(patches.filter((p) => p.gate).map((p) => p.id)).toEqual([PATCHES.release2027_01]);
+  expect(patches.filter((p) => p.gate).map((p) => p.id)).toEqual([
+    PATCHES.release2027_01,
+    PATCHES.release2027_07,
+  ]);
   expect(patches.every((p) => /^\d{4}-\d{2}$/.test(p.release))).toBe(true);
 });
 
@@ -35,6 +38,15 @@ test('a run started on the gate release or later needs only the patches after th
       PATCHES.siblingCancelSettles,
     ]).needs,
   ).toEqual([]);
+});
+
+test('a run started on the newest gate release needs nothing', () => {
+  expect(patchNeeds([PATCHES.release2027_07])).toEqual({
+    startedOn: '2027-07 or later',
+    gate: PATCHES.release2027_07,
+    needs: [],
+    unknown: [],
+  });
 });
 
 test('a run started before the gate may need every patch it did not record', () => {

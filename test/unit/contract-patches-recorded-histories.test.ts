@@ -3,7 +3,7 @@
 // only ids listed in contract/patches.ts, none of a later release, and from a release gate on the
 // newest gate of that release plus only patches listed after it (the gate implies the others, so a
 // run started on that release never records them), and every patch a top-level run always asks for
-// from its release on. A history recorded with other code than its release's, or a raw patched()
+// from its release on (until a gate implies it). A history recorded with other code than its release's, or a raw patched()
 // id, fails here.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -57,16 +57,17 @@ function patchIds(file: string): string[] {
 /** What is wrong with the patch ids of a history of `release` (empty: nothing). */
 function patchProblems(release: string, ids: readonly string[], topLevel = false): string[] {
   const problems: string[] = [];
+  const gates = ALL_IDS.filter((id) => isGate(id) && releaseOf(id) <= release);
+  const gate = gates[gates.length - 1];
+  const impliedByGate = (id: string) => gate !== undefined && ALL_IDS.indexOf(id) < ALL_IDS.indexOf(gate);
   if (topLevel)
     for (const id of ASKED_BY_EVERY_TOP_LEVEL_RUN)
-      if (releaseOf(id) <= release && !ids.includes(id))
+      if (releaseOf(id) <= release && !impliedByGate(id) && !ids.includes(id))
         problems.push(`no marker of ${id}, which every top-level run of ${release} asks for`);
   for (const id of ids) {
     if (!ALL_IDS.includes(id)) problems.push(`${id} is not in contract/patches.ts`);
     else if (releaseOf(id) > release) problems.push(`${id} is of a later release`);
   }
-  const gates = ALL_IDS.filter((id) => isGate(id) && releaseOf(id) <= release);
-  const gate = gates[gates.length - 1];
   if (gate === undefined) {
     for (const id of ids) if (isGate(id)) problems.push(`${id}: a release gate before any gate existed`);
     return problems;

@@ -1,6 +1,7 @@
-// The release gate (workflows/release-gate.ts, PATCHES.release2027_01), checked on the replay
-// gate's recordings: a run started on release 2027-01 records the gate and no other patch, so a
-// provisioning run has 8 markers and 8 TemporalChangeVersion upserts fewer than on 2026-12.
+// The release gates (workflows/release-gate.ts, PATCHES.release2027_01 and release2027_07),
+// checked on the replay gate's recordings: a run started on a gate's release records that gate
+// and no patch it implies, so a provisioning run has 8 markers and 8 TemporalChangeVersion
+// upserts fewer on 2027-01 than on 2026-12, and on 2027-07 one of each where 2027-04 had three.
 import { readdirSync, readFileSync } from 'node:fs';
 import { PATCHES, type PatchId } from '../../contract/patches';
 import { impliedByGate, RELEASE_GATE } from '../../workflows/release-gate';
@@ -48,20 +49,24 @@ const GATED = readdirSync(HISTORY_FIXTURES_DIR)
   .filter((file) => file.endsWith('.2027-01.history.json'))
   .map((file) => file.replace(/\.history\.json$/, ''));
 
-test('the gate implies every patch listed before it, not itself nor the ones after it', () => {
+test('each gate implies every patch listed before it, not itself nor the ones after it', () => {
   const ids: string[] = Object.values(PATCHES);
-  const at = ids.indexOf(RELEASE_GATE);
-  expect(at).toBeGreaterThan(0);
-  for (const id of ids.slice(0, at)) expect(impliedByGate(id as PatchId)).toBe(true);
-  for (const id of ids.slice(at)) expect(impliedByGate(id as PatchId)).toBe(false);
-  // Patches of the next release, asked for one by one until its gate comes.
-  expect(ids.slice(at + 1)).toEqual([
+  for (const gate of [PATCHES.release2027_01, PATCHES.release2027_07]) {
+    const at = ids.indexOf(gate);
+    expect(at).toBeGreaterThan(0);
+    for (const id of ids.slice(0, at)) expect(impliedByGate(id as PatchId, gate)).toBe(true);
+    for (const id of ids.slice(at)) expect(impliedByGate(id as PatchId, gate)).toBe(false);
+  }
+  // Patches of the releases between the gates, asked for one by one by runs behind the first.
+  expect(ids.slice(ids.indexOf(PATCHES.release2027_01) + 1, ids.indexOf(PATCHES.release2027_07))).toEqual([
     PATCHES.concurrentCallsAsTasks,
     PATCHES.notifications,
     PATCHES.localCallAttempts,
     PATCHES.runAdmission,
     PATCHES.siblingCancelSettles,
   ]);
+  expect(RELEASE_GATE).toBe(PATCHES.release2027_07);
+  expect(ids[ids.length - 1]).toBe(RELEASE_GATE);
 });
 
 test('release 2027-01 has recordings of runbook runs, a batch and a service lock', () => {
@@ -77,8 +82,8 @@ test('release 2027-01 has recordings of runbook runs, a batch and a service lock
 
 test.each(GATED)('%s records the gate once and no other patch', (name) => {
   const history = events(name);
-  expect(patchMarkers(history)).toEqual([RELEASE_GATE]);
-  expect(changeVersionUpserts(history)).toEqual([[RELEASE_GATE]]);
+  expect(patchMarkers(history)).toEqual([PATCHES.release2027_01]);
+  expect(changeVersionUpserts(history)).toEqual([[PATCHES.release2027_01]]);
 });
 
 test('a provisioning run on 2027-01 has 16 events fewer than on 2026-12: 8 markers and 8 upserts', () => {
@@ -96,10 +101,33 @@ test.each(['stop-dev-services.2027-02', 'every-kind.2027-02'])(
   '%s (steps side by side, release 2027-02) records the gate and concurrentCallsAsTasks, asked once',
   (name) => {
     const history = events(name);
-    expect(patchMarkers(history)).toEqual([RELEASE_GATE, PATCHES.concurrentCallsAsTasks]);
+    expect(patchMarkers(history)).toEqual([PATCHES.release2027_01, PATCHES.concurrentCallsAsTasks]);
     expect(changeVersionUpserts(history)).toEqual([
-      [RELEASE_GATE],
-      [RELEASE_GATE, PATCHES.concurrentCallsAsTasks],
+      [PATCHES.release2027_01],
+      [PATCHES.release2027_01, PATCHES.concurrentCallsAsTasks],
     ]);
   },
 );
+
+test.each(
+  readdirSync(HISTORY_FIXTURES_DIR)
+    .filter((file) => file.endsWith('.2027-07.history.json'))
+    .map((file) => file.replace(/\.history\.json$/, '')),
+)('%s records the newest gate once and no patch it implies', (name) => {
+  const history = events(name);
+  expect(patchMarkers(history)).toEqual([PATCHES.release2027_07]);
+  expect(changeVersionUpserts(history)).toEqual([[PATCHES.release2027_07]]);
+});
+
+test('a provisioning run on 2027-07 records one patch where 2027-04 recorded three', () => {
+  const before = events('provision-local-calls.2027-04');
+  const after = events('provision-local-calls.2027-07');
+  expect(patchMarkers(before)).toEqual([
+    PATCHES.release2027_01,
+    PATCHES.localCallAttempts,
+    PATCHES.notifications,
+  ]);
+  expect(changeVersionUpserts(before)).toHaveLength(3);
+  expect(patchMarkers(after)).toHaveLength(1);
+  expect(changeVersionUpserts(after)).toHaveLength(1);
+});
