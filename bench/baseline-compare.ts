@@ -50,14 +50,39 @@ export interface ConcurrentCost {
   /** Mean over a sample of the runs (the first 20 started). */
   eventsPerRun: number;
   workerPeakRssMiB: number;
+  /** CPU of the bench process (the local cloud and the Temporal client) per run, ms (absent in old results). */
+  benchCpuMsPerRun?: number;
   timedOut: boolean;
+}
+
+/** The spread of a measure over the samples of one side. */
+export interface Spread {
+  min: number;
+  median: number;
+  max: number;
+}
+
+/**
+ * One side of a concurrent case: the medians over its samples, and each measure's spread (absent
+ * from results saved before the harness took several samples).
+ */
+export interface SampledConcurrentCost extends ConcurrentCost {
+  samples?: number;
+  spread?: {
+    completionMs: Spread;
+    workerCpuMsPerRun: Spread;
+    serverCpuMsPerRun: Spread;
+    benchCpuMsPerRun: Spread;
+  };
 }
 
 export interface BaselineConcurrentResult {
   runs: number;
   label: string;
-  tideline: ConcurrentCost;
-  baseline: ConcurrentCost;
+  tideline: SampledConcurrentCost;
+  baseline: SampledConcurrentCost;
+  /** Which side ran first in each sample (they alternate). */
+  order: Side[];
   ratio: CostRatios & { workerAndServerCpu: number };
 }
 
@@ -173,6 +198,7 @@ async function measureConcurrentSide(
       try {
         const workerUsage = startUsageSampler(worker.pid);
         const serverUsage = startUsageSampler(server.pid());
+        const benchCpuBefore = process.cpuUsage();
         const startedAt = Date.now();
         const names = Array.from(
           { length: runs },
@@ -194,6 +220,7 @@ async function measureConcurrentSide(
         }
         const workerReport = workerUsage.stop();
         const serverReport = serverUsage.stop();
+        const benchCpu = process.cpuUsage(benchCpuBefore);
         const closeTimes: number[] = [];
         let succeeded = 0;
         for await (const run of stack.client.workflow.list({ query: `TaskQueue = '${stack.taskQueue}'` })) {
@@ -212,6 +239,7 @@ async function measureConcurrentSide(
           serverCpuMsPerRun: perRun(serverReport.cpuSeconds),
           eventsPerRun: round(mean(sample), 1),
           workerPeakRssMiB: workerReport.peakRssMiB,
+          benchCpuMsPerRun: perRun((benchCpu.user + benchCpu.system) / 1e6),
           timedOut,
         };
       } finally {
@@ -225,20 +253,67 @@ async function measureConcurrentSide(
   }
 }
 
-/** N concurrent provisionings of tideline, then of the baseline, each on its own dev server. */
+/** Runs in the discarded warm-up pair of a concurrent case. */
+const WARM_UP_RUNS = 50;
+
+function spreadOf(values: readonly number[]): Spread {
+  return { min: Math.min(...values), median: median(values), max: Math.max(...values) };
+}
+
+/** The medians of one side's samples, with the spread of each timed measure. */
+function sampled(samples: readonly ConcurrentCost[]): SampledConcurrentCost {
+  const of = (pick: (c: ConcurrentCost) => number) => spreadOf(samples.map(pick));
+  const spread = {
+    completionMs: of((c) => c.completionMs),
+    workerCpuMsPerRun: of((c) => c.workerCpuMsPerRun),
+    serverCpuMsPerRun: of((c) => c.serverCpuMsPerRun),
+    benchCpuMsPerRun: of((c) => c.benchCpuMsPerRun ?? 0),
+  };
+  return {
+    samples: samples.length,
+    spread,
+    succeeded: Math.min(...samples.map((c) => c.succeeded)),
+    readyProd: Math.min(...samples.map((c) => c.readyProd)),
+    completionMs: spread.completionMs.median,
+    workerCpuMsPerRun: spread.workerCpuMsPerRun.median,
+    serverCpuMsPerRun: spread.serverCpuMsPerRun.median,
+    benchCpuMsPerRun: spread.benchCpuMsPerRun.median,
+    eventsPerRun: median(samples.map((c) => c.eventsPerRun)),
+    workerPeakRssMiB: Math.max(...samples.map((c) => c.workerPeakRssMiB)),
+    timedOut: samples.some((c) => c.timedOut),
+  };
+}
+
+/**
+ * N concurrent provisionings of each side, each sample on its own fresh dev server: a warm-up
+ * pair at a smaller size first (discarded), then `samples` pairs, the side that goes first
+ * alternating, so neither always runs on a machine the other has just warmed or loaded.
+ */
 export async function measureBaselineConcurrent(
   runs: number,
   durations: Durations,
   label: string,
+  samples: number,
 ): Promise<BaselineConcurrentResult> {
   const timeoutMs = 20 * 60_000;
-  const tideline = await measureConcurrentSide('tideline', runs, durations, timeoutMs);
-  const baseline = await measureConcurrentSide('baseline', runs, durations, timeoutMs);
+  for (const side of ['tideline', 'baseline'] as const)
+    await measureConcurrentSide(side, Math.min(runs, WARM_UP_RUNS), durations, timeoutMs);
+  const measured: Record<Side, ConcurrentCost[]> = { tideline: [], baseline: [] };
+  const order: Side[] = [];
+  for (let sample = 0; sample < Math.max(1, samples); sample++) {
+    const sides: Side[] = sample % 2 === 0 ? ['tideline', 'baseline'] : ['baseline', 'tideline'];
+    order.push(sides[0]!);
+    for (const side of sides)
+      measured[side].push(await measureConcurrentSide(side, runs, durations, timeoutMs));
+  }
+  const tideline = sampled(measured.tideline);
+  const baseline = sampled(measured.baseline);
   return {
     runs,
     label,
     tideline,
     baseline,
+    order,
     ratio: {
       wall: ratio(tideline.completionMs, baseline.completionMs),
       events: ratio(tideline.eventsPerRun, baseline.eventsPerRun),

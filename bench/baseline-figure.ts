@@ -45,8 +45,12 @@ export async function measureBaselineOnServer(
 /** N at once, each side on its own fresh dev server (started and stopped here). */
 export async function measureBaselineSizes(options: BaselineOptions, into: BaselineResults, log: Log) {
   for (const runs of options.parts.has('concurrent') ? options.sizes : []) {
-    log(`7. against a hand-written workflow: ${runs} provisionings at once, 30 s lifecycle`);
-    into.concurrent.push(await measureBaselineConcurrent(runs, STANDARD_DURATIONS, '30 s lifecycle'));
+    log(
+      `7. against a hand-written workflow: ${runs} provisionings at once, 30 s lifecycle, ${options.repetitions} sample(s) per side after a warm-up`,
+    );
+    into.concurrent.push(
+      await measureBaselineConcurrent(runs, STANDARD_DURATIONS, '30 s lifecycle', options.repetitions),
+    );
   }
 }
 

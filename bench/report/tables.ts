@@ -1,6 +1,7 @@
 // The results as Markdown tables: printed by `npm run bench`, written to bench/results/bench.md
 // and pasted into docs/performance.md.
 import type { BenchResults } from './results';
+import type { BaselineConcurrentResult, SampledConcurrentCost } from '../baseline-compare';
 
 function table(header: string[], rows: Array<Array<string | number>>): string {
   const line = (cells: Array<string | number>) => `| ${cells.join(' | ')} |`;
@@ -125,6 +126,21 @@ export function fleetTable(results: BenchResults): string {
   );
 }
 
+/** A concurrent case's min–max of a measure, each side (results saved before samples had none). */
+function spreads(
+  c: BaselineConcurrentResult,
+  measure: keyof NonNullable<SampledConcurrentCost['spread']>,
+  unit: 's' | 'ms',
+): string {
+  const show = (side: SampledConcurrentCost) => {
+    const range = side.spread?.[measure];
+    if (range === undefined) return undefined;
+    return unit === 's' ? `${s(range.min, 1)}–${s(range.max, 1)}` : `${range.min}–${range.max} ms`;
+  };
+  const [t, b] = [show(c.tideline), show(c.baseline)];
+  return t === undefined || b === undefined ? '' : ` (${t} / ${b})`;
+}
+
 /** Figure 7: each measure as tideline / hand-written workflow = ratio. */
 export function baselineTable(results: BenchResults): string {
   const baseline = results.baseline;
@@ -141,11 +157,15 @@ export function baselineTable(results: BenchResults): string {
       '–',
     ]),
     ...baseline.concurrent.map((c) => [
-      `${c.runs} at once, ${c.label}`,
-      wall(c.tideline.completionMs, c.baseline.completionMs, c.ratio.wall),
+      `${c.runs} at once, ${c.label}${c.tideline.samples === undefined ? '' : ` (median of ${c.tideline.samples})`}`,
+      `${wall(c.tideline.completionMs, c.baseline.completionMs, c.ratio.wall)}${spreads(c, 'completionMs', 's')}`,
       pair(c.tideline.eventsPerRun, c.baseline.eventsPerRun, c.ratio.events),
-      pair(c.tideline.workerCpuMsPerRun, c.baseline.workerCpuMsPerRun, c.ratio.cpu, ' ms'),
-      `${c.tideline.serverCpuMsPerRun} ms / ${c.baseline.serverCpuMsPerRun} ms`,
+      `${pair(c.tideline.workerCpuMsPerRun, c.baseline.workerCpuMsPerRun, c.ratio.cpu, ' ms')}${spreads(c, 'workerCpuMsPerRun', 'ms')}`,
+      `${c.tideline.serverCpuMsPerRun} ms / ${c.baseline.serverCpuMsPerRun} ms${spreads(c, 'serverCpuMsPerRun', 'ms')}${
+        c.tideline.benchCpuMsPerRun === undefined
+          ? ''
+          : `; local cloud and client ${c.tideline.benchCpuMsPerRun} ms / ${c.baseline.benchCpuMsPerRun} ms`
+      }`,
     ]),
     ...baseline.fleet.map((f) => [
       `fleet of ${f.services}, ${f.concurrency} at a time (whole run)`,
