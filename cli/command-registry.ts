@@ -145,6 +145,14 @@ export const COMMANDS = {
       return { spec: module.DRIFT_SPEC, run: module.driftCommand };
     },
   },
+  'drift-watch': {
+    summary: "watch one of the worker's state files for drift and notify when it appears and clears",
+    interrupt: 'exit',
+    load: () => {
+      const module = require('./commands/drift-watch') as typeof import('./commands/drift-watch');
+      return { spec: module.DRIFT_WATCH_SPEC, run: module.driftWatchCommand };
+    },
+  },
   catalog: {
     summary: 'the runbooks a worker with this configuration runs, with their definition hashes',
     interrupt: 'exit',

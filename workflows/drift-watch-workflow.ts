@@ -10,7 +10,15 @@
 //
 // Identity of a finding: (rule, service id). Only error and warning findings are drift. Workflow
 // code: no I/O; the check and each delivery are activities.
-import { continueAsNew, log, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  continueAsNew,
+  log,
+  proxyActivities,
+  setHandler,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { TidelineActivities } from '../activities';
 import {
   DRIFT_CHECK_ACTIVITY,
@@ -109,7 +117,12 @@ export async function driftWatchWorkflow(input: DriftWatchInput): Promise<void> 
     } catch (error) {
       const failure = summariseFailure(error);
       // A state the worker does not watch will not become one by waiting.
-      if (failure.type === DRIFT_STATE_UNKNOWN) throw error;
+      if (failure.type === DRIFT_STATE_UNKNOWN)
+        throw ApplicationFailure.create({
+          type: DRIFT_STATE_UNKNOWN,
+          message: failure.message,
+          nonRetryable: true,
+        });
       status.lastError = failure.message;
       log.warn('drift check failed; the findings before it are kept', { error: failure.message });
     }

@@ -1,0 +1,182 @@
+// The drift watcher through a real worker, the local cloud and a real HTTP receiver: the worker
+// watches a state file its configuration names; `tideline drift-watch start` checks it every
+// second. Across several checks: a clean fleet notifies nothing; a service losing its HA replica
+// notifies "drift appeared" once, however many checks see it; repairing it notifies "drift
+// cleared" once. Every wait is on the watcher's check count or the posts received, never a sleep.
+// A watcher of a state the worker does not watch fails with DRIFT_STATE_UNKNOWN.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runCli } from '../../cli/main';
+import {
+  driftWatchStatusQuery,
+  driftWatchWorkflowId,
+  type DriftNotificationPayload,
+} from '../../contract/drift-watch-messages';
+import { Secret } from '../../cloud/redact';
+import { loadDriftStates } from '../../worker/drift-states';
+import { capturedStreams } from '../helpers/captured-streams';
+import { idOf, pollUntil, seedService, waitForService } from '../helpers/runbook-fixtures';
+import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver';
+import { TEST_ENCRYPTION_KEYS, testKeyRing } from '../helpers/worker-process';
+
+const STATE = `apiVersion: tideline/v1
+kind: State
+name: watched-ha
+rules:
+  - name: watched-has-ha
+    select: { name: 'watched-*' }
+    expect: has(service.ha_replicas) && has(service.ha_replicas.replica_count) && service.ha_replicas.replica_count >= 1
+`;
+
+let receiver: WebhookReceiver;
+let stack: RunbookStack;
+let dir: string;
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  dir = mkdtempSync(path.join(tmpdir(), 'tideline-drift-watch-'));
+  writeFileSync(path.join(dir, 'watched.state.yaml'), STATE);
+  const targets = new Map([
+    ['drift-hook', { type: 'webhook' as const, url: new Secret(receiver.url('/drift')) }],
+    ['chat', { type: 'slack' as const, url: new Secret(receiver.url('/chat')), runbooks: [] }],
+  ]);
+  const problems: string[] = [];
+  const drift = loadDriftStates(
+    { states: ['.'], notify: ['drift-hook', 'chat'] },
+    new Set(targets.keys()),
+    dir,
+    problems,
+  );
+  expect(problems).toEqual([]);
+  stack = await startRunbookStack(
+    { timeScale: 0.05 },
+    {
+      keyRing: testKeyRing,
+      notifications: { targets, maxAttempts: 3, retryIntervalMs: 50 },
+      ...(drift !== undefined && { drift }),
+    },
+  );
+}, 60_000);
+afterAll(async () => {
+  await stack?.close();
+  await receiver?.close();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+async function tideline(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const { stdout, stderr, out, err } = capturedStreams();
+  const code = await runCli([...args, '--address', stack.server.address, '--task-queue', stack.taskQueue], {
+    stdout,
+    stderr,
+    env: { HOME: '/nonexistent', TIDELINE_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS, NO_COLOR: '1' },
+    cwd: process.cwd(),
+    interrupted: new Promise(() => undefined),
+  });
+  return { code, out: out(), err: err() };
+}
+
+const posted = (event: string) =>
+  (receiver.accepted('/drift') as DriftNotificationPayload[]).filter((p) => p.event === event);
+
+/** Waits until the watcher has done `count` checks in all. */
+async function checksReach(count: number): Promise<number> {
+  const handle = stack.client.workflow.getHandle(driftWatchWorkflowId('watched-ha'));
+  const status = await pollUntil(
+    `${count} drift checks`,
+    () => handle.query(driftWatchStatusQuery),
+    (s) => s.checks >= count,
+    60_000,
+  );
+  return status.checks;
+}
+
+test('notifies once when drift appears and once when it clears, across several checks', async () => {
+  const service = await seedService(stack, {
+    name: 'watched-orders',
+    ha: { replica_count: 1, sync_replica_count: 0 },
+  });
+  const service_id = idOf(service);
+  const project_id = stack.projectId;
+
+  const started = await tideline(['drift-watch', 'start', 'watched-ha', '--every', '1s']);
+  expect(started).toMatchObject({ code: 0, err: '' });
+  expect(started.out).toContain('watching watched-ha every 1s');
+  const again = await tideline(['drift-watch', 'start', 'watched-ha', '--every', '1s']);
+  expect(again.code).toBe(2);
+  expect(again.err).toContain('watched already');
+
+  await checksReach(2);
+  expect(receiver.accepted('/drift')).toEqual([]);
+
+  await stack.api.service.setHA({ project_id, service_id, replica_count: 0, sync_replica_count: 0 });
+  await waitForService(stack, service_id, (s) => s.status === 'READY' && s.ha_replicas?.replica_count === 0);
+  await pollUntil(
+    'the drift-appeared post',
+    () => Promise.resolve(posted('drift-appeared')),
+    (p) => p.length > 0,
+    60_000,
+  );
+  const sawAppear = (
+    await stack.client.workflow.getHandle(driftWatchWorkflowId('watched-ha')).query(driftWatchStatusQuery)
+  ).checks;
+  await checksReach(sawAppear + 3);
+  expect(posted('drift-appeared')).toHaveLength(1);
+  expect(posted('drift-cleared')).toHaveLength(0);
+  expect(posted('drift-appeared')[0]).toMatchObject({
+    state: 'watched-ha',
+    projectId: project_id,
+    open: 1,
+    findings: [
+      {
+        rule: 'watched-has-ha',
+        severity: 'error',
+        service: { id: service_id, name: 'watched-orders' },
+        found: { 'ha_replicas.replica_count': 0 },
+      },
+    ],
+  });
+  const chat = receiver.accepted('/chat') as { text: string }[];
+  expect(chat).toHaveLength(1);
+  expect(chat[0]?.text).toContain('drift in `watched-ha`');
+  expect(chat[0]?.text).toContain('`watched-orders`');
+
+  await stack.api.service.setHA({ project_id, service_id, replica_count: 1, sync_replica_count: 0 });
+  await waitForService(stack, service_id, (s) => s.status === 'READY' && s.ha_replicas?.replica_count === 1);
+  await pollUntil(
+    'the drift-cleared post',
+    () => Promise.resolve(posted('drift-cleared')),
+    (p) => p.length > 0,
+    60_000,
+  );
+  const sawClear = (
+    await stack.client.workflow.getHandle(driftWatchWorkflowId('watched-ha')).query(driftWatchStatusQuery)
+  ).checks;
+  await checksReach(sawClear + 3);
+  expect(posted('drift-appeared')).toHaveLength(1);
+  expect(posted('drift-cleared')).toHaveLength(1);
+  expect(posted('drift-cleared')[0]).toMatchObject({
+    open: 0,
+    findings: [{ rule: 'watched-has-ha', service: { id: service_id } }],
+  });
+  expect(receiver.accepted('/chat')).toHaveLength(2);
+
+  const described = await tideline(['drift-watch', 'describe', 'watched-ha']);
+  expect(described.code).toBe(0);
+  expect(described.out).toMatch(/^watched-ha: running, every 1s, \d+ check\(s\)/);
+  expect(described.out).toContain('0 open finding(s)');
+  expect(described.out).toContain('4 notification(s) delivered, 0 failed');
+
+  const stopped = await tideline(['drift-watch', 'stop', 'watched-ha']);
+  expect(stopped).toMatchObject({ code: 0, out: 'stopped watching watched-ha\n' });
+  const after = await tideline(['drift-watch', 'describe', 'watched-ha', '--json']);
+  expect(JSON.parse(after.out)).toMatchObject({ status: 'terminated', findings: [] });
+}, 240_000);
+
+test('a watcher of a state the worker does not watch fails with DRIFT_STATE_UNKNOWN', async () => {
+  const started = await tideline(['drift-watch', 'start', 'not-watched', '--every', '1m']);
+  expect(started.code).toBe(0);
+  const handle = stack.client.workflow.getHandle(driftWatchWorkflowId('not-watched'));
+  await expect(handle.result()).rejects.toMatchObject({ cause: { type: 'DRIFT_STATE_UNKNOWN' } });
+}, 60_000);
