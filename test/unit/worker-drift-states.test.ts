@@ -8,6 +8,7 @@ import type { CloudCaller, CloudClientResolver } from '../../activities/deps';
 import { driftSlackMessage } from '../../activities/drift-watch';
 import type { WatchedFinding } from '../../contract/drift-watch-messages';
 import { findingChanges } from '../../workflows/drift-watch-workflow';
+import { describeWorkerConfig, loadWorkerConfig } from '../../worker/config';
 import { driftWatchSettings, loadDriftStates } from '../../worker/drift-states';
 
 const state = (name: string, severity = 'error') => `apiVersion: tideline/v1
@@ -123,4 +124,32 @@ test('Slack hears what appeared, with the services and rules', () => {
     '• `svc-s1` (s1) has-ha: `true`',
     '1 finding(s) open',
   ]);
+});
+
+describe('the worker configuration', () => {
+  const config = (drift: string) => `cloud:
+  baseUrl: https://api.example.com/public/api/v1
+  projects: { p1: { accessKey: AK, secretKey: SK } }
+notifications:
+  targets: { ops: { type: webhook, url: 'https://hooks.example.com/x' } }
+${drift}
+`;
+  const load = (text: string) => {
+    const file = path.join(dir, 'worker.yaml');
+    writeFileSync(file, text, { mode: 0o600 });
+    return loadWorkerConfig({ env: { TIDELINE_CONFIG: file }, notice: () => undefined });
+  };
+
+  test('reads the watched states at start, relative to the file', () => {
+    writeFileSync(path.join(dir, 'a.state.yaml'), state('fleet'));
+    const loaded = load(config('drift: { states: [a.state.yaml], notify: [ops] }'));
+    expect([...(loaded.drift?.states.keys() ?? [])]).toEqual(['fleet']);
+    expect(describeWorkerConfig(loaded).drift).toEqual({ states: ['fleet'], notify: ['ops'] });
+  });
+
+  test('refuses to start on a state it cannot read or a target it lacks', () => {
+    expect(() => load(config('drift: { states: [missing.state.yaml], notify: [pager] }'))).toThrow(
+      /drift\.states\[0\]: missing\.state\.yaml cannot be read[\s\S]*drift\.notify: pager is not one of notifications\.targets/,
+    );
+  });
 });
