@@ -10,10 +10,10 @@ import {
   type DriftWatchStatus,
 } from '../../contract/drift-watch-messages';
 import { DRIFT_WATCH_WORKFLOW_TYPE } from '../../contract/workflow-types';
-import { closestName } from '../../dsl/suggest';
-import { commandWordIndex, parseCommand, type CommandSpec } from '../args';
+import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
 import { CliError, EXIT } from '../errors';
+import { subcommandDispatcher } from '../subcommands';
 import { withTemporal } from '../temporal';
 
 /** Shorter intervals would check the cloud more often than any fleet changes. */
@@ -44,35 +44,40 @@ export const DRIFT_WATCH_SPEC = {
   positionals: { min: 0, max: 0, names: '' },
 } satisfies CommandSpec;
 
-const START_SPEC = {
-  name: 'drift-watch start',
-  usage: 'STATE --every DURATION',
-  summary: 'watch a state of the worker for drift',
-  options: { every: { type: 'string' } },
-  optionHelp: [['--every DURATION', 'how often to check: 30m, 4h, 1d … (required)']],
-  examples: ['tideline drift-watch start prod-fleet --every 4h'],
-  positionals: { min: 1, max: 1, names: 'the STATE name' },
-} satisfies CommandSpec;
+/** `drift-watch SUB STATE`'s spec. */
+function stateSpec<O extends CommandSpec['options']>(
+  sub: string,
+  summary: string,
+  options: O,
+  optionHelp: [string, string][],
+  example: string,
+): CommandSpec<O> {
+  return {
+    name: `drift-watch ${sub}`,
+    usage: `STATE${optionHelp.length > 0 ? ' [options]' : ''}`,
+    summary,
+    options,
+    optionHelp,
+    examples: [`tideline drift-watch ${sub} ${example}`],
+    positionals: { min: 1, max: 1, names: 'the STATE name' },
+  };
+}
 
-const DESCRIBE_SPEC = {
-  name: 'drift-watch describe',
-  usage: 'STATE',
-  summary: "a watcher's checks, open findings and notifications",
-  options: {},
-  optionHelp: [],
-  examples: ['tideline drift-watch describe prod-fleet'],
-  positionals: { min: 1, max: 1, names: 'the STATE name' },
-} satisfies CommandSpec;
-
-const STOP_SPEC = {
-  name: 'drift-watch stop',
-  usage: 'STATE',
-  summary: 'stop watching a state',
-  options: {},
-  optionHelp: [],
-  examples: ['tideline drift-watch stop prod-fleet'],
-  positionals: { min: 1, max: 1, names: 'the STATE name' },
-} satisfies CommandSpec;
+const START_SPEC = stateSpec(
+  'start',
+  'watch a state of the worker for drift',
+  { every: { type: 'string' } },
+  [['--every DURATION', 'how often to check: 30m, 4h, 1d … (required)']],
+  'prod-fleet --every 4h',
+);
+const DESCRIBE_SPEC = stateSpec(
+  'describe',
+  "a watcher's checks, open findings and notifications",
+  {},
+  [],
+  'prod-fleet',
+);
+const STOP_SPEC = stateSpec('stop', 'stop watching a state', {}, [], 'prod-fleet');
 
 function everyOption(text: string | undefined): number {
   if (text === undefined)
@@ -160,23 +165,4 @@ async function stop(argv: string[], ctx: CliContext): Promise<number> {
   });
 }
 
-const SUBCOMMANDS: Record<string, Command> = { start, describe, stop };
-
-export const driftWatchCommand: Command = async (argv, ctx) => {
-  const at = commandWordIndex(argv, { endAtDoubleDash: false });
-  const sub = at === -1 ? undefined : argv[at];
-  if (sub === undefined) {
-    parseCommand(DRIFT_WATCH_SPEC, argv, ctx);
-    throw new CliError('CLI_USAGE', 'missing the subcommand', 'one of start, describe, stop');
-  }
-  const run = SUBCOMMANDS[sub];
-  if (run === undefined) {
-    const closest = closestName(sub, Object.keys(SUBCOMMANDS));
-    throw new CliError(
-      'CLI_USAGE',
-      `unknown drift-watch subcommand "${sub}"`,
-      closest ? `did you mean \`tideline drift-watch ${closest}\`?` : 'one of start, describe, stop',
-    );
-  }
-  return run([...argv.slice(0, at), ...argv.slice(at + 1)], ctx);
-};
+export const driftWatchCommand: Command = subcommandDispatcher(DRIFT_WATCH_SPEC, { start, describe, stop });

@@ -5,10 +5,11 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- lazy loading keeps start-up fast */
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { commandWordIndex, parseCommand, type CommandSpec } from '../args';
+import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
 import { CliError, EXIT } from '../errors';
 import { displayName } from '../runbook-input';
+import { subcommandDispatcher } from '../subcommands';
 
 export const STATE_SPEC = {
   name: 'state',
@@ -94,19 +95,4 @@ async function stateImport(argv: string[], ctx: CliContext): Promise<number> {
   return EXIT.OK;
 }
 
-const SUBCOMMANDS: Record<string, Command> = { import: stateImport };
-
-export const stateCommand: Command = async (argv, ctx) => {
-  const at = commandWordIndex(argv, { endAtDoubleDash: false });
-  const sub = at === -1 ? undefined : argv[at];
-  const run = sub === undefined ? undefined : SUBCOMMANDS[sub];
-  if (run === undefined) {
-    if (sub === undefined) parseCommand(STATE_SPEC, argv, ctx);
-    throw new CliError(
-      'CLI_USAGE',
-      sub === undefined ? 'missing the subcommand' : `unknown state subcommand "${sub}"`,
-      'tideline state import --project ID [selector flags] [--out FILE]',
-    );
-  }
-  return run([...argv.slice(0, at), ...argv.slice(at + 1)], ctx);
-};
+export const stateCommand: Command = subcommandDispatcher(STATE_SPEC, { import: stateImport });
