@@ -78,6 +78,8 @@ export interface DriftWatchInput {
   /** Checks done by earlier runs of this watcher. */
   checks?: number;
   notified?: number;
+  /** How many checks one run holds before it continues as new (default 100; tests lower it). */
+  checksPerRun?: number;
 }
 
 export interface DriftWatchStatus {

@@ -110,7 +110,8 @@ export async function driftWatchWorkflow(input: DriftWatchInput): Promise<void> 
     failed: [],
   };
   setHandler(driftWatchStatusQuery, () => status);
-  for (let round = 0; round < CHECKS_PER_RUN && !workflowInfo().continueAsNewSuggested; round += 1) {
+  const rounds = input.checksPerRun ?? CHECKS_PER_RUN;
+  for (let round = 0; round < rounds && !workflowInfo().continueAsNewSuggested; round += 1) {
     let result: DriftCheckResult | undefined;
     try {
       result = await checkState({ state: input.state });
@@ -138,8 +139,7 @@ export async function driftWatchWorkflow(input: DriftWatchInput): Promise<void> 
     await sleep(input.everyMs);
   }
   await continueAsNew<typeof driftWatchWorkflow>({
-    state: input.state,
-    everyMs: input.everyMs,
+    ...input,
     findings: status.findings,
     checks: status.checks,
     notified: status.notified,

@@ -3,11 +3,13 @@
 // second. Across several checks: a clean fleet notifies nothing; a service losing its HA replica
 // notifies "drift appeared" once, however many checks see it; repairing it notifies "drift
 // cleared" once. Every wait is on the watcher's check count or the posts received, never a sleep.
-// A watcher of a state the worker does not watch fails with DRIFT_STATE_UNKNOWN.
+// Over continue-as-new the findings carry on: drift is told once however many runs see it. A
+// watcher of a state the worker does not watch fails with DRIFT_STATE_UNKNOWN.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runCli } from '../../cli/main';
+import { DRIFT_WATCH_WORKFLOW_TYPE } from '../../contract/workflow-types';
 import {
   driftWatchStatusQuery,
   driftWatchWorkflowId,
@@ -169,10 +171,42 @@ test('notifies once when drift appears and once when it clears, across several c
   expect(described.out).toContain('4 notification(s) delivered, 0 failed');
 
   const stopped = await tideline(['drift-watch', 'stop', 'watched-ha']);
+  // The watcher's history replays on the workflow code as it is (a worker that lost it from cache).
+  expect(await stack.replayError(driftWatchWorkflowId('watched-ha'))).toBeUndefined();
   expect(stopped).toMatchObject({ code: 0, out: 'stopped watching watched-ha\n' });
   const after = await tideline(['drift-watch', 'describe', 'watched-ha', '--json']);
   expect(JSON.parse(after.out)).toMatchObject({ status: 'terminated', findings: [] });
 }, 240_000);
+
+test('the findings carry over continue-as-new: drift found once is told once', async () => {
+  const service = await seedService(stack, { name: 'watched-carried' });
+  const handle = await stack.client.workflow.start(DRIFT_WATCH_WORKFLOW_TYPE, {
+    taskQueue: stack.taskQueue,
+    workflowId: driftWatchWorkflowId('watched-ha-carried'),
+    args: [{ state: 'watched-ha', everyMs: 200, checksPerRun: 2 }],
+  });
+  const carriedPosts = () =>
+    posted('drift-appeared').filter(
+      (p) => p.workflowId === handle.workflowId && p.findings.some((f) => f.service.id === idOf(service)),
+    );
+  await pollUntil(
+    'the drift-appeared post',
+    () => Promise.resolve(carriedPosts()),
+    (p) => p.length > 0,
+    60_000,
+  );
+  const status = await pollUntil(
+    'three runs of checks',
+    () => handle.query(driftWatchStatusQuery),
+    (s) => s.checks >= 6,
+    60_000,
+  );
+  const latest = await handle.describe();
+  expect(latest.runId).not.toBe(handle.firstExecutionRunId);
+  expect(status.findings.map((f) => f.service.id)).toContain(idOf(service));
+  expect(carriedPosts()).toHaveLength(1);
+  await handle.terminate('test done');
+}, 120_000);
 
 test('a watcher of a state the worker does not watch fails with DRIFT_STATE_UNKNOWN', async () => {
   const started = await tideline(['drift-watch', 'start', 'not-watched', '--every', '1m']);
