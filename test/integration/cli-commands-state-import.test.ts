@@ -6,7 +6,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { jsonOutput, runTideline } from '../helpers/cli-process';
-import { startConformanceCloud, type ConformanceCloud } from '../helpers/api-conformance-fixtures';
+import {
+  startConformanceCloud,
+  workerCloudEnvironment,
+  type ConformanceCloud,
+} from '../helpers/api-conformance-fixtures';
 import { buildDist } from '../helpers/worker-process';
 
 let fx: ConformanceCloud;
@@ -36,13 +40,7 @@ afterAll(async () => {
   await fx?.close();
 });
 
-const cloudEnv = () => ({
-  TIDELINE_CLOUD_URL: fx.tc.url,
-  TIDELINE_CLOUD_ALLOW_INSECURE_LOOPBACK: '1',
-  TIDELINE_CLOUD_PROJECT_ID: fx.projectId,
-  TIDELINE_CLOUD_ACCESS_KEY: fx.tc.project.access_key,
-  TIDELINE_CLOUD_SECRET_KEY: fx.tc.project.secret_key,
-});
+const cloudEnv = () => workerCloudEnvironment(fx);
 
 test('import → drift exits 0 → a service changes → drift exits 1 on that fact', async () => {
   const file = path.join(dir, 'prod.state.yaml');

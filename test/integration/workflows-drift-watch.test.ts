@@ -8,7 +8,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runCli } from '../../cli/main';
 import { DRIFT_WATCH_WORKFLOW_TYPE } from '../../contract/workflow-types';
 import {
   driftWatchStatusQuery,
@@ -17,11 +16,11 @@ import {
 } from '../../contract/drift-watch-messages';
 import { Secret } from '../../cloud/redact';
 import { loadDriftStates } from '../../worker/drift-states';
-import { capturedStreams } from '../helpers/captured-streams';
+import { runCliAgainst } from '../helpers/cli-in-process';
 import { idOf, pollUntil, seedService, waitForService } from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver';
-import { TEST_ENCRYPTION_KEYS, testKeyRing } from '../helpers/worker-process';
+import { testKeyRing } from '../helpers/worker-process';
 
 const STATE = `apiVersion: tideline/v1
 kind: State
@@ -67,17 +66,8 @@ afterAll(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-async function tideline(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const { stdout, stderr, out, err } = capturedStreams();
-  const code = await runCli([...args, '--address', stack.server.address, '--task-queue', stack.taskQueue], {
-    stdout,
-    stderr,
-    env: { HOME: '/nonexistent', TIDELINE_ENCRYPTION_KEYS: TEST_ENCRYPTION_KEYS, NO_COLOR: '1' },
-    cwd: process.cwd(),
-    interrupted: new Promise(() => undefined),
-  });
-  return { code, out: out(), err: err() };
-}
+const tideline = (args: string[]) =>
+  runCliAgainst({ address: stack.server.address, taskQueue: stack.taskQueue }, args);
 
 const posted = (event: string) =>
   (receiver.accepted('/drift') as DriftNotificationPayload[]).filter((p) => p.event === event);
@@ -92,6 +82,32 @@ async function checksReach(count: number): Promise<number> {
     60_000,
   );
   return status.checks;
+}
+
+async function setReplicas(service_id: string, replica_count: number): Promise<void> {
+  await stack.api.service.setHA({
+    project_id: stack.projectId,
+    service_id,
+    replica_count,
+    sync_replica_count: 0,
+  });
+  await waitForService(
+    stack,
+    service_id,
+    (s) => s.status === 'READY' && s.ha_replicas?.replica_count === replica_count,
+  );
+}
+
+/** Waits for the first post of `event`, then for three more checks (which must tell nothing new). */
+async function postedThenSteady(event: string): Promise<void> {
+  await pollUntil(
+    `the ${event} post`,
+    () => Promise.resolve(posted(event)),
+    (p) => p.length > 0,
+    60_000,
+  );
+  const handle = stack.client.workflow.getHandle(driftWatchWorkflowId('watched-ha'));
+  await checksReach((await handle.query(driftWatchStatusQuery)).checks + 3);
 }
 
 test('notifies once when drift appears and once when it clears, across several checks', async () => {
@@ -112,18 +128,8 @@ test('notifies once when drift appears and once when it clears, across several c
   await checksReach(2);
   expect(receiver.accepted('/drift')).toEqual([]);
 
-  await stack.api.service.setHA({ project_id, service_id, replica_count: 0, sync_replica_count: 0 });
-  await waitForService(stack, service_id, (s) => s.status === 'READY' && s.ha_replicas?.replica_count === 0);
-  await pollUntil(
-    'the drift-appeared post',
-    () => Promise.resolve(posted('drift-appeared')),
-    (p) => p.length > 0,
-    60_000,
-  );
-  const sawAppear = (
-    await stack.client.workflow.getHandle(driftWatchWorkflowId('watched-ha')).query(driftWatchStatusQuery)
-  ).checks;
-  await checksReach(sawAppear + 3);
+  await setReplicas(service_id, 0);
+  await postedThenSteady('drift-appeared');
   expect(posted('drift-appeared')).toHaveLength(1);
   expect(posted('drift-cleared')).toHaveLength(0);
   expect(posted('drift-appeared')[0]).toMatchObject({
@@ -144,18 +150,8 @@ test('notifies once when drift appears and once when it clears, across several c
   expect(chat[0]?.text).toContain('drift in `watched-ha`');
   expect(chat[0]?.text).toContain('`watched-orders`');
 
-  await stack.api.service.setHA({ project_id, service_id, replica_count: 1, sync_replica_count: 0 });
-  await waitForService(stack, service_id, (s) => s.status === 'READY' && s.ha_replicas?.replica_count === 1);
-  await pollUntil(
-    'the drift-cleared post',
-    () => Promise.resolve(posted('drift-cleared')),
-    (p) => p.length > 0,
-    60_000,
-  );
-  const sawClear = (
-    await stack.client.workflow.getHandle(driftWatchWorkflowId('watched-ha')).query(driftWatchStatusQuery)
-  ).checks;
-  await checksReach(sawClear + 3);
+  await setReplicas(service_id, 1);
+  await postedThenSteady('drift-cleared');
   expect(posted('drift-appeared')).toHaveLength(1);
   expect(posted('drift-cleared')).toHaveLength(1);
   expect(posted('drift-cleared')[0]).toMatchObject({
