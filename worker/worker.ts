@@ -122,6 +122,10 @@ export async function createTidelineWorker(
   }
   const clients = deps.clients ?? createCloudClientResolver(config.cloud);
   log(catalogNotice(config));
+  if (config.drift !== undefined)
+    log(
+      `tideline worker: watches ${config.drift.states.size} state(s) for drift when asked (tideline drift-watch start): ${[...config.drift.states.keys()].join(', ')}`,
+    );
   const activities =
     deps.activities ??
     createActivities({
