@@ -3,6 +3,7 @@ import type { CloudCaller } from '../cloud/client';
 import type { Secret } from '../cloud/redact';
 import type { NotificationEvent } from '../dsl/notify-subscriptions';
 import type { CompiledGovernance } from '../dsl/policies';
+import type { DriftCheckResult } from '../contract/drift-watch-messages';
 
 export type { CallOptions, CloudCaller } from '../cloud/client';
 
@@ -59,6 +60,17 @@ export interface NotificationSettings {
   retryIntervalMs: number;
 }
 
+/**
+ * The worker's drift watch (`drift:` of its configuration): its state files, checked by name, and
+ * the notification targets that hear drift appear and clear. Built by the worker from state/.
+ */
+export interface DriftWatchSettings {
+  /** Checks the named state file; undefined when the configuration does not name it. */
+  check(state: string): Promise<Omit<DriftCheckResult, 'targets' | 'retry'>> | undefined;
+  /** Targets of `notifications.targets` that hear drift watchers. */
+  targets: readonly string[];
+}
+
 export interface ActivityDeps {
   clients: CloudClientResolver;
   /** For `approval.verify`; absent: no key is registered, so every signed decision is refused. */
@@ -69,6 +81,8 @@ export interface ActivityDeps {
   governance?: CompiledGovernance;
   /** For `notify.plan` and `notify.deliver`; absent: no target is configured. */
   notifications?: NotificationSettings;
+  /** For `drift.check`; absent: the worker watches no state file. */
+  drift?: DriftWatchSettings;
   /** How notifications are posted (tests may wrap it); default the global fetch. */
   fetch?: typeof fetch;
   clock?: Clock;

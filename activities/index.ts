@@ -11,6 +11,7 @@ import { CHECK_STEP_POLICY_ACTIVITY } from '../contract/policy-messages';
 import { createCheckStepPolicyActivity } from './policy-check';
 import { createNotifyActivities } from './notify';
 import { WAIT_ACTIVITY } from '../contract/wait-activity';
+import { createDriftWatchActivities } from './drift-watch';
 
 export type {
   ActivityDeps,
@@ -19,6 +20,7 @@ export type {
   CloudCaller,
   CloudClientResolver,
   Clock,
+  DriftWatchSettings,
   NotificationSettings,
   NotificationTarget,
 } from './deps';
@@ -44,6 +46,7 @@ export function createActivities(deps: ActivityDeps) {
       deps.policyClock ?? deps.clock,
     ),
     ...createNotifyActivities(deps.notifications, deps.fetch),
+    ...createDriftWatchActivities(deps.drift, deps.notifications, deps.fetch),
   };
 }
 

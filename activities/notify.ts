@@ -85,7 +85,13 @@ function failure(target: string, why: string, retryable: boolean): ApplicationFa
   });
 }
 
-async function post(name: string, target: NotificationTarget, body: unknown, fetchImpl: typeof fetch) {
+/** Posts one body to one target; a failure says why without quoting the URL. */
+export async function postToTarget(
+  name: string,
+  target: NotificationTarget,
+  body: unknown,
+  fetchImpl: typeof fetch,
+): Promise<void> {
   let response: Response;
   try {
     response = await fetchImpl(target.url.reveal(), {
@@ -105,6 +111,19 @@ async function post(name: string, target: NotificationTarget, body: unknown, fet
   throw failure(name, `HTTP ${response.status}`, retryable);
 }
 
+/** The target the configuration names; a name it lacks fails for good (NOTIFY_TARGET_UNKNOWN). */
+export function configuredTarget(settings: NotificationSettings, name: string): NotificationTarget {
+  const target = settings.targets.get(name);
+  if (target === undefined) {
+    throw ApplicationFailure.create({
+      type: NOTIFY_TARGET_UNKNOWN,
+      message: `notification target ${name} is not in this worker's configuration (notifications.targets)`,
+      nonRetryable: true,
+    });
+  }
+  return target;
+}
+
 export function createNotifyActivities(
   settings: NotificationSettings = DEFAULT_NOTIFICATION_SETTINGS,
   fetchImpl: typeof fetch = fetch,
@@ -114,16 +133,9 @@ export function createNotifyActivities(
       return planNotifications(settings, input);
     },
     async [NOTIFY_DELIVER_ACTIVITY](input: NotifyDeliverInput): Promise<void> {
-      const target = settings.targets.get(input.target);
-      if (target === undefined) {
-        throw ApplicationFailure.create({
-          type: NOTIFY_TARGET_UNKNOWN,
-          message: `notification target ${input.target} is not in this worker's configuration (notifications.targets)`,
-          nonRetryable: true,
-        });
-      }
+      const target = configuredTarget(settings, input.target);
       const body = target.type === 'slack' ? slackMessage(input.payload) : input.payload;
-      await post(input.target, target, body, fetchImpl);
+      await postToTarget(input.target, target, body, fetchImpl);
     },
   };
 }

@@ -145,6 +145,22 @@ export const COMMANDS = {
       return { spec: module.DRIFT_SPEC, run: module.driftCommand };
     },
   },
+  'drift-watch': {
+    summary: "watch one of the worker's state files for drift and notify when it appears and clears",
+    interrupt: 'exit',
+    load: () => {
+      const module = require('./commands/drift-watch') as typeof import('./commands/drift-watch');
+      return { spec: module.DRIFT_WATCH_SPEC, run: module.driftWatchCommand };
+    },
+  },
+  state: {
+    summary: 'state import: a state file (kind: State) of what the selected services hold now',
+    interrupt: 'exit',
+    load: () => {
+      const module = require('./commands/state') as typeof import('./commands/state');
+      return { spec: module.STATE_SPEC, run: module.stateCommand };
+    },
+  },
   catalog: {
     summary: 'the runbooks a worker with this configuration runs, with their definition hashes',
     interrupt: 'exit',

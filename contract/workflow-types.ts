@@ -7,11 +7,14 @@ export const RUNBOOK_WORKFLOW_TYPE = 'runbookWorkflow';
 export const FOREACH_BATCH_WORKFLOW_TYPE = 'foreachBatchWorkflow';
 /** The per-resource lock that queues runs changing one service. */
 export const LOCK_WORKFLOW_TYPE = 'resourceLockWorkflow';
+/** The long-lived watcher that checks one of the worker's state files on an interval. */
+export const DRIFT_WATCH_WORKFLOW_TYPE = 'driftWatchWorkflow';
 
 /** Every workflow type tideline registers. */
 export const WORKFLOW_TYPES = [
   RUNBOOK_WORKFLOW_TYPE,
   FOREACH_BATCH_WORKFLOW_TYPE,
   LOCK_WORKFLOW_TYPE,
+  DRIFT_WATCH_WORKFLOW_TYPE,
 ] as const;
 export type WorkflowTypeName = (typeof WORKFLOW_TYPES)[number];

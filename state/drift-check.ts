@@ -4,9 +4,9 @@
 import type { JsonValue } from '../dsl/expressions';
 import { evaluateExpression } from '../dsl/expressions';
 import { targetsItems } from '../dsl/targets-filter';
-import type { LoadedRule, LoadedState } from './state-file';
+import type { LoadedState } from './state-file';
 import { foundValues, meets } from './state-rules';
-import type { Severity } from './state-schema';
+import type { Severity, StateSelector } from './state-schema';
 
 const LIST_STEP = 'services';
 
@@ -35,8 +35,9 @@ export interface DriftReport {
 /** Lists a project's services (service.list), through the per-project API budget of its caller. */
 export type ServiceLister = (projectId: string) => Promise<JsonValue[]>;
 
-function selected(rule: LoadedRule, projectId: string, services: JsonValue[]): JsonValue[] {
-  const items = targetsItems({ ...rule.select, project_id: projectId }, LIST_STEP);
+/** The services a selector picks, with the same CEL filter a targets foreach runs. */
+export function selectServices(select: StateSelector, projectId: string, services: JsonValue[]): JsonValue[] {
+  const items = targetsItems({ ...select, project_id: projectId }, LIST_STEP);
   const value = evaluateExpression(items, { steps: { [LIST_STEP]: { output: services } } });
   return Array.isArray(value) ? value : [];
 }
@@ -59,7 +60,7 @@ export async function checkDrift(
   const services = await list(projectId);
   const report: DriftReport = { state: state.name, projectId, checked: {}, findings: [] };
   for (const rule of state.rules) {
-    const picked = selected(rule, projectId, services);
+    const picked = selectServices(rule.select, projectId, services);
     report.checked[rule.name] = picked.map((service) => identity(service));
     for (const service of picked) {
       const outcome = meets(rule.expectation, service);

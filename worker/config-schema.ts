@@ -233,6 +233,18 @@ export const NotificationsSection = z.strictObject({
   retryIntervalMs: z.number().int().min(10).max(600_000).optional(),
 });
 
+/**
+ * The state files this worker watches for drift (`drift:`): files or folders of `kind: State`
+ * files, relative to the configuration file, read and checked at start; and the notification
+ * targets that hear drift appear and clear (`tideline drift-watch` starts a watcher by state name).
+ */
+export const DriftSection = z.strictObject({
+  states: z.array(z.string().min(1)).min(1),
+  notify: z
+    .array(z.string().regex(NOTIFICATION_TARGET_NAME, 'must be a name (letters, digits, . _ -)'))
+    .optional(),
+});
+
 export const WorkerConfigSchema = z.strictObject({
   /** `taskQueue` and `temporal: { address, namespace }`, shared with the CLI (shared-settings.ts). */
   ...sharedFileFields,
@@ -243,6 +255,7 @@ export const WorkerConfigSchema = z.strictObject({
   approvals: ApprovalsSection.optional(),
   notifications: NotificationsSection.optional(),
   catalog: CatalogSection.optional(),
+  drift: DriftSection.optional(),
   /** Policy rules and the calendars they name: checked by dsl/policies.ts (compileGovernance). */
   policies: z.unknown().optional(),
   calendars: z.unknown().optional(),

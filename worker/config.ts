@@ -29,6 +29,9 @@
 //   catalog:                                 # the runbooks this worker runs (worker/catalog.ts)
 //     runbooks: [./runbooks, { path: ./extra/promote.yaml, sha256: 3f1c… }]
 //     development: false                     # true (or no catalog:): any definition runs
+//   drift:                                   # optional; state files watched for drift (drift-states.ts)
+//     states: [./states]                     # *.state.yaml files or folders; `tideline drift-watch` names one
+//     notify: [ops]                          # targets of notifications.targets that hear drift change
 //   calendars: { business-hours: { kind: window, timezone: Europe/Berlin, rrule: […], duration: 8h } }
 //   policies:                                # CEL rules the worker enforces (dsl/policies.ts)
 //     - { name: prod-in-hours, when: "target.environment == 'PROD'", effect: window, calendar: business-hours, outside: wait }
@@ -41,6 +44,7 @@ import { inspect } from 'node:util';
 import path from 'node:path';
 import type { ApprovalSettings, CatalogSettings, NotificationSettings } from '../activities/deps';
 import { loadCatalog, type CatalogEntry } from './catalog';
+import { loadDriftStates, type DriftStates } from './drift-states';
 import { calendarFileReader } from '../dsl/calendar-files';
 import { compileGovernance, describeRules, type CompiledGovernance } from '../dsl/policies';
 import { DEFAULT_NOTIFICATION_SETTINGS } from '../activities/notify';
@@ -96,6 +100,8 @@ export interface WorkerConfig {
   catalog?: CatalogSettings & { list: CatalogEntry[] };
   /** Policy rules and calendars (`policies:`, `calendars:`); absent: none. */
   governance?: CompiledGovernance;
+  /** The state files it watches for drift (`drift:`); absent: none. */
+  drift?: DriftStates;
 }
 
 export interface LoadWorkerConfigOptions {
@@ -172,6 +178,13 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
     configFile ? path.dirname(configFile) : process.cwd(),
     catalogProblems,
   );
+  const notifications = notificationSettings(data.notifications);
+  const drift = loadDriftStates(
+    data.drift,
+    new Set(notifications.targets.keys()),
+    configFile ? path.dirname(configFile) : process.cwd(),
+    catalogProblems,
+  );
   if (catalogProblems.length > 0) throw configError(catalogProblems, source);
   let governance: CompiledGovernance | undefined;
   if (data.policies !== undefined || data.calendars !== undefined) {
@@ -202,9 +215,10 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
       ),
       groups: new Map(Object.entries(data.approvals?.groups ?? {})),
     },
-    notifications: notificationSettings(data.notifications),
+    notifications,
     catalog,
     ...(governance !== undefined && { governance }),
+    ...(drift !== undefined && { drift }),
   };
   return withSafeDisplay(config);
 }
@@ -254,6 +268,7 @@ export function describeWorkerConfig(config: WorkerConfig): Record<string, unkno
     notifications: { targets: [...config.notifications.targets.keys()] },
     policies:
       config.governance === undefined ? [] : describeRules(config.governance).map((rule) => rule.name),
+    drift: { states: [...(config.drift?.states.keys() ?? [])], notify: config.drift?.notify ?? [] },
     catalog: {
       mode: config.catalog?.mode ?? 'development',
       runbooks: (config.catalog?.list ?? []).map(({ name, file, hash }) => ({ name, file, sha256: hash })),

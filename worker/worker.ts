@@ -3,6 +3,7 @@
 // in-process against a dev server; main.ts wraps it for `npm run worker`.
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { driftWatchSettings } from './drift-states';
 import type { Clock, CloudClientResolver } from '../activities/deps';
 import { createCloudClientResolver, type LimitedCloudClientResolver } from './cloud-clients';
 import { shareBudgets } from './rate-share';
@@ -121,6 +122,10 @@ export async function createTidelineWorker(
   }
   const clients = deps.clients ?? createCloudClientResolver(config.cloud);
   log(catalogNotice(config));
+  if (config.drift !== undefined)
+    log(
+      `tideline worker: watches ${config.drift.states.size} state(s) for drift when asked (tideline drift-watch start): ${[...config.drift.states.keys()].join(', ')}`,
+    );
   const activities =
     deps.activities ??
     createActivities({
@@ -129,6 +134,9 @@ export async function createTidelineWorker(
       notifications: config.notifications,
       ...(config.catalog !== undefined && { catalog: config.catalog }),
       ...(config.governance !== undefined && { governance: config.governance }),
+      ...(config.drift !== undefined && {
+        drift: driftWatchSettings(config.drift, clients, config.cloud.defaultProjectId),
+      }),
       ...(deps.clock ? { clock: deps.clock } : {}),
       ...(deps.policyClock ? { policyClock: deps.policyClock } : {}),
     });

@@ -2,3 +2,4 @@
 export { runbookWorkflow } from './runbook-workflow';
 export { resourceLockWorkflow } from './lock-workflow';
 export { foreachBatchWorkflow } from './foreach-batch-workflow';
+export { driftWatchWorkflow } from './drift-watch-workflow';

@@ -165,3 +165,14 @@ export async function expectCloudError(
   expect(actual).toEqual(expected);
   return error;
 }
+
+/** The TIDELINE_CLOUD_* variables that give a CLI or worker the cloud's first project, as a worker has it. */
+export function workerCloudEnvironment(fx: ConformanceCloud): NodeJS.ProcessEnv {
+  return {
+    TIDELINE_CLOUD_URL: fx.tc.url,
+    TIDELINE_CLOUD_ALLOW_INSECURE_LOOPBACK: '1',
+    TIDELINE_CLOUD_PROJECT_ID: fx.projectId,
+    TIDELINE_CLOUD_ACCESS_KEY: fx.tc.project.access_key,
+    TIDELINE_CLOUD_SECRET_KEY: fx.tc.project.secret_key,
+  };
+}

@@ -17,7 +17,7 @@ export const ROOMS = {
   contract: { standsOn: ['dsl'] },
   activities: { standsOn: ['contract'] },
   workflows: { standsOn: ['contract'], typesFrom: ['activities'] },
-  worker: { standsOn: ['activities'] },
+  worker: { standsOn: ['activities', 'state'] },
   stack: { standsOn: ['worker', 'local-cloud', 'scripts'] },
   cluster: { standsOn: ['stack'] },
   rehearsal: { standsOn: ['stack'] },

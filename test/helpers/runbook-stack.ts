@@ -69,6 +69,8 @@ export interface RunbookStackOptions {
   policyClock?: Clock;
   /** The worker configuration's `policies:` and `calendars:`, compiled. */
   governance?: WorkerConfig['governance'];
+  /** The worker configuration's `drift:` (the state files it watches), loaded. */
+  drift?: WorkerConfig['drift'];
 }
 
 export async function startRunbookStack(
@@ -99,6 +101,7 @@ export async function startRunbookStack(
     ...(options.notifications !== undefined && { notifications: options.notifications }),
     ...(options.catalog !== undefined && { catalog: options.catalog }),
     ...(options.governance !== undefined && { governance: options.governance }),
+    ...(options.drift !== undefined && { drift: options.drift }),
   };
   const startWorker = (workflows: WorkflowSource) =>
     stack.startInProcessWorker(config, {

@@ -36,7 +36,7 @@ const failureOf = (pending: Promise<unknown>) => rejectionOf(pending, Applicatio
 const createInput = { input: { project_id: 'p1', name: 'orders', cpu_millis: '1000', memory_gbs: '4' } };
 
 describe('action activities', () => {
-  test('there is one activity per action of the catalogue, plus the wait, the locks, the approval and hold checks, the admission, the policy check and the notifications', () => {
+  test('there is one activity per action of the catalogue, plus the wait, the locks, the approval and hold checks, the admission, the policy check, the notifications and the drift watch', () => {
     const activities = activitiesFor(fakeCloud({}));
     expect(Object.keys(activities).sort()).toEqual(
       [
@@ -50,6 +50,8 @@ describe('action activities', () => {
         'policy.check',
         'notify.plan',
         'notify.deliver',
+        'drift.check',
+        'drift.deliver',
       ].sort(),
     );
   });

@@ -1,0 +1,74 @@
+// The drift watcher's activities. `drift.check` checks one of the worker's state files by name
+// (the worker read and validated them at start; a client only names one) through the worker's
+// Cloud API clients and their per-project budget, and says which targets hear the watcher.
+// `drift.deliver` posts a change — drift appeared, drift cleared — to one target with the same
+// sending code as a run's notifications (notify.ts): JSON for a webhook, `{text}` for Slack.
+import { ApplicationFailure } from '@temporalio/common';
+import {
+  DRIFT_CHECK_ACTIVITY,
+  DRIFT_DELIVER_ACTIVITY,
+  DRIFT_STATE_UNKNOWN,
+  type DriftCheckInput,
+  type DriftCheckResult,
+  type DriftDeliverInput,
+  type DriftNotificationPayload,
+} from '../contract/drift-watch-messages';
+import { assertNever } from '../cloud/assert-never';
+import type { DriftWatchSettings, NotificationSettings } from './deps';
+import { configuredTarget, DEFAULT_NOTIFICATION_SETTINGS, postToTarget } from './notify';
+
+/** A drift change as a Slack-compatible incoming webhook shows it. */
+export function driftSlackMessage(payload: DriftNotificationPayload): { text: string } {
+  const event = payload.event;
+  let headline: string;
+  switch (event) {
+    case 'drift-appeared':
+      headline = `:warning: drift in \`${payload.state}\` (project \`${payload.projectId}\`): ${payload.findings.length} new`;
+      break;
+    case 'drift-cleared':
+      headline = `:white_check_mark: drift cleared in \`${payload.state}\` (project \`${payload.projectId}\`): ${payload.findings.length} fixed`;
+      break;
+    default:
+      return assertNever(event);
+  }
+  const lines = [headline];
+  for (const finding of payload.findings)
+    lines.push(
+      `• \`${finding.service.name}\` (${finding.service.id}) ${finding.rule}: \`${finding.expected}\``,
+    );
+  lines.push(`${payload.open} finding(s) open`);
+  return { text: lines.join('\n') };
+}
+
+export function createDriftWatchActivities(
+  drift: DriftWatchSettings | undefined,
+  notifications: NotificationSettings = DEFAULT_NOTIFICATION_SETTINGS,
+  fetchImpl: typeof fetch = fetch,
+) {
+  return {
+    async [DRIFT_CHECK_ACTIVITY](input: DriftCheckInput): Promise<DriftCheckResult> {
+      const checking = drift?.check(input.state);
+      if (drift === undefined || checking === undefined) {
+        throw ApplicationFailure.create({
+          type: DRIFT_STATE_UNKNOWN,
+          message: `state ${input.state} is not one this worker watches (drift.states of its configuration)`,
+          nonRetryable: true,
+        });
+      }
+      const result = await checking;
+      return {
+        ...result,
+        targets: [...drift.targets],
+        retry: {
+          maximumAttempts: notifications.maxAttempts,
+          initialIntervalMs: notifications.retryIntervalMs,
+        },
+      };
+    },
+    async [DRIFT_DELIVER_ACTIVITY](input: DriftDeliverInput): Promise<void> {
+      const target = configuredTarget(notifications, input.target);
+      const body = target.type === 'slack' ? driftSlackMessage(input.payload) : input.payload;
+      await postToTarget(input.target, target, body, fetchImpl);
+    },
+  };
+}
