@@ -11,6 +11,8 @@ export const MCP_TOOLS = {
   plan: { changes: false },
   status: { changes: false },
   list_waiting_approvals: { changes: false },
+  history: { changes: false },
+  audit: { changes: false },
   start: { changes: true },
   cancel: { changes: true },
 } as const satisfies Record<string, { changes: boolean }>;
