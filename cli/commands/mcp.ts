@@ -3,7 +3,7 @@
 // inputs from TIDELINE_INPUT_<NAME>, and the approval key that signs the agent's starts.
 /* eslint-disable @typescript-eslint/no-require-imports -- the SDKs load only when the command runs */
 import path from 'node:path';
-import { choiceOption, parseCommand, type CommandSpec } from '../args';
+import { choiceOption, commandWordIndex, parseCommand, type CommandSpec } from '../args';
 import { signStart } from '../../activities/approval-signatures';
 import { loadApprovalKey } from '../approval-signing';
 import type { CliContext, Command } from '../context';
@@ -38,6 +38,7 @@ export const MCP_SPEC = {
     "The runbooks are those of --runbooks DIR, else the worker configuration's catalog (--config).",
     "Runs are started as `mcp:<client name>` (or --agent-name), signed with --key (or the name's key in",
     '~/.tideline/approval-keys). Secret inputs are never tool arguments: they come from TIDELINE_INPUT_<NAME>.',
+    '`tideline mcp install CLIENT` adds the server to Claude Code, Cursor or VS Code (see its --help).',
   ],
   options: {
     profile: { type: 'string' },
@@ -102,6 +103,11 @@ function planRenderer(ctx: CliContext): PlanRenderer {
 }
 
 export const mcpCommand: Command = async (argv, ctx) => {
+  const word = commandWordIndex(argv, { endAtDoubleDash: true });
+  if (word !== -1 && argv[word] === 'install') {
+    const { mcpInstallCommand } = require('./mcp-install') as typeof import('./mcp-install');
+    return mcpInstallCommand([...argv.slice(0, word), ...argv.slice(word + 1)], ctx);
+  }
   const { values } = parseCommand(MCP_SPEC, argv, ctx);
   const profile = choiceOption('profile', values.profile, MCP_PROFILES, 'read-only');
   const configuredName = values['agent-name'];
