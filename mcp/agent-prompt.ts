@@ -21,6 +21,11 @@ const STEPS: readonly { tool?: McpToolName; text: (runbook: string) => string }[
       'Call plan with the inputs. Read the plan: every step, every API request and the policy rules. Keep its plan hash. Show the plan to the user before anything changes.',
   },
   {
+    tool: 'rehearse',
+    text: () =>
+      'Call rehearse with the same inputs, once as planned and once with a fault injected on a step that changes something (for example every service.enablePooler call rate-limited: {"operation": "service.enablePooler", "kind": "rateLimit", "retryAfterSeconds": 0}). Check that the run succeeds, and that with the fault it fails and its completed steps are undone. Rehearsal changes only a throwaway local cloud.',
+  },
+  {
     tool: 'start',
     text: () =>
       'When the user agrees, call start with the same inputs and the plan hash. If start answers MCP_PLAN_CHANGED, the runbook or its inputs changed: read the new plan, show it, and start only with its hash.',

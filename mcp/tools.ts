@@ -40,6 +40,12 @@ export interface McpToolDeps {
   signStart(workflowId: string, by: string): SignedStart;
   /** A fresh run id for a runbook. */
   newRunId(runbook: string): string;
+  /** Runs the runbook on a throwaway local cloud seeded like the real one, with faults injected. */
+  rehearse(request: {
+    runbook: LoadedRunbook;
+    inputs: Record<string, unknown>;
+    faults: Record<string, unknown>[];
+  }): Promise<ToolAnswer>;
   /** A run's step timeline and audit trail, as `tideline history` and `audit` show them. */
   records: { history(runId: string): Promise<ToolAnswer>; audit(runId: string): Promise<ToolAnswer> };
 }
@@ -146,6 +152,36 @@ const REGISTRARS: Record<McpToolName, Registrar> = {
         guarded(async () => {
           const plan = await planned(deps, runbook, inputs ?? {});
           return answer(plan.text, plan.structured);
+        }),
+    ),
+  rehearse: (server, deps) =>
+    server.registerTool(
+      'rehearse',
+      {
+        description:
+          'Runs the runbook with these inputs on a throwaway local cloud (a faithful copy of the Cloud API, started for this call) that starts with the resources the inputs name, copied by name and shape from the real cloud, never secrets; optional faults are injected as a runbook test declares them. Nothing real changes. Answers how the run ended, the API requests it made, what compensation undid, and the failure.',
+        inputSchema: {
+          runbook: RUNBOOK,
+          inputs: INPUTS,
+          faults: z
+            .array(z.record(z.string(), z.unknown()))
+            .max(20)
+            .optional()
+            .describe(
+              'faults of the local cloud, as a runbook test declares them, e.g. {"operation": "service.enablePooler", "kind": "rateLimit", "retryAfterSeconds": 0}: operation (or "*"), kind (error, rateLimit, latency, applyThenFail, outcome, metricAnomaly), nth (the first call it hits), times, status, message',
+            ),
+        },
+        annotations: annotations('rehearse'),
+      },
+      ({ runbook, inputs, faults }) =>
+        guarded(async () => {
+          const plan = await planned(deps, runbook, inputs ?? {});
+          const outcome = await deps.rehearse({
+            runbook: plan.runbook,
+            inputs: plan.given,
+            faults: faults ?? [],
+          });
+          return answer(outcome.text, { ...outcome.structured, planHash: plan.hash });
         }),
     ),
   start: (server, deps) =>

@@ -32,7 +32,8 @@ export const MCP_SPEC = {
     'Serves runbooks as tools to an AI agent over the Model Context Protocol: on stdin/stdout (the',
     'client starts `tideline mcp` itself), or with --http PORT as Streamable HTTP on 127.0.0.1, where',
     'every request needs `Authorization: Bearer TOKEN` (TIDELINE_MCP_TOKEN, or one generated and printed).',
-    'Tools: list_runbooks, describe_runbook, plan, status, list_waiting_approvals, history, audit; the operate profile adds',
+    'Tools: list_runbooks, describe_runbook, plan, rehearse (on a throwaway local cloud), status, list_waiting_approvals,',
+    'history, audit; the operate profile adds',
     'start (with the plan hash `plan` returned) and cancel (runs this agent started). There is no approve',
     'tool, and the worker refuses any approval by an `mcp:` name: people approve with `tideline approve`.',
     "The runbooks are those of --runbooks DIR, else the worker configuration's catalog (--config).",
@@ -50,7 +51,7 @@ export const MCP_SPEC = {
   optionHelp: [
     [
       '--profile PROFILE',
-      'read-only (default: list, describe, plan, status, history, audit) or operate (adds start, cancel)',
+      'read-only (default: list, describe, plan, rehearse, status, history, audit) or operate (adds start, cancel)',
     ],
     ['--runbooks DIR', "the runbooks offered (default: the worker configuration's catalog)"],
     ['--agent-name mcp:NAME', "the runs' starter (default: mcp: and the client's name)"],
@@ -148,6 +149,10 @@ export const mcpCommand: Command = async (argv, ctx) => {
       return new AgentRuns(connected.client, connected.target.taskQueue);
     },
     records: mcpRunRecords(temporal),
+    rehearse: (request) => {
+      const { mcpRehearser } = require('./mcp-rehearse') as typeof import('./mcp-rehearse');
+      return mcpRehearser(ctx)(request);
+    },
     signStart: (workflowId, by) => signStart(key, workflowId, by),
     newRunId,
     ...(configuredName !== undefined && { agentName: configuredName }),

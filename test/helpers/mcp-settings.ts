@@ -21,6 +21,7 @@ export function standInSettings(
     runs: () => Promise.reject(new Error('no Temporal in a unit test')),
     signStart: (_workflowId, by) => ({ by }),
     newRunId: (name) => `${name}-1`,
+    rehearse: () => Promise.reject(new Error('no rehearsal stack in a unit test')),
     records: {
       history: () => Promise.reject(new Error('no Temporal in a unit test')),
       audit: () => Promise.reject(new Error('no Temporal in a unit test')),

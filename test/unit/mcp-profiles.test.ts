@@ -20,6 +20,7 @@ describe('profiles', () => {
         'list_runbooks',
         'list_waiting_approvals',
         'plan',
+        'rehearse',
         'status',
       ].sort(),
     );

@@ -37,7 +37,7 @@ describe('runbooks as resources', () => {
 });
 
 describe('the prompt', () => {
-  it('walks an operating agent through describe, plan, start with the hash and watching', async () => {
+  it('walks an operating agent through describe, plan, rehearse, start with the hash and watching', async () => {
     const client = await connectedClient(standInSettings('operate'));
     const { prompts } = await client.listPrompts();
     expect(prompts.map((prompt) => prompt.name)).toEqual([AGENT_PROMPT_NAME]);
@@ -51,6 +51,7 @@ describe('the prompt', () => {
     const order = [
       'describe_runbook',
       'plan with the inputs',
+      'Call rehearse',
       'start with the same inputs and the plan hash',
       'status until it ends',
       'tideline approve',
