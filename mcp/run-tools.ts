@@ -13,6 +13,20 @@ const RUN_ID = z.string().min(1).max(1000).describe('the run id, as start or lis
 
 type RunToolName = Extract<McpToolName, 'status' | 'list_waiting_approvals' | 'history' | 'audit' | 'cancel'>;
 
+/** A tool that answers one of the run's records (deps.records) as the CLI reads it. */
+function recordRegistrar(name: 'history' | 'audit', description: string): Registrar {
+  return (server, deps) =>
+    server.registerTool(
+      name,
+      { description, inputSchema: { runId: RUN_ID }, annotations: annotations(name) },
+      ({ runId }) =>
+        guarded(async () => {
+          const record = await deps.records[name](runId);
+          return answer(record.text, record.structured);
+        }),
+    );
+}
+
 export const RUN_REGISTRARS: Record<RunToolName, Registrar> = {
   status: (server, deps) =>
     server.registerTool(
@@ -60,34 +74,12 @@ export const RUN_REGISTRARS: Record<RunToolName, Registrar> = {
           });
         }),
     ),
-  history: (server, deps) =>
-    server.registerTool(
-      'history',
-      {
-        description:
-          "A run's step timeline, as `tideline history` shows it: each step's state, start, duration, the attempts its API call or wait took, why it failed, and the compensations that undid it.",
-        inputSchema: { runId: RUN_ID },
-        annotations: annotations('history'),
-      },
-      ({ runId }) =>
-        guarded(async () => {
-          const history = await deps.records.history(runId);
-          return answer(history.text, history.structured);
-        }),
-    ),
-  audit: (server, deps) =>
-    server.registerTool(
-      'audit',
-      {
-        description:
-          "A run's audit trail, as `tideline audit` shows it: who started it and whether a registered key verified the start, the policy rules that applied, and every approve or reject decision with who made it, the key id that signed it, and whether it was counted.",
-        inputSchema: { runId: RUN_ID },
-        annotations: annotations('audit'),
-      },
-      ({ runId }) =>
-        guarded(async () => {
-          const audit = await deps.records.audit(runId);
-          return answer(audit.text, audit.structured);
-        }),
-    ),
+  history: recordRegistrar(
+    'history',
+    "A run's step timeline, as `tideline history` shows it: each step's state, start, duration, the attempts its API call or wait took, why it failed, and the compensations that undid it.",
+  ),
+  audit: recordRegistrar(
+    'audit',
+    "A run's audit trail, as `tideline audit` shows it: who started it and whether a registered key verified the start, the policy rules that applied, and every approve or reject decision with who made it, the key id that signed it, and whether it was counted.",
+  ),
 };
