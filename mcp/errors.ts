@@ -15,6 +15,10 @@ export const MCP_TOOL_ERROR_CODES = [
   'MCP_NOT_AGENTS_RUN',
   /** No run of that id. */
   'MCP_RUN_NOT_FOUND',
+  /** The rehearsal asked for cannot be set up: a fault or starting resource is wrong or unreadable. */
+  'MCP_REHEARSAL_INVALID',
+  /** The rehearsal's own Temporal, worker or local cloud could not be started. */
+  'MCP_REHEARSAL_FAILED',
   /** Temporal could not be reached or refused the request. */
   'MCP_TEMPORAL_FAILED',
 ] as const;

@@ -9,8 +9,12 @@ export const MCP_TOOLS = {
   list_runbooks: { changes: false },
   describe_runbook: { changes: false },
   plan: { changes: false },
+  // Runs on a throwaway local cloud of its own: nothing real changes.
+  rehearse: { changes: false },
   status: { changes: false },
   list_waiting_approvals: { changes: false },
+  history: { changes: false },
+  audit: { changes: false },
   start: { changes: true },
   cancel: { changes: true },
 } as const satisfies Record<string, { changes: boolean }>;

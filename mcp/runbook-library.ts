@@ -2,6 +2,7 @@
 // worker configuration's catalogue (`catalog:`), found as the worker finds them (worker/catalog.ts).
 // Each is read again whenever a tool uses it, so a plan always shows the file as it is now and a
 // changed file changes the plan hash.
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { definitionHash } from '../activities/definition-hash';
 import type { RunbookDefinition } from '../dsl/definition';
@@ -70,6 +71,21 @@ export class RunbookLibrary {
 
   /** The runbook `name`, read now (MCP_RUNBOOK_UNKNOWN, MCP_RUNBOOK_INVALID). */
   load(name: string): LoadedRunbook {
+    return read(this.entry(name));
+  }
+
+  /** The YAML of the runbook `name` as its file holds it now, checked as `load` checks it. */
+  source(name: string): { file: string; text: string } {
+    const entry = this.entry(name);
+    read(entry);
+    try {
+      return { file: entry.shown, text: readFileSync(entry.absolute, 'utf8') };
+    } catch {
+      throw new McpToolError('MCP_RUNBOOK_INVALID', `${entry.shown} cannot be read`);
+    }
+  }
+
+  private entry(name: string): Offered {
     const entry = this.offered.find((candidate) => candidate.name === name);
     if (entry === undefined) {
       throw new McpToolError(
@@ -78,7 +94,7 @@ export class RunbookLibrary {
         `offered: ${this.names().join(', ') || '(none)'}; list_runbooks shows them`,
       );
     }
-    return read(entry);
+    return entry;
   }
 }
 

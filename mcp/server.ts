@@ -10,6 +10,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { agentName } from './agent-name';
+import { registerAgentPrompt } from './agent-prompt';
+import { registerRunbookResources } from './runbook-resources';
 import { registerTools, type McpToolDeps } from './tools';
 
 export interface McpServerSettings extends Omit<McpToolDeps, 'agent'> {
@@ -30,10 +32,12 @@ export function createMcpServer(settings: McpServerSettings): McpServer {
     },
   );
   const { agentName: configured, version: _version, ...deps } = settings;
-  registerTools(server, {
+  const tools = registerTools(server, {
     ...deps,
     agent: () => agentName(configured, server.server.getClientVersion()?.name),
   });
+  registerRunbookResources(server, deps.library);
+  registerAgentPrompt(server, tools);
   return server;
 }
 

@@ -1,20 +1,19 @@
-// The tools an agent calls, registered on an McpServer by profile (profiles.ts). Each answers in
-// text (what most clients show) and in structured content (what an agent parses). A refusal is a
-// tool result marked as an error whose text starts with its stable code (errors.ts).
+// The tools an agent calls, registered on an McpServer by profile (profiles.ts): here those about
+// runbooks (list, describe, plan, start); those about runs already started are in run-tools.ts.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { SignedStart } from '../contract/approval-messages';
 import type { RunbookDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { McpToolError } from './errors';
 import { planHash } from './plan-hash';
-import { MCP_TOOLS, toolsOf, type McpProfile, type McpToolName } from './profiles';
+import { toolsOf, type McpProfile, type McpToolName } from './profiles';
 import type { LoadedRunbook, RunbookLibrary } from './runbook-library';
 import { bindAgentInputs, visibleInputs } from './runbook-inputs';
 import { describe, descriptionText, summarise } from './runbook-summary';
 import type { AgentRuns } from './runs';
-import { runStateText, waitingText } from './run-text';
+import { RUN_REGISTRARS, type Registrar } from './run-tools';
+import { annotations, answer, guarded, type ToolAnswer } from './tool-results';
 
 /** The readable plan of a run, as `tideline plan` prints it (the CLI supplies it). */
 export type PlanRenderer = (
@@ -41,6 +40,14 @@ export interface McpToolDeps {
   signStart(workflowId: string, by: string): SignedStart;
   /** A fresh run id for a runbook. */
   newRunId(runbook: string): string;
+  /** Runs the runbook on a throwaway local cloud seeded like the real one, with faults injected. */
+  rehearse(request: {
+    runbook: LoadedRunbook;
+    inputs: Record<string, unknown>;
+    faults: Record<string, unknown>[];
+  }): Promise<ToolAnswer>;
+  /** A run's step timeline and audit trail, as `tideline history` and `audit` show them. */
+  records: { history(runId: string): Promise<ToolAnswer>; audit(runId: string): Promise<ToolAnswer> };
 }
 
 const RUNBOOK = z.string().min(1).describe('the runbook name, as list_runbooks shows it');
@@ -50,7 +57,6 @@ const INPUTS = z
   .describe(
     "the runbook's inputs (describe_runbook gives their JSON Schema); secret inputs are not accepted",
   );
-const RUN_ID = z.string().min(1).max(1000).describe('the run id, as start or list_waiting_approvals gave it');
 
 interface Planned {
   runbook: LoadedRunbook;
@@ -84,37 +90,8 @@ async function planned(deps: McpToolDeps, name: string, args: Record<string, unk
   };
 }
 
-function answer(text: string, structured: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text }], structuredContent: structured };
-}
-
-function refusal(error: McpToolError): CallToolResult {
-  const text = [`${error.code}: ${error.message}`, ...(error.detail !== undefined ? [error.detail] : [])];
-  return {
-    isError: true,
-    content: [{ type: 'text', text: text.join('\n') }],
-    structuredContent: { code: error.code, message: error.message, ...error.data },
-  };
-}
-
-async function guarded(action: () => Promise<CallToolResult>): Promise<CallToolResult> {
-  try {
-    return await action();
-  } catch (error) {
-    if (error instanceof McpToolError) return refusal(error);
-    throw error;
-  }
-}
-
-type Registrar = (server: McpServer, deps: McpToolDeps) => void;
-
-const annotations = (name: McpToolName) => ({
-  readOnlyHint: !MCP_TOOLS[name].changes,
-  destructiveHint: name === 'cancel',
-  openWorldHint: false,
-});
-
 const REGISTRARS: Record<McpToolName, Registrar> = {
+  ...RUN_REGISTRARS,
   list_runbooks: (server, deps) =>
     server.registerTool(
       'list_runbooks',
@@ -177,33 +154,34 @@ const REGISTRARS: Record<McpToolName, Registrar> = {
           return answer(plan.text, plan.structured);
         }),
     ),
-  status: (server, deps) =>
+  rehearse: (server, deps) =>
     server.registerTool(
-      'status',
+      'rehearse',
       {
         description:
-          "A run's state: its steps, a pending approval (who must approve, and how), its failure or outputs.",
-        inputSchema: { runId: RUN_ID },
-        annotations: annotations('status'),
+          'Runs the runbook with these inputs on a throwaway local cloud (a faithful copy of the Cloud API, started for this call) that starts with the resources the inputs name, copied by name and shape from the real cloud, never secrets; optional faults are injected as a runbook test declares them. Nothing real changes. Answers how the run ended, the API requests it made, what compensation undid, and the failure.',
+        inputSchema: {
+          runbook: RUNBOOK,
+          inputs: INPUTS,
+          faults: z
+            .array(z.record(z.string(), z.unknown()))
+            .max(20)
+            .optional()
+            .describe(
+              'faults of the local cloud, as a runbook test declares them, e.g. {"operation": "service.enablePooler", "kind": "rateLimit", "retryAfterSeconds": 0}: operation (or "*"), kind (error, rateLimit, latency, applyThenFail, outcome, metricAnomaly), nth (the first call it hits), times, status, message',
+            ),
+        },
+        annotations: annotations('rehearse'),
       },
-      ({ runId }) =>
+      ({ runbook, inputs, faults }) =>
         guarded(async () => {
-          const state = await (await deps.runs()).state(runId);
-          return answer(runStateText(state), { ...state });
-        }),
-    ),
-  list_waiting_approvals: (server, deps) =>
-    server.registerTool(
-      'list_waiting_approvals',
-      {
-        description:
-          'The runs waiting for a person to approve, with who may approve each. Agents never approve.',
-        annotations: annotations('list_waiting_approvals'),
-      },
-      () =>
-        guarded(async () => {
-          const waiting = await (await deps.runs()).waitingApprovals();
-          return answer(waitingText(waiting), { waiting });
+          const plan = await planned(deps, runbook, inputs ?? {});
+          const outcome = await deps.rehearse({
+            runbook: plan.runbook,
+            inputs: plan.given,
+            faults: faults ?? [],
+          });
+          return answer(outcome.text, { ...outcome.structured, planHash: plan.hash });
         }),
     ),
   start: (server, deps) =>
@@ -247,23 +225,6 @@ const REGISTRARS: Record<McpToolName, Registrar> = {
             `started ${plan.runbook.name} as run ${runId} (starter ${agent}); follow it with the status tool`,
             { runId, runbook: plan.runbook.name, startedBy: agent, planHash: plan.hash },
           );
-        }),
-    ),
-  cancel: (server, deps) =>
-    server.registerTool(
-      'cancel',
-      {
-        description: 'Cancels a run this agent started; the steps it completed are undone (compensated).',
-        inputSchema: { runId: RUN_ID },
-        annotations: annotations('cancel'),
-      },
-      ({ runId }) =>
-        guarded(async () => {
-          await (await deps.runs()).cancel(runId, deps.agent());
-          return answer(`cancellation of run ${runId} requested; its completed steps are undone`, {
-            runId,
-            cancelled: true,
-          });
         }),
     ),
 };

@@ -35,6 +35,9 @@ import {
 } from './step-deadlines';
 import { bindInputs } from '../dsl/inputs';
 
+/** The requests a case's run made, per operation, with their answers' statuses. */
+type CaseCalls = ReturnType<CaseCloud['disarm']>['calls'];
+
 export interface CaseResult {
   file: string;
   name: string;
@@ -50,6 +53,8 @@ export interface CaseResult {
   error?: { code: 'TEST_CASE_ERROR' | 'TEST_CASE_TIMEOUT'; message: string };
   /** The run's steps as they ended. */
   steps: StepRecord[];
+  /** How the run ended and the requests it made per operation, once it ended. */
+  ended?: { status: RunReport['status']; failure?: RunReport['failure']; calls: CaseCalls };
 }
 
 /**
@@ -123,8 +128,10 @@ async function judge(
   cloud: CaseCloud,
   inputs: Record<string, unknown>,
   run: WorkflowHandle,
+  onCalls: (calls: CaseCalls) => void = () => undefined,
 ): Promise<Mismatch[]> {
   const { calls, sequence } = cloud.disarm();
+  onCalls(calls);
   const project_id = cloud.ids.projectId;
   const [services, vpcs, history] = await Promise.all([
     cloud.api.service.list({ project_id }),
@@ -283,7 +290,13 @@ export async function runCase(
     result.steps = report.steps;
     result.mismatches = [
       ...unusedScript(testCase, holds.unused(), approvals.missed(), report.status),
-      ...(await judge(testCase, report, cloud, inputs, run)),
+      ...(await judge(testCase, report, cloud, inputs, run, (calls) => {
+        result.ended = {
+          status: report.status,
+          ...(report.failure !== undefined && { failure: report.failure }),
+          calls,
+        };
+      })),
     ];
     result.passed = result.mismatches.length === 0;
     return result;

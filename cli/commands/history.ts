@@ -78,41 +78,44 @@ async function historySources(
   return sources;
 }
 
+/** The run's per-step timeline with what its report and Temporal's histories say. */
+export async function readRunHistory(session: TemporalSession, workflowId: string): Promise<RunHistoryView> {
+  const handle = session.client.workflow.getHandle(workflowId);
+  const description = await handle.describe();
+  const running = description.status.name === 'RUNNING';
+  const outcome = running
+    ? undefined
+    : await readOutcome(session, handle, {
+        workflowId,
+        runId: description.runId,
+        temporalStatus: description.status.name,
+      });
+  const progress = running ? await queryProgress(session, handle) : outcome?.progress;
+  const history = await handle.fetchHistory();
+  const events = history.events ?? [];
+  const converter = session.client.options.loadedDataConverter;
+  const definition = await runDefinition(events, converter);
+  const steps = orderedSteps(progress?.steps ?? []);
+  const view: RunHistoryView = {
+    workflowId,
+    runId: description.runId,
+    runbook: progress?.runbook ?? definition?.name ?? null,
+    status: progress?.status ?? runStatusOf(description.status.name),
+    startedAt: progress?.startedAt ?? description.startTime.getTime(),
+    endedAt: progress?.endedAt ?? description.closeTime?.getTime(),
+    failure: outcome?.failure ?? progress?.failure ?? null,
+    timeline: buildTimeline(steps, await historySources(session, workflowId, events, steps)),
+    events: events.length,
+    actions: progress?.actions ?? [],
+    approvals: progress?.approvals ?? [],
+  };
+  return view;
+}
+
 export const historyCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(HISTORY_SPEC, argv, ctx);
   const workflowId = runIdArgument(parsed.positionals);
-  const result = await withTemporal(ctx, async (session) => {
-    const handle = session.client.workflow.getHandle(workflowId);
-    const description = await handle.describe();
-    const running = description.status.name === 'RUNNING';
-    const outcome = running
-      ? undefined
-      : await readOutcome(session, handle, {
-          workflowId,
-          runId: description.runId,
-          temporalStatus: description.status.name,
-        });
-    const progress = running ? await queryProgress(session, handle) : outcome?.progress;
-    const history = await handle.fetchHistory();
-    const events = history.events ?? [];
-    const converter = session.client.options.loadedDataConverter;
-    const definition = await runDefinition(events, converter);
-    const steps = orderedSteps(progress?.steps ?? []);
-    const view: RunHistoryView = {
-      workflowId,
-      runId: description.runId,
-      runbook: progress?.runbook ?? definition?.name ?? null,
-      status: progress?.status ?? runStatusOf(description.status.name),
-      startedAt: progress?.startedAt ?? description.startTime.getTime(),
-      endedAt: progress?.endedAt ?? description.closeTime?.getTime(),
-      failure: outcome?.failure ?? progress?.failure ?? null,
-      timeline: buildTimeline(steps, await historySources(session, workflowId, events, steps)),
-      events: events.length,
-      actions: progress?.actions ?? [],
-      approvals: progress?.approvals ?? [],
-    };
-    return view;
-  });
+  const result = await withTemporal(ctx, (session) => readRunHistory(session, workflowId));
 
   if (ctx.globals.json) {
     ctx.stdout.write(`${JSON.stringify(historyJson(result))}\n`);

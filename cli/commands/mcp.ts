@@ -3,7 +3,7 @@
 // inputs from TIDELINE_INPUT_<NAME>, and the approval key that signs the agent's starts.
 /* eslint-disable @typescript-eslint/no-require-imports -- the SDKs load only when the command runs */
 import path from 'node:path';
-import { choiceOption, parseCommand, type CommandSpec } from '../args';
+import { choiceOption, commandWordIndex, parseCommand, type CommandSpec } from '../args';
 import { signStart } from '../../activities/approval-signatures';
 import { loadApprovalKey } from '../approval-signing';
 import type { CliContext, Command } from '../context';
@@ -32,12 +32,14 @@ export const MCP_SPEC = {
     'Serves runbooks as tools to an AI agent over the Model Context Protocol: on stdin/stdout (the',
     'client starts `tideline mcp` itself), or with --http PORT as Streamable HTTP on 127.0.0.1, where',
     'every request needs `Authorization: Bearer TOKEN` (TIDELINE_MCP_TOKEN, or one generated and printed).',
-    'Tools: list_runbooks, describe_runbook, plan, status, list_waiting_approvals; the operate profile adds',
+    'Tools: list_runbooks, describe_runbook, plan, rehearse (on a throwaway local cloud), status, list_waiting_approvals,',
+    'history, audit; the operate profile adds',
     'start (with the plan hash `plan` returned) and cancel (runs this agent started). There is no approve',
     'tool, and the worker refuses any approval by an `mcp:` name: people approve with `tideline approve`.',
     "The runbooks are those of --runbooks DIR, else the worker configuration's catalog (--config).",
     "Runs are started as `mcp:<client name>` (or --agent-name), signed with --key (or the name's key in",
     '~/.tideline/approval-keys). Secret inputs are never tool arguments: they come from TIDELINE_INPUT_<NAME>.',
+    '`tideline mcp install CLIENT` adds the server to Claude Code, Cursor or VS Code (see its --help).',
   ],
   options: {
     profile: { type: 'string' },
@@ -49,7 +51,7 @@ export const MCP_SPEC = {
   optionHelp: [
     [
       '--profile PROFILE',
-      'read-only (default: list, describe, plan, status) or operate (adds start, cancel)',
+      'read-only (default: list, describe, plan, rehearse, status, history, audit) or operate (adds start, cancel)',
     ],
     ['--runbooks DIR', "the runbooks offered (default: the worker configuration's catalog)"],
     ['--agent-name mcp:NAME', "the runs' starter (default: mcp: and the client's name)"],
@@ -102,6 +104,11 @@ function planRenderer(ctx: CliContext): PlanRenderer {
 }
 
 export const mcpCommand: Command = async (argv, ctx) => {
+  const word = commandWordIndex(argv, { endAtDoubleDash: true });
+  if (word !== -1 && argv[word] === 'install') {
+    const { mcpInstallCommand } = require('./mcp-install') as typeof import('./mcp-install');
+    return mcpInstallCommand([...argv.slice(0, word), ...argv.slice(word + 1)], ctx);
+  }
   const { values } = parseCommand(MCP_SPEC, argv, ctx);
   const profile = choiceOption('profile', values.profile, MCP_PROFILES, 'read-only');
   const configuredName = values['agent-name'];
@@ -117,7 +124,18 @@ export const mcpCommand: Command = async (argv, ctx) => {
       ? loadApprovalKey(ctx, configuredName ?? '', values.key)
       : undefined;
   let session: Promise<TemporalSession> | undefined;
+  /** The Temporal session, opened at first use; a failure leaves the next call to try again. */
+  const temporal = async (): Promise<TemporalSession> => {
+    session ??= openTemporal(ctx);
+    try {
+      return await session;
+    } catch (error) {
+      session = undefined;
+      throw new McpToolError('MCP_TEMPORAL_FAILED', error instanceof Error ? error.message : String(error));
+    }
+  };
   const { AgentRuns } = require('../../mcp/runs') as typeof import('../../mcp/runs');
+  const { mcpRunRecords } = require('./mcp-run-records') as typeof import('./mcp-run-records');
   const settings: McpServerSettings = {
     profile,
     library: library(ctx, values.runbooks),
@@ -127,15 +145,13 @@ export const mcpCommand: Command = async (argv, ctx) => {
       sourceOf: (name) => `the environment variable ${inputVariable(name)}`,
     },
     runs: async () => {
-      session ??= openTemporal(ctx);
-      try {
-        const connected = await session;
-        return new AgentRuns(connected.client, connected.target.taskQueue);
-      } catch (error) {
-        // The next tool call tries again.
-        session = undefined;
-        throw new McpToolError('MCP_TEMPORAL_FAILED', error instanceof Error ? error.message : String(error));
-      }
+      const connected = await temporal();
+      return new AgentRuns(connected.client, connected.target.taskQueue);
+    },
+    records: mcpRunRecords(temporal),
+    rehearse: (request) => {
+      const { mcpRehearser } = require('./mcp-rehearse') as typeof import('./mcp-rehearse');
+      return mcpRehearser(ctx)(request);
     },
     signStart: (workflowId, by) => signStart(key, workflowId, by),
     newRunId,

@@ -77,6 +77,12 @@ export interface PlanWorkerConfig {
   defaultProjectId(): string;
   /** Reads the service a step changes for the policies (service.get), as the worker does. */
   readTarget: PolicyTargetReader;
+  /** Reads one VPC or service as the API answers it (a rehearsal copies its name and shape). */
+  readResource(
+    projectId: string,
+    action: 'vpc.get' | 'service.get',
+    id: string,
+  ): Promise<Record<string, unknown>>;
 }
 
 export function planWorkerConfig(
@@ -136,6 +142,14 @@ export function planWorkerConfig(
       } catch (error) {
         throw listingError(error, projectId);
       }
+    },
+    async readResource(projectId, action, id) {
+      const client = clients().forProject(projectId);
+      const answer =
+        action === 'vpc.get'
+          ? await client.call('vpc.get', { project_id: projectId, vpc_id: id })
+          : await client.call('service.get', { project_id: projectId, service_id: id });
+      return JSON.parse(JSON.stringify(answer)) as Record<string, unknown>;
     },
     async readTarget(projectId, serviceId): Promise<PolicyTargetRead> {
       if (unreadable !== undefined) return { ok: false, reason: unreadable, sent: false };

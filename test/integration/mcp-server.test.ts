@@ -108,15 +108,18 @@ describe('tideline mcp over stdio against a dev stack', () => {
   const until = (runId: string, what: string, done: (state: Structured) => boolean) =>
     pollUntil(`run ${runId} ${what}`, () => statusOf(runId), done, 60_000);
 
-  test('lists the operate tools: start and cancel, no approve', async () => {
+  test('lists the operate tools: start and cancel besides the read-only ones, no approve', async () => {
     const names = (await agent.listTools()).tools.map((tool) => tool.name).sort();
     expect(names).toEqual(
       [
+        'audit',
         'cancel',
         'describe_runbook',
+        'history',
         'list_runbooks',
         'list_waiting_approvals',
         'plan',
+        'rehearse',
         'start',
         'status',
       ].sort(),
@@ -161,6 +164,9 @@ describe('tideline mcp over stdio against a dev stack', () => {
     // The worker verified the agent's signed start.
     const progress = await stack.client.workflow.getHandle(runId).query(progressQuery);
     expect(progress.admission?.starter).toMatchObject({ by: AGENT, verified: true });
+    // The history tool answers the run's step timeline.
+    const history = await ok('history', { runId });
+    expect(history).toMatchObject({ workflowId: runId, status: 'succeeded' });
   });
 
   test('an agent identity cannot approve, even with a raw signed decision; it cancels its own run', async () => {
@@ -205,6 +211,10 @@ describe('tideline mcp over stdio against a dev stack', () => {
     );
     expect(audited.admission).toMatchObject({ starter: { by: AGENT, verified: true } });
     expect(audited.approvals).toEqual([expect.objectContaining({ by: AGENT, code: 'APPROVAL_AGENT' })]);
+    // The audit tool answers the same trail.
+    const toolAudit = await ok('audit', { runId });
+    expect(toolAudit.admission).toEqual(audited.admission);
+    expect(toolAudit.approvals).toEqual(audited.approvals);
 
     // The agent cancels its own run.
     await ok('cancel', { runId });

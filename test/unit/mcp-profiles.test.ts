@@ -2,43 +2,27 @@
 // server `tideline mcp` runs (mcp/server.ts), over an in-memory transport: read-only exposes no
 // tool that changes anything, operate adds start and cancel, and no profile has an approve tool.
 // The plan text and the runs are stand-ins here; test/integration/mcp-stdio.test.ts runs them real.
-import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { MCP_TOOLS, toolsOf, type McpProfile } from '../../mcp/profiles';
-import { RunbookLibrary } from '../../mcp/runbook-library';
-import { createMcpServer, type McpServerSettings } from '../../mcp/server';
 import { agentName, agentNameProblem } from '../../mcp/agent-name';
+import { connectedClient, standInSettings } from '../helpers/mcp-settings';
 
-const RUNBOOKS = path.resolve(__dirname, '..', '..', 'runbooks');
-
-function settings(profile: McpProfile): McpServerSettings {
-  return {
-    profile,
-    library: RunbookLibrary.ofFolder(RUNBOOKS),
-    renderPlan: async (runbook) => `Plan for ${runbook.name}`,
-    secrets: { values: () => ({}), sourceOf: (name) => `TIDELINE_INPUT_${name.toUpperCase()}` },
-    runs: () => Promise.reject(new Error('no Temporal in a unit test')),
-    signStart: (_workflowId, by) => ({ by }),
-    newRunId: (name) => `${name}-1`,
-    version: '0.0.0-test',
-  };
-}
-
-async function connected(profile: McpProfile): Promise<Client> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await createMcpServer(settings(profile)).connect(serverSide);
-  const client = new Client({ name: 'Unit Test Agent', version: '1' });
-  await client.connect(clientSide);
-  return client;
-}
+const connected = (profile: McpProfile) => connectedClient(standInSettings(profile));
 
 describe('profiles', () => {
   it('read-only (tools/list) exposes only tools that change nothing, each marked read-only', async () => {
     const client = await connected('read-only');
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(
-      ['describe_runbook', 'list_runbooks', 'list_waiting_approvals', 'plan', 'status'].sort(),
+      [
+        'audit',
+        'describe_runbook',
+        'history',
+        'list_runbooks',
+        'list_waiting_approvals',
+        'plan',
+        'rehearse',
+        'status',
+      ].sort(),
     );
     for (const tool of tools) {
       expect(MCP_TOOLS[tool.name as keyof typeof MCP_TOOLS].changes).toBe(false);

@@ -2,11 +2,8 @@
 // JSON-RPC in and out, nothing else on the output, and a client that closes its end while a call
 // is still running gets that call's answer before the server ends.
 import { PassThrough } from 'node:stream';
-import path from 'node:path';
-import { RunbookLibrary } from '../../mcp/runbook-library';
 import { serveStdio, type McpServerSettings } from '../../mcp/server';
-
-const RUNBOOKS = path.resolve(__dirname, '..', '..', 'runbooks');
+import { standInSettings } from '../helpers/mcp-settings';
 
 test('answers a call still running when the client closes its end, then ends', async () => {
   let finishPlan: (text: string) => void = () => undefined;
@@ -49,13 +46,4 @@ test('answers a call still running when the client closes its end, then ends', a
   );
 });
 
-const settings: McpServerSettings = {
-  profile: 'read-only',
-  library: RunbookLibrary.ofFolder(RUNBOOKS),
-  renderPlan: async () => '',
-  secrets: { values: () => ({}), sourceOf: (name) => `TIDELINE_INPUT_${name.toUpperCase()}` },
-  runs: () => Promise.reject(new Error('no Temporal in a unit test')),
-  signStart: (_workflowId, by) => ({ by }),
-  newRunId: (name) => `${name}-1`,
-  version: '0.0.0-test',
-};
+const settings: McpServerSettings = standInSettings('read-only', { renderPlan: async () => '' });

@@ -1,0 +1,78 @@
+// What `tideline mcp`'s rehearse tool does: copies the resources the run's inputs name from the
+// cloud the worker configuration reaches (names and shapes only) and runs the runbook on a fresh
+// local cloud with them and the faults asked for, on a Temporal and worker of the rehearsal's own
+// (rehearsal/rehearse-run.ts, the machinery of `tideline test`). The answer says how the run
+// ended, the requests it made, what compensation undid, and the failure.
+import { McpToolError } from '../../mcp/errors';
+import type { McpToolDeps } from '../../mcp/tools';
+import { rehearsalCase, rehearseRun, type RehearsalOutcome } from '../../rehearsal/rehearse-run';
+import { rehearsalSeed } from '../../rehearsal/rehearsal-seed';
+import type { CliContext } from '../context';
+import { planWorkerConfig } from '../plan/target-lister';
+
+/** How long a rehearsed run may take before the rehearsal gives up on it. */
+const REHEARSAL_TIMEOUT_MS = 120_000;
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function rehearsalText(runbook: string, outcome: RehearsalOutcome): string {
+  const lines = [`rehearsal of ${runbook} on a throwaway local cloud: ${outcome.status}`];
+  if (outcome.failure !== undefined)
+    lines.push(`failure: ${outcome.failure.stepKey ?? 'run'}: ${outcome.failure.message}`);
+  if (outcome.error !== undefined) lines.push(`note: ${outcome.error}`);
+  lines.push('steps:');
+  for (const step of outcome.steps)
+    lines.push(`  ${step.key}: ${step.status}${step.error !== undefined ? ` (${step.error.message})` : ''}`);
+  if (outcome.compensations.length > 0) {
+    lines.push('undone by compensation:');
+    for (const step of outcome.compensations)
+      lines.push(`  ${step.key} (undoes ${step.undoes}): ${step.status}`);
+  }
+  lines.push('API requests:');
+  for (const [action, calls] of Object.entries(outcome.calls)) {
+    const statuses = Object.entries(calls.byStatus).map(([status, count]) => `${count}×${status}`);
+    lines.push(`  ${action}: ${calls.total} (${statuses.join(', ')})`);
+  }
+  return lines.join('\n');
+}
+
+export function mcpRehearser(ctx: CliContext): McpToolDeps['rehearse'] {
+  const worker = planWorkerConfig(ctx);
+  return async ({ runbook, inputs, faults }) => {
+    const { definition } = runbook;
+    let seed;
+    try {
+      seed = await rehearsalSeed(definition, inputs, (projectId, action, id) =>
+        worker.readResource(projectId, action, id),
+      );
+    } catch (error) {
+      throw new McpToolError(
+        'MCP_REHEARSAL_INVALID',
+        `the resources the inputs name could not be read from the cloud: ${message(error)}`,
+      );
+    }
+    const check = rehearsalCase({ definition, inputs: seed.inputs, cloud: seed.cloud, faults });
+    if (!check.ok)
+      throw new McpToolError(
+        'MCP_REHEARSAL_INVALID',
+        'the rehearsal asked for cannot be set up',
+        check.problems.join('\n'),
+      );
+    let outcome: RehearsalOutcome;
+    try {
+      outcome = await rehearseRun(check.testCase, {
+        env: ctx.env,
+        timeoutMs: REHEARSAL_TIMEOUT_MS,
+        log: (line) => ctx.stderr.write(`tideline mcp: rehearsal: ${line}\n`),
+      });
+    } catch (error) {
+      throw new McpToolError('MCP_REHEARSAL_FAILED', `the rehearsal could not run: ${message(error)}`);
+    }
+    return {
+      text: rehearsalText(runbook.name, outcome),
+      structured: { runbook: runbook.name, startingCloud: seed.cloud, ...outcome },
+    };
+  };
+}

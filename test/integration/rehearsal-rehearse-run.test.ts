@@ -1,0 +1,63 @@
+// A rehearsal (rehearsal/rehearse-run.ts) on a real Temporal dev server, worker and local cloud of
+// its own: provision-production-service with the seed the MCP rehearse tool makes (a VPC copied by
+// name, the inputs naming the rehearsal cloud's copies) succeeds, and with every enablePooler call
+// rate-limited it fails at the pooler and compensation deletes the service it created.
+import path from 'node:path';
+import { checkRunbookFile } from '../../dsl/loader';
+import { rehearsalCase, rehearseRun, type RehearsalRequest } from '../../rehearsal/rehearse-run';
+
+jest.setTimeout(240_000);
+
+const RUNBOOKS = path.resolve(__dirname, '..', '..', 'runbooks');
+const definition = checkRunbookFile(path.join(RUNBOOKS, 'provision-production-service.yaml'), {
+  runbooksRoot: RUNBOOKS,
+}).definition;
+
+function request(faults: unknown[]): RehearsalRequest {
+  if (definition === undefined) throw new Error('provision-production-service does not validate');
+  return {
+    definition,
+    inputs: {
+      project_id: '${{ cloud.project_id }}',
+      name: 'billing-db',
+      vpc_id: '${{ cloud.vpcs.main.id }}',
+    },
+    cloud: { vpcs: [{ name: 'main', cidr: '10.1.0.0/16' }], services: [] },
+    faults,
+  };
+}
+
+async function rehearsed(faults: unknown[]) {
+  const check = rehearsalCase(request(faults));
+  if (!check.ok) throw new Error(check.problems.join('\n'));
+  return rehearseRun(check.testCase, { env: process.env, timeoutMs: 120_000, log: () => undefined });
+}
+
+test('with a fault, the run fails at the faulted step and compensation undoes what it created', async () => {
+  const outcome = await rehearsed([
+    { operation: 'service.enablePooler', kind: 'rateLimit', retryAfterSeconds: 0 },
+  ]);
+  expect(outcome.status).toBe('failed');
+  expect(outcome.failure).toMatchObject({ stepKey: 'pooler' });
+  expect(outcome.compensations).toEqual([
+    { key: 'create/undo.delete_service', undoes: 'create', status: 'done' },
+    { key: 'create/undo.service_gone', undoes: 'create', status: 'done' },
+  ]);
+  expect(outcome.steps.find((step) => step.key === 'create')?.status).toBe('compensated');
+  expect(outcome.calls['service.create']?.total).toBe(1);
+  expect(outcome.calls['service.delete']?.total).toBeGreaterThanOrEqual(1);
+  expect(outcome.calls['service.enablePooler']?.byStatus).toHaveProperty('429');
+});
+
+test('without faults, the run succeeds and nothing is undone', async () => {
+  const outcome = await rehearsed([]);
+  expect(outcome.status).toBe('succeeded');
+  expect(outcome.compensations.filter((step) => step.status !== 'pending')).toEqual([]);
+  expect(outcome.calls['service.setEnvironment']?.total).toBe(1);
+});
+
+test('a fault the local cloud does not know is refused before anything starts', () => {
+  const check = rehearsalCase(request([{ operation: 'service.nope', kind: 'error' }]));
+  expect(check.ok).toBe(false);
+  expect(check.ok ? [] : check.problems).toEqual([expect.stringMatching(/^faults\.0\.operation: /)]);
+});
