@@ -4,10 +4,12 @@
 // runs and starts nothing; `reconcile` repairs both through the shipped runbooks (enable-ha,
 // enable-pooler) and `tideline drift` then exits 0. A repair the worker's policy denies is
 // reported with its code and reason, and its service is left as it was.
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { jsonOutput, runTideline, type CliResult } from '../helpers/cli-process';
+import { publicKeyText } from '../../activities/approval-keys';
 import { cloudWorkerEnv } from '../helpers/local-cloud';
 import { compile } from '../helpers/policy-fixtures';
 import { getService, idOf, seedService } from '../helpers/runbook-fixtures';
@@ -25,6 +27,8 @@ interface ReconcileJson {
   runs?: { service: { name: string }; workflowId: string; outcome: { kind: string; code?: string } }[];
 }
 
+/** Bob starts the repairs, signed: a policy approval asks for a starter the worker knows. */
+const bob = generateKeyPairSync('ed25519');
 let stack: RunbookStack;
 let dir: string;
 const ids: Record<string, string> = {};
@@ -44,8 +48,18 @@ beforeAll(async () => {
             effect: 'deny',
             message: "the ledger's pooler is changed by the DBA team only",
           },
+          {
+            name: 'vault-pooler-approved',
+            when: "step.action == 'service.enablePooler' && target.name == 'vault'",
+            effect: 'require-approval',
+            approvals: { group: 'dba', count: 1 },
+          },
         ],
       }),
+      approvals: {
+        keys: new Map([['bob', [publicKeyText(bob.publicKey)]]]),
+        groups: new Map([['dba', ['alice']]]),
+      },
     },
   );
   const seeded = await Promise.all([
@@ -53,6 +67,7 @@ beforeAll(async () => {
     seedService(stack, { name: 'billing', environment: 'PROD', pooler: true }),
     seedService(stack, { name: 'search', environment: 'PROD', ha: HA }),
     seedService(stack, { name: 'ledger', ha: HA }),
+    seedService(stack, { name: 'vault', ha: HA }),
   ]);
   for (const service of seeded) ids[service.name!] = idOf(service);
 }, 240_000);
@@ -86,7 +101,7 @@ test('drift lists exactly the two that drifted; --plan shows their repairs and s
   expect({ code: drift.code, stderr: drift.stderr }).toEqual({ code: 1, stderr: '' });
   expect(drift.stdout).toContain(`✗ billing (${ids.billing}) breaks prod-has-ha [error]`);
   expect(drift.stdout).toContain(`! search (${ids.search}) breaks prod-has-pooler [warning]`);
-  expect(drift.stdout).not.toMatch(/orders|ledger/);
+  expect(drift.stdout).not.toMatch(/orders|ledger|vault/);
 
   stack.cloud.cloud.resetStats();
   const plan = await tideline('reconcile', STATE, '--plan');
@@ -136,22 +151,28 @@ test('reconcile repairs both through the shipped runbooks, and drift is clean af
   expect(drift.stdout).toMatch(/^✓ no drift: 2 rules over 6 service checks/m);
 }, 240_000);
 
-test("a repair the worker's policy denies is reported with its code and reason; the service is unchanged", async () => {
-  const file = path.join(dir, 'ledger.state.yaml');
+/** A state file that wants a pooler on the service `name`, repaired by enable-pooler. */
+function poolerState(name: string): string {
+  const file = path.join(dir, `${name}.state.yaml`);
   writeFileSync(
     file,
     `apiVersion: tideline/v1
 kind: State
-name: ledger
+name: ${name}
 rules:
-  - name: ledger-has-pooler
-    select: { name: ledger }
+  - name: ${name}-has-pooler
+    select: { name: ${name} }
     expect: has(service.connection_pooler) && has(service.connection_pooler.endpoint)
     repair:
       runbook: ${path.join(REPO_ROOT, 'runbooks', 'enable-pooler.yaml')}
       with: { project_id: '\${{ project_id }}', service_id: '\${{ service.service_id }}' }
 `,
   );
+  return file;
+}
+
+test("a repair the worker's policy denies is reported with its code and reason; the service is unchanged", async () => {
+  const file = poolerState('ledger');
   stack.cloud.cloud.resetStats();
   const result = await tideline('reconcile', file, '--json');
   expect(result.code).toBe(1);
@@ -179,4 +200,29 @@ rules:
   );
   expect(text.stdout).toMatch(/^after 0 of 1 repair run succeeded:$/m);
   expect(text.stdout).toContain(`✗ ledger (${ids.ledger}) breaks ledger-has-pooler [error]`);
+}, 240_000);
+
+test('a repair that waits for an approval is reported with the command to give it, and not waited for', async () => {
+  const key = path.join(dir, 'bob.pem');
+  writeFileSync(key, bob.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+  stack.cloud.cloud.resetStats();
+  const result = await tideline('reconcile', poolerState('vault'), '--by', 'bob', '--key', key);
+  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 1, stderr: '' });
+  const id =
+    /\(run (enable-pooler-vault-[0-9a-f]{6})\): waiting for approval at step (\S+): policy vault-pooler-approved/.exec(
+      result.stdout,
+    );
+  expect(id).not.toBeNull();
+  const [, workflowId, stepKey] = id as unknown as [string, string, string];
+  expect(result.stdout).toMatch(
+    new RegExp(
+      `^ +approve: .*tideline\\S* approve ${workflowId} --step ${stepKey.replaceAll('.', '\\.')} `,
+      'm',
+    ),
+  );
+  expect(result.stdout).toContain(`✗ vault (${ids.vault}) breaks vault-has-pooler [error]`);
+  expect(changesAsked()).toEqual([]);
+  const run = await stack.client.workflow.getHandle(workflowId).describe();
+  expect(run.status.name).toBe('RUNNING');
+  await stack.client.workflow.getHandle(workflowId).cancel();
 }, 240_000);
