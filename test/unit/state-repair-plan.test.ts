@@ -43,12 +43,18 @@ function state(rules: string): LoadedState {
   return checked.state;
 }
 
-const HA_RULE = `  - name: has-ha
-    expect: service.ha_replicas.replica_count >= 1
+/** A rule repaired by enable-ha; `extra` is the rest of its `with`. */
+function haRule(name: string, options: { select?: string; expect?: string; extra?: string } = {}): string {
+  return `  - name: ${name}
+    select: { ${options.select ?? ''} }
+    expect: ${options.expect ?? 'service.ha_replicas.replica_count >= 1'}
     repair:
       runbook: RUNBOOKS/enable-ha.yaml
-      with: { project_id: '\${{ project_id }}', service_id: '\${{ service.service_id }}', replica_count: 2 }
+      with: { project_id: '\${{ project_id }}', service_id: '\${{ service.service_id }}', ${options.extra ?? 'replica_count: 2'} }
 `;
+}
+
+const HA_RULE = haRule('has-ha');
 
 async function plan(loaded: LoadedState) {
   const report = await checkDrift(loaded, 'p1', async () => fleet);
@@ -89,12 +95,7 @@ test('one run per drifted service, inputs filled in for it and bound with the de
 
 test('several rules of one service repaired by one runbook make one run; a rule without repair is set apart', async () => {
   const result = await plan(
-    state(`${HA_RULE}  - name: ha-named
-    expect: service.ha_replicas.replica_count >= 1 && service.name != ''
-    repair:
-      runbook: RUNBOOKS/enable-ha.yaml
-      with: { project_id: '\${{ project_id }}', service_id: '\${{ service.service_id }}', replica_count: 2 }
-  - name: has-pooler
+    state(`${HA_RULE}${haRule('ha-named', { expect: "service.ha_replicas.replica_count >= 1 && service.name != ''" })}  - name: has-pooler
     expect: has(service.connection_pooler)
 `),
   );
@@ -106,15 +107,7 @@ test('several rules of one service repaired by one runbook make one run; a rule 
 });
 
 test('inputs the runbook refuses, a failing template and conflicting inputs are problems, not runs', async () => {
-  const refused = await plan(
-    state(`  - name: has-ha
-    select: { name: bare }
-    expect: service.ha_replicas.replica_count >= 1
-    repair:
-      runbook: RUNBOOKS/enable-ha.yaml
-      with: { project_id: '\${{ project_id }}', service_id: '\${{ service.service_id }}', replica_count: 7 }
-`),
-  );
+  const refused = await plan(state(haRule('has-ha', { select: 'name: bare', extra: 'replica_count: 7' })));
   expect(refused.repairs).toEqual([]);
   expect(refused.problems).toEqual([
     expect.objectContaining({
@@ -124,23 +117,19 @@ test('inputs the runbook refuses, a failing template and conflicting inputs are 
     }),
   ]);
   const template = await plan(
-    state(`  - name: has-ha
-    select: { name: bare }
-    expect: service.ha_replicas.replica_count >= 1
-    repair:
-      runbook: RUNBOOKS/enable-ha.yaml
-      with: { project_id: '\${{ project_id }}', service_id: '\${{ service.vpc_endpoint.vpc_id }}' }
-`),
+    // Bare has no VPC endpoint: the template cannot be evaluated for it.
+    state(
+      haRule('has-ha', {
+        select: 'name: bare',
+        extra: "replica_count: '${{ service.vpc_endpoint.vpc_id }}'",
+      }),
+    ),
   );
-  expect(template.problems.map((p) => p.code)).toEqual(['REPAIR_INPUTS_INVALID']);
+  expect(template.problems.map((p) => [p.code, p.message])).toEqual([
+    ['REPAIR_INPUTS_INVALID', expect.stringContaining('service.vpc_endpoint.vpc_id')],
+  ]);
   const conflict = await plan(
-    state(`${HA_RULE}  - name: ha-one
-    select: { name: bare }
-    expect: service.ha_replicas.replica_count >= 1
-    repair:
-      runbook: RUNBOOKS/enable-ha.yaml
-      with: { project_id: '\${{ project_id }}', service_id: '\${{ service.service_id }}', replica_count: 1 }
-`),
+    state(`${HA_RULE}${haRule('ha-one', { select: 'name: bare', extra: 'replica_count: 1' })}`),
   );
   expect(conflict.repairs.map((r) => r.service.name)).toEqual(['no-ha']);
   expect(conflict.problems).toEqual([
