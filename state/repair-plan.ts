@@ -5,8 +5,10 @@
 // repair. Pure: no I/O, so the plan can be shown (`--plan`) exactly as it would run.
 import type { RunbookDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
+import { CEL_TYPE_NAMES, expressionReferences } from '../dsl/expression-references';
+import { checkExpression } from '../dsl/expressions';
 import { bindInputs } from '../dsl/inputs';
-import { resolveTemplates } from '../dsl/templates';
+import { findTemplates, resolveTemplates } from '../dsl/templates';
 import type { DriftFinding, DriftReport } from './drift-check';
 import type { LoadedRule, LoadedState } from './state-file';
 import { SERVICE_VARIABLE } from './state-rules';
@@ -40,6 +42,46 @@ export interface RepairPlan {
   problems: RepairProblem[];
 }
 
+/** What `repair.with` may read besides `service`: the project the services are in. */
+const PROJECT_VARIABLE = 'project_id';
+
+/**
+ * The problems of a rule's `repair.with` that need no service to see: templates that do not parse,
+ * variables other than `service` and `project_id`, inputs the runbook does not declare. Each with
+ * its path below `with`, for the state file's positions.
+ */
+export function repairWithProblems(
+  given: Record<string, unknown>,
+  definition: RunbookDefinition,
+): { path: (string | number)[]; message: string }[] {
+  const problems: { path: (string | number)[]; message: string }[] = [];
+  for (const name of Object.keys(given))
+    if (definition.inputs[name] === undefined)
+      problems.push({
+        path: [name],
+        message: `${definition.name} has no input \`${name}\` (it has ${Object.keys(definition.inputs).join(', ') || 'none'})`,
+      });
+  const found = findTemplates(given);
+  problems.push(...found.problems);
+  for (const { path, expression } of found.expressions) {
+    const syntax = checkExpression(expression);
+    if (!syntax.ok) {
+      problems.push({ path, message: syntax.message });
+      continue;
+    }
+    for (const reference of expressionReferences(expression))
+      if (
+        ![SERVICE_VARIABLE, PROJECT_VARIABLE].includes(reference.root) &&
+        !CEL_TYPE_NAMES.has(reference.root)
+      )
+        problems.push({
+          path,
+          message: `\`${expression}\`: unknown variable \`${reference.root}\`; repair inputs read \`service\` and \`project_id\``,
+        });
+  }
+  return problems;
+}
+
 function serviceById(services: readonly JsonValue[], id: string): JsonValue {
   for (const service of services) {
     if (
@@ -55,7 +97,7 @@ function serviceById(services: readonly JsonValue[], id: string): JsonValue {
 
 /** `repair.with` filled in for one service; throws ExpressionError for a template that fails. */
 function filledInputs(rule: LoadedRule, projectId: string, service: JsonValue): Record<string, unknown> {
-  const scope = { [SERVICE_VARIABLE]: service, project_id: projectId };
+  const scope = { [SERVICE_VARIABLE]: service, [PROJECT_VARIABLE]: projectId };
   const resolved = resolveTemplates(rule.repair?.with ?? {}, scope);
   return resolved !== null && typeof resolved === 'object' && !Array.isArray(resolved) ? resolved : {};
 }

@@ -136,3 +136,36 @@ test('inputs the runbook refuses, a failing template and conflicting inputs are 
     expect.objectContaining({ code: 'REPAIR_INPUTS_CONFLICT', rules: ['has-ha', 'ha-one'] }),
   ]);
 });
+
+test('repair inputs that read other variables, do not parse or name no input are refused with their positions', () => {
+  const file = path.join(dir, 'bad-with.state.yaml');
+  writeFileSync(
+    file,
+    `apiVersion: tideline/v1
+kind: State
+name: t
+rules:
+  - name: has-ha
+    expect: service.ha_replicas.replica_count >= 1
+    repair:
+      runbook: ${RUNBOOKS}/enable-ha.yaml
+      with:
+        project_id: '\${{ inputs.project_id }}'
+        service_id: '\${{ service.service_id + }}'
+        replicas: 2
+`,
+  );
+  const checked = loadStateFile(file, display);
+  expect(checked.ok).toBe(false);
+  const problems = checked.ok ? [] : checked.problems;
+  expect(problems.map((p) => [p.code, p.line, p.column])).toEqual([
+    ['STATE_REPAIR_INVALID', 12, 19],
+    ['STATE_REPAIR_INVALID', 10, 21],
+    ['STATE_REPAIR_INVALID', 11, 21],
+  ]);
+  expect(problems.map((p) => p.message)).toEqual([
+    expect.stringMatching(/^rules\.0\.repair\.with\.replicas: enable-ha has no input `replicas`/),
+    expect.stringMatching(/^rules\.0\.repair\.with\.project_id: .*unknown variable `inputs`/),
+    expect.stringMatching(/^rules\.0\.repair\.with\.service_id: /),
+  ]);
+});
