@@ -161,6 +161,14 @@ export const COMMANDS = {
       return { spec: module.STATE_SPEC, run: module.stateCommand };
     },
   },
+  reconcile: {
+    summary: 'repair what drifted from a state file by running its repair runbooks, then check again',
+    interrupt: 'detach',
+    load: () => {
+      const module = require('./commands/reconcile') as typeof import('./commands/reconcile');
+      return { spec: module.RECONCILE_SPEC, run: module.reconcileCommand };
+    },
+  },
   catalog: {
     summary: 'the runbooks a worker with this configuration runs, with their definition hashes',
     interrupt: 'exit',

@@ -1,4 +1,5 @@
-// Starting a run and following it: shared by `run` and `rerun`.
+// Starting a run (shared by `run`, `rerun` and `reconcile`) and following it (`run`, `rerun`).
+import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { RunbookWorkflowInput } from '../contract/run-messages';
 import { loadApprovalKey } from './approval-signing';
 import { signStart } from '../activities/approval-signatures';
@@ -8,7 +9,7 @@ import { CliError, EXIT } from './errors';
 import { followRun } from './follow';
 import { cliCommand } from './output/run-report';
 import { RUNBOOK_WORKFLOW_TYPE } from './run-observer';
-import { withTemporal } from './temporal';
+import { withTemporal, type TemporalSession } from './temporal';
 
 /** Temporal shows a run's summary on one line; longer ones are cut (the details have the rest). */
 const SUMMARY_MAX = 200;
@@ -71,6 +72,36 @@ export function startedBy(
   return { startedBy: signStart(loadApprovalKey(ctx, name, keyFile), workflowId, name) };
 }
 
+/**
+ * Starts the interpreter workflow for a run: the one start path of `run`, `rerun` and `reconcile`,
+ * so the worker's catalogue, verified starter, locks, policies and change windows apply alike.
+ */
+export async function startRunbookRun(
+  ctx: CliContext,
+  session: TemporalSession,
+  input: RunbookWorkflowInput,
+  workflowId: string,
+): Promise<WorkflowHandleWithFirstExecutionRunId> {
+  try {
+    return await session.client.workflow.start(RUNBOOK_WORKFLOW_TYPE, {
+      taskQueue: session.target.taskQueue,
+      workflowId,
+      args: [input],
+      memo: { runbook: input.definition.name },
+      ...runMetadata(input),
+    });
+  } catch (error) {
+    if ((error as { name?: unknown }).name === 'WorkflowExecutionAlreadyStartedError') {
+      throw new CliError(
+        'CLI_USAGE',
+        `a run with id "${workflowId}" is already running`,
+        `choose another --id, or follow it with \`${cliCommand(ctx, ['status', workflowId])}\``,
+      );
+    }
+    throw error;
+  }
+}
+
 /** The shell's convention for a command ended by Ctrl-C. */
 const INTERRUPTED = 130;
 
@@ -94,25 +125,7 @@ export function startAndFollow(
       ctx.stderr.write('tideline: interrupted; nothing was started\n');
       return INTERRUPTED;
     }
-    let handle;
-    try {
-      handle = await session.client.workflow.start(RUNBOOK_WORKFLOW_TYPE, {
-        taskQueue: session.target.taskQueue,
-        workflowId,
-        args: [input],
-        memo: { runbook: name },
-        ...runMetadata(input),
-      });
-    } catch (error) {
-      if ((error as { name?: unknown }).name === 'WorkflowExecutionAlreadyStartedError') {
-        throw new CliError(
-          'CLI_USAGE',
-          `a run with id "${workflowId}" is already running`,
-          `choose another --id, or follow it with \`${cliCommand(ctx, ['status', workflowId])}\``,
-        );
-      }
-      throw error;
-    }
+    const handle = await startRunbookRun(ctx, session, input, workflowId);
     if (!ctx.globals.json) {
       ctx.stdout.write(`started ${name} as run ${workflowId} on task queue "${session.target.taskQueue}"\n`);
     }

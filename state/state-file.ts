@@ -1,6 +1,7 @@
 // Reads a state file: YAML with positions, checked against its schema, every expectation compiled
-// against the service answer's type and every repair runbook loaded and checked. All problems come
-// back at once as file:line:column with a stable code, as for runbooks and their tests.
+// against the service answer's type, every repair runbook loaded and checked, and the inputs each
+// repair gives it. All problems come back at once as file:line:column with a stable code, as for
+// runbooks and their tests.
 import { dirname, resolve } from 'node:path';
 import { checkRunbookFile } from '../dsl/loader';
 import type { RunbookDefinition } from '../dsl/definition';
@@ -12,6 +13,7 @@ import {
   type YamlRead,
   problemsOf,
 } from '../dsl/yaml-document';
+import { repairWithProblems } from './repair-plan';
 import { compileExpectation, type Expectation } from './state-rules';
 import { StateFile, type StateRule } from './state-schema';
 
@@ -143,7 +145,17 @@ function checkState(
             `tideline validate ${display(runbookPath)}`,
           ),
         );
-      } else loaded.repairDefinition = checked.definition;
+      } else {
+        loaded.repairDefinition = checked.definition;
+        for (const found of repairWithProblems(rule.repair.with, checked.definition))
+          problems.push(
+            problem(
+              'STATE_REPAIR_INVALID',
+              `rules.${index}.repair.with${found.path.map((part) => `.${part}`).join('')}: ${found.message}`,
+              at([...base, 'repair', 'with', ...found.path]),
+            ),
+          );
+      }
     }
     rules.push(loaded);
   });

@@ -9,7 +9,7 @@ import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { EXIT } from '../errors';
 import { styleFor } from '../output/style';
-import { displayName } from '../runbook-input';
+import { loadStateInput } from '../state-input';
 
 export const DRIFT_SPEC = {
   name: 'drift',
@@ -37,24 +37,14 @@ export const DRIFT_SPEC = {
 
 export const driftCommand: Command = async (argv, ctx) => {
   const parsed = parseCommand(DRIFT_SPEC, argv, ctx);
-  const { loadStateFile } = require('../../state/state-file') as typeof import('../../state/state-file');
   const { checkDrift, hasDrift } =
     require('../../state/drift-check') as typeof import('../../state/drift-check');
   const { planWorkerConfig } = require('../plan/target-lister') as typeof import('../plan/target-lister');
-  const given = parsed.positionals[0] ?? '';
-  const loaded = loadStateFile(path.resolve(ctx.cwd, given), displayName({ cwd: ctx.cwd }));
-  if (!loaded.ok) {
-    if (ctx.globals.json) ctx.stdout.write(`${JSON.stringify({ ok: false, problems: loaded.problems })}\n`);
-    else
-      for (const problem of loaded.problems)
-        ctx.stderr.write(
-          `${problem.file}:${problem.line}:${problem.column}: ${problem.message} [${problem.code}]${problem.hint !== undefined ? `\n  hint: ${problem.hint}` : ''}\n`,
-        );
-    return EXIT.USAGE;
-  }
+  const state = loadStateInput(ctx, parsed.positionals[0] ?? '');
+  if (state === undefined) return EXIT.USAGE;
   const worker = planWorkerConfig(ctx);
-  const projectId = parsed.values.project ?? loaded.state.projectId ?? worker.defaultProjectId();
-  const report = await checkDrift(loaded.state, projectId, worker.lister);
+  const projectId = parsed.values.project ?? state.projectId ?? worker.defaultProjectId();
+  const report = await checkDrift(state, projectId, worker.lister);
   if (parsed.values.junit !== undefined) {
     const { driftJunit } = require('../output/drift-report') as typeof import('../output/drift-report');
     writeFileSync(path.resolve(ctx.cwd, parsed.values.junit), driftJunit(report));

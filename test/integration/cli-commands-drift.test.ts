@@ -93,7 +93,7 @@ test('a fleet that keeps the rules has no drift and exits 0', async () => {
   writeFileSync(
     clean,
     readFileSync(STATE, 'utf8')
-      .replace('../../../runbooks/', `${path.join(REPO_ROOT, 'runbooks')}/`)
+      .replaceAll('../../../runbooks/', `${path.join(REPO_ROOT, 'runbooks')}/`)
       .replaceAll('{ environment: PROD }', '{ name: orders }'),
   );
   const result = await runTideline(['drift', clean], { env: cloudEnv() });

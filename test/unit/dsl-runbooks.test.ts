@@ -19,6 +19,7 @@ const dir = join(__dirname, '..', '..', 'runbooks');
 const SHIPPED = [
   'add-read-replica',
   'enable-ha',
+  'enable-pooler',
   'fork-and-promote',
   'provision-production-service',
   'resize-with-rollback',
@@ -108,6 +109,7 @@ const INPUTS: Record<string, Record<string, unknown>> = {
     replica_count: '2',
     sync_replica_count: '1',
   },
+  'enable-pooler': { project_id: 'proj000001', service_id: 'svc0000001' },
   'fork-and-promote': { project_id: 'proj000001', service_id: 'svc0000001', require_approval: 'true' },
   'provision-production-service': { project_id: 'proj000001', name: 'orders', vpc_id: '42' },
   'resize-with-rollback': { project_id: 'proj000001', service_id: 'svc0000001', cpu_millis: '2000' },

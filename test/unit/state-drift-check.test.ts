@@ -69,6 +69,7 @@ describe('the drift check', () => {
         service: { id: 'id-no-pooler', name: 'no-pooler' },
         expected: 'has(service.connection_pooler) && has(service.connection_pooler.endpoint)',
         found: { connection_pooler: null, 'connection_pooler.endpoint': null },
+        repair: '../../../runbooks/enable-pooler.yaml',
       },
     ]);
     expect(hasDrift(report)).toBe(true);
