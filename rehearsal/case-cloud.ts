@@ -6,6 +6,8 @@
 import { randomInt } from 'node:crypto';
 import { createCloudClient, type CloudClient } from '../cloud/client';
 import type { Clock } from '../local-cloud/clock';
+import type { Durations } from '../local-cloud/config';
+import { parseDuration } from '../dsl/durations';
 import type { ActionName } from '../cloud/operations';
 import type { FaultRuleInput } from '../local-cloud/fault-schema';
 import type { AnswerObserver } from '../local-cloud/api';
@@ -17,8 +19,15 @@ import { faultRule, type TestCase } from './test-file-schema';
 
 /** The pace of a case's cloud: a create takes ~30 ms, so the runbook's own polling sets the pace. */
 export const CASE_TIME_SCALE = 0.01;
-/** Far beyond any transition of the local cloud (5 s at most before scaling). */
+/** Far beyond any transition of the local cloud at its own pace (5 s at most before scaling). */
 const SETTLE_MS = 10 * 60_000;
+
+/** The case's transition durations in the local cloud's terms: milliseconds before scaling. */
+function transitionDurations(durations: TestCase['cloud']['durations']): Partial<Durations> {
+  return Object.fromEntries(
+    Object.entries(durations).map(([name, text]) => [name, parseDuration(text)]),
+  ) as Partial<Durations>;
+}
 
 export interface CaseCloud {
   readonly cloud: LocalCloud;
@@ -117,9 +126,13 @@ export async function startCaseCloud(
       else waiting.push(fault);
     }
   };
+  const durations = transitionDurations(testCase.cloud.durations);
+  // The starting state is made at the case's durations too, so the time skipped outlasts them.
+  const settleMs = Math.max(0, ...Object.values(durations)) + SETTLE_MS;
   cloud = await startLoopbackCloud({
     clock,
     timeScale: CASE_TIME_SCALE,
+    durations,
     control: false,
     onAnswer,
     config: {
@@ -133,7 +146,7 @@ export async function startCaseCloud(
   };
   const api = createCloudClient({ baseUrl: started.url, ...credentials, allowInsecureLoopback: true });
   try {
-    const ids = await fill(testCase.cloud, id, api, clock);
+    const ids = await fill(testCase.cloud, id, api, () => clock.advance(settleMs));
     return {
       cloud: started,
       api,
@@ -169,7 +182,8 @@ async function fill(
   state: TestCase['cloud'],
   project_id: string,
   api: CloudClient,
-  clock: ForwardClock,
+  /** Moves the cloud's clock past any transition the last request started. */
+  settle: () => void,
 ): Promise<CloudIds> {
   const vpcs = new Map<string, string>();
   for (const vpc of state.vpcs) {
@@ -183,10 +197,10 @@ async function fill(
     if (vpc_id === undefined) throw new Error(`the local cloud answered VPC ${vpc.name} without an id`);
     vpcs.set(vpc.name, vpc_id);
     // A VPC takes peerings once it is provisioned.
-    if (vpc.peerings.length > 0) clock.advance(SETTLE_MS);
+    if (vpc.peerings.length > 0) settle();
     for (const peering of vpc.peerings) {
       await api.peering.create({ project_id, vpc_id, ...peering });
-      clock.advance(SETTLE_MS);
+      settle();
     }
   }
   const services = new Map<string, string>();
@@ -203,19 +217,19 @@ async function fill(
     if (service_id === undefined)
       throw new Error(`the local cloud answered service ${service.name} without an id`);
     services.set(service.name, service_id);
-    clock.advance(SETTLE_MS);
+    settle();
     const vpcId = service.vpc !== undefined ? vpcs.get(service.vpc) : undefined;
     if (vpcId !== undefined) {
       await api.service.attachToVpc({ project_id, service_id, vpc_id: vpcId });
-      clock.advance(SETTLE_MS);
+      settle();
     }
     if (service.pooler) {
       await api.service.enablePooler({ project_id, service_id });
-      clock.advance(SETTLE_MS);
+      settle();
     }
     if (service.ha_replicas !== undefined) {
       await api.service.setHA({ project_id, service_id, ...service.ha_replicas });
-      clock.advance(SETTLE_MS);
+      settle();
     }
     // Replica sets need the service's first snapshot, which the skipped time has taken.
     for (const set of service.replica_sets) {
@@ -227,11 +241,11 @@ async function fill(
         cpu_millis: Number(set.cpu_millis),
         memory_gbs: Number(set.cpu_millis) / 250,
       });
-      clock.advance(SETTLE_MS);
+      settle();
     }
     if (service.status === 'PAUSED') {
       await api.service.stop({ project_id, service_id });
-      clock.advance(SETTLE_MS);
+      settle();
     }
     const now = await api.service.get({ project_id, service_id });
     if (now.status !== service.status)

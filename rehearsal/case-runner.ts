@@ -59,17 +59,23 @@ export interface CaseResult {
 
 /**
  * The report of an ended run: its result, or the one its failure carries. A cancelled run ends
- * with the cancellation itself (after compensating), so its report is its last progress.
+ * with the cancellation itself (after compensating), so its report is its last progress, read
+ * with a query of the closed run. The worker answers that query by replaying the run's history,
+ * and on a loaded machine an attempt can fail (the connection reset, the query's deadline
+ * passed); it is asked again until it answers or the case is over.
  */
-async function reportOf(handle: WorkflowHandle): Promise<RunReport> {
+async function reportOf(handle: WorkflowHandle, caseOver: () => boolean): Promise<RunReport> {
   try {
     return (await handle.result()) as RunReport;
   } catch (error) {
     const report = reportInFailure(error);
     if (report !== undefined) return report;
-    const progress = await progressOf(handle);
-    if (progress?.status === 'cancelled') return { ...progress, outputs: {}, secretOutputs: [] };
-    throw error;
+    for (;;) {
+      const progress = await progressOf(handle);
+      if (progress?.status === 'cancelled') return { ...progress, outputs: {}, secretOutputs: [] };
+      if (progress !== undefined || caseOver()) throw error;
+      await delay(PROGRESS_POLL_MS);
+    }
   }
 }
 
@@ -77,24 +83,28 @@ async function reportOf(handle: WorkflowHandle): Promise<RunReport> {
  * A held run does not end: its progress is its report, once it is held at a step no scripted
  * action was taken on and every scripted action was taken (or it ends).
  */
-async function heldReport(handle: WorkflowHandle, holds: HoldDriver): Promise<RunReport> {
+async function heldReport(
+  handle: WorkflowHandle,
+  holds: HoldDriver,
+  caseOver: () => boolean,
+): Promise<RunReport> {
   for (;;) {
     const progress = await progressOf(handle);
     if (progress?.status === 'held' && holds.done() && (progress.held ?? []).some(holds.isNew))
       return { ...progress, outputs: {}, secretOutputs: [] };
     const description = await handle.describe();
-    if (description.status.name !== 'RUNNING') return reportOf(handle);
+    if (description.status.name !== 'RUNNING') return reportOf(handle, caseOver);
     await delay(PROGRESS_POLL_MS);
   }
 }
 
 /** A run that waits for a closed change window: its progress then is its report (or it ends). */
-async function waitingReport(handle: WorkflowHandle): Promise<RunReport> {
+async function waitingReport(handle: WorkflowHandle, caseOver: () => boolean): Promise<RunReport> {
   for (;;) {
     const progress = await progressOf(handle);
     if (progress?.windowWait !== undefined) return { ...progress, outputs: {}, secretOutputs: [] };
     const description = await handle.describe();
-    if (description.status.name !== 'RUNNING') return reportOf(handle);
+    if (description.status.name !== 'RUNNING') return reportOf(handle, caseOver);
     await delay(PROGRESS_POLL_MS);
   }
 }
@@ -223,6 +233,9 @@ export async function runCase(
   let unroute = () => undefined as unknown;
   let handle: WorkflowHandle | undefined;
   let worker: CaseWorker | undefined;
+  // Set once the run has ended or the case is over for another reason: the drivers stop then.
+  let ended = false;
+  const over = () => ended;
   try {
     cloud = await startCaseCloud(testCase, stack.credentials, observeAnswers);
     unroute = stack.route(cloud.ids.projectId, cloud.api);
@@ -243,23 +256,22 @@ export async function runCase(
       memo: { runbook: testCase.definition.name },
     });
     handle = run;
-    let ended = false;
-    const holds = holdDriver(run, testCase, cloud, () => ended);
-    const approvals = approvalDriver(run, testCase, () => ended, {
+    const holds = holdDriver(run, testCase, cloud, over);
+    const approvals = approvalDriver(run, testCase, over, {
       runId: run.firstExecutionRunId,
       keyOf: worker.keyOf,
     });
     const finished = (
       testCase.expect.status === 'held'
-        ? heldReport(run, holds)
+        ? heldReport(run, holds, over)
         : testCase.expect.status === 'waiting'
-          ? waitingReport(run)
-          : reportOf(run)
+          ? waitingReport(run, over)
+          : reportOf(run, over)
     ).finally(() => (ended = true));
     const work = Promise.all([
       finished,
       approvals.drive(),
-      driveCancel(run, testCase, () => ended),
+      driveCancel(run, testCase, over),
       holds.drive(),
     ]).then(([report]) => report);
     const deadlines = stepDeadlines(testCase.definition, bound(testCase, inputs), testCase.approvals);
@@ -307,6 +319,7 @@ export async function runCase(
     };
     return result;
   } finally {
+    ended = true;
     result.durationMs = Date.now() - started;
     // A run still going (held, timed out) must not act on after its cloud is gone.
     if (handle !== undefined) await handle.terminate('tideline test: case over').catch(() => undefined);

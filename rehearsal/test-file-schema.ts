@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ACTION_NAMES, type ActionName } from '../cloud/operations';
 import { DURATION_EXAMPLES, isDuration, parseDuration } from '../dsl/durations';
+import { Durations } from '../local-cloud/config';
 import { FaultRuleInput, MetricSeriesName, OutcomeKind } from '../local-cloud/fault-schema';
 
 export const RUNBOOK_TEST_SCHEMA_FILE = 'schema/runbook-test.schema.json';
@@ -70,10 +71,26 @@ const CloudVpc = z.strictObject({
   peerings: z.array(CloudPeering).default([]).describe('Peerings it has, active when the case starts'),
 });
 
+/** The longest a case may make one of its cloud's transitions last, on the case's clock. */
+export const MAX_TRANSITION = '1h';
+
+const TransitionDuration = z
+  .string()
+  .refine(isDuration, { message: `must be a duration such as ${DURATION_EXAMPLES}` })
+  .refine((text) => !isDuration(text) || parseDuration(text) <= parseDuration(MAX_TRANSITION), {
+    message: `must be at most ${MAX_TRANSITION}`,
+  });
+
 const StartingCloud = z
   .strictObject({
     services: z.array(CloudService).default([]),
     vpcs: z.array(CloudVpc).default([]),
+    durations: z
+      .partialRecord(Durations.keyof(), TransitionDuration)
+      .default({})
+      .describe(
+        "How long the cloud's transitions take on the case's clock (the local cloud's durations, docs/local-cloud.md); the starting state's are skipped. A slow one shows whether the run waits for it",
+      ),
   })
   .describe('What the local cloud holds when the case starts, created through its API');
 
@@ -329,7 +346,7 @@ export const TestCase = z.strictObject({
   name: z.string().min(1).max(200),
   runbook: z.string().min(1).describe('The runbook file, relative to this test file'),
   inputs: z.record(z.string(), z.unknown()).default({}),
-  cloud: StartingCloud.default({ services: [], vpcs: [] }),
+  cloud: StartingCloud.default({ services: [], vpcs: [], durations: {} }),
   faults: z.array(TestFault).default([]),
   approvals: z.array(Approval).default([]),
   onFailure: z.enum(['rollback', 'hold']).optional().describe("Overrides the runbook's onFailure"),
