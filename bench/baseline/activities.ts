@@ -36,10 +36,10 @@ export interface ListedService extends ServiceRef {
 }
 
 /** The poll schedule tideline's waits use (activities/wait.ts), written out as a user would. */
-const FIRST_INTERVAL_MS = 1_000;
+export const FIRST_INTERVAL_MS = 1_000;
 const MAX_INTERVAL_MS = 15_000;
 
-function nextDelay(waitedMs: number): number {
+export function nextDelay(waitedMs: number): number {
   const base = Math.min(MAX_INTERVAL_MS, Math.max(FIRST_INTERVAL_MS, waitedMs * 0.1));
   return base <= FIRST_INTERVAL_MS ? base : Math.min(MAX_INTERVAL_MS, base * (0.9 + 0.2 * Math.random()));
 }
@@ -58,20 +58,26 @@ function holds(service: Service, request: WaitRequest): boolean {
   }
 }
 
-const ids = (ref: ServiceRef) => ({ project_id: ref.projectId, service_id: ref.serviceId });
+export const ids = (ref: ServiceRef) => ({ project_id: ref.projectId, service_id: ref.serviceId });
+
+/** The benchmark's service: the same create on both baselines. */
+export async function createService(
+  api: CloudClient,
+  input: { projectId: string; name: string },
+): Promise<ServiceRef> {
+  const created = await api.service.create({
+    project_id: input.projectId,
+    name: input.name,
+    addons: ['time-series'],
+    cpu_millis: '1000',
+    memory_gbs: '4',
+  });
+  return { projectId: input.projectId, serviceId: created.service_id! };
+}
 
 export function createBaselineActivities(api: CloudClient) {
   return {
-    async createService(input: { projectId: string; name: string }): Promise<ServiceRef> {
-      const created = await api.service.create({
-        project_id: input.projectId,
-        name: input.name,
-        addons: ['time-series'],
-        cpu_millis: '1000',
-        memory_gbs: '4',
-      });
-      return { projectId: input.projectId, serviceId: created.service_id! };
-    },
+    createService: (input: { projectId: string; name: string }) => createService(api, input),
     async attachToVpc(input: ServiceRef & { vpcId: string }): Promise<void> {
       await api.service.attachToVpc({ ...ids(input), vpc_id: input.vpcId });
     },

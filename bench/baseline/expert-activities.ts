@@ -7,21 +7,12 @@ import { Context, heartbeat, sleep } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { CloudClient } from '../../cloud/client';
 import type { Service } from '../../cloud/models';
-import type { ServiceRef } from './activities';
+import { createService, FIRST_INTERVAL_MS, ids, nextDelay, type ServiceRef } from './activities';
 
-/** The poll schedule and heartbeat hold of tideline's waits (activities/wait.ts). */
-const FIRST_INTERVAL_MS = 1_000;
-const MAX_INTERVAL_MS = 15_000;
+/** The heartbeat hold of tideline's waits (activities/wait.ts). */
 const HEARTBEAT_AFTER_MS = 12_000;
 
 type Until = (service: Service) => boolean;
-
-const ids = (ref: ServiceRef) => ({ project_id: ref.projectId, service_id: ref.serviceId });
-
-function nextDelay(waitedMs: number): number {
-  const base = Math.min(MAX_INTERVAL_MS, Math.max(FIRST_INTERVAL_MS, waitedMs * 0.1));
-  return base <= FIRST_INTERVAL_MS ? base : Math.min(MAX_INTERVAL_MS, base * (0.9 + 0.2 * Math.random()));
-}
 
 export function createExpertActivities(api: CloudClient) {
   /** Polls until `until` holds; heartbeats only once the wait is long enough to need them. */
@@ -48,14 +39,7 @@ export function createExpertActivities(api: CloudClient) {
         );
         if (made?.service_id) return { projectId: input.projectId, serviceId: made.service_id };
       }
-      const created = await api.service.create({
-        project_id: input.projectId,
-        name: input.name,
-        addons: ['time-series'],
-        cpu_millis: '1000',
-        memory_gbs: '4',
-      });
-      return { projectId: input.projectId, serviceId: created.service_id! };
+      return createService(api, input);
     },
     async waitReady(ref: ServiceRef): Promise<void> {
       await pollUntil(ref, () => true);
