@@ -417,7 +417,7 @@ const successCases: { readonly [A in ActionName]: () => Promise<SuccessCase> } =
 };
 
 describe('each action activity succeeds against the local cloud', () => {
-  test('there is one activity per catalogue action, plus the wait, the lock, the approval and the notification activities', () => {
+  test('there is one activity per catalogue action, plus the wait, lock, approval, notification and drift activities', () => {
     expect(Object.keys(activities).sort()).toEqual(
       [
         ...ACTION_NAMES,
@@ -429,6 +429,8 @@ describe('each action activity succeeds against the local cloud', () => {
         'lock.watchHolder',
         'notify.deliver',
         'notify.plan',
+        'drift.check',
+        'drift.deliver',
         'wait.until',
       ].sort(),
     );
