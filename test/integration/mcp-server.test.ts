@@ -7,17 +7,16 @@
 // raw signed decision is refused with APPROVAL_AGENT and audited (`tideline audit` shows it, and
 // the agent as verified starter), an unsigned one is rejected; a person's decision goes through.
 // The agent cancels its own run, never another's. Over Streamable HTTP a bearer token is required.
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { publicKeyText } from '../../activities/approval-keys';
 import { signDecision } from '../../activities/approval-signatures';
 import { approvalUpdate, progressQuery } from '../../contract/run-messages';
-import { cliEnvironment, jsonOutput, runTideline, startCli, TIDELINE_BIN } from '../helpers/cli-process';
+import { jsonOutput, runTideline, startCli } from '../helpers/cli-process';
+import { connectStdioAgent, toolCalls, type Structured } from '../helpers/mcp-agent';
 import { keyPairsFor } from '../helpers/people-keys';
 import { createVpc, pollUntil, seedService } from '../helpers/runbook-fixtures';
 import { RUNBOOKS_DIR, startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
@@ -26,8 +25,6 @@ import { buildDist, REPO_ROOT, testKeyRing } from '../helpers/worker-process';
 const AGENT = 'mcp:itest';
 const keys = keyPairsFor([AGENT, 'alice'] as const);
 const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures');
-
-type Structured = Record<string, unknown>;
 
 describe('tideline mcp over stdio against a dev stack', () => {
   let stack: RunbookStack;
@@ -62,32 +59,13 @@ describe('tideline mcp over stdio against a dev stack', () => {
       path.join(runbooks, 'promote.yaml'),
     );
     copyFileSync(path.join(FIXTURES, 'cli', 'gate.yaml'), path.join(runbooks, 'gate.yaml'));
-    const keyFile = path.join(dir, 'agent.pem');
-    writeFileSync(keyFile, keys[AGENT].privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        TIDELINE_BIN,
-        'mcp',
-        '--profile',
-        'operate',
-        '--runbooks',
-        runbooks,
-        '--agent-name',
-        AGENT,
-        '--key',
-        keyFile,
-        '--address',
-        stack.server.address,
-        '--task-queue',
-        stack.taskQueue,
-      ],
-      env: cliEnvironment({ HOME: dir }) as Record<string, string>,
-      cwd: REPO_ROOT,
-      stderr: 'pipe',
+    agent = await connectStdioAgent({
+      stack,
+      runbooks,
+      agent: AGENT,
+      key: keys[AGENT].privateKey,
+      home: dir,
     });
-    agent = new Client({ name: 'Integration Test', version: '1' });
-    await agent.connect(transport);
   }, 240_000);
 
   afterAll(async () => {
@@ -96,14 +74,7 @@ describe('tideline mcp over stdio against a dev stack', () => {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
-  async function call(name: string, args: Structured): Promise<CallToolResult> {
-    return (await agent.callTool({ name, arguments: args })) as CallToolResult;
-  }
-  async function ok(name: string, args: Structured): Promise<Structured> {
-    const result = await call(name, args);
-    expect({ isError: result.isError ?? false, content: result.content }).toMatchObject({ isError: false });
-    return result.structuredContent as Structured;
-  }
+  const { call, ok } = toolCalls(() => agent);
   const statusOf = (runId: string) => ok('status', { runId });
   const until = (runId: string, what: string, done: (state: Structured) => boolean) =>
     pollUntil(`run ${runId} ${what}`, () => statusOf(runId), done, 60_000);
