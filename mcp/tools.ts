@@ -222,7 +222,8 @@ const REGISTRARS: Record<McpToolName, Registrar> = {
             agent,
           );
           return answer(
-            `started ${plan.runbook.name} as run ${runId} (starter ${agent}); follow it with the status tool`,
+            `started ${plan.runbook.name} as run ${runId} (starter ${agent}); follow it with the status tool.\n` +
+              'A step that needs approval waits for a person: status and list_waiting_approvals then say who must approve and the `tideline approve` command they run (an agent cannot approve).',
             { runId, runbook: plan.runbook.name, startedBy: agent, planHash: plan.hash },
           );
         }),
