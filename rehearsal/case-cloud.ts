@@ -7,6 +7,7 @@ import { randomInt } from 'node:crypto';
 import { createCloudClient, type CloudClient } from '../cloud/client';
 import type { Clock } from '../local-cloud/clock';
 import type { Durations } from '../local-cloud/config';
+import type { Dialect } from '../local-cloud/dialect';
 import { parseDuration } from '../dsl/durations';
 import type { ActionName } from '../cloud/operations';
 import type { FaultRuleInput } from '../local-cloud/fault-schema';
@@ -102,6 +103,8 @@ export async function startCaseCloud(
   credentials: { accessKey: string; secretKey: string },
   /** Hears every answer of the cloud (the starting state's too), e.g. to check it against a document. */
   observeAnswers?: AnswerObserver,
+  /** The dialect the cloud answers in: the real API's of today unless asked. */
+  dialect: Dialect = 'current',
 ): Promise<CaseCloud> {
   const clock = new ForwardClock();
   const id = projectId();
@@ -137,6 +140,7 @@ export async function startCaseCloud(
     onAnswer,
     config: {
       projects: [{ id, name: 'test', access_key: credentials.accessKey, secret_key: credentials.secretKey }],
+      dialect,
     },
   });
   const started = cloud;

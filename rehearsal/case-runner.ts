@@ -237,7 +237,7 @@ export async function runCase(
   let ended = false;
   const over = () => ended;
   try {
-    cloud = await startCaseCloud(testCase, stack.credentials, observeAnswers);
+    cloud = await startCaseCloud(testCase, stack.credentials, observeAnswers, stack.dialect);
     unroute = stack.route(cloud.ids.projectId, cloud.api);
     const inputs = resolveReferences(testCase.inputs, cloud.ids);
     result.workflowId = `test-${testCase.definition.name}-${randomBytes(4).toString('hex')}`;

@@ -3,6 +3,7 @@
 // the cases on it, at most `jobs` at a time (each has its own local cloud and project).
 import path from 'node:path';
 import type { AnswerObserver } from '../local-cloud/api';
+import type { Dialect } from '../local-cloud/dialect';
 import type { CaseResult } from './case-runner';
 import { runCase } from './case-runner';
 import { loadTestFile, type LoadedCase, type TestFileProblem } from './test-file-loader';
@@ -46,11 +47,13 @@ export interface SuiteOptions {
   onResult: (result: CaseResult) => void;
   /** Hears every answer of every case's local cloud. */
   observeAnswers?: AnswerObserver;
+  /** The dialect the cases' local clouds answer in (default: current). */
+  dialect?: Dialect;
 }
 
 /** Runs the cases; results in the order the cases were given. */
 export async function runSuite(cases: readonly LoadedCase[], options: SuiteOptions): Promise<CaseResult[]> {
-  const stack = await startTestStack(options.env, options.log);
+  const stack = await startTestStack(options.env, options.log, options.dialect);
   try {
     const results: CaseResult[] = new Array<CaseResult>(cases.length);
     let next = 0;

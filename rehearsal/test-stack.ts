@@ -8,6 +8,7 @@ import type { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { ApprovalSettings, Clock, CloudCaller, CloudClientResolver } from '../activities/deps';
 import type { CompiledGovernance } from '../dsl/policies';
+import type { Dialect } from '../local-cloud/dialect';
 import { CloudApiError } from '../cloud/errors';
 import { EncryptionKeyRing } from '../worker/encryption-keys';
 import { createRedactingLogger } from '../worker/redacting-logger';
@@ -21,6 +22,8 @@ export interface TestStack {
   readonly taskQueue: string;
   /** The key pair every case's cloud gives its project (generated once, kept out of logs). */
   readonly credentials: { accessKey: string; secretKey: string };
+  /** The dialect every case's local cloud answers in. */
+  readonly dialect: Dialect;
   /** Routes the worker's calls for `projectId` to `caller` until the returned function is called. */
   route(projectId: string, caller: CloudCaller): () => void;
   /**
@@ -59,6 +62,7 @@ function routingResolver(routes: Map<string, CloudCaller>): CloudClientResolver 
 export async function startTestStack(
   env: NodeJS.ProcessEnv,
   log: (line: string) => void,
+  dialect: Dialect = 'current',
 ): Promise<TestStack> {
   const credentials = {
     accessKey: `ak-${randomBytes(8).toString('hex')}`,
@@ -110,6 +114,7 @@ export async function startTestStack(
       client: stack.client,
       taskQueue,
       credentials,
+      dialect,
       route(projectId, caller) {
         routes.set(projectId, caller);
         return () => routes.delete(projectId);

@@ -6,6 +6,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- lazy loading keeps start-up fast */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Dialect } from '../../local-cloud/dialect';
 import type { LoadedCase } from '../../rehearsal/test-file-loader';
 import type { CliContext } from '../context';
 import { EXIT, type ExitCode } from '../errors';
@@ -15,6 +16,7 @@ export interface MutateOptions {
   jobs: number;
   timeoutMs: number;
   junit: string | undefined;
+  dialect: Dialect | undefined;
 }
 
 export async function mutateCommand(
@@ -46,6 +48,7 @@ export async function mutateCommand(
     env: ctx.env,
     jobs: options.jobs,
     timeoutMs: options.timeoutMs,
+    ...(options.dialect !== undefined && { dialect: options.dialect }),
     log: (line) => ctx.stderr.write(`${line}\n`),
     onBaseline: (result) => {
       if (!json && !result.passed) ctx.stdout.write(`${caseReport.caseLines(result, style).join('\n')}\n`);

@@ -6,13 +6,15 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { integerOption, parseCommand, type CommandSpec } from '../args';
+import { dialectFlag } from '../dev-stack-flags';
 import type { Command } from '../context';
 import { CliError, EXIT } from '../errors';
 import { styleFor } from '../output/style';
 
 export const TEST_SPEC = {
   name: 'test',
-  usage: '[PATH…] [--filter TEXT] [--junit FILE] [--jobs N] [--timeout SECONDS] [--no-coverage] [--mutate]',
+  usage:
+    '[PATH…] [--filter TEXT] [--junit FILE] [--jobs N] [--timeout SECONDS] [--no-coverage] [--mutate] [--dialect current|seed]',
   description: [
     'Runs every case of the test files given, and of every *.test.yaml under the folders given',
     '(default: runbooks/). Each case gets a fresh local cloud holding its starting state and faults;',
@@ -20,7 +22,8 @@ export const TEST_SPEC = {
     'nothing needs to be running. Test files are checked first: a problem is printed with',
     'file:line:column and nothing runs (exit 2). Exit 0 when every case passes, 1 when any fails.',
     'The Temporal flags (--address, --namespace, --task-queue, --config) do not apply: the server,',
-    'namespace and task queue are its own.',
+    "namespace and task queue are its own. The cases' local clouds answer as the real API does today",
+    '(the current dialect); --dialect seed makes them answer as spec.md does.',
     'After the results it shows, per runbook, how many of its steps, branches (if, approvals,',
     'compensations) and failure paths the cases that ran exercised, and which ones none did.',
     'With --mutate it makes each runbook wrong in small ways (a compensation calling a sibling',
@@ -36,6 +39,7 @@ export const TEST_SPEC = {
     timeout: { type: 'string' },
     'no-coverage': { type: 'boolean' },
     mutate: { type: 'boolean' },
+    dialect: { type: 'string' },
   },
   optionHelp: [
     ['--filter TEXT', 'only the cases whose name (or file) contains TEXT, in any case'],
@@ -44,6 +48,7 @@ export const TEST_SPEC = {
     ['--timeout SECONDS', 'how long one case may take (default 120)'],
     ['--no-coverage', 'leave out the coverage of the runbooks (text and --json)'],
     ['--mutate', 'run the cases against mutants of their runbooks; exit 1 when one survives'],
+    ['--dialect current|seed', "the dialect the cases' local clouds answer in (default current)"],
   ],
   examples: [
     'tideline test',
@@ -59,6 +64,7 @@ export const testCommand: Command = async (argv, ctx) => {
   const { values } = parsed;
   const jobs = integerOption('jobs', values.jobs, 1, 4);
   const timeoutMs = integerOption('timeout', values.timeout, 1, 120) * 1000;
+  const dialect = dialectFlag(values.dialect);
   const { loadSuite, runSuite } =
     require('../../rehearsal/run-suite') as typeof import('../../rehearsal/run-suite');
   const report = require('../output/test-report') as typeof import('../output/test-report');
@@ -89,7 +95,7 @@ export const testCommand: Command = async (argv, ctx) => {
   }
   if (values.mutate === true) {
     const { mutateCommand } = require('./test-mutate') as typeof import('./test-mutate');
-    return mutateCommand(loaded.cases, { jobs, timeoutMs, junit: values.junit }, ctx);
+    return mutateCommand(loaded.cases, { jobs, timeoutMs, junit: values.junit, dialect }, ctx);
   }
   const style = styleFor(ctx);
   const started = Date.now();
@@ -97,6 +103,7 @@ export const testCommand: Command = async (argv, ctx) => {
     env: ctx.env,
     jobs,
     timeoutMs,
+    ...(dialect !== undefined && { dialect }),
     log: (line) => ctx.stderr.write(`${line}\n`),
     onResult: (result) => {
       if (!ctx.globals.json) ctx.stdout.write(`${report.caseLines(result, style).join('\n')}\n`);

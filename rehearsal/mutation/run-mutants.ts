@@ -7,6 +7,7 @@
 import type { CaseResult } from '../case-runner';
 import { runCase } from '../case-runner';
 import type { LoadedCase } from '../test-file-loader';
+import type { Dialect } from '../../local-cloud/dialect';
 import { startTestStack, type TestStack } from '../test-stack';
 import type { Mutant } from './derive-mutants';
 import type { MutationTarget } from './mutation-plan';
@@ -47,6 +48,8 @@ export interface MutationOptions {
   onBaseline: (result: CaseResult) => void;
   /** Called as each mutant is decided, in the order they are. */
   onMutant: (result: MutantResult) => void;
+  /** The dialect the cases' local clouds answer in (default: current). */
+  dialect?: Dialect;
 }
 
 export type MutationRun =
@@ -114,7 +117,7 @@ export async function runMutation(
   targets: readonly MutationTarget[],
   options: MutationOptions,
 ): Promise<MutationRun> {
-  const stack = await startTestStack(options.env, options.log);
+  const stack = await startTestStack(options.env, options.log, options.dialect);
   try {
     const cases = targets.flatMap((target) => target.cases);
     const baseline = await bounded(cases, options.jobs, async (testCase) => {
