@@ -31,21 +31,33 @@ export function defaultWorkflowsPath(): string {
  * and compiled-pattern caches. They hold no per-run state (pure functions and caches keyed by
  * source text or by the run's own objects) and touch no workflow API at load time, which is what
  * sharing requires. Loaded once per worker instead of once per run, they take ~0.6 MB less memory
- * per cached run and no CPU to start a run (`npm run bench`, docs/performance.md). The SDK freezes
+ * per cached run and no CPU to start a run (`npm run bench`, docs/performance.md). The first sets
+ * the sandbox's stack-trace depth (workflows/stack-trace-limit.ts). The SDK freezes
  * what they export, so these modules must never mutate their exports. Resolved when a bundle is
  * made (a process running a prebuilt bundle may not ship the sources).
  */
 export function workflowPreloadModules(): string[] {
   return [
-    'definition',
-    'durations',
-    'expression-scope',
-    'expressions',
-    'inputs',
-    'list-element-reads',
-    'output-reads',
-    'templates',
-  ].map((name) => require.resolve(`../dsl/${name}`));
+    stackTraceLimitModule(),
+    ...[
+      'definition',
+      'durations',
+      'expression-scope',
+      'expressions',
+      'inputs',
+      'list-element-reads',
+      'output-reads',
+      'templates',
+    ].map((name) => require.resolve(`../dsl/${name}`)),
+  ];
+}
+
+/**
+ * The module that sets how deep stack traces in the workflow sandbox are (workflows/
+ * stack-trace-limit.ts); first among the preloaded modules, so it holds before any workflow runs.
+ */
+export function stackTraceLimitModule(): string {
+  return require.resolve('../workflows/stack-trace-limit');
 }
 
 function newestJsMtime(dir: string, skip: ReadonlySet<string>): number {

@@ -1,6 +1,6 @@
 // The baseline's worker process: the Temporal SDK's Worker with the baseline workflows (bundled at
-// start from bench/baseline/workflows.ts, nothing of tideline's in the bundle) and activities over
-// the shared Cloud API client. Started by bench/baseline/harness.ts as tideline's worker is, from
+// start from bench/baseline/workflows.ts; of tideline's, only the sandbox's stack-trace depth) and
+// activities over the shared Cloud API client. Started by bench/baseline/harness.ts as tideline's worker is, from
 // the same variables: TEMPORAL_ADDRESS, TIDELINE_TASK_QUEUE, TIDELINE_CLOUD_* and, for the same
 // settings as the tuned tideline worker, BENCH_WORKER_OPTIONS (JSON). The SDK's default data
 // converter: no payload encryption, as a user's plain worker would have.
@@ -36,6 +36,9 @@ async function main(): Promise<void> {
     connection,
     taskQueue,
     workflowsPath: require.resolve('./workflows'),
+    // The same stack-trace depth in the workflow sandbox as tideline's worker (a worker setting,
+    // not workflow code): the one module of tideline's in this bundle.
+    bundlerOptions: { preloadModules: [require.resolve('../../workflows/stack-trace-limit')] },
     activities: { ...createBaselineActivities(api), ...createExpertActivities(api) },
     shutdownGraceTime: '10s',
     ...tuning,

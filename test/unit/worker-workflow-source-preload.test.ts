@@ -1,7 +1,7 @@
-// The runbook-language modules every workflow run shares (workflowPreloadModules()): the SDK
-// loads them once per worker and deep-freezes what they export, so they must keep working with
-// frozen exports and must not carry one run's data into another.
-import { workflowPreloadModules } from '../../worker/workflow-source';
+// The modules every workflow run shares (workflowPreloadModules()): the sandbox's stack-trace limit,
+// then the runbook language. The SDK loads them once per worker and deep-freezes what they export,
+// so they must keep working with frozen exports and must not carry one run's data into another.
+import { stackTraceLimitModule, workflowPreloadModules } from '../../worker/workflow-source';
 
 /** What the SDK's reusable V8 context does to a shared module's exports. */
 function deepFreeze(value: unknown, seen = new WeakSet<object>()): void {
@@ -24,12 +24,18 @@ type Templates = typeof import('../../dsl/templates');
 type Inputs = typeof import('../../dsl/inputs');
 type Expressions = typeof import('../../dsl/expressions');
 
+/** The shared runbook-language modules: all preloaded modules but the first, the stack-trace limit. */
+function languageModules(): string[] {
+  return workflowPreloadModules().filter((file) => file !== stackTraceLimitModule());
+}
+
 function loadFrozen(): { templates: Templates; inputs: Inputs; expressions: Expressions } {
   let loaded: { templates: Templates; inputs: Inputs; expressions: Expressions } | undefined;
   // Fresh copies, loaded synchronously inside the isolated registry: only require() does that.
   /* eslint-disable @typescript-eslint/no-require-imports */
   jest.isolateModules(() => {
-    for (const file of workflowPreloadModules()) deepFreeze(require(file));
+    // Not the stack-trace limit: it would shorten this test file's own stack traces.
+    for (const file of languageModules()) deepFreeze(require(file));
     loaded = {
       templates: require('../../dsl/templates') as Templates,
       inputs: require('../../dsl/inputs') as Inputs,
@@ -42,9 +48,12 @@ function loadFrozen(): { templates: Templates; inputs: Inputs; expressions: Expr
 }
 
 describe('modules shared by every workflow run', () => {
-  it('are the runbook language the interpreter imports, resolved to files', () => {
-    expect(workflowPreloadModules().length).toBeGreaterThan(0);
-    for (const file of workflowPreloadModules()) expect(file).toMatch(/[\\/]dsl[\\/][a-z-]+\.(ts|js)$/);
+  it('are the stack-trace limit first, then the runbook language the interpreter imports, as files', () => {
+    const [first, ...language] = workflowPreloadModules();
+    expect(first).toBe(stackTraceLimitModule());
+    expect(first).toMatch(/[\\/]workflows[\\/]stack-trace-limit\.(ts|js)$/);
+    expect(language.length).toBeGreaterThan(0);
+    for (const file of language) expect(file).toMatch(/[\\/]dsl[\\/][a-z-]+\.(ts|js)$/);
     expect(workflowPreloadModules().some((file) => /[\\/]expressions\.(ts|js)$/.test(file))).toBe(true);
   });
 
