@@ -10,12 +10,25 @@ import { noteUnknownValue } from './unknown-values';
  */
 export type FieldAliases = readonly (readonly [current: string, deprecated: string])[];
 
-/** The keys of `value` whose value is null and whose schema does not itself give null a meaning. */
+/** Per shape, whether each field's schema gives null a meaning (asked once per field, not per answer). */
+const nullMeaning = new WeakMap<z.ZodRawShape, Map<string, boolean>>();
+
+function acceptsNull(shape: z.ZodRawShape, key: string): boolean {
+  let known = nullMeaning.get(shape);
+  if (known === undefined) nullMeaning.set(shape, (known = new Map()));
+  let accepts = known.get(key);
+  if (accepts === undefined) {
+    accepts = (shape[key] as z.ZodType | undefined)?.safeParse(null).success ?? false;
+    known.set(key, accepts);
+  }
+  return accepts;
+}
+
+/** `value` without the null fields whose schema does not itself give null a meaning. */
 function readNullsAsAbsent(value: Record<string, unknown>, shape: z.ZodRawShape): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
-    if (field === null && !((shape[key] as z.ZodType | undefined)?.safeParse(null).success ?? false))
-      continue;
+    if (field === null && !acceptsNull(shape, key)) continue;
     out[key] = field;
   }
   return out;
