@@ -45,6 +45,7 @@ export interface McpToolDeps {
     runbook: LoadedRunbook;
     inputs: Record<string, unknown>;
     faults: Record<string, unknown>[];
+    approvals: { step: string; decision: 'approve' | 'reject' }[];
   }): Promise<ToolAnswer>;
   /** A run's step timeline and audit trail, as `tideline history` and `audit` show them. */
   records: { history(runId: string): Promise<ToolAnswer>; audit(runId: string): Promise<ToolAnswer> };
@@ -170,16 +171,29 @@ const REGISTRARS: Record<McpToolName, Registrar> = {
             .describe(
               'faults of the local cloud, as a runbook test declares them, e.g. {"operation": "service.enablePooler", "kind": "rateLimit", "retryAfterSeconds": 0}: operation (or "*"), kind (error, rateLimit, latency, applyThenFail, outcome, metricAnomaly), nth (the first call it hits), times, status, message',
             ),
+          approvals: z
+            .array(
+              z.strictObject({
+                step: z.string().min(1).describe("the approval step's id (or key)"),
+                decision: z.enum(['approve', 'reject']),
+              }),
+            )
+            .max(20)
+            .optional()
+            .describe(
+              'how the rehearsal answers the runbook\'s approval steps, e.g. [{"step": "gate", "decision": "reject"}]: a stand-in answers them on the throwaway stack, nothing real is approved; an approval left out waits until the rehearsal times out',
+            ),
         },
         annotations: annotations('rehearse'),
       },
-      ({ runbook, inputs, faults }) =>
+      ({ runbook, inputs, faults, approvals }) =>
         guarded(async () => {
           const plan = await planned(deps, runbook, inputs ?? {});
           const outcome = await deps.rehearse({
             runbook: plan.runbook,
             inputs: plan.given,
             faults: faults ?? [],
+            approvals: approvals ?? [],
           });
           return answer(outcome.text, { ...outcome.structured, planHash: plan.hash });
         }),

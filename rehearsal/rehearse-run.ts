@@ -21,7 +21,16 @@ export interface RehearsalRequest {
   cloud: unknown;
   /** The faults, as a test case's `faults:` writes them. */
   faults: unknown[];
+  /**
+   * How the run's approval steps are answered, as a test case's `approvals:` writes them (without
+   * `by`: a stand-in of the rehearsal decides). Nothing real is approved; an approval left out
+   * waits until its step or the rehearsal times out.
+   */
+  approvals?: unknown[];
 }
+
+/** Who answers a rehearsal's approvals: a stand-in, not a person. */
+export const REHEARSAL_APPROVER = 'rehearsal-stand-in';
 
 export interface RehearsalOutcome {
   /** How the run ended; `timed-out` when it did not end in time (waiting for an approval, say). */
@@ -46,6 +55,9 @@ export function rehearsalCase(request: RehearsalRequest): RehearsalCheck {
     inputs: request.inputs,
     cloud: request.cloud,
     faults: request.faults,
+    approvals: (request.approvals ?? []).map((approval) =>
+      typeof approval === 'object' && approval !== null ? { ...approval, by: REHEARSAL_APPROVER } : approval,
+    ),
     // A held run cannot be acted on in a rehearsal: a failed step rolls back.
     onFailure: 'rollback',
     expect: { status: 'succeeded' },

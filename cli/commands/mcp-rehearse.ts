@@ -22,6 +22,11 @@ export function rehearsalText(runbook: string, outcome: RehearsalOutcome): strin
   if (outcome.failure !== undefined)
     lines.push(`failure: ${outcome.failure.stepKey ?? 'run'}: ${outcome.failure.message}`);
   if (outcome.error !== undefined) lines.push(`note: ${outcome.error}`);
+  const unanswered = outcome.steps.filter((step) => step.kind === 'approve' && step.status === 'running');
+  if (outcome.status === 'timed-out' && unanswered.length > 0)
+    lines.push(
+      `the run waited for approval at ${unanswered.map((step) => step.key).join(', ')}: rehearse again with approvals, e.g. [{"step": "${unanswered[0]?.id ?? ''}", "decision": "approve"}]`,
+    );
   lines.push('steps:');
   for (const step of outcome.steps)
     lines.push(`  ${step.key}: ${step.status}${step.error !== undefined ? ` (${step.error.message})` : ''}`);
@@ -40,7 +45,7 @@ export function rehearsalText(runbook: string, outcome: RehearsalOutcome): strin
 
 export function mcpRehearser(ctx: CliContext): McpToolDeps['rehearse'] {
   const worker = planWorkerConfig(ctx);
-  return async ({ runbook, inputs, faults }) => {
+  return async ({ runbook, inputs, faults, approvals }) => {
     const { definition } = runbook;
     let seed;
     try {
@@ -53,7 +58,7 @@ export function mcpRehearser(ctx: CliContext): McpToolDeps['rehearse'] {
         `the resources the inputs name could not be read from the cloud: ${message(error)}`,
       );
     }
-    const check = rehearsalCase({ definition, inputs: seed.inputs, cloud: seed.cloud, faults });
+    const check = rehearsalCase({ definition, inputs: seed.inputs, cloud: seed.cloud, faults, approvals });
     if (!check.ok)
       throw new McpToolError(
         'MCP_REHEARSAL_INVALID',

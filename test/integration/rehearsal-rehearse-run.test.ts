@@ -1,10 +1,17 @@
 // A rehearsal (rehearsal/rehearse-run.ts) on a real Temporal dev server, worker and local cloud of
 // its own: provision-production-service with the seed the MCP rehearse tool makes (a VPC copied by
 // name, the inputs naming the rehearsal cloud's copies) succeeds, and with every enablePooler call
-// rate-limited it fails at the pooler and compensation deletes the service it created.
+// rate-limited it fails at the pooler and compensation deletes the service it created. A runbook
+// with an approval step is rehearsed with its answer scripted: approved, it succeeds; rejected, it
+// fails there and its completed step is undone.
 import path from 'node:path';
 import { checkRunbookFile } from '../../dsl/loader';
-import { rehearsalCase, rehearseRun, type RehearsalRequest } from '../../rehearsal/rehearse-run';
+import {
+  REHEARSAL_APPROVER,
+  rehearsalCase,
+  rehearseRun,
+  type RehearsalRequest,
+} from '../../rehearsal/rehearse-run';
 
 jest.setTimeout(240_000);
 
@@ -60,4 +67,52 @@ test('a fault the local cloud does not know is refused before anything starts', 
   const check = rehearsalCase(request([{ operation: 'service.nope', kind: 'error' }]));
   expect(check.ok).toBe(false);
   expect(check.ok ? [] : check.problems).toEqual([expect.stringMatching(/^faults\.0\.operation: /)]);
+});
+
+describe('a runbook with an approval step, its answer scripted', () => {
+  const gate = checkRunbookFile(path.resolve(__dirname, '..', 'fixtures', 'cli', 'gate.yaml')).definition;
+
+  async function answered(decision?: 'approve' | 'reject') {
+    if (gate === undefined) throw new Error('the gate fixture does not validate');
+    // An agent cannot name who approves: the stand-in does, whatever `by` says.
+    const check = rehearsalCase({
+      definition: gate,
+      inputs: {},
+      cloud: {},
+      faults: [],
+      approvals: decision === undefined ? [] : [{ step: 'gate', decision, by: 'alice' }],
+    });
+    if (!check.ok) throw new Error(check.problems.join('\n'));
+    for (const approval of check.testCase.approvals) expect(approval.by).toBe(REHEARSAL_APPROVER);
+    return rehearseRun(check.testCase, { env: process.env, timeoutMs: 120_000, log: () => undefined });
+  }
+
+  test('unanswered, the rehearsal ends at the approval’s timeout on its clock, the step still waiting', async () => {
+    const outcome = await answered();
+    expect(outcome.status).toBe('timed-out');
+    expect(outcome.steps.find((step) => step.key === 'gate')).toMatchObject({
+      kind: 'approve',
+      status: 'running',
+    });
+  });
+
+  test('approved, the run goes on and succeeds', async () => {
+    const outcome = await answered('approve');
+    expect(outcome.status).toBe('succeeded');
+    expect(outcome.steps.map((step) => [step.key, step.status])).toEqual(
+      expect.arrayContaining([
+        ['gate', 'done'],
+        ['finish', 'done'],
+      ]),
+    );
+  });
+
+  test('rejected, the run fails at the approval and undoes what came before', async () => {
+    const outcome = await answered('reject');
+    expect(outcome.status).toBe('failed');
+    expect(outcome.failure).toMatchObject({ stepKey: 'gate' });
+    expect(outcome.compensations).toEqual([
+      { key: 'prepare/undo.unprepare', undoes: 'prepare', status: 'done' },
+    ]);
+  });
 });
