@@ -5,8 +5,16 @@
 export const RUNBOOK_WORKFLOW_TYPE = 'runbookWorkflow';
 /** A batch of a large foreach's items, run as a child of the runbook run. */
 export const FOREACH_BATCH_WORKFLOW_TYPE = 'foreachBatchWorkflow';
-/** The per-resource lock that queues runs changing one service. */
-export const LOCK_WORKFLOW_TYPE = 'resourceLockWorkflow';
+/**
+ * The per-resource lock that queues runs changing one service, as lock requests start it: it
+ * watches its holder only while another run waits behind it.
+ */
+export const LOCK_WORKFLOW_TYPE = 'resourceMutexWorkflow';
+/**
+ * The lock as earlier releases started it (it watches every holder); registered so that lock
+ * workflows they started still run. Same workflow ids and signals as LOCK_WORKFLOW_TYPE.
+ */
+export const WATCHING_LOCK_WORKFLOW_TYPE = 'resourceLockWorkflow';
 /** The long-lived watcher that checks one of the worker's state files on an interval. */
 export const DRIFT_WATCH_WORKFLOW_TYPE = 'driftWatchWorkflow';
 
@@ -15,6 +23,7 @@ export const WORKFLOW_TYPES = [
   RUNBOOK_WORKFLOW_TYPE,
   FOREACH_BATCH_WORKFLOW_TYPE,
   LOCK_WORKFLOW_TYPE,
+  WATCHING_LOCK_WORKFLOW_TYPE,
   DRIFT_WATCH_WORKFLOW_TYPE,
 ] as const;
 export type WorkflowTypeName = (typeof WORKFLOW_TYPES)[number];

@@ -80,9 +80,33 @@ async function watchUntilReleased(key: string, holder: string, released: () => b
   }
 }
 
-export async function resourceLockWorkflow(key: string, waiting: string[] = []): Promise<void> {
-  // Before any command (workflows/release-gate.ts).
-  startRelease();
+/**
+ * How a lock waits for its holder to be done: released, gone (closed without releasing) or a
+ * rollover (the history asks for a new run). `contended` says whether another run waits.
+ */
+type HoldWait = (
+  key: string,
+  holder: string,
+  released: () => boolean,
+  contended: () => boolean,
+) => Promise<HoldEnd>;
+
+/** Before lockWatchesHolder: ping the holder every few minutes; a holder that is gone releases. */
+async function pingUntilReleased(key: string, holder: string, released: () => boolean): Promise<HoldEnd> {
+  while (!released()) {
+    if (await condition(released, HOLDER_CHECK_MS)) break;
+    try {
+      await getExternalWorkflowHandle(holder).signal(lockPingSignal, { key });
+    } catch {
+      log.warn('lock holder is gone; releasing its lock', { key, holder });
+      return 'released';
+    }
+  }
+  return 'released';
+}
+
+/** The FIFO queue of a lock: grants to the first in line, waits as `hold` says, then the next. */
+async function runLockQueue(key: string, waiting: string[], hold: HoldWait): Promise<void> {
   const queue = [...waiting];
   let released = false;
   setHandler(acquireLockSignal, (request: LockRequest) => {
@@ -107,26 +131,47 @@ export async function resourceLockWorkflow(key: string, waiting: string[] = []):
       queue.shift();
       continue;
     }
-    if (hasPatch(PATCHES.lockWatchesHolder)) {
-      const end = await watchUntilReleased(key, holder, () => released);
-      // The holder keeps the lock in the next run: it is first in the queue handed over.
-      if (end === 'rollover') await continueAsNew<typeof resourceLockWorkflow>(key, queue);
-      if (end === 'gone')
-        log.warn('lock holder closed without releasing; passing the lock on', { key, holder });
-    } else {
-      while (!released) {
-        if (await condition(() => released, HOLDER_CHECK_MS)) break;
-        try {
-          await getExternalWorkflowHandle(holder).signal(lockPingSignal, { key });
-        } catch {
-          log.warn('lock holder is gone; releasing its lock', { key, holder });
-          released = true;
-        }
-      }
-    }
+    const end = await hold(
+      key,
+      holder,
+      () => released,
+      () => queue.length > 1,
+    );
+    // The holder keeps the lock in the next run: it is first in the queue handed over.
+    if (end === 'rollover') await continueAsNew<typeof resourceMutexWorkflow>(key, queue);
+    if (end === 'gone')
+      log.warn('lock holder closed without releasing; passing the lock on', { key, holder });
     queue.shift();
     if (workflowInfo().historyLength > HISTORY_LIMIT && queue.length > 0) {
-      await continueAsNew<typeof resourceLockWorkflow>(key, queue);
+      await continueAsNew<typeof resourceMutexWorkflow>(key, queue);
     }
   }
+}
+
+/**
+ * The lock as runs start it (LOCK_WORKFLOW_TYPE). A holder is watched only while another run waits
+ * behind it: a holder that closed without releasing blocks nobody until then, and an uncontended
+ * hold — every lock of a fleet whose items are distinct services — costs no watch activity. A new
+ * type rather than a patch, so it asks for none: its history is the queue's signals alone.
+ */
+export async function resourceMutexWorkflow(key: string, waiting: string[] = []): Promise<void> {
+  await runLockQueue(key, waiting, async (lockKey, holder, released, contended) => {
+    await condition(() => released() || contended() || historyTooLong());
+    return watchUntilReleased(lockKey, holder, released);
+  });
+}
+
+/**
+ * The lock as earlier releases started it (WATCHING_LOCK_WORKFLOW_TYPE), kept so that the lock
+ * workflows they started still run and replay: it watches every holder (since lockWatchesHolder;
+ * before, it pinged it).
+ */
+export async function resourceLockWorkflow(key: string, waiting: string[] = []): Promise<void> {
+  // Before any command (workflows/release-gate.ts).
+  startRelease();
+  await runLockQueue(key, waiting, (lockKey, holder, released) =>
+    hasPatch(PATCHES.lockWatchesHolder)
+      ? watchUntilReleased(lockKey, holder, released)
+      : pingUntilReleased(lockKey, holder, released),
+  );
 }

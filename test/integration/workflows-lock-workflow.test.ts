@@ -1,10 +1,25 @@
-// Two runs that change the same service queue on its lock; runs on different services do not.
+// Two runs that change the same service queue on its lock; runs on different services do not. A
+// lock watches its holder only while a run waits behind it: the contended lock's history has the
+// watch activity, an uncontended one only its queue's signals (no activity, no patch marker).
 import path from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { LOCK_WORKFLOW_TYPE, lockWorkflowId } from '../../contract/lock-messages';
 import type { RunReport } from '../../contract/run-messages';
 import { progressQuery } from '../../contract/run-messages';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 
 const HOLD = path.resolve(__dirname, '..', 'fixtures', 'locks', 'hold-service.yaml');
+
+/** The event types of a lock's last run, once it has ended (it ends when nobody holds or waits). */
+async function lockHistory(stack: RunbookStack, key: string): Promise<{ type: string; events: string[] }> {
+  const handle = stack.client.workflow.getHandle(lockWorkflowId(key));
+  await handle.result();
+  const history = await handle.fetchHistory();
+  const events = (history.events ?? []).map(
+    (event) => temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? '?',
+  );
+  return { type: (await handle.describe()).type, events };
+}
 
 /** Polls a condition until it holds (the test's timeout bounds it). */
 async function until(condition: () => Promise<boolean>): Promise<void> {
@@ -44,6 +59,10 @@ describe('per-service locks', () => {
     const secondTagStarted = b.steps.find((s) => s.id === 'tag')!.startedAt!;
     expect(secondTagStarted).toBeGreaterThanOrEqual(a.endedAt!);
     expect(wait!.acquiredAt!).toBeLessThanOrEqual(secondTagStarted);
+    // Contended: the lock watched its holder while the second run waited.
+    const lock = await lockHistory(stack, key);
+    expect(lock.type).toBe(LOCK_WORKFLOW_TYPE);
+    expect(lock.events).toContain('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED');
   }, 90_000);
 
   test('runs on different services do not wait for each other', async () => {
@@ -56,5 +75,12 @@ describe('per-service locks', () => {
     const bTag = b.steps.find((s) => s.id === 'tag')!.startedAt!;
     expect(aTag).toBeLessThan(b.endedAt!);
     expect(bTag).toBeLessThan(a.endedAt!);
+    // Uncontended: a start, the acquire, the grant, the release and their workflow tasks (15
+    // events) — no watch activity, no patch marker or version upsert.
+    const lock = await lockHistory(stack, `service/${stack.projectId}/${ids[1]}`);
+    expect(lock.events).not.toContain('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED');
+    expect(lock.events).not.toContain('EVENT_TYPE_MARKER_RECORDED');
+    expect(lock.events).not.toContain('EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES');
+    expect(lock.events.length).toBeLessThanOrEqual(15);
   }, 90_000);
 });
