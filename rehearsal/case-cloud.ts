@@ -39,8 +39,11 @@ export interface CaseCloud {
   /**
    * Ends the run's part: removes the faults (reading the end state must not meet them) and gives
    * the requests per operation since `arm`, and the operations in the order they were answered.
+   * Given when the run ended (epoch ms), it also stops the cloud's clock there, so the end state
+   * reads as the run left it: a transition the run did not wait for is still under way, however
+   * long reading the run's report took.
    */
-  disarm(): { calls: StatsView['byAction']; sequence: ActionName[] };
+  disarm(endedAt?: number): { calls: StatsView['byAction']; sequence: ActionName[] };
   /** Every name that existed in the project at some point of the case (its starting state too). */
   existed(): ExistedNames;
   /** Removes the faults, those still to come included, and goes on counting: an operator's fix. */
@@ -82,14 +85,19 @@ function existenceLog() {
   };
 }
 
-/** System time plus however far the cloud was moved on. */
+/** System time (or the moment it was stopped at) plus however far the cloud was moved on. */
 class ForwardClock implements Clock {
   private skipped = 0;
+  private stoppedAt: number | undefined;
   now(): number {
-    return Date.now() + this.skipped;
+    return (this.stoppedAt ?? Date.now()) + this.skipped;
   }
   advance(ms: number): void {
     this.skipped += ms;
+  }
+  /** Stops the clock at a moment already past: every later read sees the cloud as it was then. */
+  stopAt(epochMs: number): void {
+    this.stoppedAt = Math.min(epochMs, Date.now());
   }
 }
 
@@ -162,7 +170,8 @@ export async function startCaseCloud(
         );
         armed = true;
       },
-      disarm() {
+      disarm(endedAt) {
+        if (endedAt !== undefined) clock.stopAt(endedAt);
         armed = false;
         fixFaults();
         return { calls: started.stats().byAction, sequence: [...sequence] };

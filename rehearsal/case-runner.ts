@@ -131,16 +131,25 @@ function secretValues(
   return values.filter((v): v is string => typeof v === 'string' && v.length >= 4);
 }
 
-/** The case's expectations against a report and what its cloud holds now. */
+/** When a closed run ended (epoch ms); undefined while it is still going (held, waiting, timed out). */
+async function closeTimeOf(run: WorkflowHandle): Promise<number | undefined> {
+  const description = await run.describe().catch(() => undefined);
+  return description?.closeTime?.getTime();
+}
+
+/**
+ * The case's expectations against a report and what its cloud holds: as of the run's end when it
+ * ended (`endedAt`), else now.
+ */
 async function judge(
   testCase: LoadedCase,
   report: RunReport,
   cloud: CaseCloud,
   inputs: Record<string, unknown>,
   run: WorkflowHandle,
-  onCalls: (calls: CaseCalls) => void = () => undefined,
+  { endedAt, onCalls = () => undefined }: { endedAt?: number; onCalls?: (calls: CaseCalls) => void } = {},
 ): Promise<Mismatch[]> {
-  const { calls, sequence } = cloud.disarm();
+  const { calls, sequence } = cloud.disarm(endedAt);
   onCalls(calls);
   const project_id = cloud.ids.projectId;
   const [services, vpcs, history] = await Promise.all([
@@ -299,15 +308,19 @@ export async function runCase(
       return result;
     }
     const { report } = ending;
+    const endedAt = await closeTimeOf(run);
     result.steps = report.steps;
     result.mismatches = [
       ...unusedScript(testCase, holds.unused(), approvals.missed(), report.status),
-      ...(await judge(testCase, report, cloud, inputs, run, (calls) => {
-        result.ended = {
-          status: report.status,
-          ...(report.failure !== undefined && { failure: report.failure }),
-          calls,
-        };
+      ...(await judge(testCase, report, cloud, inputs, run, {
+        ...(endedAt !== undefined && { endedAt }),
+        onCalls: (calls) => {
+          result.ended = {
+            status: report.status,
+            ...(report.failure !== undefined && { failure: report.failure }),
+            calls,
+          };
+        },
       })),
     ];
     result.passed = result.mismatches.length === 0;

@@ -2,7 +2,13 @@
 // local cloud holds at the end and the run's stored history. Each unmet expectation is one
 // mismatch with what was expected and what was found, so a report can say exactly what broke.
 import type { RunReport } from '../contract/run-messages';
-import type { Peering, ReadReplicaSet, Service, Vpc } from '../cloud/models';
+import {
+  TIME_SERIES_TYPES,
+  type Peering,
+  type ReadReplicaSet,
+  type Service,
+  type Vpc,
+} from '../cloud/models';
 import type { StatsView } from '../local-cloud/stats';
 import type { ExistedNames } from './case-cloud';
 import type { CloudIds } from './cloud-references';
@@ -79,6 +85,15 @@ function givenFields(expected: object, actual: Record<string, unknown>): [string
     });
 }
 
+/** The add-on a service was made with, as its type shows it (one type per service). */
+function addonsOf(type: Service['service_type']): string[] | undefined {
+  if (type === undefined) return undefined;
+  if ((TIME_SERIES_TYPES as readonly string[]).includes(type)) return ['time-series'];
+  if (type === 'VECTOR') return ['ai'];
+  if (type === 'POSTGRES') return [];
+  return undefined;
+}
+
 function serviceFields(
   expected: Omit<ServiceFields, 'replica_sets'>,
   service: Service,
@@ -90,6 +105,7 @@ function serviceFields(
     cpu_millis: service.resources?.[0]?.spec?.cpu_millis,
     vpc: vpcName(service.vpc_endpoint?.vpc_id ?? undefined),
     pooler: service.connection_pooler?.endpoint?.host !== undefined,
+    addons: addonsOf(service.service_type),
     ha_replicas: {
       replica_count: service.ha_replicas?.replica_count ?? 0,
       sync_replica_count: service.ha_replicas?.sync_replica_count ?? 0,

@@ -5,6 +5,7 @@
 // inferred from it and schema/runbook-test.schema.json (for editors) is generated from it.
 import { z } from 'zod';
 import { ACTION_NAMES, type ActionName } from '../cloud/operations';
+import { ServiceAddon } from '../cloud/requests';
 import { DURATION_EXAMPLES, isDuration, parseDuration } from '../dsl/durations';
 import { Durations } from '../local-cloud/config';
 import { FaultRuleInput, MetricSeriesName, OutcomeKind } from '../local-cloud/fault-schema';
@@ -238,6 +239,13 @@ const ServiceExpectation = z.union([
     cpu_millis: z.number().int().optional(),
     vpc: Name.optional().describe('The VPC (by name) it is attached to'),
     pooler: z.boolean().optional().describe('Whether it has a connection pooler endpoint'),
+    addons: z
+      .array(ServiceAddon)
+      .max(1)
+      .optional()
+      .describe(
+        'The add-on it was made with, as its service_type shows it: [time-series] (a time-series type), [ai] (VECTOR) or [] (POSTGRES)',
+      ),
     password: z
       .string()
       .min(1)

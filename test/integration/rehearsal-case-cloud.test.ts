@@ -1,7 +1,8 @@
 // A test case's local cloud (rehearsal/case-cloud.ts) over real HTTP: the starting state
 // is there, in the states asked for, before the run; faults apply only once armed, `nth` from the
 // operation's N-th request on and `times` as often as asked; calls count only what came after
-// arming, and disarming removes the faults; a metricAnomaly fault reaches the metrics it names.
+// arming, and disarming removes the faults (and, given the run's end, stops the cloud's clock
+// there); a metricAnomaly fault reaches the metrics it names.
 import { startCaseCloud, type CaseCloud } from '../../rehearsal/case-cloud';
 import { TestCase } from '../../rehearsal/test-file-schema';
 
@@ -132,4 +133,29 @@ test('notes every name that existed, and compares a password without any answer 
   cloud.disarm();
   expect([...cloud.existed().services].sort()).toEqual(['scratch', 'shop']);
   expect([...cloud.existed().vpcs]).toEqual([]);
+});
+
+test("disarmed with the run's end, the cloud reads as it was then: a change under way still is", async () => {
+  // A resize takes 10 s on the case's clock: 100 ms here.
+  cloud = await startCaseCloud(
+    testCase({ cloud: { durations: { resize: '10s' }, services: [{ name: 'shop', cpu_millis: '1000' }] } }),
+    credentials,
+  );
+  const project_id = cloud.ids.projectId;
+  const service_id = cloud.ids.services.get('shop') ?? '';
+  cloud.arm();
+  const endedAt = Date.now();
+  const resized = await cloud.api.service.resize({
+    project_id,
+    service_id,
+    cpu_millis: '2000',
+    memory_gbs: '8',
+  });
+  expect(resized).toBeDefined();
+  cloud.disarm(endedAt);
+  // Twice the resize's length in real time: a clock still going would read it READY by now.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const read = await cloud.api.service.get({ project_id, service_id });
+  expect(read.status).toBe('CONFIGURING');
+  expect(read.resources?.[0]?.spec?.cpu_millis).toBe(1000);
 });

@@ -1,5 +1,5 @@
 // Expectations of `tideline test` on what a case's cloud holds beyond a service's own fields: a
-// service's HA layout and read replica sets, a VPC's fields and its peerings. Each is met by the
+// service's HA layout, add-ons and read replica sets, a VPC's fields and its peerings. Each is met by the
 // state it describes and is one mismatch, naming the field, when it is not.
 import { unmetExpectations, type Outcome } from '../../rehearsal/expectations';
 import type { Expectations } from '../../rehearsal/test-file-schema';
@@ -23,6 +23,7 @@ const outcome: Outcome = {
       name: 'shop',
       service_id: 's1',
       status: 'READY',
+      service_type: 'TIMESCALEDB',
       ha_replicas: { replica_count: 2, sync_replica_count: 1 },
       read_replica_sets: [
         {
@@ -38,7 +39,7 @@ const outcome: Outcome = {
       ],
     },
     // A service as an answer may leave out its HA layout: it has none.
-    { name: 'plain', service_id: 's2', status: 'READY' },
+    { name: 'plain', service_id: 's2', status: 'READY', service_type: 'POSTGRES' },
   ],
   vpcs: [
     { name: 'main', id: 'v1', cidr: '10.0.0.0/16', region_code: 'us-east-1' },
@@ -86,6 +87,31 @@ describe('HA layout', () => {
       ['cloud.services.shop.ha_replicas.replica_count', 1, 2],
       ['cloud.services.shop.ha_replicas.sync_replica_count', 0, 1],
       ['cloud.services.plain.ha_replicas.replica_count', 1, 0],
+    ]);
+  });
+});
+
+describe('add-ons', () => {
+  it('reads the add-on from the service type, in either dialect', () => {
+    expect(unmet({ services: { shop: { addons: ['time-series'] }, plain: { addons: [] } } })).toEqual([]);
+    const seed: Outcome = {
+      ...outcome,
+      services: [
+        { name: 'shop', service_id: 's1', status: 'READY', service_type: 'NEUTRALDB' },
+        { name: 'plain', service_id: 's2', status: 'READY', service_type: 'VECTOR' },
+      ],
+    };
+    const expectations: Expectations = {
+      status: 'succeeded',
+      cloud: { services: { shop: { addons: ['time-series'] }, plain: { addons: ['ai'] } } },
+    };
+    expect(unmetExpectations(expectations, seed, ids)).toEqual([]);
+  });
+
+  it('names a service made without the add-on expected, or with one not expected', () => {
+    expect(unmet({ services: { shop: { addons: [] }, plain: { addons: ['time-series'] } } })).toEqual([
+      ['cloud.services.shop.addons', [], ['time-series']],
+      ['cloud.services.plain.addons', ['time-series'], []],
     ]);
   });
 });
