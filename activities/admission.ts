@@ -2,14 +2,16 @@
 // The definition must be one of the worker's catalogue (by content hash), unless the worker runs
 // in development mode; the starter is whoever signed the start (verified against the registered
 // keys), else an unverified claim; the policies' verdict at the start is added by the caller.
+// The answer also says which notification targets hear the run, so the run asks the worker once.
 // Pure given its input, the configuration and the clock.
 import type { Admission, AdmitRunInput, VerifiedStarter } from '../contract/admission-messages';
 import { shortHash, definitionHash } from './definition-hash';
 import { verifyStarter } from './approval-verify';
-import type { ApprovalSettings, CatalogSettings, Clock } from './deps';
+import type { ApprovalSettings, CatalogSettings, Clock, NotificationSettings } from './deps';
 import { realWaitMs, systemClock } from './deps';
 import { evaluatePolicies, hasStepRules, type CompiledGovernance } from '../dsl/policies';
 import { starterContext, stepVerdict } from './policy-check';
+import { DEFAULT_NOTIFICATION_SETTINGS, planNotifications } from './notify';
 
 export { ADMIT_RUN_ACTIVITY } from '../contract/admission-messages';
 
@@ -109,15 +111,31 @@ export function admitRun(
   };
 }
 
+/** The notification plan of a run of `definition`, when any target hears it or is unknown. */
+export function admissionNotifications(
+  settings: NotificationSettings,
+  definition: AdmitRunInput['definition'],
+): Pick<Admission, 'notifications'> {
+  const plan = planNotifications(settings, {
+    runbook: definition.name,
+    subscriptions: definition.notify ?? [],
+  });
+  return plan.targets.length > 0 || plan.unknown.length > 0 ? { notifications: plan } : {};
+}
+
 export function createAdmitRunActivity(
   catalog: CatalogSettings | undefined,
   approvals: ApprovalSettings | undefined,
   governance: CompiledGovernance | undefined,
   clock: Clock = systemClock,
+  notifications: NotificationSettings = DEFAULT_NOTIFICATION_SETTINGS,
 ) {
   return async (input: AdmitRunInput): Promise<Admission> => {
     const now = clock.now();
-    const admission = admitRun(catalog ?? DEVELOPMENT, approvals ?? NO_KEYS, input, governance, now);
+    const admission = {
+      ...admitRun(catalog ?? DEVELOPMENT, approvals ?? NO_KEYS, input, governance, now),
+      ...admissionNotifications(notifications, input.definition),
+    };
     return admission.waitUntil === undefined
       ? admission
       : { ...admission, waitMs: realWaitMs(clock, admission.waitUntil, now) };

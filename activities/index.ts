@@ -39,6 +39,7 @@ export function createActivities(deps: ActivityDeps) {
       deps.approvals,
       deps.governance,
       deps.policyClock ?? deps.clock,
+      deps.notifications,
     ),
     [CHECK_STEP_POLICY_ACTIVITY]: createCheckStepPolicyActivity(
       deps.governance,

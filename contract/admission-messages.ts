@@ -6,6 +6,7 @@
 import type { RunbookDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import type { SignedStart } from './approval-messages';
+import type { NotifyPlanResult } from './notification-messages';
 import type { PolicyRecord } from './policy-messages';
 
 export const ADMIT_RUN_ACTIVITY = 'run.admit';
@@ -66,4 +67,10 @@ export interface Admission {
   waitUntil?: number;
   /** How long that is from the worker's now. */
   waitMs?: number;
+  /**
+   * Which of the worker's notification targets hear the run, and the targets its runbook names
+   * that the worker lacks; absent when there are neither. Only the run itself reads it: a child
+   * or a batch is given its parent's admission without it.
+   */
+  notifications?: NotifyPlanResult;
 }

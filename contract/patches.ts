@@ -138,6 +138,20 @@ export const PATCHES = {
    * only when this one does not hold); a provisioning run records this one patch instead of four.
    */
   release2027_07: 'tideline-2027-07-release',
+  /**
+   * 2027-09: `run.admit` also answers which notification targets hear the run (its `notifications`,
+   * absent when none does), so a top-level run no longer asks `notify.plan` (one local-activity
+   * marker fewer), and a run nobody hears runs no notification code at all. Asked with
+   * runAdmission, before the admission.
+   */
+  admissionPlansNotifications: 'tideline-2027-09-admission-plans-notifications',
+  /**
+   * 2027-09, the third release gate: the run was started on release 2027-09 or later, so every
+   * patch above holds and none is asked for. Asked first in every workflow run (the older gates
+   * only when this one does not hold); a provisioning run records this one patch, and asks the
+   * worker once at its start (`run.admit`) where 2027-07 asked twice.
+   */
+  release2027_09: 'tideline-2027-09-release',
 } as const;
 
 export type PatchId = (typeof PATCHES)[keyof typeof PATCHES];

@@ -15,11 +15,11 @@ import { IllegalStateError, patched } from '@temporalio/workflow';
 import { PATCHES, type PatchId } from '../contract/patches';
 
 /** The release gates, oldest first. */
-const GATES = [PATCHES.release2027_01, PATCHES.release2027_07] as const;
+const GATES = [PATCHES.release2027_01, PATCHES.release2027_07, PATCHES.release2027_09] as const;
 type GateId = (typeof GATES)[number];
 
 /** The newest release gate: the one a run started on this release records. */
-export const RELEASE_GATE: GateId = PATCHES.release2027_07;
+export const RELEASE_GATE: GateId = PATCHES.release2027_09;
 
 /** A patch asked for with `hasPatch` (any but a gate). */
 export type GatedPatchId = Exclude<PatchId, GateId>;

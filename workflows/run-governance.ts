@@ -7,6 +7,7 @@ import { proxyLocalActivities, sleep, workflowInfo } from '@temporalio/workflow'
 import type { TidelineActivities } from '../activities';
 import { ADMIT_RUN_ACTIVITY, type Admission } from '../contract/admission-messages';
 import type { ApprovalPlan } from '../contract/approval-messages';
+import type { NotifyPlanResult } from '../contract/notification-messages';
 import { CHECK_STEP_POLICY_ACTIVITY, type PolicyRecord } from '../contract/policy-messages';
 import type { RunbookWorkflowInput } from '../contract/run-messages';
 import type { RunbookDefinition, StepDefinition } from '../dsl/definition';
@@ -27,6 +28,18 @@ const checkPolicy = proxyLocalActivities<TidelineActivities>({
   startToCloseTimeout: '1m',
   retry: { maximumAttempts: 5, initialInterval: '1s' },
 })[CHECK_STEP_POLICY_ACTIVITY];
+
+/** What the worker said at the start of a run. */
+export interface AdmittedRun {
+  /** The verdict, without the notification plan (what the run's children are given). */
+  admission: Admission;
+  /**
+   * Which targets hear the run, as the admission said (admissionPlansNotifications); null: none
+   * does (or a child run, which never notifies); undefined: a run started before the admission
+   * said it, which asks `notify.plan`.
+   */
+  notifications: NotifyPlanResult | null | undefined;
+}
 
 type ApproveStep = Extract<StepDefinition, { kind: 'approve' }>;
 type ChangeStep = Extract<StepDefinition, { kind: 'call' }>;
@@ -66,15 +79,17 @@ export class RunGovernance {
   static async admit(
     input: RunbookWorkflowInput,
     boundInputs: Record<string, JsonValue>,
-  ): Promise<Admission | undefined> {
+  ): Promise<AdmittedRun | undefined> {
     const info = workflowInfo();
-    if (info.parent !== undefined) return input.admission;
+    if (info.parent !== undefined)
+      return input.admission === undefined ? undefined : { admission: input.admission, notifications: null };
     if (!hasPatch(PATCHES.runAdmission)) return undefined;
     // Asked now, before the local activity, not after it: a query answered while a local activity
     // finishes can make replay resume one workflow task earlier, and a patch asked in another
     // task than it was recorded in fails the replay (patches.ts, concurrentCallsAsTasks).
     hasPatch(PATCHES.notifications);
-    return admitActivity({
+    const plansNotifications = hasPatch(PATCHES.admissionPlansNotifications);
+    const { notifications, ...admission } = await admitActivity({
       workflowId: info.workflowId,
       runStartedAt: info.startTime.getTime(),
       definition: input.definition,
@@ -82,6 +97,7 @@ export class RunGovernance {
       givenInputs: input.inputs,
       ...(input.startedBy !== undefined && { startedBy: input.startedBy }),
     });
+    return { admission, notifications: plansNotifications ? (notifications ?? null) : undefined };
   }
 
   /** The plan approval step `step` guards, as the run knows it now. */

@@ -1,7 +1,8 @@
 // Tells the run's notification targets about its events: started, awaiting approval (with the
 // commands that answer it), held at a failed step (with retry/skip/rollback), compensated, and how
-// it ended. Which targets hear which events comes once from the worker (`notify.plan`, a local
-// activity: the targets and their URLs are the worker's configuration, never the run's input).
+// it ended. Which targets hear which events comes once from the worker, with its admission of the
+// run (`run.admit`; runs started before 2027-09 ask `notify.plan`, a local activity): the targets
+// and their URLs are the worker's configuration, never the run's input.
 // Each delivery is an activity with retries that never blocks or fails the run: its outcome is
 // counted in the run's progress, a failure kept with its reason. The run waits for deliveries
 // still under way before it closes, so its last event is not lost. Workflow code.
@@ -60,23 +61,20 @@ export class RunNotifier {
   }
 
   /**
-   * Asks the worker which targets hear this run and tells them it started. Only top-level runs
-   * notify: a child runbook or batch is part of its parent's story.
+   * Tells the targets that hear this run that it started: those the admission named (`admitted`:
+   * null when none does), or, in a run started before the admission named them (undefined), those
+   * `notify.plan` names. Only top-level runs notify: a child runbook or batch is part of its
+   * parent's story.
    */
-  static async start(definition: RunbookDefinition, state: RunState): Promise<RunNotifier> {
+  static async start(
+    definition: RunbookDefinition,
+    state: RunState,
+    admitted: NotifyPlanResult | null | undefined,
+  ): Promise<RunNotifier> {
     if (workflowInfo().parent !== undefined || !hasPatch(PATCHES.notifications)) return RunNotifier.silent();
-    const subscriptions = definition.notify ?? [];
-    let plan: NotifyPlanResult;
-    try {
-      plan = await CancellationScope.nonCancellable(() =>
-        planNotifications({ runbook: definition.name, subscriptions }),
-      );
-    } catch (error) {
-      log.warn('notification targets could not be resolved; this run notifies nobody', {
-        error: error instanceof Error ? error.message : String(error),
-      });
-      return RunNotifier.silent();
-    }
+    if (admitted === null) return RunNotifier.silent();
+    const plan = admitted ?? (await RunNotifier.askPlan(definition));
+    if (plan === undefined) return RunNotifier.silent();
     const failed = plan.unknown.map((target) => ({
       event: 'started' as const,
       target,
@@ -88,6 +86,20 @@ export class RunNotifier {
     const notifier = new RunNotifier(definition.name, plan, summary, state.secretValues);
     notifier.emit('started', {});
     return notifier;
+  }
+
+  /** Which targets hear this run, asked of the worker with `notify.plan` (runs before 2027-09). */
+  private static async askPlan(definition: RunbookDefinition): Promise<NotifyPlanResult | undefined> {
+    try {
+      return await CancellationScope.nonCancellable(() =>
+        planNotifications({ runbook: definition.name, subscriptions: definition.notify ?? [] }),
+      );
+    } catch (error) {
+      log.warn('notification targets could not be resolved; this run notifies nobody', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return undefined;
+    }
   }
 
   /** Tells about approvals and holds that opened since the last look (called on every change). */

@@ -117,7 +117,8 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
   state.secretValues = identity.secretValues;
   state.definition = definition;
   // The worker's verdict before any step: catalogue, verified starter, policies.
-  const admission = await RunGovernance.admit(input, bound.values);
+  const admitted = await RunGovernance.admit(input, bound.values);
+  const admission = admitted?.admission;
   if (admission !== undefined) {
     state.governance = new RunGovernance(
       definition.name,
@@ -139,7 +140,7 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
     visibility.syncSoon(state);
   };
   visibility.start(state, identity.project, identity.services);
-  notifier = await RunNotifier.start(definition, state);
+  notifier = await RunNotifier.start(definition, state, admitted?.notifications);
   const heldByParent = input.heldLocks ?? [];
   const locks = new RunLocks();
   state.lockStatus = () => ({ waitingFor: locks.waitingFor, held: [...heldByParent, ...locks.held] });

@@ -73,6 +73,7 @@ test('lists the open runs by release with the patches they may still need', asyn
       PATCHES.localCallAttempts,
       PATCHES.runAdmission,
       PATCHES.siblingCancelSettles,
+      PATCHES.admissionPlansNotifications,
     ],
   });
   expect(runs[beside.workflowId]).toMatchObject({
@@ -82,6 +83,7 @@ test('lists the open runs by release with the patches they may still need', asyn
       PATCHES.localCallAttempts,
       PATCHES.runAdmission,
       PATCHES.siblingCancelSettles,
+      PATCHES.admissionPlansNotifications,
     ],
   });
   const needed = status.patches.filter((p) => p.neededBy.length > 0);
@@ -105,6 +107,11 @@ test('lists the open runs by release with the patches they may still need', asyn
     {
       id: PATCHES.siblingCancelSettles,
       release: '2027-06',
+      neededBy: expect.arrayContaining([lone.workflowId, beside.workflowId]),
+    },
+    {
+      id: PATCHES.admissionPlansNotifications,
+      release: '2027-09',
       neededBy: expect.arrayContaining([lone.workflowId, beside.workflowId]),
     },
   ]);

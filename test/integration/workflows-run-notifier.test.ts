@@ -258,4 +258,13 @@ test('a target the runbook names that the worker does not define is a failed del
   expect(report.notifications?.failed).toEqual([
     { event: 'started', target: 'nobody', error: "not in the worker configuration's notifications.targets" },
   ]);
+  // The worker named the targets with its admission: one local activity (run.admit) before the
+  // run's first activity (the `started` delivery), no notify.plan beside it.
+  const events = (await handle.fetchHistory()).events ?? [];
+  const firstActivity = events.findIndex((event) => event.activityTaskScheduledEventAttributes);
+  const localActivities = events
+    .slice(0, firstActivity)
+    .filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+  expect(firstActivity).toBeGreaterThan(0);
+  expect(localActivities).toHaveLength(1);
 }, 60_000);

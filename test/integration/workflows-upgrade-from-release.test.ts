@@ -302,7 +302,7 @@ test('rolling deploy: the tree joins the release on the queue, the runs go on, t
 }, 600_000);
 
 // A rollback is not safe for the workflow code this time: the tree records a patch the release
-// lacks (its release gate, 2027-07, which implies among others localCallAttempts — local calls
+// lacks (its release gate, 2027-09, which implies among others localCallAttempts — local calls
 // report their attempts — and notifications — every top-level run asks the worker at its start
 // which targets hear it, a local activity the release's code does not schedule), so the release
 // cannot replay a run started on the tree. Such a run waits: its workflow tasks fail on the release (the failure is recorded,
@@ -322,7 +322,7 @@ test('rollback: runs started on the tree fail their tasks on the earlier release
     (served) => served.failedTasks.length > 0,
     STATE_TIMEOUT_MS,
   );
-  expect(onRelease.failedTasks[0]).toMatch(/Nondeterminism error: .*patch marker .*tideline-2027-07-release/);
+  expect(onRelease.failedTasks[0]).toMatch(/Nondeterminism error: .*patch marker .*tideline-2027-09-release/);
   await stopWorker(older);
   const known = Object.fromEntries(
     await Promise.all(

@@ -3,15 +3,16 @@
 // start may deny it, refuse it for a closed window, or make it wait.
 import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
-import { admitRun } from '../../activities/admission';
+import { admitRun, createAdmitRunActivity } from '../../activities/admission';
 import { publicKeyText } from '../../activities/approval-keys';
 import { definitionHash } from '../../activities/definition-hash';
-import type { ApprovalSettings, CatalogSettings } from '../../activities/deps';
+import type { ApprovalSettings, CatalogSettings, NotificationSettings } from '../../activities/deps';
 import { signStart } from '../../activities/approval-signatures';
 import type { AdmitRunInput } from '../../contract/admission-messages';
 import type { RunbookDefinition } from '../../dsl/definition';
 import { loadRunbookFile } from '../../dsl/loader';
 import type { CompiledGovernance } from '../../dsl/policies';
+import { Secret } from '../../cloud/redact';
 import { compile as governance } from '../helpers/policy-fixtures';
 
 const RUNBOOKS = path.resolve(__dirname, '..', '..', 'runbooks');
@@ -290,5 +291,57 @@ describe('policies at the start', () => {
       code: 'RUNBOOK_NOT_ALLOWED',
       policies: [],
     });
+  });
+});
+
+describe('the notification plan', () => {
+  const settings: NotificationSettings = {
+    targets: new Map([
+      ['ops', { type: 'webhook', url: new Secret('http://127.0.0.1:1/ops'), runbooks: ['resize-*'] }],
+    ]),
+    maxAttempts: 4,
+    retryIntervalMs: 500,
+  };
+  const admit = (notifications: NotificationSettings, definition: RunbookDefinition) =>
+    createAdmitRunActivity(
+      development,
+      approvals,
+      undefined,
+      undefined,
+      notifications,
+    )(input({ definition }));
+
+  test('comes with the admission: the targets that hear the run and the events they hear', async () => {
+    const admission = await admit(settings, resize);
+    expect(admission.allowed).toBe(true);
+    expect(admission.notifications).toEqual({
+      targets: [{ target: 'ops', events: expect.arrayContaining(['started', 'succeeded', 'failed']) }],
+      unknown: [],
+      retry: { maximumAttempts: 4, initialIntervalMs: 500 },
+    });
+  });
+
+  test('is absent when no target hears the run and it names none', async () => {
+    const admission = await admit(settings, rotate);
+    expect(admission.allowed).toBe(true);
+    expect(admission).not.toHaveProperty('notifications');
+    expect(await admit({ ...settings, targets: new Map() }, resize)).not.toHaveProperty('notifications');
+  });
+
+  test('names the targets the runbook asks for that the worker lacks', async () => {
+    const admission = await admit(settings, { ...rotate, notify: [{ target: 'pager' }] });
+    expect(admission.notifications).toMatchObject({ targets: [], unknown: ['pager'] });
+  });
+
+  test('comes with a refusal too, so the refused run tells its targets how it ended', async () => {
+    const refused = await createAdmitRunActivity(
+      catalog,
+      approvals,
+      undefined,
+      undefined,
+      settings,
+    )(input({ definition: { ...resize, description: 'edited' } }));
+    expect(refused).toMatchObject({ allowed: false, code: 'RUNBOOK_NOT_ALLOWED' });
+    expect(refused.notifications?.targets).toEqual([{ target: 'ops', events: expect.any(Array) }]);
   });
 });

@@ -11,6 +11,7 @@ test('every patch id names its release, and the gate is known as one', () => {
   expect(patches.filter((p) => p.gate).map((p) => p.id)).toEqual([
     PATCHES.release2027_01,
     PATCHES.release2027_07,
+    PATCHES.release2027_09,
   ]);
   expect(patches.every((p) => /^\d{4}-\d{2}$/.test(p.release))).toBe(true);
 });
@@ -25,6 +26,7 @@ test('a run started on the gate release or later needs only the patches after th
       PATCHES.localCallAttempts,
       PATCHES.runAdmission,
       PATCHES.siblingCancelSettles,
+      PATCHES.admissionPlansNotifications,
     ],
     unknown: [],
   });
@@ -36,14 +38,24 @@ test('a run started on the gate release or later needs only the patches after th
       PATCHES.localCallAttempts,
       PATCHES.runAdmission,
       PATCHES.siblingCancelSettles,
+      PATCHES.admissionPlansNotifications,
     ]).needs,
   ).toEqual([]);
 });
 
-test('a run started on the newest gate release needs nothing', () => {
+test('a run started on the 2027-07 gate needs only the patches listed after it', () => {
   expect(patchNeeds([PATCHES.release2027_07])).toEqual({
     startedOn: '2027-07 or later',
     gate: PATCHES.release2027_07,
+    needs: [PATCHES.admissionPlansNotifications],
+    unknown: [],
+  });
+});
+
+test('a run started on the newest gate release needs nothing', () => {
+  expect(patchNeeds([PATCHES.release2027_09])).toEqual({
+    startedOn: '2027-09 or later',
+    gate: PATCHES.release2027_09,
     needs: [],
     unknown: [],
   });
@@ -62,9 +74,10 @@ test('a run started before the gate may need every patch it did not record', () 
       PATCHES.localCallAttempts,
       PATCHES.runAdmission,
       PATCHES.siblingCancelSettles,
+      PATCHES.admissionPlansNotifications,
     ].filter((id) => !recorded.includes(id)),
   );
-  expect(patchNeeds([]).needs).toHaveLength(BEFORE_GATE.length + 5);
+  expect(patchNeeds([]).needs).toHaveLength(BEFORE_GATE.length + 6);
 });
 
 test('the newest recorded gate counts, and ids this tree does not know are reported', () => {

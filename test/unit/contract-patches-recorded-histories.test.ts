@@ -23,7 +23,10 @@ function releaseOf(id: string): string {
 const isGate = (id: string) => id.endsWith('-release');
 
 /** Patches asked at the start of every run without a parent (contract/patches.ts says which). */
-const ASKED_BY_EVERY_TOP_LEVEL_RUN: readonly string[] = [PATCHES.notifications];
+const ASKED_BY_EVERY_TOP_LEVEL_RUN: readonly string[] = [
+  PATCHES.notifications,
+  PATCHES.admissionPlansNotifications,
+];
 
 interface HistoryEvent {
   workflowExecutionStartedEventAttributes?: { parentWorkflowExecution?: unknown };
@@ -111,4 +114,11 @@ test('the check refuses unknown, later, implied and missing-gate markers', () =>
   ]);
   expect(patchProblems('2027-04', [gate, PATCHES.localCallAttempts], false)).toEqual([]);
   expect(patchProblems('2027-02', [gate], true)).toEqual([]);
+  // From 2027-09 on, a top-level run records the newest gate alone: it implies the patches every
+  // top-level run asks for.
+  expect(patchProblems('2027-09', [PATCHES.release2027_09], true)).toEqual([]);
+  expect(patchProblems('2027-09', [PATCHES.release2027_07], true)).toEqual([
+    `no marker of the release gate ${PATCHES.release2027_09}`,
+    `${PATCHES.release2027_07} is implied by the gate ${PATCHES.release2027_09} and must not be recorded`,
+  ]);
 });

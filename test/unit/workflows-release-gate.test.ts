@@ -1,7 +1,8 @@
-// The release gates (workflows/release-gate.ts, PATCHES.release2027_01 and release2027_07),
-// checked on the replay gate's recordings: a run started on a gate's release records that gate
-// and no patch it implies, so a provisioning run has 8 markers and 8 TemporalChangeVersion
-// upserts fewer on 2027-01 than on 2026-12, and on 2027-07 one of each where 2027-04 had three.
+// The release gates (workflows/release-gate.ts, PATCHES.release2027_01, release2027_07 and
+// release2027_09), checked on the replay gate's recordings: a run started on a gate's release
+// records that gate and no patch it implies, so a provisioning run has 8 markers and 8
+// TemporalChangeVersion upserts fewer on 2027-01 than on 2026-12, on 2027-07 one of each where
+// 2027-04 had three, and on 2027-09 one local-activity marker fewer than on 2027-07.
 import { readdirSync, readFileSync } from 'node:fs';
 import { PATCHES, type PatchId } from '../../contract/patches';
 import { impliedByGate, RELEASE_GATE } from '../../workflows/release-gate';
@@ -51,7 +52,7 @@ const GATED = readdirSync(HISTORY_FIXTURES_DIR)
 
 test('each gate implies every patch listed before it, not itself nor the ones after it', () => {
   const ids: string[] = Object.values(PATCHES);
-  for (const gate of [PATCHES.release2027_01, PATCHES.release2027_07]) {
+  for (const gate of [PATCHES.release2027_01, PATCHES.release2027_07, PATCHES.release2027_09]) {
     const at = ids.indexOf(gate);
     expect(at).toBeGreaterThan(0);
     for (const id of ids.slice(0, at)) expect(impliedByGate(id as PatchId, gate)).toBe(true);
@@ -65,7 +66,10 @@ test('each gate implies every patch listed before it, not itself nor the ones af
     PATCHES.runAdmission,
     PATCHES.siblingCancelSettles,
   ]);
-  expect(RELEASE_GATE).toBe(PATCHES.release2027_07);
+  expect(ids.slice(ids.indexOf(PATCHES.release2027_07) + 1, ids.indexOf(PATCHES.release2027_09))).toEqual([
+    PATCHES.admissionPlansNotifications,
+  ]);
+  expect(RELEASE_GATE).toBe(PATCHES.release2027_09);
   expect(ids[ids.length - 1]).toBe(RELEASE_GATE);
 });
 
@@ -109,14 +113,32 @@ test.each(['stop-dev-services.2027-02', 'every-kind.2027-02'])(
   },
 );
 
-test.each(
+const recordedOn = (release: string) =>
   readdirSync(HISTORY_FIXTURES_DIR)
-    .filter((file) => file.endsWith('.2027-07.history.json'))
-    .map((file) => file.replace(/\.history\.json$/, '')),
-)('%s records the newest gate once and no patch it implies', (name) => {
+    .filter((file) => file.endsWith(`.${release}.history.json`))
+    .map((file) => file.replace(/\.history\.json$/, ''));
+
+test.each(recordedOn('2027-07'))('%s records the 2027-07 gate once and no patch it implies', (name) => {
   const history = events(name);
   expect(patchMarkers(history)).toEqual([PATCHES.release2027_07]);
   expect(changeVersionUpserts(history)).toEqual([[PATCHES.release2027_07]]);
+});
+
+test.each(recordedOn('2027-09'))('%s records the newest gate once and no patch it implies', (name) => {
+  const history = events(name);
+  expect(patchMarkers(history)).toEqual([RELEASE_GATE]);
+  expect(changeVersionUpserts(history)).toEqual([[RELEASE_GATE]]);
+});
+
+test('a provisioning run on 2027-09 records one local-activity marker fewer than on 2027-07', () => {
+  const localActivities = (history: JsonEvent[]) =>
+    history.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length;
+  const before = events('provision-local-calls.2027-07');
+  const after = events('provision-local-calls.2027-09');
+  // 2027-07: run.admit, notify.plan, then attach, pooler and prod; 2027-09: no notify.plan.
+  expect(localActivities(before)).toBe(5);
+  expect(localActivities(after)).toBe(4);
+  expect(after.length).toBe(before.length - 1);
 });
 
 test('a provisioning run on 2027-07 records one patch where 2027-04 recorded three', () => {
