@@ -36,8 +36,6 @@ export interface ConnectedAgent {
   client: Client;
   /** The server's endpoint (Streamable HTTP only). */
   url?: URL;
-  /** The bearer token every HTTP request needs (Streamable HTTP only). */
-  token?: string;
   /** Closes the client and stops the server. */
   close(): Promise<void>;
 }
@@ -85,7 +83,18 @@ export async function connectStdioAgent(options: AgentOptions): Promise<Client> 
   return client;
 }
 
-const HTTP_ENDPOINT = /http:\/\/127\.0\.0\.1:\d+\/mcp/;
+/** The endpoint `tideline mcp --http` prints when it is up. */
+export const HTTP_ENDPOINT = /http:\/\/127\.0\.0\.1:\d+\/mcp/;
+
+/** The HTTP status a `tools/list` request without the bearer token gets from the endpoint. */
+export async function tokenlessStatus(url: URL): Promise<number> {
+  const answer = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  return answer.status;
+}
 
 /**
  * The SDK's client, connected over Streamable HTTP to `tideline mcp --profile operate --http 0`
@@ -112,7 +121,6 @@ export async function connectHttpAgent(options: AgentOptions): Promise<Connected
     return {
       client,
       url,
-      token,
       async close() {
         await client.close();
         await stop();

@@ -15,6 +15,7 @@ import { runTideline } from '../helpers/cli-process';
 import {
   answerText,
   connectAgent,
+  tokenlessStatus,
   toolCalls,
   writePrivateKey,
   type AgentTransport,
@@ -107,12 +108,7 @@ describe('an agent plans, rehearses and starts a PROD change; a person approves 
       });
       if (connected.url !== undefined) {
         // Every request needs the token: a client without it is refused before any tool runs.
-        const anonymous = await fetch(connected.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-        });
-        expect(anonymous.status).toBe(401);
+        expect(await tokenlessStatus(connected.url)).toBe(401);
       }
       const names = (await connected.client.listTools()).tools.map((tool) => tool.name);
       expect(names).toEqual(

@@ -16,7 +16,13 @@ import { publicKeyText } from '../../activities/approval-keys';
 import { signDecision } from '../../activities/approval-signatures';
 import { approvalUpdate, progressQuery } from '../../contract/run-messages';
 import { jsonOutput, runTideline, startCli } from '../helpers/cli-process';
-import { connectStdioAgent, toolCalls, type Structured } from '../helpers/mcp-agent';
+import {
+  connectStdioAgent,
+  HTTP_ENDPOINT,
+  tokenlessStatus,
+  toolCalls,
+  type Structured,
+} from '../helpers/mcp-agent';
 import { keyPairsFor } from '../helpers/people-keys';
 import { createVpc, pollUntil, seedService } from '../helpers/runbook-fixtures';
 import { RUNBOOKS_DIR, startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
@@ -222,16 +228,11 @@ describe('tideline mcp over stdio against a dev stack', () => {
       { env: { HOME: dir, TIDELINE_MCP_TOKEN: token } },
     );
     try {
-      const line = await server.waitForStdout(/http:\/\/127\.0\.0\.1:\d+\/mcp/);
-      const url = new URL(/http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(line)![0]);
+      const line = await server.waitForStdout(HTTP_ENDPOINT);
+      const url = new URL(HTTP_ENDPOINT.exec(line)![0]);
       expect(line).toContain('token from TIDELINE_MCP_TOKEN');
       expect(line).not.toContain(token);
-      const anonymous = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      });
-      expect(anonymous.status).toBe(401);
+      expect(await tokenlessStatus(url)).toBe(401);
       const client = new Client({ name: 'HTTP Test', version: '1' });
       await client.connect(
         new StreamableHTTPClientTransport(url, {
