@@ -111,8 +111,8 @@ export async function startCaseCloud(
   credentials: { accessKey: string; secretKey: string },
   /** Hears every answer of the cloud (the starting state's too), e.g. to check it against a document. */
   observeAnswers?: AnswerObserver,
-  /** The dialect the cloud answers in: the real API's of today unless asked. */
-  dialect: Dialect = 'current',
+  /** The dialect the cloud answers in; the local cloud's default (the real API's of today) when absent. */
+  dialect?: Dialect,
 ): Promise<CaseCloud> {
   const clock = new ForwardClock();
   const id = projectId();
@@ -146,9 +146,9 @@ export async function startCaseCloud(
     durations,
     control: false,
     onAnswer,
+    dialect,
     config: {
       projects: [{ id, name: 'test', access_key: credentials.accessKey, secret_key: credentials.secretKey }],
-      dialect,
     },
   });
   const started = cloud;

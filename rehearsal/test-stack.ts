@@ -22,8 +22,8 @@ export interface TestStack {
   readonly taskQueue: string;
   /** The key pair every case's cloud gives its project (generated once, kept out of logs). */
   readonly credentials: { accessKey: string; secretKey: string };
-  /** The dialect every case's local cloud answers in. */
-  readonly dialect: Dialect;
+  /** The dialect every case's local cloud answers in; the local cloud's default when absent. */
+  readonly dialect?: Dialect;
   /** Routes the worker's calls for `projectId` to `caller` until the returned function is called. */
   route(projectId: string, caller: CloudCaller): () => void;
   /**
@@ -62,7 +62,7 @@ function routingResolver(routes: Map<string, CloudCaller>): CloudClientResolver 
 export async function startTestStack(
   env: NodeJS.ProcessEnv,
   log: (line: string) => void,
-  dialect: Dialect = 'current',
+  dialect?: Dialect,
 ): Promise<TestStack> {
   const credentials = {
     accessKey: `ak-${randomBytes(8).toString('hex')}`,
