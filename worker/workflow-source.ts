@@ -32,9 +32,9 @@ export function defaultWorkflowsPath(): string {
  * source text or by the run's own objects) and touch no workflow API at load time, which is what
  * sharing requires. Loaded once per worker instead of once per run, they take ~0.6 MB less memory
  * per cached run and no CPU to start a run (`npm run bench`, docs/performance.md). The first sets
- * the sandbox's stack-trace depth (workflows/stack-trace-limit.ts). The SDK freezes
- * what they export, so these modules must never mutate their exports. Resolved when a bundle is
- * made (a process running a prebuilt bundle may not ship the sources).
+ * the sandbox's stack-trace depth (workflows/stack-trace-limit.ts). The SDK freezes what they
+ * export, so these modules must never mutate their exports. Resolved when a bundle is made (a
+ * process running a prebuilt bundle may not ship the sources).
  */
 export function workflowPreloadModules(): string[] {
   return [

@@ -1,9 +1,9 @@
 // The baseline's worker process: the Temporal SDK's Worker with the baseline workflows (bundled at
 // start from bench/baseline/workflows.ts; of tideline's, only the sandbox's stack-trace depth) and
-// activities over the shared Cloud API client. Started by bench/baseline/harness.ts as tideline's worker is, from
-// the same variables: TEMPORAL_ADDRESS, TIDELINE_TASK_QUEUE, TIDELINE_CLOUD_* and, for the same
-// settings as the tuned tideline worker, BENCH_WORKER_OPTIONS (JSON). The SDK's default data
-// converter: no payload encryption, as a user's plain worker would have.
+// activities over the shared Cloud API client. Started by bench/baseline/harness.ts as tideline's
+// worker is, from the same variables: TEMPORAL_ADDRESS, TIDELINE_TASK_QUEUE, TIDELINE_CLOUD_*
+// and, for the same settings as the tuned tideline worker, BENCH_WORKER_OPTIONS (JSON). The SDK's
+// default data converter: no payload encryption, as a user's plain worker would have.
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createCloudClient } from '../../cloud/client';
 import type { WorkerTuning } from '../tuned-worker';
