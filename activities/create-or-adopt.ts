@@ -3,7 +3,14 @@
 // on the first attempt a match means the name is taken by someone else; on a retry it is what an
 // earlier attempt of ours created, and it is adopted instead of creating a second one. How to look
 // is each create's `adopt` fact in the catalogue (cloud/operations.ts); this module carries it out.
+//
+// The list grows with the project, and the look runs before every create, so the listed elements
+// are matched as the JSON arrived (the fields matched on are plain strings the answer schemas pass
+// through unchanged) and only the one adopted is read with the response schema.
+import { z } from 'zod';
 import type { Adoption } from '../cloud/operation-facts';
+import { readAnswerPart } from '../cloud/response';
+import { collectSecretValues } from '../cloud/redact';
 import {
   CREATE_ACTIONS,
   operations,
@@ -48,8 +55,20 @@ async function findCreated(
     wanted.name = `${(parent.name as string | undefined) ?? ''}${adoption.defaultName.suffix}`;
   }
   const list = adoption.list as ActionName;
-  const listed = (await callAction(deps, list, pathParamsFrom(list, input), options)) as unknown as Input[];
-  return listed.find(
+  const listed: unknown = await callAction(deps, list, pathParamsFrom(list, input), {
+    ...options,
+    checkBody: false,
+  });
+  const context = {
+    action: list,
+    secrets: collectSecretValues(input),
+    status: operations[list].successStatus,
+  };
+  // The schema only words the error; a well-formed list is taken without walking it twice.
+  const elements = isListOfObjects(listed)
+    ? listed
+    : (readAnswerPart(LISTED_OBJECTS, listed, context) as Input[]);
+  const found = elements.find(
     (element) =>
       adoption.match.every(({ answer, input: field }) => {
         const value = wanted[field];
@@ -57,6 +76,24 @@ async function findCreated(
         return readPath(element, answer) === (params.includes(field) ? String(value) : value);
       }) && !adoption.goneStatuses.includes(String(element.status ?? '')),
   );
+  if (found === undefined) return undefined;
+  return readAnswerPart(listElementSchema(list), found, context) as Input;
+}
+
+/** What a list answer must be before its elements are matched: objects, each read later if kept. */
+const LISTED_OBJECTS = z.array(z.record(z.string(), z.unknown()));
+
+function isListOfObjects(value: unknown): value is Input[] {
+  return (
+    Array.isArray(value) &&
+    value.every((element) => typeof element === 'object' && element !== null && !Array.isArray(element))
+  );
+}
+
+function listElementSchema(list: ActionName): z.ZodType {
+  const response = operations[list].response;
+  if (!(response instanceof z.ZodArray)) throw new Error(`${list} does not answer a list`);
+  return response.element as z.ZodType;
 }
 
 export const ADOPTION_FINDERS: Readonly<Record<CreateAction, Finder>> = Object.fromEntries(

@@ -59,6 +59,12 @@ export interface CallOptions {
   checkedInput?: SplitInput | undefined;
   /** Told the HTTP status of the answer as soon as it arrives (call spans record it); nothing else. */
   onStatus?: ((status: number) => void) | undefined;
+  /**
+   * `false`: the successful answer's JSON as it arrived, not read with the operation's response
+   * schema, so not of the action's output type — for a caller that picks a few fields out of a
+   * long list and checks only what it keeps (cloud/response.ts `readAnswerPart`).
+   */
+  checkBody?: boolean | undefined;
 }
 
 /** Anything that can perform Cloud API actions: the client, or a test double of it. */
@@ -207,7 +213,7 @@ export class CloudClientBase implements CloudCaller {
       { action, timeoutMs, signal: options.signal, secrets },
     );
     options.onStatus?.(answer.status);
-    return interpretAnswer(answer, { action, def, secrets }) as ActionOutput<A>;
+    return interpretAnswer(answer, { action, def, secrets, checkBody: options.checkBody }) as ActionOutput<A>;
   }
 
   /** Closes the kept-alive connections; waits for requests in flight. */

@@ -15,6 +15,11 @@ export interface AnswerContext {
   def: OperationDef;
   /** Values to scrub from any message: the secret key, its Basic token, request passwords. */
   secrets: readonly string[];
+  /**
+   * `false`: a successful answer's JSON is returned as it arrived, not read with the response
+   * schema; the caller reads what it needs and checks what it keeps (readAnswerPart).
+   */
+  checkBody?: boolean | undefined;
 }
 
 /** The validated result of a successful answer, or throws a CloudApiError. */
@@ -46,9 +51,22 @@ function successBody(answer: HttpAnswer, context: AnswerContext): unknown {
     // The parser's own message quotes the body, so it is neither used nor kept as a cause.
     throw invalidResponse(context, 'answered with a body that is not valid JSON', answer.status);
   }
-  const result = (schema as z.ZodType).safeParse(parsed);
+  if (context.checkBody === false) return parsed;
+  return readAnswerPart(schema as z.ZodType, parsed, { ...context, status: answer.status });
+}
+
+/**
+ * `value` (an answer, or part of one that arrived unchecked) read with `schema`, or a
+ * CLOUD_API_INVALID_RESPONSE naming what breaks it.
+ */
+export function readAnswerPart(
+  schema: z.ZodType,
+  value: unknown,
+  context: { action: string; secrets: readonly string[]; status: number },
+): unknown {
+  const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const secrets = [...context.secrets, ...collectSecretValues(parsed)];
+  const secrets = [...context.secrets, ...collectSecretValues(value)];
   const problems = result.error.issues
     .slice(0, 5)
     .map((issue) => `${formatPath(issue.path)}: ${issue.message}`)
@@ -57,7 +75,7 @@ function successBody(answer: HttpAnswer, context: AnswerContext): unknown {
   throw invalidResponse(
     { ...context, secrets },
     `answered with a body that breaks the response schema: ${problems}${more}`,
-    answer.status,
+    context.status,
   );
 }
 
@@ -101,7 +119,11 @@ function readApiError(text: string): { code?: string; message?: string; details?
   };
 }
 
-function invalidResponse(context: AnswerContext, what: string, status: number): CloudApiError {
+function invalidResponse(
+  context: { action: string; secrets: readonly string[] },
+  what: string,
+  status: number,
+): CloudApiError {
   return new CloudApiError({
     code: 'CLOUD_API_INVALID_RESPONSE',
     action: context.action,

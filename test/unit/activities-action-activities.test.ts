@@ -134,6 +134,39 @@ describe('action activities', () => {
     expect(cloud.seen.map((c) => c.action)).toEqual(['service.list']);
   });
 
+  test('listed services are matched as they arrived and only the adopted one is read with the schema', async () => {
+    const cloud = fakeCloud({
+      'service.list': [
+        { service_id: 7, name: 'billing', status: 'READY' },
+        { service_id: 'old1', name: 'orders', status: 'QUEUED', field_from_a_newer_api: 'x' },
+      ],
+    });
+    const result = await new MockActivityEnvironment({ attempt: 2 }).run(
+      activitiesFor(cloud)['service.create'],
+      createInput,
+    );
+    expect(result).toMatchObject({ service_id: 'old1', adopted: true });
+    expect(result).not.toHaveProperty('field_from_a_newer_api');
+  });
+
+  test('an adopted service that breaks the response schema fails as an invalid answer', async () => {
+    const cloud = fakeCloud({ 'service.list': [{ service_id: 5, name: 'orders', status: 'QUEUED' }] });
+    const failure = await failureOf(
+      new MockActivityEnvironment({ attempt: 2 }).run(activitiesFor(cloud)['service.create'], createInput),
+    );
+    expect(failure.type).toBe('CLOUD_API_INVALID_RESPONSE');
+    expect(failure.message).toContain('service_id');
+  });
+
+  test('a list answer that is not a list of objects fails as an invalid answer', async () => {
+    const cloud = fakeCloud({ 'service.list': { services: [] } });
+    const failure = await failureOf(
+      new MockActivityEnvironment({ attempt: 2 }).run(activitiesFor(cloud)['service.create'], createInput),
+    );
+    expect(failure.type).toBe('CLOUD_API_INVALID_RESPONSE');
+    expect(cloud.seen.map((c) => c.action)).toEqual(['service.list']);
+  });
+
   test('adoptExisting takes over a same-named resource on the first attempt', async () => {
     const cloud = fakeCloud({ 'vpc.list': [{ id: '7', name: 'main' }] });
     const result = await new MockActivityEnvironment().run(activitiesFor(cloud)['vpc.create'], {

@@ -250,3 +250,26 @@ export async function typeChecks(typed: CloudClient): Promise<void> {
   await typed.call('service.explode', {});
   void [status, firstCidr, nothing, replicaStatus];
 }
+
+describe('answers read unchecked', () => {
+  const listed = [{ service_id: 'a1', name: 'orders', status: 'READY', field_from_a_newer_api: 1 }];
+
+  it('gives the JSON as it arrived with checkBody: false, and as the schema reads it without', async () => {
+    server.reply(200, listed);
+    server.reply(200, listed);
+    const raw = await client.call('service.list', { project_id: 'p1' }, { checkBody: false });
+    const read = await client.call('service.list', { project_id: 'p1' });
+    expect(raw).toEqual(listed);
+    expect(read).toEqual([{ service_id: 'a1', name: 'orders', status: 'READY' }]);
+  });
+
+  it('still turns an error status into a CloudApiError', async () => {
+    server.reply(500, { code: 'INTERNAL', message: 'boom' });
+    await expect(
+      client.call('service.list', { project_id: 'p1' }, { checkBody: false }),
+    ).rejects.toMatchObject({
+      name: 'CloudApiError',
+      code: 'CLOUD_API_SERVER_ERROR',
+    });
+  });
+});
