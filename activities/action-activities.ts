@@ -9,6 +9,7 @@ import { callAction } from './call-action';
 import { ADOPTION_FINDERS, describeExisting, isCreateAction } from './create-or-adopt';
 import { ALREADY_APPLIED } from './already-applied';
 import { activityFailure, toActivityFailure, withCallAttempt } from './failures';
+import { isCloudApiError } from '../cloud/errors';
 import type { CallAttemptRequest } from '../contract/call-attempts';
 
 export interface ActionActivityInput extends CallAttemptRequest {
@@ -52,11 +53,16 @@ function createActionActivity(deps: ActivityDeps, action: ActionName): ActionAct
 function callOnce(deps: ActivityDeps, action: ActionName): ActionActivity {
   return async ({ input, adoptExisting, retried }) => {
     const ctx = Context.current();
-    // A local activity cannot tell its first execution from one re-run after a worker died before
-    // its result reached the history (the re-run starts again at attempt 1), so a local change
-    // always checks whether it already took effect. Creates never run locally (workflows/
-    // activity-policies.ts): a first attempt must be able to tell a name taken by someone else.
-    const again = ctx.info.attempt > 1 || retried === true || ctx.info.isLocal;
+    // A retry may follow an attempt that took effect yet failed, so it checks whether the change
+    // already holds before sending it. A local activity cannot tell its first execution from one
+    // re-run after a worker died before its result reached the history (the re-run starts again at
+    // attempt 1); checking first on every local change would cost a read per change, so its first
+    // attempt sends, and checks only when the API refuses the change as one it cannot make again
+    // (stop a PAUSED service → 400, attach twice → 409, delete a deleted one → 404). Creates never
+    // run locally (workflows/activity-policies.ts): a first attempt must tell a name taken by
+    // someone else.
+    const retry = ctx.info.attempt > 1 || retried === true;
+    const again = retry || ctx.info.isLocal;
     // A local change in flight when its run is cancelled finishes its request (a normal activity
     // never hears of the cancel: calls do not heartbeat), so compensation starts after it landed.
     const settles = ctx.info.isLocal && operations[action].kind !== 'read';
@@ -76,20 +82,46 @@ function callOnce(deps: ActivityDeps, action: ActionName): ActionActivity {
         }
       }
       const check = ALREADY_APPLIED[action];
-      const applied = check !== undefined && again ? await check(deps, input, options) : undefined;
-      if (applied !== undefined) {
-        ctx.log.info('the change took effect on an earlier attempt', { action, attempt: ctx.info.attempt });
-        return { ...applied, alreadyApplied: true };
-      }
+      const appliedBefore = check !== undefined && retry ? await check(deps, input, options) : undefined;
+      if (appliedBefore !== undefined) return alreadyApplied(appliedBefore);
       // Cancelled before the change was sent: nothing to settle, so nothing is sent.
       if (settles && ctx.cancellationSignal.aborted) throw new CancelledFailure('call cancelled');
-      const result = await callAction(deps, action, input, options);
+      let result: unknown;
+      try {
+        result = await callAction(deps, action, input, options);
+      } catch (error) {
+        const appliedAfter =
+          check !== undefined && again && !retry && refusedAsMadeAgain(error)
+            ? await check(deps, input, options)
+            : undefined;
+        if (appliedAfter !== undefined) return alreadyApplied(appliedAfter);
+        throw error;
+      }
       return (await readBackWhenOnlyAMessage(deps, action, input, result, options)) ?? {};
     } catch (error) {
       if (error instanceof CancelledFailure) throw error;
       throw toActivityFailure(error);
     }
   };
+}
+
+function alreadyApplied(applied: Record<string, unknown>): Record<string, unknown> {
+  const ctx = Context.current();
+  ctx.log.info('the change took effect on an earlier attempt', {
+    action: ctx.info.activityType,
+    attempt: ctx.info.attempt,
+  });
+  return { ...applied, alreadyApplied: true };
+}
+
+/** The API's answers to a change it cannot make again: an illegal transition, a conflict, a resource gone. */
+function refusedAsMadeAgain(error: unknown): boolean {
+  return (
+    isCloudApiError(error) &&
+    (error.code === 'CLOUD_API_BAD_REQUEST' ||
+      error.code === 'CLOUD_API_CONFLICT' ||
+      error.code === 'CLOUD_API_NOT_FOUND')
+  );
 }
 
 /**

@@ -40,9 +40,12 @@ const quiet = { logger: new DefaultLogger('ERROR') };
 function runActivity(
   action: ActionName,
   input: Record<string, unknown>,
-  options: { attempt?: number; adoptExisting?: boolean; via?: ActionActivities } = {},
+  options: { attempt?: number; adoptExisting?: boolean; via?: ActionActivities; isLocal?: boolean } = {},
 ): Promise<unknown> {
-  const env = new MockActivityEnvironment({ attempt: options.attempt ?? 1 }, quiet);
+  const env = new MockActivityEnvironment(
+    { attempt: options.attempt ?? 1, isLocal: options.isLocal ?? false },
+    quiet,
+  );
   const args =
     options.adoptExisting === undefined ? { input } : { input, adoptExisting: options.adoptExisting };
   return env.run((options.via ?? activities)[action], args);
@@ -546,5 +549,37 @@ describe('create-or-adopt', () => {
     });
     expect(await fx.answered('vpc.create', 201)).toBe(creates);
     expect(await vpcsNamed('earlier')).toHaveLength(1);
+  });
+});
+
+describe('local changes', () => {
+  test('a local change the API takes is sent without a read first', async () => {
+    const service_id = await fx.readyService('local-pooled');
+    const reads = await fx.answered('service.get', 200);
+    const result = await runActivity('service.enablePooler', { ...project, service_id }, { isLocal: true });
+    expect(result).not.toHaveProperty('alreadyApplied');
+    expect(await fx.answered('service.enablePooler', 200)).toBeGreaterThanOrEqual(1);
+    expect(await fx.answered('service.get', 200)).toBe(reads);
+  });
+
+  test('a local change re-run after it took effect succeeds on the API refusing it again', async () => {
+    const service_id = await fx.readyService('local-rerun');
+    await fx.client.service.enablePooler({ ...project, service_id });
+    fx.settle();
+    const refused = await fx.answered('service.enablePooler', 409);
+    const result = await runActivity('service.enablePooler', { ...project, service_id }, { isLocal: true });
+    expect(result).toMatchObject({ service_id, alreadyApplied: true });
+    expect(await fx.answered('service.enablePooler', 409)).toBe(refused + 1);
+  });
+
+  test('a refusal stands when the change does not hold', async () => {
+    const created = await fx.client.service.create({ ...project, name: 'local-queued' });
+    const service_id = created.service_id!;
+    const failure = await failureOf(
+      runActivity('service.start', { ...project, service_id }, { isLocal: true }),
+    );
+    // A service still being created is busy (409); it is not running, so the refusal stands.
+    expect(failure).toMatchObject({ type: 'CLOUD_API_CONFLICT' });
+    expect((await fx.client.service.get({ ...project, service_id })).status).toBe('QUEUED');
   });
 });

@@ -8,9 +8,9 @@ import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 const RUNS = 10;
 /**
  * One call in ten fails: every run still meets several failures and retries (and the creates
- * that apply yet fail), while a run rarely fails an attempt four times in a row. A local change
- * makes two calls per attempt (it checks first whether it already took effect), so at 20 % about
- * a third of its attempts failed and a run that failed five in a row backed off 32 s and then
+ * that apply yet fail), while a run rarely fails an attempt four times in a row. A retried local
+ * change makes two calls per attempt (it checks first whether it already took effect), so at 20 %
+ * about a third of its attempts failed and a run that failed five in a row backed off 32 s and then
  * 64 s (the mutate policy): the suite took minutes waiting on one unlucky run's backoff.
  */
 const FAULT_PROBABILITY = 0.1;

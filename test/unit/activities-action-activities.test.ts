@@ -360,14 +360,69 @@ describe('error mapping', () => {
 describe('calls run as local activities', () => {
   const stopInput = { input: { project_id: 'p1', service_id: 's1' } };
 
-  test('a local change checks first even on attempt 1: it may be a re-run after a worker died', async () => {
-    const cloud = fakeCloud({ 'service.get': { service_id: 's1', status: 'PAUSED' } });
+  test('a local change sends first: no read when the API takes it', async () => {
+    const cloud = fakeCloud({ 'service.stop': { service_id: 's1', status: 'PAUSING' } });
     const result = await new MockActivityEnvironment({ attempt: 1, isLocal: true }).run(
       activitiesFor(cloud)['service.stop'],
       stopInput,
     );
-    expect(result).toMatchObject({ status: 'PAUSED', alreadyApplied: true });
-    expect(cloud.seen.map((c) => c.action)).toEqual(['service.get']);
+    expect(result).toMatchObject({ status: 'PAUSING' });
+    expect(result).not.toHaveProperty('alreadyApplied');
+    expect(cloud.seen.map((c) => c.action)).toEqual(['service.stop']);
+  });
+
+  test('a local change re-run after a worker died finds it applied when the API refuses it again', async () => {
+    const refusals: CloudApiErrorCode[] = [
+      'CLOUD_API_BAD_REQUEST',
+      'CLOUD_API_CONFLICT',
+      'CLOUD_API_NOT_FOUND',
+    ];
+    for (const code of refusals) {
+      const cloud = fakeCloud({
+        'service.stop': new CloudApiError({ code, message: 'service.stop failed: the service is paused' }),
+        'service.get': { service_id: 's1', status: 'PAUSED' },
+      });
+      const result = await new MockActivityEnvironment({ attempt: 1, isLocal: true }).run(
+        activitiesFor(cloud)['service.stop'],
+        stopInput,
+      );
+      expect(result).toMatchObject({ status: 'PAUSED', alreadyApplied: true });
+      expect(cloud.seen.map((c) => c.action)).toEqual(['service.stop', 'service.get']);
+    }
+  });
+
+  test('a refusal stands when the change does not hold, and other failures are not checked', async () => {
+    const refused = fakeCloud({
+      'service.stop': new CloudApiError({
+        code: 'CLOUD_API_BAD_REQUEST',
+        message: 'service.stop failed: HTTP 400',
+      }),
+      'service.get': { service_id: 's1', status: 'QUEUED' },
+    });
+    const failure = await failureOf(
+      new MockActivityEnvironment({ attempt: 1, isLocal: true }).run(
+        activitiesFor(refused)['service.stop'],
+        stopInput,
+      ),
+    );
+    expect(failure.type).toBe('CLOUD_API_BAD_REQUEST');
+    expect(refused.seen.map((c) => c.action)).toEqual(['service.stop', 'service.get']);
+
+    const broken = fakeCloud({
+      'service.stop': new CloudApiError({
+        code: 'CLOUD_API_SERVER_ERROR',
+        message: 'service.stop failed: HTTP 500',
+      }),
+      'service.get': { service_id: 's1', status: 'PAUSED' },
+    });
+    const serverError = await failureOf(
+      new MockActivityEnvironment({ attempt: 1, isLocal: true }).run(
+        activitiesFor(broken)['service.stop'],
+        stopInput,
+      ),
+    );
+    expect(serverError.type).toBe('CLOUD_API_SERVER_ERROR');
+    expect(broken.seen.map((c) => c.action)).toEqual(['service.stop']);
   });
 
   test('a resize back to the size an UNSTABLE service reports is sent: the layout is put right again', async () => {
@@ -382,15 +437,16 @@ describe('calls run as local activities', () => {
       resize,
     );
     expect(result).toMatchObject({ status: 'CONFIGURING' });
-    expect(cloud.seen.map((c) => c.action)).toEqual(['service.get', 'service.resize']);
+    expect(cloud.seen.map((c) => c.action)).toEqual(['service.resize']);
   });
 
   test('a local change cancelled before it was sent sends nothing', async () => {
     const cloud = fakeCloud({ 'service.get': { status: 'READY' }, 'service.stop': { status: 'PAUSING' } });
     const env = new MockActivityEnvironment({ attempt: 1, isLocal: true });
-    const running = env.run(activitiesFor(cloud)['service.stop'], stopInput);
     env.cancel();
-    await expect(running).rejects.toBeInstanceOf(CancelledFailure);
+    await expect(env.run(activitiesFor(cloud)['service.stop'], stopInput)).rejects.toBeInstanceOf(
+      CancelledFailure,
+    );
     expect(cloud.seen.map((c) => c.action)).not.toContain('service.stop');
   });
 
