@@ -1,6 +1,6 @@
 // Fields of an operation's answer, named by a dotted path such as `resources.0.spec.cpu_millis`:
 // whether the catalogue's answer schema has such a field, and an answer with that field left out
-// (the omitField fault). A list level takes an index (`0`) or `*` (every element).
+// (the omitField fault), or with it null. A list level takes an index (`0`) or `*` (every element).
 import { z } from 'zod';
 
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -68,23 +68,26 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function omit(value: unknown, steps: readonly string[]): unknown {
+/** How the field goes: left out, or sent as null (a Go field without omitempty, e.g. a nil slice). */
+export const Omission = z.enum(['absent', 'null']);
+export type Omission = z.infer<typeof Omission>;
+
+function omit(value: unknown, steps: readonly string[], omission: Omission): unknown {
   const [step, ...rest] = steps;
   if (step === undefined) return value;
   if (Array.isArray(value)) {
-    if (step === '*') return value.map((element) => omit(element, rest));
+    if (step === '*') return value.map((element) => omit(element, rest, omission));
     const at = Number(step);
-    return value.map((element: unknown, index) => (index === at ? omit(element, rest) : element));
+    return value.map((element: unknown, index) => (index === at ? omit(element, rest, omission) : element));
   }
   if (!isRecord(value) || !Object.hasOwn(value, step)) return value;
-  if (rest.length === 0) {
-    const { [step]: _left, ...kept } = value;
-    return kept;
-  }
-  return { ...value, [step]: omit(value[step], rest) };
+  if (rest.length > 0) return { ...value, [step]: omit(value[step], rest, omission) };
+  if (omission === 'null') return { ...value, [step]: null };
+  const { [step]: _left, ...kept } = value;
+  return kept;
 }
 
-/** A copy of `body` without the field at `path`; unchanged where the body does not carry it. */
-export function withoutAnswerField(body: unknown, path: string): unknown {
-  return omit(body, path.split('.'));
+/** A copy of `body` without the field at `path` (or with it null); unchanged where the body lacks it. */
+export function withoutAnswerField(body: unknown, path: string, omission: Omission = 'absent'): unknown {
+  return omit(body, path.split('.'), omission);
 }

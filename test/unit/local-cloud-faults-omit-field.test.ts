@@ -90,6 +90,15 @@ describe('an answer without the field', () => {
     expect(withoutResources.resources).toBeUndefined();
   });
 
+  it('sends the field as null with `as: null`, which the client reads as absent', () => {
+    const nullResources = withoutAnswerField(answer, 'resources', 'null');
+    expect(nullResources).toEqual({ ...answer, resources: null });
+    expect(Service.parse(nullResources).resources).toBeUndefined();
+    expect(FaultRuleInput.parse({ kind: 'omitField', action: '*', field: 'resources' })).toMatchObject({
+      as: 'absent',
+    });
+  });
+
   it('leaves the field out of every element at *, and changes nothing it does not carry', () => {
     expect(withoutAnswerField([answer, answer], '*.resources')).toEqual([
       { service_id: 'svc0000001', status: 'READY' },
