@@ -68,26 +68,26 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** How the field goes: left out, or sent as null (a Go field without omitempty, e.g. a nil slice). */
-export const Omission = z.enum(['absent', 'null']);
-export type Omission = z.infer<typeof Omission>;
-
-function omit(value: unknown, steps: readonly string[], omission: Omission): unknown {
+function omit(value: unknown, steps: readonly string[], asNull: boolean): unknown {
   const [step, ...rest] = steps;
   if (step === undefined) return value;
   if (Array.isArray(value)) {
-    if (step === '*') return value.map((element) => omit(element, rest, omission));
+    if (step === '*') return value.map((element) => omit(element, rest, asNull));
     const at = Number(step);
-    return value.map((element: unknown, index) => (index === at ? omit(element, rest, omission) : element));
+    return value.map((element: unknown, index) => (index === at ? omit(element, rest, asNull) : element));
   }
   if (!isRecord(value) || !Object.hasOwn(value, step)) return value;
-  if (rest.length > 0) return { ...value, [step]: omit(value[step], rest, omission) };
-  if (omission === 'null') return { ...value, [step]: null };
+  if (rest.length > 0) return { ...value, [step]: omit(value[step], rest, asNull) };
+  if (asNull) return { ...value, [step]: null };
   const { [step]: _left, ...kept } = value;
   return kept;
 }
 
-/** A copy of `body` without the field at `path` (or with it null); unchanged where the body lacks it. */
-export function withoutAnswerField(body: unknown, path: string, omission: Omission = 'absent'): unknown {
-  return omit(body, path.split('.'), omission);
+/**
+ * A copy of `body` without the field at `path`, or with it null when `asNull` (what the API sends
+ * for a field its Go type holds without omitempty, e.g. a nil slice); unchanged where the body
+ * does not carry the field.
+ */
+export function withoutAnswerField(body: unknown, path: string, asNull = false): unknown {
+  return omit(body, path.split('.'), asNull);
 }

@@ -161,7 +161,7 @@ async function handle(action: ActionName, deps: ApiDeps, request: FastifyRequest
   const answer = shapeAnswer(deps.dialect, action, params, result);
   const body = faults
     .fireAll(action, 'omitField')
-    .reduce((shaped, rule) => withoutAnswerField(shaped, rule.field, rule.as), answer.body);
+    .reduce((shaped, rule) => withoutAnswerField(shaped, rule.field, rule.asNull), answer.body);
   reply.code(answer.status);
   return body === undefined ? reply.send() : reply.send(body);
 }

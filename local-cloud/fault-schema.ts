@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { FAULT_OUTCOMES, type FaultOutcome } from '../cloud/operation-facts';
 import { MetricSeries } from '../cloud/models';
 import { ACTION_NAMES, operations, type ActionName } from '../cloud/operations';
-import { answerFieldProblem, AnswerFieldPath, Omission } from './answer-fields';
+import { answerFieldProblem, AnswerFieldPath } from './answer-fields';
 import { METRIC_SERIES_NAMES } from './metrics';
 
 /**
@@ -115,10 +115,10 @@ export const FaultRuleInput = z
       /** The field the answer leaves out, as a dotted path (`resources.0.spec.cpu_millis`). */
       field: AnswerFieldPath,
       /**
-       * `null` sends the field as null instead of leaving it out: what the API does with a field its
-       * Go type holds without omitempty, such as a service's `resources` in the current dialect.
+       * Send the field as null instead of leaving it out: what the API does with a field its Go
+       * type holds without omitempty, such as a service's `resources` in the current dialect.
        */
-      as: Omission.default('absent'),
+      asNull: z.boolean().default(false),
     }),
   ])
   .superRefine((rule, ctx) => {

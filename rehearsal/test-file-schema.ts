@@ -7,7 +7,6 @@ import { z } from 'zod';
 import { ACTION_NAMES, type ActionName } from '../cloud/operations';
 import { ServiceAddon } from '../cloud/requests';
 import { DURATION_EXAMPLES, isDuration, parseDuration } from '../dsl/durations';
-import { Omission } from '../local-cloud/answer-fields';
 import { Durations } from '../local-cloud/config';
 import { FAULT_KINDS, FaultRuleInput, MetricSeriesName, OutcomeKind } from '../local-cloud/fault-schema';
 
@@ -139,9 +138,7 @@ export const TestFault = z
       .describe(
         "omitField: the answer's field to leave out, a dotted path such as resources.0.spec.cpu_millis",
       ),
-    as: Omission.optional().describe(
-      'omitField: null sends the field as null instead of leaving it out (default absent)',
-    ),
+    asNull: z.boolean().optional().describe('omitField: send the field as null instead of leaving it out'),
   })
   .superRefine((fault, ctx) => {
     // The local cloud's own rule schema decides which fields each kind takes.

@@ -90,12 +90,12 @@ describe('an answer without the field', () => {
     expect(withoutResources.resources).toBeUndefined();
   });
 
-  it('sends the field as null with `as: null`, which the client reads as absent', () => {
-    const nullResources = withoutAnswerField(answer, 'resources', 'null');
+  it('sends the field as null with `asNull`, which the client reads as absent', () => {
+    const nullResources = withoutAnswerField(answer, 'resources', true);
     expect(nullResources).toEqual({ ...answer, resources: null });
     expect(Service.parse(nullResources).resources).toBeUndefined();
     expect(FaultRuleInput.parse({ kind: 'omitField', action: '*', field: 'resources' })).toMatchObject({
-      as: 'absent',
+      asNull: false,
     });
   });
 
