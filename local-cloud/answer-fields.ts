@@ -55,7 +55,7 @@ export function answerFieldProblem(response: z.ZodType | undefined, path: string
       }
       schema = field;
     } else {
-      return `${reached} is a single value with no fields; end the path before "${step}"`;
+      return `${reached} has no named fields; end the path before "${step}"`;
     }
     reached = index === 0 ? step : `${reached}.${step}`;
   }

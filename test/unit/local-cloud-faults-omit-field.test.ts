@@ -35,7 +35,7 @@ describe('the omitField rule', () => {
       'field: service.get: resources is a list: write an index or * where "spec" is',
     ]);
     expect(refusals({ action: 'service.get', field: 'name.first' })).toEqual([
-      'field: service.get: name is a single value with no fields; end the path before "first"',
+      'field: service.get: name has no named fields; end the path before "first"',
     ]);
     expect(refusals({ action: 'service.get', field: 'resources.0' })).toEqual([
       'field: service.get: resources.0 names an element of a list, not a field; end the path with a field name',
