@@ -1,11 +1,12 @@
 // Registers every operation of the catalogue (cloud/operations.ts) as a route under
 // /public/api/v1, and runs each request through: auth → project scope → injected faults →
-// validation → handler → apply-then-fail. The catalogue is the single source of truth for
-// method, path, schemas and success status.
+// validation → handler → apply-then-fail → the answer's dialect → omitted fields. The catalogue
+// is the single source of truth for method, path, schemas and success status.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ACTION_NAMES, operations, type ActionName, type OperationDef } from '../cloud/operations';
+import { withoutAnswerField } from './answer-fields';
 import type { Authenticator } from './auth';
 import { formatIssues } from './config';
 import { shapeAnswer, type Dialect } from './dialect';
@@ -158,8 +159,11 @@ async function handle(action: ActionName, deps: ApiDeps, request: FastifyRequest
   }
   // The one place the dialect applies: handlers answer spec.md's shape (dialect.ts).
   const answer = shapeAnswer(deps.dialect, action, params, result);
+  const body = faults
+    .fireAll(action, 'omitField')
+    .reduce((shaped, rule) => withoutAnswerField(shaped, rule.field, rule.asNull), answer.body);
   reply.code(answer.status);
-  return answer.body === undefined ? reply.send() : reply.send(answer.body);
+  return body === undefined ? reply.send() : reply.send(body);
 }
 
 /** When each API request arrived (wall clock), for the request log. */

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { FAULT_OUTCOMES, type FaultOutcome } from '../cloud/operation-facts';
 import { MetricSeries } from '../cloud/models';
 import { ACTION_NAMES, operations, type ActionName } from '../cloud/operations';
+import { answerFieldProblem, AnswerFieldPath } from './answer-fields';
 import { METRIC_SERIES_NAMES } from './metrics';
 
 /**
@@ -36,6 +37,22 @@ export const MetricSeriesName = z.enum(METRIC_SERIES_NAMES as [string, ...string
 
 /** The series a metricAnomaly changes when it names none. */
 export const DEFAULT_ANOMALY_SERIES = 'timescale_cloud_system_cpu_usage_millicores';
+
+/** Whether the answer of `action` has a field at `path` that may be left out (answer-fields.ts). */
+export function omitFieldApplies(path: string, action: ActionName): boolean {
+  return answerFieldProblem(operations[action].response, path) === undefined;
+}
+
+/** Why no operation that `action` selects may leave out `path`; undefined when one may. */
+function omitFieldProblem(path: string, action: ActionName | '*'): string | undefined {
+  if (action !== '*') {
+    const problem = answerFieldProblem(operations[action].response, path);
+    return problem === undefined ? undefined : `${action}: ${problem}`;
+  }
+  return ACTION_NAMES.some((name) => omitFieldApplies(path, name))
+    ? undefined
+    : `no operation's answer has an optional field ${path}; check the path against the catalogue (cloud/models.ts)`;
+}
 
 const ActionSelector = z.union([z.literal('*'), z.enum(ACTION_NAMES as [ActionName, ...ActionName[]])], {
   error: 'action must be an operation name such as "service.create", or "*"',
@@ -93,8 +110,22 @@ export const FaultRuleInput = z
       /** When the anomaly starts (RFC 3339); when absent, the moment the rule is added. */
       from: z.iso.datetime({ offset: true }).optional(),
     }),
+    RuleBase.extend({
+      kind: z.literal('omitField'),
+      /** The field the answer leaves out, as a dotted path (`resources.0.spec.cpu_millis`). */
+      field: AnswerFieldPath,
+      /**
+       * Send the field as null instead of leaving it out: what the API does with a field its Go
+       * type holds without omitempty, such as a service's `resources` in the current dialect.
+       */
+      asNull: z.boolean().default(false),
+    }),
   ])
   .superRefine((rule, ctx) => {
+    if (rule.kind === 'omitField') {
+      const problem = omitFieldProblem(rule.field, rule.action);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', path: ['field'], message: problem });
+    }
     if (
       rule.kind === 'metricAnomaly' &&
       rule.action !== '*' &&
@@ -116,6 +147,9 @@ export const FaultRuleInput = z
   });
 export type FaultRuleInput = z.input<typeof FaultRuleInput>;
 export type FaultRuleSpec = z.output<typeof FaultRuleInput>;
+
+/** Every fault kind, in the order of the schema above. */
+export const FAULT_KINDS = FaultRuleInput.options.map((option) => option.shape.kind.value);
 
 /** `POST /__sim/faults` takes one rule or a list of rules. */
 export const AddFaultsBody = z.union([FaultRuleInput, z.array(FaultRuleInput).min(1)]);

@@ -2,7 +2,7 @@
 // the same seed) and/or a fixed number of times.
 import type { ActionName } from '../cloud/operations';
 import type { Clock } from './clock';
-import { outcomeApplies, type FaultRuleSpec, type OutcomeKind } from './fault-schema';
+import { omitFieldApplies, outcomeApplies, type FaultRuleSpec, type OutcomeKind } from './fault-schema';
 import type { SeededRandom } from './random';
 
 type Kind = FaultRuleSpec['kind'];
@@ -105,7 +105,9 @@ export class FaultInjector {
     return this.rules.filter((rule) => {
       if (rule.spec.kind !== kind || rule.remaining === 0) return false;
       if (rule.spec.action !== '*' && rule.spec.action !== action) return false;
-      return rule.spec.kind !== 'outcome' || outcomeApplies(rule.spec.outcome, action);
+      if (rule.spec.kind === 'outcome') return outcomeApplies(rule.spec.outcome, action);
+      if (rule.spec.kind === 'omitField') return omitFieldApplies(rule.spec.field, action);
+      return true;
     });
   }
 

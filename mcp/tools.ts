@@ -169,7 +169,7 @@ const REGISTRARS: Record<McpToolName, Registrar> = {
             .max(20)
             .optional()
             .describe(
-              'faults of the local cloud, as a runbook test declares them, e.g. {"operation": "service.enablePooler", "kind": "rateLimit", "retryAfterSeconds": 0}: operation (or "*"), kind (error, rateLimit, latency, applyThenFail, outcome, metricAnomaly), nth (the first call it hits), times, status, message',
+              'faults of the local cloud, as a runbook test declares them, e.g. {"operation": "service.enablePooler", "kind": "rateLimit", "retryAfterSeconds": 0}: operation (or "*"), kind (error, rateLimit, latency, applyThenFail, outcome, metricAnomaly, omitField), nth (the first call it hits), times, status, message; omitField takes field, the answer\'s field to leave out (e.g. "resources.0.spec.cpu_millis")',
             ),
           approvals: z
             .array(

@@ -8,7 +8,7 @@ import { ACTION_NAMES, type ActionName } from '../cloud/operations';
 import { ServiceAddon } from '../cloud/requests';
 import { DURATION_EXAMPLES, isDuration, parseDuration } from '../dsl/durations';
 import { Durations } from '../local-cloud/config';
-import { FaultRuleInput, MetricSeriesName, OutcomeKind } from '../local-cloud/fault-schema';
+import { FAULT_KINDS, FaultRuleInput, MetricSeriesName, OutcomeKind } from '../local-cloud/fault-schema';
 
 export const RUNBOOK_TEST_SCHEMA_FILE = 'schema/runbook-test.schema.json';
 
@@ -98,10 +98,7 @@ const StartingCloud = z
 export const TestFault = z
   .strictObject({
     operation: z.union([z.literal('*'), Operation]).describe('The Cloud API operation, or "*" for all'),
-    kind: z
-      .enum(['error', 'rateLimit', 'latency', 'applyThenFail', 'outcome', 'metricAnomaly'])
-      .default('error')
-      .describe("The local cloud's fault kind (docs/local-cloud.md)"),
+    kind: z.enum(FAULT_KINDS).default('error').describe("The local cloud's fault kind (docs/local-cloud.md)"),
     nth: z
       .number()
       .int()
@@ -135,6 +132,13 @@ export const TestFault = z
       .min(0)
       .optional()
       .describe('metricAnomaly: what every bucket of the series reads from the fault on'),
+    field: z
+      .string()
+      .optional()
+      .describe(
+        "omitField: the answer's field to leave out, a dotted path such as resources.0.spec.cpu_millis",
+      ),
+    asNull: z.boolean().optional().describe('omitField: send the field as null instead of leaving it out'),
   })
   .superRefine((fault, ctx) => {
     // The local cloud's own rule schema decides which fields each kind takes.
