@@ -10,6 +10,7 @@ import { reportInFailure } from '../contract/run-messages';
 import { RUNBOOK_WORKFLOW_TYPE } from '../contract/workflow-types';
 import type { AnswerObserver } from '../local-cloud/api';
 import { startCaseCloud, type CaseCloud } from './case-cloud';
+import { readEndState } from './case-end-state';
 import {
   PROGRESS_POLL_MS,
   approvalDriver,
@@ -64,7 +65,7 @@ export interface CaseResult {
  * and on a loaded machine an attempt can fail (the connection reset, the query's deadline
  * passed); it is asked again until it answers or the case is over.
  */
-async function reportOf(handle: WorkflowHandle, caseOver: () => boolean): Promise<RunReport> {
+export async function reportOf(handle: WorkflowHandle, caseOver: () => boolean): Promise<RunReport> {
   try {
     return (await handle.result()) as RunReport;
   } catch (error) {
@@ -151,32 +152,16 @@ async function judge(
 ): Promise<Mismatch[]> {
   const { calls, sequence } = cloud.disarm(endedAt);
   onCalls(calls);
-  const project_id = cloud.ids.projectId;
-  const [services, vpcs, history] = await Promise.all([
-    cloud.api.service.list({ project_id }),
-    cloud.api.vpc.list({ project_id }),
+  const [endState, history] = await Promise.all([
+    readEndState(cloud),
     testCase.expect.noSecretsInHistory === true ? run.fetchHistory().then(historyText) : undefined,
   ]);
-  const { api } = cloud;
-  const peerings = Object.fromEntries(
-    await Promise.all(
-      vpcs.flatMap(({ id: vpc_id }) =>
-        vpc_id === undefined
-          ? []
-          : [api.peering.list({ project_id, vpc_id }).then((list) => [vpc_id, list] as const)],
-      ),
-    ),
-  );
   const outcome = {
     report,
     calls,
     sequence,
-    services,
-    vpcs,
-    peerings,
+    ...endState,
     secrets: secretValues(testCase, inputs, report, cloud),
-    existed: cloud.existed(),
-    passwordMatches: cloud.cloud.passwordMatches,
     ...(history !== undefined ? { history } : {}),
   };
   const expect = resolveReferences(testCase.expect, cloud.ids, inputs);

@@ -86,7 +86,7 @@ export const testCommand: Command = async (argv, ctx) => {
     }
     return EXIT.USAGE;
   }
-  if (loaded.cases.length === 0) {
+  if (loaded.cases.length + loaded.stateCases.length === 0) {
     throw new CliError(
       'CLI_USAGE',
       values.filter !== undefined ? `no test case matches "${values.filter}"` : 'no test cases found',
@@ -99,23 +99,31 @@ export const testCommand: Command = async (argv, ctx) => {
   }
   const style = styleFor(ctx);
   const started = Date.now();
-  const results = await runSuite(loaded.cases, {
-    env: ctx.env,
-    jobs,
-    timeoutMs,
-    ...(dialect !== undefined && { dialect }),
-    log: (line) => ctx.stderr.write(`${line}\n`),
-    onResult: (result) => {
-      if (!ctx.globals.json) ctx.stdout.write(`${report.caseLines(result, style).join('\n')}\n`);
+  const results = await runSuite(
+    loaded.cases,
+    {
+      env: ctx.env,
+      jobs,
+      timeoutMs,
+      ...(dialect !== undefined && { dialect }),
+      log: (line) => ctx.stderr.write(`${line}\n`),
+      onResult: (result) => {
+        if (!ctx.globals.json) ctx.stdout.write(`${report.caseLines(result, style).join('\n')}\n`);
+      },
     },
-  });
+    loaded.stateCases,
+  );
   const elapsed = Date.now() - started;
   if (values.junit !== undefined) {
     const { junitXml } = require('../output/test-junit') as typeof import('../output/test-junit');
     writeFileSync(path.resolve(ctx.cwd, values.junit), junitXml(results));
   }
   // Counted over the cases that ran: with --filter, only the cases it kept.
-  const coverage = values['no-coverage'] === true ? undefined : suiteCoverage(loaded.cases, results);
+  // State cases run no runbook of their own: the runbook cases' results come first.
+  const coverage =
+    values['no-coverage'] === true
+      ? undefined
+      : suiteCoverage(loaded.cases, results.slice(0, loaded.cases.length));
   if (ctx.globals.json) ctx.stdout.write(`${report.resultsJson(results, elapsed, coverage)}\n`);
   else {
     ctx.stdout.write(`${report.summaryLine(results, elapsed, style)}\n`);
