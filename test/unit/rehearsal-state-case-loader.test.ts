@@ -2,7 +2,7 @@
 // every name they use checked before anything runs — a rule the state file lacks, a service the
 // case's cloud lacks, an operation that is not one, a state file that does not load, a case that
 // reconciles without saying what it expects after — each at file:line:column with its code.
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadTestFile, type TestFileCheck } from '../../rehearsal/test-file-loader';
@@ -121,4 +121,18 @@ test("the schema's problems of a state case are told as a state case's, not as a
     '12:16 TEST_FILE_INVALID cases.1.reconcile: a case that reconciles says what it expects after: expect.findings (typically [])',
     '16:13 TEST_FILE_INVALID cases.2.expect: only a case with reconcile: true has an after to expect; the findings before are `findings`',
   ]);
+});
+
+test("loads the state case of docs/testing.md beside the shipped state file, where its failure's lines point", () => {
+  const docs = readFileSync(path.join(__dirname, '..', '..', 'docs', 'testing.md'), 'utf8');
+  const example = /<!-- example: partial: a state case[^\n]*\n+```yaml\n([\s\S]*?)```/.exec(docs)?.[1];
+  if (example === undefined) throw new Error('docs/testing.md has no state case example');
+  const loaded = load(example.trimEnd().split('\n'));
+  if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems));
+  const [stateCase] = loaded.stateCases;
+  expect(stateCase?.reconcile).toBe(true);
+  // The failure the page shows names these places.
+  expect(docs).toContain(`fleet.test.yaml:11:9: findings[0]`);
+  expect(stateCase?.locate(['findings', 0])).toEqual({ line: 11, column: 9 });
+  expect(stateCase?.locate(['findings'])).toEqual({ line: 11, column: 7 });
 });
