@@ -206,6 +206,20 @@ async function firstEnding(
   return ending === 'timeout' ? { missed: undefined } : ending;
 }
 
+/** A case's result before it has run: not passed, nothing found yet. `runbook`: what it runs. */
+export function caseResultOf(testCase: { file: string; name: string }, runbook: string): CaseResult {
+  return {
+    file: testCase.file,
+    name: testCase.name,
+    runbook,
+    passed: false,
+    durationMs: 0,
+    workflowId: undefined,
+    mismatches: [],
+    steps: [],
+  };
+}
+
 export async function runCase(
   stack: TestStack,
   testCase: LoadedCase,
@@ -213,16 +227,7 @@ export async function runCase(
   observeAnswers?: AnswerObserver,
 ): Promise<CaseResult> {
   const started = Date.now();
-  const result: CaseResult = {
-    file: testCase.file,
-    name: testCase.name,
-    runbook: testCase.runbook,
-    passed: false,
-    durationMs: 0,
-    workflowId: undefined,
-    mismatches: [],
-    steps: [],
-  };
+  const result = caseResultOf(testCase, testCase.runbook);
   let cloud: CaseCloud | undefined;
   let unroute = () => undefined as unknown;
   let handle: WorkflowHandle | undefined;

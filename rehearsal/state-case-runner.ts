@@ -15,7 +15,7 @@ import { planRepairs } from '../state/repair-plan';
 import { startCaseCloud, type CaseCloud } from './case-cloud';
 import { PROGRESS_POLL_MS, progressOf } from './case-drivers';
 import { readEndState } from './case-end-state';
-import { reportOf, type CaseResult } from './case-runner';
+import { caseResultOf, reportOf, type CaseResult } from './case-runner';
 import { resolveReferences } from './cloud-references';
 import { callMismatches, cloudMismatches, type Mismatch } from './expectations';
 import { placeMismatch } from './mismatch-position';
@@ -166,16 +166,7 @@ export async function runStateCase(
   observeAnswers?: AnswerObserver,
 ): Promise<CaseResult> {
   const startedAt = Date.now();
-  const result: CaseResult = {
-    file: testCase.file,
-    name: testCase.name,
-    runbook: testCase.state,
-    passed: false,
-    durationMs: 0,
-    workflowId: undefined,
-    mismatches: [],
-    steps: [],
-  };
+  const result = caseResultOf(testCase, testCase.state);
   let cloud: CaseCloud | undefined;
   let unroute = () => undefined as unknown;
   const started: WorkflowHandle[] = [];
