@@ -47,7 +47,8 @@ function checkTestFile(file: string, cwd: string): FileResult {
   const { loadTestFile } =
     require('../../rehearsal/test-file-loader') as typeof import('../../rehearsal/test-file-loader');
   const checked = loadTestFile(path.resolve(cwd, file), displayName({ cwd }));
-  if (checked.ok) return { file, ok: true, cases: checked.cases.length, problems: [] };
+  if (checked.ok)
+    return { file, ok: true, cases: checked.cases.length + checked.stateCases.length, problems: [] };
   return {
     file,
     ok: false,
