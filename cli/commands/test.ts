@@ -1,7 +1,8 @@
-// `tideline test [PATH…]`: runs the cases of runbook test files (`*.test.yaml`) on a stack it
-// starts and stops itself — an in-memory Temporal dev server, a worker in this process and a local
-// cloud per case — and reports each case, then what the cases covered of each runbook. Exit 0
-// when all pass, 1 when one fails, 2 when a test file (or a runbook it names) is invalid.
+// `tideline test [PATH…]`: runs the cases of runbook test files (`*.test.yaml`), state cases
+// included, on a stack it starts and stops itself — an in-memory Temporal dev server, a worker
+// in this process and a local cloud per case — and reports each case, then what the cases
+// covered of each runbook. Exit 0 when all pass, 1 when one fails, 2 when a test file (or a
+// runbook or state file it names) is invalid.
 /* eslint-disable @typescript-eslint/no-require-imports -- lazy loading keeps start-up fast */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -24,6 +25,9 @@ export const TEST_SPEC = {
     'The Temporal flags (--address, --namespace, --task-queue, --config) do not apply: the server,',
     "namespace and task queue are its own. The cases' local clouds answer as the real API does today",
     '(the current dialect); --dialect seed makes them answer as spec.md does.',
+    'A case may name a state file (state:) instead of a runbook: the findings of `tideline drift`',
+    'on its cloud must be exactly those it lists, and with reconcile: true the repairs run as',
+    '`tideline reconcile` runs them, then the findings after and the end state are checked.',
     'After the results it shows, per runbook, how many of its steps, branches (if, approvals,',
     'compensations) and failure paths the cases that ran exercised, and which ones none did.',
     'With --mutate it makes each runbook wrong in small ways (a compensation calling a sibling',
