@@ -93,7 +93,8 @@ const StartingCloud = z
         "How long the cloud's transitions take on the case's clock (the local cloud's durations, docs/local-cloud.md); the starting state's are skipped. A slow one shows whether the run waits for it",
       ),
   })
-  .describe('What the local cloud holds when the case starts, created through its API');
+  .describe('What the local cloud holds when the case starts, created through its API')
+  .meta({ id: 'StartingCloud' });
 
 export const TestFault = z
   .strictObject({
@@ -343,6 +344,7 @@ const Expectations = z.strictObject({
         .optional()
         .describe('By name: present, its fields, or absent'),
     })
+    .meta({ id: 'CloudExpectations' })
     .optional(),
   noSecretsInHistory: z
     .boolean()
