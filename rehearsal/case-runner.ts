@@ -206,6 +206,11 @@ async function firstEnding(
   return ending === 'timeout' ? { missed: undefined } : ending;
 }
 
+/** Why a case could not run or finish, from what was thrown. */
+export function caseErrorOf(error: unknown): CaseResult['error'] {
+  return { code: 'TEST_CASE_ERROR', message: error instanceof Error ? error.message : String(error) };
+}
+
 /** A case's result before it has run: not passed, nothing found yet. `runbook`: what it runs. */
 export function caseResultOf(testCase: { file: string; name: string }, runbook: string): CaseResult {
   return {
@@ -316,10 +321,7 @@ export async function runCase(
     result.passed = result.mismatches.length === 0;
     return result;
   } catch (error) {
-    result.error = {
-      code: 'TEST_CASE_ERROR',
-      message: error instanceof Error ? error.message : String(error),
-    };
+    result.error = caseErrorOf(error);
     return result;
   } finally {
     ended = true;

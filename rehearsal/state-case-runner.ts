@@ -15,7 +15,7 @@ import { planRepairs } from '../state/repair-plan';
 import { startCaseCloud, type CaseCloud } from './case-cloud';
 import { PROGRESS_POLL_MS, progressOf } from './case-drivers';
 import { readEndState } from './case-end-state';
-import { caseResultOf, reportOf, type CaseResult } from './case-runner';
+import { caseErrorOf, caseResultOf, reportOf, type CaseResult } from './case-runner';
 import { resolveReferences } from './cloud-references';
 import { callMismatches, cloudMismatches, type Mismatch } from './expectations';
 import { placeMismatch } from './mismatch-position';
@@ -225,10 +225,7 @@ export async function runStateCase(
     result.passed = result.error === undefined && result.mismatches.length === 0;
     return result;
   } catch (error) {
-    result.error = {
-      code: 'TEST_CASE_ERROR',
-      message: error instanceof Error ? error.message : String(error),
-    };
+    result.error = caseErrorOf(error);
     return result;
   } finally {
     clearTimeout(timer);
