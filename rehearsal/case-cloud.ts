@@ -107,7 +107,7 @@ function projectId(): string {
 }
 
 export async function startCaseCloud(
-  testCase: TestCase,
+  testCase: Pick<TestCase, 'cloud' | 'faults'>,
   credentials: { accessKey: string; secretKey: string },
   /** Hears every answer of the cloud (the starting state's too), e.g. to check it against a document. */
   observeAnswers?: AnswerObserver,

@@ -10,6 +10,7 @@ import { reportInFailure } from '../contract/run-messages';
 import { RUNBOOK_WORKFLOW_TYPE } from '../contract/workflow-types';
 import type { AnswerObserver } from '../local-cloud/api';
 import { startCaseCloud, type CaseCloud } from './case-cloud';
+import { readEndState } from './case-end-state';
 import {
   PROGRESS_POLL_MS,
   approvalDriver,
@@ -64,7 +65,7 @@ export interface CaseResult {
  * and on a loaded machine an attempt can fail (the connection reset, the query's deadline
  * passed); it is asked again until it answers or the case is over.
  */
-async function reportOf(handle: WorkflowHandle, caseOver: () => boolean): Promise<RunReport> {
+export async function reportOf(handle: WorkflowHandle, caseOver: () => boolean): Promise<RunReport> {
   try {
     return (await handle.result()) as RunReport;
   } catch (error) {
@@ -151,32 +152,16 @@ async function judge(
 ): Promise<Mismatch[]> {
   const { calls, sequence } = cloud.disarm(endedAt);
   onCalls(calls);
-  const project_id = cloud.ids.projectId;
-  const [services, vpcs, history] = await Promise.all([
-    cloud.api.service.list({ project_id }),
-    cloud.api.vpc.list({ project_id }),
+  const [endState, history] = await Promise.all([
+    readEndState(cloud),
     testCase.expect.noSecretsInHistory === true ? run.fetchHistory().then(historyText) : undefined,
   ]);
-  const { api } = cloud;
-  const peerings = Object.fromEntries(
-    await Promise.all(
-      vpcs.flatMap(({ id: vpc_id }) =>
-        vpc_id === undefined
-          ? []
-          : [api.peering.list({ project_id, vpc_id }).then((list) => [vpc_id, list] as const)],
-      ),
-    ),
-  );
   const outcome = {
     report,
     calls,
     sequence,
-    services,
-    vpcs,
-    peerings,
+    ...endState,
     secrets: secretValues(testCase, inputs, report, cloud),
-    existed: cloud.existed(),
-    passwordMatches: cloud.cloud.passwordMatches,
     ...(history !== undefined ? { history } : {}),
   };
   const expect = resolveReferences(testCase.expect, cloud.ids, inputs);
@@ -221,6 +206,25 @@ async function firstEnding(
   return ending === 'timeout' ? { missed: undefined } : ending;
 }
 
+/** Why a case could not run or finish, from what was thrown. */
+export function caseErrorOf(error: unknown): CaseResult['error'] {
+  return { code: 'TEST_CASE_ERROR', message: error instanceof Error ? error.message : String(error) };
+}
+
+/** A case's result before it has run: not passed, nothing found yet. `runbook`: what it runs. */
+export function caseResultOf(testCase: { file: string; name: string }, runbook: string): CaseResult {
+  return {
+    file: testCase.file,
+    name: testCase.name,
+    runbook,
+    passed: false,
+    durationMs: 0,
+    workflowId: undefined,
+    mismatches: [],
+    steps: [],
+  };
+}
+
 export async function runCase(
   stack: TestStack,
   testCase: LoadedCase,
@@ -228,16 +232,7 @@ export async function runCase(
   observeAnswers?: AnswerObserver,
 ): Promise<CaseResult> {
   const started = Date.now();
-  const result: CaseResult = {
-    file: testCase.file,
-    name: testCase.name,
-    runbook: testCase.runbook,
-    passed: false,
-    durationMs: 0,
-    workflowId: undefined,
-    mismatches: [],
-    steps: [],
-  };
+  const result = caseResultOf(testCase, testCase.runbook);
   let cloud: CaseCloud | undefined;
   let unroute = () => undefined as unknown;
   let handle: WorkflowHandle | undefined;
@@ -326,10 +321,7 @@ export async function runCase(
     result.passed = result.mismatches.length === 0;
     return result;
   } catch (error) {
-    result.error = {
-      code: 'TEST_CASE_ERROR',
-      message: error instanceof Error ? error.message : String(error),
-    };
+    result.error = caseErrorOf(error);
     return result;
   } finally {
     ended = true;

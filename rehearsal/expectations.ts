@@ -26,6 +26,9 @@ export interface Mismatch {
   at?: { line: number; column: number };
 }
 
+/** What a case's cloud holds at its end, as the `cloud` expectations read it. */
+export type CloudOutcome = Pick<Outcome, 'services' | 'vpcs' | 'peerings' | 'existed' | 'passwordMatches'>;
+
 export interface Outcome {
   report: RunReport;
   calls: StatsView['byAction'];
@@ -186,6 +189,79 @@ function checkVpcFields(
     );
 }
 
+/** The requests counted per operation against `expect.calls`. */
+export function callMismatches(calls: Expectations['calls'], counts: Outcome['calls']): Mismatch[] {
+  const found: Mismatch[] = [];
+  for (const [operation, count] of Object.entries(calls ?? {}))
+    check(found, `calls.${operation}`, count, counts[operation]?.total ?? 0);
+  return found;
+}
+
+/** What the project holds at the end against `expect.cloud`. */
+export function cloudMismatches(
+  cloud: Expectations['cloud'],
+  outcome: CloudOutcome,
+  ids: CloudIds,
+): Mismatch[] {
+  const found: Mismatch[] = [];
+  const peeringsOf = (vpc: Vpc) => (vpc.id !== undefined ? (outcome.peerings?.[vpc.id] ?? []) : []);
+  const vpcName = (id: string | undefined) =>
+    id === undefined ? undefined : ([...ids.vpcs].find(([, vpcId]) => vpcId === id)?.[0] ?? id);
+  for (const [name, wanted] of Object.entries(cloud?.services ?? {})) {
+    const service = outcome.services.find((s) => s.name === name);
+    if (wanted === 'absent') {
+      if (service !== undefined)
+        found.push({
+          what: `cloud.services.${name}`,
+          expected: 'absent',
+          actual: `${service.status ?? 'present'} (${service.service_id ?? '?'})`,
+        });
+      else if (!existedIn(outcome.existed?.services, name))
+        found.push(neverExisted(`cloud.services.${name}`, 'service'));
+      continue;
+    }
+    if (service === undefined) {
+      found.push({ what: `cloud.services.${name}`, expected: 'present', actual: 'absent' });
+      continue;
+    }
+    const { replica_sets: sets, password, ...fields } = wanted;
+    if (password !== undefined) {
+      const differs = passwordMismatch(name, password, service.service_id, outcome.passwordMatches);
+      if (differs !== undefined) found.push(differs);
+    }
+    for (const [field, expected, actual] of serviceFields(fields, service, vpcName))
+      check(found, `cloud.services.${name}.${field}`, expected, actual);
+    if (sets !== undefined)
+      checkNamed(
+        found,
+        `cloud.services.${name}.replica_sets`,
+        sets,
+        service.read_replica_sets ?? [],
+        (set) => set.name,
+        replicaSetFields,
+        (set) => `${set.status ?? 'present'} (${set.id ?? '?'})`,
+        { names: outcome.existed?.replicaSets.get(name), kind: 'replica set' },
+      );
+  }
+  for (const [name, wanted] of Object.entries(cloud?.vpcs ?? {})) {
+    const vpc = outcome.vpcs.find((v) => v.name === name);
+    if (typeof wanted === 'string') {
+      check(found, `cloud.vpcs.${name}`, wanted, vpc !== undefined ? 'present' : 'absent');
+      if (wanted === 'absent' && vpc === undefined && !existedIn(outcome.existed?.vpcs, name))
+        found.push(neverExisted(`cloud.vpcs.${name}`, 'VPC'));
+      continue;
+    }
+    if (vpc === undefined) {
+      found.push({ what: `cloud.vpcs.${name}`, expected: 'present', actual: 'absent' });
+      continue;
+    }
+    checkVpcFields(found, name, wanted, vpc, peeringsOf(vpc), outcome.existed);
+  }
+  if (cloud?.nothingElse === true)
+    found.push(...leftovers(cloud, outcome.services, outcome.vpcs, peeringsOf));
+  return found;
+}
+
 export function unmetExpectations(expect: Expectations, outcome: Outcome, ids: CloudIds): Mismatch[] {
   const found: Mismatch[] = [];
   const { report } = outcome;
@@ -245,8 +321,7 @@ export function unmetExpectations(expect: Expectations, outcome: Outcome, ids: C
     const record = report.steps.find((s) => s.key === step) ?? report.steps.find((s) => s.id === step);
     check(found, `steps.${step}`, status, record?.status ?? '(no such step)');
   }
-  for (const [operation, count] of Object.entries(expect.calls ?? {}))
-    check(found, `calls.${operation}`, count, outcome.calls[operation]?.total ?? 0);
+  found.push(...callMismatches(expect.calls, outcome.calls));
   if (expect.callOrder !== undefined) {
     // Each operation's first request, in the order they came; one never called comes last.
     const first = (operation: string) => outcome.sequence.indexOf(operation);
@@ -257,61 +332,7 @@ export function unmetExpectations(expect: Expectations, outcome: Outcome, ids: C
     ];
     check(found, 'callOrder', expect.callOrder, actual);
   }
-  const peeringsOf = (vpc: Vpc) => (vpc.id !== undefined ? (outcome.peerings?.[vpc.id] ?? []) : []);
-  const vpcName = (id: string | undefined) =>
-    id === undefined ? undefined : ([...ids.vpcs].find(([, vpcId]) => vpcId === id)?.[0] ?? id);
-  for (const [name, wanted] of Object.entries(expect.cloud?.services ?? {})) {
-    const service = outcome.services.find((s) => s.name === name);
-    if (wanted === 'absent') {
-      if (service !== undefined)
-        found.push({
-          what: `cloud.services.${name}`,
-          expected: 'absent',
-          actual: `${service.status ?? 'present'} (${service.service_id ?? '?'})`,
-        });
-      else if (!existedIn(outcome.existed?.services, name))
-        found.push(neverExisted(`cloud.services.${name}`, 'service'));
-      continue;
-    }
-    if (service === undefined) {
-      found.push({ what: `cloud.services.${name}`, expected: 'present', actual: 'absent' });
-      continue;
-    }
-    const { replica_sets: sets, password, ...fields } = wanted;
-    if (password !== undefined) {
-      const differs = passwordMismatch(name, password, service.service_id, outcome.passwordMatches);
-      if (differs !== undefined) found.push(differs);
-    }
-    for (const [field, expected, actual] of serviceFields(fields, service, vpcName))
-      check(found, `cloud.services.${name}.${field}`, expected, actual);
-    if (sets !== undefined)
-      checkNamed(
-        found,
-        `cloud.services.${name}.replica_sets`,
-        sets,
-        service.read_replica_sets ?? [],
-        (set) => set.name,
-        replicaSetFields,
-        (set) => `${set.status ?? 'present'} (${set.id ?? '?'})`,
-        { names: outcome.existed?.replicaSets.get(name), kind: 'replica set' },
-      );
-  }
-  for (const [name, wanted] of Object.entries(expect.cloud?.vpcs ?? {})) {
-    const vpc = outcome.vpcs.find((v) => v.name === name);
-    if (typeof wanted === 'string') {
-      check(found, `cloud.vpcs.${name}`, wanted, vpc !== undefined ? 'present' : 'absent');
-      if (wanted === 'absent' && vpc === undefined && !existedIn(outcome.existed?.vpcs, name))
-        found.push(neverExisted(`cloud.vpcs.${name}`, 'VPC'));
-      continue;
-    }
-    if (vpc === undefined) {
-      found.push({ what: `cloud.vpcs.${name}`, expected: 'present', actual: 'absent' });
-      continue;
-    }
-    checkVpcFields(found, name, wanted, vpc, peeringsOf(vpc), outcome.existed);
-  }
-  if (expect.cloud?.nothingElse === true)
-    found.push(...leftovers(expect.cloud, outcome.services, outcome.vpcs, peeringsOf));
+  found.push(...cloudMismatches(expect.cloud, outcome, ids));
   if (expect.noSecretsInHistory === true && outcome.history !== undefined) {
     const leaked = outcome.secrets.filter((secret) => outcome.history?.includes(secret));
     if (leaked.length > 0)

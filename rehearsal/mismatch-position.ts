@@ -32,7 +32,7 @@ export function pathOfWhat(what: string, root: unknown): (string | number)[] {
 
 /** The mismatch with its place: `what` read from the case's `expect`, or from the whole case. */
 export function placeMismatch(
-  testCase: Pick<LoadedCase, 'expect' | 'locate'> & object,
+  testCase: Pick<LoadedCase, 'locate'> & { readonly expect?: unknown },
   mismatch: Mismatch,
   from: 'expect' | 'case',
 ): Mismatch {

@@ -6,6 +6,7 @@ import { calendarFileReader } from '../dsl/calendar-files';
 import { compileGovernance, type CompiledGovernance } from '../dsl/policies';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
+import type { z } from 'zod';
 import { bindInputs } from '../dsl/inputs';
 import { checkRunbookFile } from '../dsl/loader';
 import { PositionIndex } from '../dsl/positions';
@@ -13,6 +14,7 @@ import type { RunbookDefinition } from '../dsl/definition';
 import { readSourceFile } from '../dsl/source-file';
 import { schemaIssuesAt, problemsOf } from '../dsl/yaml-document';
 import { limitAliases, limitNesting } from '../dsl/yaml-limits';
+import { checkStateCase, type LoadedStateCase } from './state-case-loader';
 import { strictnessProblems, type StrictnessCode } from './test-file-strictness';
 import { placeholderIds, referenceProblems, resolveReferences } from './cloud-references';
 import { RunbookTestFile, type TestCase } from './test-file-schema';
@@ -23,7 +25,8 @@ export type TestFileProblemCode =
   | 'TEST_FILE_YAML'
   | 'TEST_FILE_INVALID'
   | 'TEST_INPUT_INVALID'
-  | 'TEST_RUNBOOK_INVALID';
+  | 'TEST_RUNBOOK_INVALID'
+  | 'TEST_STATE_INVALID';
 
 export interface TestFileProblem {
   code: TestFileProblemCode;
@@ -44,9 +47,28 @@ export interface LoadedCase extends TestCase {
   locate(path: readonly (string | number)[]): { line: number; column: number };
 }
 
-export type TestFileCheck = { ok: true; cases: LoadedCase[] } | { ok: false; problems: TestFileProblem[] };
+export type TestFileCheck =
+  | { ok: true; cases: LoadedCase[]; stateCases: LoadedStateCase[] }
+  | { ok: false; problems: TestFileProblem[] };
 
 type Path = (string | number)[];
+
+/**
+ * The schema's issues with a case that fits neither kind told as the issues of the kind it is
+ * meant to be — a state case when it has `state:`, else a runbook case — rather than as one
+ * "invalid input" for the whole case.
+ */
+function caseIssues(issues: readonly z.core.$ZodIssue[], value: unknown): z.core.$ZodIssue[] {
+  const cases = (value as { cases?: unknown } | null)?.cases;
+  return issues.flatMap((issue) => {
+    const [top, index] = issue.path;
+    if (issue.code !== 'invalid_union' || issue.path.length !== 2 || top !== 'cases') return [issue];
+    const entry = Array.isArray(cases) && typeof index === 'number' ? (cases[index] as unknown) : undefined;
+    const isState = entry !== null && typeof entry === 'object' && 'state' in entry;
+    const branch = issue.errors[isState ? 1 : 0] ?? [];
+    return branch.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }));
+  });
+}
 
 export function loadTestFile(absolutePath: string, display: (absolute: string) => string): TestFileCheck {
   const file = display(absolutePath);
@@ -87,18 +109,20 @@ export function loadTestFile(absolutePath: string, display: (absolute: string) =
 
   const positions = new PositionIndex(document, lines);
   const at = (path: Path, anchor: 'key' | 'value' = 'value') => positions.locate(path, anchor);
-  const parsed = RunbookTestFile.safeParse(document.toJS({ maxAliasCount: -1 }));
+  const value: unknown = document.toJS({ maxAliasCount: -1 });
+  const parsed = RunbookTestFile.safeParse(value);
   if (!parsed.success) {
     return {
       ok: false,
-      problems: schemaIssuesAt(parsed.error.issues, positions).map(({ message, at: where }) =>
-        problem('TEST_FILE_INVALID', message, where),
+      problems: schemaIssuesAt(caseIssues(parsed.error.issues, value), positions).map(
+        ({ message, at: where }) => problem('TEST_FILE_INVALID', message, where),
       ),
     };
   }
 
   const problems: TestFileProblem[] = [];
   const cases: LoadedCase[] = [];
+  const stateCases: LoadedStateCase[] = [];
   let governance: CompiledGovernance | undefined;
   if (parsed.data.governance !== undefined) {
     const compiled = compileGovernance(parsed.data.governance, calendarFileReader(dirname(absolutePath)));
@@ -114,13 +138,13 @@ export function loadTestFile(absolutePath: string, display: (absolute: string) =
   const approvalRules = (governance?.rules ?? []).flatMap((rule) =>
     rule.spec.effect === 'require-approval' ? [rule.spec.name] : [],
   );
-  parsed.data.cases.forEach((testCase, index) => {
+  parsed.data.cases.forEach((entry, index) => {
     const base: Path = ['cases', index];
     const names = {
-      services: new Set(testCase.cloud.services.map((s) => s.name)),
-      vpcs: new Set(testCase.cloud.vpcs.map((v) => v.name)),
+      services: new Set(entry.cloud.services.map((s) => s.name)),
+      vpcs: new Set(entry.cloud.vpcs.map((v) => v.name)),
     };
-    for (const service of testCase.cloud.services) {
+    for (const service of entry.cloud.services) {
       if (service.vpc !== undefined && !names.vpcs.has(service.vpc))
         problems.push(
           problem(
@@ -130,6 +154,24 @@ export function loadTestFile(absolutePath: string, display: (absolute: string) =
           ),
         );
     }
+    if ('state' in entry) {
+      const checked = checkStateCase(entry, absolutePath, names, display);
+      if (checked.ok)
+        stateCases.push({
+          ...entry,
+          file,
+          loadedState: checked.state,
+          locate: (path) => at([...base, ...path]),
+          ...(governance !== undefined && { governance }),
+        });
+      else
+        for (const found of checked.problems)
+          problems.push(
+            problem(found.code, found.message, at([...base, ...found.path], found.anchor), found.hint),
+          );
+      return;
+    }
+    const testCase = entry;
     let unknownReferences = 0;
     const readable = { ...names, inputs: new Set(Object.keys(testCase.inputs)) };
     for (const [field, value, known] of [
@@ -182,5 +224,5 @@ export function loadTestFile(absolutePath: string, display: (absolute: string) =
         );
     }
   });
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, cases };
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, cases, stateCases };
 }

@@ -93,7 +93,8 @@ const StartingCloud = z
         "How long the cloud's transitions take on the case's clock (the local cloud's durations, docs/local-cloud.md); the starting state's are skipped. A slow one shows whether the run waits for it",
       ),
   })
-  .describe('What the local cloud holds when the case starts, created through its API');
+  .describe('What the local cloud holds when the case starts, created through its API')
+  .meta({ id: 'StartingCloud' });
 
 export const TestFault = z
   .strictObject({
@@ -347,6 +348,7 @@ const Expectations = z.strictObject({
         .optional()
         .describe('By name: present, its fields, or absent'),
     })
+    .meta({ id: 'CloudExpectations' })
     .optional(),
   noSecretsInHistory: z
     .boolean()
@@ -412,6 +414,54 @@ export const TestCase = z.strictObject({
 export type TestCase = z.output<typeof TestCase>;
 export type Expectations = z.output<typeof Expectations>;
 
+/** A finding `tideline drift` reports: the service (by its name in the case's cloud) and the rule. */
+const ExpectedFinding = z.strictObject({
+  service: Name.describe("The service, by its name in the case's cloud"),
+  rule: z.string().min(1).describe('The rule of the state file it breaks'),
+});
+
+const StateCaseExpectations = Expectations.pick({ calls: true, cloud: true }).extend({
+  findings: z
+    .array(ExpectedFinding)
+    .describe('Exactly the findings after the repair runs ended (typically none)'),
+});
+
+export const StateTestCase = z
+  .strictObject({
+    name: z.string().min(1).max(200),
+    state: z.string().min(1).describe('The state file (kind: State), relative to this test file'),
+    cloud: StartingCloud.default({ services: [], vpcs: [], durations: {} }),
+    findings: z
+      .array(ExpectedFinding)
+      .describe("Exactly the findings `tideline drift` reports on the case's starting cloud"),
+    reconcile: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Run the repairs as `tideline reconcile` does, each an ordinary run on the case's worker, then check `expect`",
+      ),
+    expect: StateCaseExpectations.optional().describe(
+      'With reconcile: the findings after the repairs, and the requests and end state of the cloud',
+    ),
+  })
+  .superRefine((testCase, ctx) => {
+    if (testCase.reconcile && testCase.expect === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['reconcile'],
+        message: 'a case that reconciles says what it expects after: expect.findings (typically [])',
+      });
+    if (!testCase.reconcile && testCase.expect !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['expect'],
+        message:
+          'only a case with reconcile: true has an after to expect; the findings before are `findings`',
+      });
+  });
+export type StateTestCase = z.output<typeof StateTestCase>;
+export type ExpectedFinding = z.output<typeof ExpectedFinding>;
+
 export const RunbookTestFile = z.strictObject({
   governance: z
     .strictObject({ policies: z.unknown().optional(), calendars: z.unknown().optional() })
@@ -419,7 +469,10 @@ export const RunbookTestFile = z.strictObject({
     .describe(
       "Policies and calendars as a worker's configuration has them; every case runs on a worker with them",
     ),
-  cases: z.array(TestCase).min(1),
+  cases: z
+    .array(z.union([TestCase, StateTestCase]))
+    .min(1)
+    .describe('Cases of a runbook (`runbook:`) or of a state file (`state:`)'),
 });
 export type RunbookTestFile = z.output<typeof RunbookTestFile>;
 

@@ -28,6 +28,20 @@ export function pathLabel(path: readonly (string | number)[]): string {
     .join('');
 }
 
+/** Each `expect.calls` key that is not a Cloud API operation (it would always count 0). */
+export function operationProblems(calls: Readonly<Record<string, number>> | undefined): StrictnessProblem[] {
+  const operations: readonly string[] = ACTION_NAMES;
+  return Object.keys(calls ?? {})
+    .filter((operation) => !operations.includes(operation))
+    .map((operation) => ({
+      code: 'TEST_OPERATION_UNKNOWN',
+      path: ['expect', 'calls', operation],
+      anchor: 'key',
+      message: `expect.calls: "${operation}" is not a Cloud API operation, so it would always count 0`,
+      hint: suggestionHint(operation, operations, 'operations'),
+    }));
+}
+
 interface NamedStep {
   path: (string | number)[];
   anchor: 'key' | 'value';
@@ -72,17 +86,7 @@ export function strictnessProblems(
   runbook: string,
   approvalRules: readonly string[],
 ): StrictnessProblem[] {
-  const problems: StrictnessProblem[] = [];
-  const operations: readonly string[] = ACTION_NAMES;
-  for (const operation of Object.keys(testCase.expect.calls ?? {}))
-    if (!operations.includes(operation))
-      problems.push({
-        code: 'TEST_OPERATION_UNKNOWN',
-        path: ['expect', 'calls', operation],
-        anchor: 'key',
-        message: `expect.calls: "${operation}" is not a Cloud API operation, so it would always count 0`,
-        hint: suggestionHint(operation, operations, 'operations'),
-      });
+  const problems: StrictnessProblem[] = operationProblems(testCase.expect.calls);
 
   const keyed = keyedSteps(definition);
   const keys = keyed.map((entry) => entry.key);

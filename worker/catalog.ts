@@ -9,9 +9,10 @@ import type { CatalogSettings } from '../activities/deps';
 import { definitionHash, shortHash } from '../activities/definition-hash';
 import { checkRunbookFile } from '../dsl/loader';
 import { isRunbookError } from '../dsl/problems';
+import { STATE_FILE_NAME } from '../state/state-file-name';
 import type { ParsedWorkerConfig } from './config-schema';
 
-/** Runbook files in a folder (and its sub-folders), test and mutants files left out, sorted. */
+/** Runbook files in a folder (and its sub-folders), test, mutants and state files left out, sorted. */
 function runbookFiles(folder: string): string[] {
   const found: string[] = [];
   for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) =>
@@ -19,7 +20,12 @@ function runbookFiles(folder: string): string[] {
   )) {
     const full = path.join(folder, entry.name);
     if (entry.isDirectory()) found.push(...runbookFiles(full));
-    else if (/\.ya?ml$/.test(entry.name) && !/\.(test|mutants)\.ya?ml$/.test(entry.name)) found.push(full);
+    else if (
+      /\.ya?ml$/.test(entry.name) &&
+      !/\.(test|mutants)\.ya?ml$/.test(entry.name) &&
+      !STATE_FILE_NAME.test(entry.name)
+    )
+      found.push(full);
   }
   return found;
 }

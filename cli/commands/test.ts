@@ -1,7 +1,8 @@
-// `tideline test [PATH…]`: runs the cases of runbook test files (`*.test.yaml`) on a stack it
-// starts and stops itself — an in-memory Temporal dev server, a worker in this process and a local
-// cloud per case — and reports each case, then what the cases covered of each runbook. Exit 0
-// when all pass, 1 when one fails, 2 when a test file (or a runbook it names) is invalid.
+// `tideline test [PATH…]`: runs the cases of runbook test files (`*.test.yaml`), state cases
+// included, on a stack it starts and stops itself — an in-memory Temporal dev server, a worker
+// in this process and a local cloud per case — and reports each case, then what the cases
+// covered of each runbook. Exit 0 when all pass, 1 when one fails, 2 when a test file (or a
+// runbook or state file it names) is invalid.
 /* eslint-disable @typescript-eslint/no-require-imports -- lazy loading keeps start-up fast */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -24,6 +25,9 @@ export const TEST_SPEC = {
     'The Temporal flags (--address, --namespace, --task-queue, --config) do not apply: the server,',
     "namespace and task queue are its own. The cases' local clouds answer as the real API does today",
     '(the current dialect); --dialect seed makes them answer as spec.md does.',
+    'A case may name a state file (state:) instead of a runbook: the findings of `tideline drift`',
+    'on its cloud must be exactly those it lists, and with reconcile: true the repairs run as',
+    '`tideline reconcile` runs them, then the findings after and the end state are checked.',
     'After the results it shows, per runbook, how many of its steps, branches (if, approvals,',
     'compensations) and failure paths the cases that ran exercised, and which ones none did.',
     'With --mutate it makes each runbook wrong in small ways (a compensation calling a sibling',
@@ -86,7 +90,7 @@ export const testCommand: Command = async (argv, ctx) => {
     }
     return EXIT.USAGE;
   }
-  if (loaded.cases.length === 0) {
+  if (loaded.cases.length + loaded.stateCases.length === 0) {
     throw new CliError(
       'CLI_USAGE',
       values.filter !== undefined ? `no test case matches "${values.filter}"` : 'no test cases found',
@@ -99,23 +103,31 @@ export const testCommand: Command = async (argv, ctx) => {
   }
   const style = styleFor(ctx);
   const started = Date.now();
-  const results = await runSuite(loaded.cases, {
-    env: ctx.env,
-    jobs,
-    timeoutMs,
-    ...(dialect !== undefined && { dialect }),
-    log: (line) => ctx.stderr.write(`${line}\n`),
-    onResult: (result) => {
-      if (!ctx.globals.json) ctx.stdout.write(`${report.caseLines(result, style).join('\n')}\n`);
+  const results = await runSuite(
+    loaded.cases,
+    {
+      env: ctx.env,
+      jobs,
+      timeoutMs,
+      ...(dialect !== undefined && { dialect }),
+      log: (line) => ctx.stderr.write(`${line}\n`),
+      onResult: (result) => {
+        if (!ctx.globals.json) ctx.stdout.write(`${report.caseLines(result, style).join('\n')}\n`);
+      },
     },
-  });
+    loaded.stateCases,
+  );
   const elapsed = Date.now() - started;
   if (values.junit !== undefined) {
     const { junitXml } = require('../output/test-junit') as typeof import('../output/test-junit');
     writeFileSync(path.resolve(ctx.cwd, values.junit), junitXml(results));
   }
   // Counted over the cases that ran: with --filter, only the cases it kept.
-  const coverage = values['no-coverage'] === true ? undefined : suiteCoverage(loaded.cases, results);
+  // State cases run no runbook of their own: the runbook cases' results come first.
+  const coverage =
+    values['no-coverage'] === true
+      ? undefined
+      : suiteCoverage(loaded.cases, results.slice(0, loaded.cases.length));
   if (ctx.globals.json) ctx.stdout.write(`${report.resultsJson(results, elapsed, coverage)}\n`);
   else {
     ctx.stdout.write(`${report.summaryLine(results, elapsed, style)}\n`);

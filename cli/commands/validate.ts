@@ -13,6 +13,7 @@ import { expandPaths } from '../../dsl/path-expansion';
 import { displayName, problemLines, runbooksRootOption } from '../runbook-input';
 import { MUTANTS_FILE_SUFFIX } from '../../rehearsal/mutation/equivalent-mutants';
 import { TEST_FILE_SUFFIX } from '../../rehearsal/test-files';
+import { STATE_FILE_NAME } from '../../state/state-file-name';
 
 export const VALIDATE_SPEC = {
   name: 'validate',
@@ -46,7 +47,8 @@ function checkTestFile(file: string, cwd: string): FileResult {
   const { loadTestFile } =
     require('../../rehearsal/test-file-loader') as typeof import('../../rehearsal/test-file-loader');
   const checked = loadTestFile(path.resolve(cwd, file), displayName({ cwd }));
-  if (checked.ok) return { file, ok: true, cases: checked.cases.length, problems: [] };
+  if (checked.ok)
+    return { file, ok: true, cases: checked.cases.length + checked.stateCases.length, problems: [] };
   return {
     file,
     ok: false,
@@ -95,8 +97,12 @@ function checkFile(file: string, cwd: string, runbooksRoot: string | undefined):
   }
 }
 
-/** A file a folder stands for: YAML, but not a runbook's list of mutants (`tideline test --mutate`). */
-const isYaml = (name: string) => /\.ya?ml$/.test(name) && !name.endsWith(MUTANTS_FILE_SUFFIX);
+/**
+ * A file a folder stands for: YAML, but not a runbook's list of mutants (`tideline test --mutate`)
+ * nor a state file (`tideline drift` checks those).
+ */
+const isYaml = (name: string) =>
+  /\.ya?ml$/.test(name) && !name.endsWith(MUTANTS_FILE_SUFFIX) && !STATE_FILE_NAME.test(name);
 
 /**
  * The results for one path given: a file (or a path that does not exist) as given; a folder as each

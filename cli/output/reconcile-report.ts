@@ -5,7 +5,7 @@ import type { JsonValue } from '../../dsl/expressions';
 import type { DriftFinding } from '../../state/drift-check';
 import type { PlannedRepair, RepairPlan, RepairProblem } from '../../state/repair-plan';
 import type { CliContext } from '../context';
-import type { RepairOutcome, RepairRun } from '../reconcile-runs';
+import type { RepairOutcome, RepairRun } from '../../stack/repair-runs';
 import { assertNever } from '../../cloud/assert-never';
 import { printable } from './printable';
 import { cliCommand } from './run-report';

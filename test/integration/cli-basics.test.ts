@@ -145,11 +145,16 @@ describe('validate', () => {
       const result = await runTideline([
         'validate',
         'runbooks/provision-production-service.test.yaml',
+        'runbooks/prod-fleet.test.yaml',
         broken,
       ]);
       expect(result.code).toBe(2);
       expect(result.stdout).toMatch(
         /✓ runbooks\/provision-production-service\.test\.yaml: runbook tests are valid \(\d+ cases?\)/,
+      );
+      // Its state cases count as cases.
+      expect(result.stdout).toMatch(
+        /✓ runbooks\/prod-fleet\.test\.yaml: runbook tests are valid \([1-9]\d* cases?\)/,
       );
       expect(result.stdout).toMatch(/broken\.test\.yaml:2:5: .*\[TEST_FILE_INVALID\]/);
     } finally {

@@ -29,13 +29,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 test('the shipped runbook tests and a runbook scaffolded by tideline init pass, one JUnit testcase per case', async () => {
   const suite = loadSuite(['runbooks', scaffold], REPO_ROOT, undefined);
   if (!suite.ok) throw new Error(JSON.stringify(suite.problems));
-  const count = suite.cases.length;
+  // The runbook cases and the state cases (prod-fleet.test.yaml): one result and testcase each.
+  const count = suite.cases.length + suite.stateCases.length;
+  expect(suite.stateCases.length).toBeGreaterThanOrEqual(2);
   expect(suite.cases.filter((c) => c.file.startsWith('runbooks')).length).toBeGreaterThanOrEqual(9);
   expect(suite.cases.filter((c) => c.runbook.endsWith('scaffolded.yaml')).length).toBeGreaterThanOrEqual(2);
   const junit = path.join(dir, 'results.xml');
   const result = await runTideline(['test', 'runbooks/', scaffold, '--junit', junit], { timeoutMs: 240_000 });
   expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
-  for (const name of suite.cases.map((c) => c.name)) expect(result.stdout).toContain(`✓ ${name} (`);
+  for (const name of [...suite.cases, ...suite.stateCases].map((c) => c.name))
+    expect(result.stdout).toContain(`✓ ${name} (`);
   expect(result.stdout).toMatch(new RegExp(`^${count} passed \\(${count} cases in \\S+\\)$`, 'm'));
   // After the summary, each runbook's coverage: a line of counts per runbook.
   expect(result.stdout).toMatch(

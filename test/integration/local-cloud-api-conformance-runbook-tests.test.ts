@@ -1,7 +1,7 @@
-// The shipped runbook tests run in process, as `tideline test runbooks/` runs them, with every
-// answer of every case's local cloud (starting state, faults and end state included) checked
-// against the vendor's API document and the overlays of test/api-conformance/ — the same check every
-// suite's test cloud makes, for the clouds `tideline test` starts itself.
+// The shipped runbook tests, state cases included, run in process as `tideline test runbooks/`
+// runs them, with every answer of every case's local cloud (starting state, faults and end state
+// included) checked against the vendor's API document and the overlays of test/api-conformance/ —
+// the same check every suite's test cloud makes, for the clouds `tideline test` starts itself.
 import { loadSuite, runSuite } from '../../rehearsal/run-suite';
 import { AnswerConformanceRecorder } from '../helpers/answer-conformance';
 import { describeWithTools } from '../helpers/tool-requirements';
@@ -13,14 +13,18 @@ describeWithTools("tideline test's local clouds against the vendor document", ve
     const suite = loadSuite(['runbooks'], REPO_ROOT, undefined);
     if (!suite.ok) throw new Error(JSON.stringify(suite.problems));
     const recorder = new AnswerConformanceRecorder();
-    const results = await runSuite(suite.cases, {
-      env: process.env,
-      jobs: 4,
-      timeoutMs: 120_000,
-      log: () => undefined,
-      onResult: () => undefined,
-      observeAnswers: recorder.observe,
-    });
+    const results = await runSuite(
+      suite.cases,
+      {
+        env: process.env,
+        jobs: 4,
+        timeoutMs: 120_000,
+        log: () => undefined,
+        onResult: () => undefined,
+        observeAnswers: recorder.observe,
+      },
+      suite.stateCases,
+    );
     const failed = results
       .filter((result) => !result.passed)
       .map((result) => `${result.name}: ${JSON.stringify(result.error ?? result.mismatches)}`);

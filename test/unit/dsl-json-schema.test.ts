@@ -1,11 +1,12 @@
 // The committed JSON Schema must equal what the zod schema generates, and must accept the shipped
 // runbooks (and reject broken ones) the way an editor using it would.
 // Regenerate: UPDATE_SCHEMA=1 npx jest test/unit/dsl-json-schema.test.ts
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import { parse } from 'yaml';
 import { RUNBOOK_SCHEMA_FILE, runbookJsonSchema, runbookJsonSchemaText } from '../../dsl/json-schema';
+import { shippedRunbookFiles } from '../helpers/shipped-runbook-files';
 
 const root = join(__dirname, '..', '..');
 const schemaPath = join(root, RUNBOOK_SCHEMA_FILE);
@@ -27,11 +28,7 @@ describe('runbook JSON Schema', () => {
   const validate = ajv.compile(runbookJsonSchema());
   const runbookDir = join(root, 'runbooks');
 
-  it.each(
-    readdirSync(runbookDir).filter(
-      (f) => f.endsWith('.yaml') && !f.endsWith('.test.yaml') && !f.endsWith('.mutants.yaml'),
-    ),
-  )('accepts the shipped runbook %s', (file) => {
+  it.each(shippedRunbookFiles(runbookDir))('accepts the shipped runbook %s', (file) => {
     const valid = validate(parse(readFileSync(join(runbookDir, file), 'utf8')));
     expect(validate.errors ?? []).toEqual([]);
     expect(valid).toBe(true);

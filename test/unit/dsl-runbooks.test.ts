@@ -2,7 +2,7 @@
 // compensates what it changes. A dry walk then evaluates every expression of every step (including
 // compensation steps) against API-shaped answers, so no runbook fails at run time on a CEL
 // mistake the static checks cannot see (e.g. has() on an index).
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { operations, type ActionName } from '../../cloud/operations';
@@ -14,6 +14,7 @@ import { bindInputs } from '../../dsl/inputs';
 import { checkRunbookFile } from '../../dsl/loader';
 import { formatProblem } from '../../dsl/problems';
 import { resolveCount, resolveDurationMs, resolveTemplates } from '../../dsl/templates';
+import { shippedRunbookFiles } from '../helpers/shipped-runbook-files';
 
 const dir = join(__dirname, '..', '..', 'runbooks');
 const SHIPPED = [
@@ -221,11 +222,7 @@ function allSteps(steps: StepDefinition[]): StepDefinition[] {
 
 describe('shipped runbooks', () => {
   it('are exactly the nine of the design', () => {
-    expect(
-      readdirSync(dir)
-        .filter((f) => f.endsWith('.yaml') && !f.endsWith('.test.yaml') && !f.endsWith('.mutants.yaml'))
-        .sort(),
-    ).toEqual(SHIPPED.map((n) => `${n}.yaml`));
+    expect(shippedRunbookFiles(dir)).toEqual(SHIPPED.map((n) => `${n}.yaml`));
   });
 
   describe.each(SHIPPED)('%s', (name) => {

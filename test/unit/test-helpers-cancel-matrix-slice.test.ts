@@ -1,15 +1,13 @@
 // The cancel matrices' slice in npm test: over the runbooks of a suite it meets a run in every way
 // the full matrices do, each runbook keeps its first cancel of a create and of a change in flight
 // (its own undo) and its last point, in the runbook's order.
-import { readdirSync } from 'node:fs';
 import { cancelPointsOf, type CancelPoint } from '../../bench/lib/cancel-runs';
 import { loadRunbookFile } from '../../dsl/loader';
 import { cancelCase, cancelsAChange, representativeCancelPoints } from '../helpers/cancel-matrix';
 import { RUNBOOKS_DIR } from '../helpers/runbook-stack';
+import { shippedRunbookFiles } from '../helpers/shipped-runbook-files';
 
-const runbooks = readdirSync(RUNBOOKS_DIR)
-  .filter((file) => file.endsWith('.yaml') && !file.endsWith('.test.yaml') && !file.endsWith('.mutants.yaml'))
-  .sort();
+const runbooks = shippedRunbookFiles(RUNBOOKS_DIR);
 const matrices = runbooks.map((file) => cancelPointsOf(loadRunbookFile(`${RUNBOOKS_DIR}/${file}`)));
 const covered = new Set<string>();
 const slices = matrices.map((all) => representativeCancelPoints(all, covered));
