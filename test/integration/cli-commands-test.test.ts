@@ -70,10 +70,8 @@ test("a broken compensation fails the rollback case with what it left behind and
   // With the output, so that a case that passed when it should not says why.
   expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toMatchObject({ code: 1 });
   expect(result.stdout).toMatch(/^✗ a pooler that keeps failing rolls back/m);
-  expect(result.stdout).toMatch(/^ {4}\S+\.test\.yaml:\d+:\d+: calls\.service\.delete: expected 1, got 0$/m);
-  expect(result.stdout).toMatch(
-    /^ {4}\S+\.test\.yaml:\d+:\d+: callOrder: expected \["service\.create","service\.enablePooler","service\.delete"\], got \["service\.create","service\.enablePooler","service\.delete \(never called\)"\]$/m,
-  );
+  // The delete was sent, for the VPC's id, and answered 404 (so it counts as called and, a
+  // deletion of what is gone, as done): only the service left behind tells.
   expect(result.stdout).toMatch(
     /^ {4}\S+\.test\.yaml:\d+:\d+: cloud\.services\.doomed: expected absent, got READY \(\w+\)$/m,
   );
@@ -83,9 +81,7 @@ test("a broken compensation fails the rollback case with what it left behind and
   // The same mismatches, as a JUnit failure of the one case run.
   const xml = readFileSync(junit, 'utf8');
   expect(xml.match(/<testcase /g)).toHaveLength(1);
-  expect(xml).toMatch(
-    /<failure message="calls\.service\.delete, callOrder, cloud\.services\.doomed" type="TEST_EXPECTATION_UNMET">/,
-  );
+  expect(xml).toMatch(/<failure message="cloud\.services\.doomed" type="TEST_EXPECTATION_UNMET">/);
 }, 240_000);
 
 test('a compensation that sets the new password again is caught by the restore case, showing neither', async () => {
