@@ -83,7 +83,7 @@ function callOnce(deps: ActivityDeps, action: ActionName): ActionActivity {
       }
       const check = ALREADY_APPLIED[action];
       const appliedBefore = check !== undefined && retry ? await check(deps, input, options) : undefined;
-      if (appliedBefore !== undefined) return alreadyApplied(appliedBefore);
+      if (appliedBefore !== undefined) return alreadyApplied(action, appliedBefore);
       // Cancelled before the change was sent: nothing to settle, so nothing is sent.
       if (settles && ctx.cancellationSignal.aborted) throw new CancelledFailure('call cancelled');
       let result: unknown;
@@ -91,10 +91,10 @@ function callOnce(deps: ActivityDeps, action: ActionName): ActionActivity {
         result = await callAction(deps, action, input, options);
       } catch (error) {
         const appliedAfter =
-          check !== undefined && again && !retry && refusedAsMadeAgain(error)
+          check !== undefined && ctx.info.isLocal && !retry && refusedAsMadeAgain(error)
             ? await check(deps, input, options)
             : undefined;
-        if (appliedAfter !== undefined) return alreadyApplied(appliedAfter);
+        if (appliedAfter !== undefined) return alreadyApplied(action, appliedAfter);
         throw error;
       }
       return (await readBackWhenOnlyAMessage(deps, action, input, result, options)) ?? {};
@@ -105,12 +105,9 @@ function callOnce(deps: ActivityDeps, action: ActionName): ActionActivity {
   };
 }
 
-function alreadyApplied(applied: Record<string, unknown>): Record<string, unknown> {
+function alreadyApplied(action: ActionName, applied: Record<string, unknown>): Record<string, unknown> {
   const ctx = Context.current();
-  ctx.log.info('the change took effect on an earlier attempt', {
-    action: ctx.info.activityType,
-    attempt: ctx.info.attempt,
-  });
+  ctx.log.info('the change took effect on an earlier attempt', { action, attempt: ctx.info.attempt });
   return { ...applied, alreadyApplied: true };
 }
 
