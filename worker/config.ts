@@ -32,6 +32,7 @@
 //   drift:                                   # optional; state files watched for drift (drift-states.ts)
 //     states: [./states]                     # *.state.yaml files or folders; `tideline drift-watch` names one
 //     notify: [ops]                          # targets of notifications.targets that hear drift change
+//     repairAs: { by: NAME, key: FILE }      # who repairs of rules with repair.auto start as (signed)
 //   calendars: { business-hours: { kind: window, timezone: Europe/Berlin, rrule: […], duration: 8h } }
 //   policies:                                # CEL rules the worker enforces (dsl/policies.ts)
 //     - { name: prod-in-hours, when: "target.environment == 'PROD'", effect: window, calendar: business-hours, outside: wait }
@@ -179,11 +180,18 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
     catalogProblems,
   );
   const notifications = notificationSettings(data.notifications);
+  const approvalKeys = new Map(
+    Object.entries(data.approvals?.keys ?? {}).map(([name, keys]) => [
+      name,
+      typeof keys === 'string' ? [keys] : keys,
+    ]),
+  );
   const drift = loadDriftStates(
     data.drift,
     new Set(notifications.targets.keys()),
     configFile ? path.dirname(configFile) : process.cwd(),
     catalogProblems,
+    approvalKeys,
   );
   if (catalogProblems.length > 0) throw configError(catalogProblems, source);
   let governance: CompiledGovernance | undefined;
@@ -207,12 +215,7 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
     tuning: { ...DEFAULT_WORKER_TUNING, ...data.tuning },
     configFile,
     approvals: {
-      keys: new Map(
-        Object.entries(data.approvals?.keys ?? {}).map(([name, keys]) => [
-          name,
-          typeof keys === 'string' ? [keys] : keys,
-        ]),
-      ),
+      keys: approvalKeys,
       groups: new Map(Object.entries(data.approvals?.groups ?? {})),
     },
     notifications,
