@@ -27,6 +27,7 @@ export const DRIFT_REPAIR_CODES = [
   /** The repair run's workflow id is unknown to Temporal (removed by retention, say). */
   'REPAIR_RUN_NOT_FOUND',
 ] as const;
+export type DriftRepairCode = (typeof DRIFT_REPAIR_CODES)[number];
 
 /**
  * The events a watcher notifies: drift appeared or cleared, each once per change of its findings;

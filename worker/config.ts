@@ -271,7 +271,11 @@ export function describeWorkerConfig(config: WorkerConfig): Record<string, unkno
     notifications: { targets: [...config.notifications.targets.keys()] },
     policies:
       config.governance === undefined ? [] : describeRules(config.governance).map((rule) => rule.name),
-    drift: { states: [...(config.drift?.states.keys() ?? [])], notify: config.drift?.notify ?? [] },
+    drift: {
+      states: [...(config.drift?.states.keys() ?? [])],
+      notify: config.drift?.notify ?? [],
+      ...(config.drift?.repairAs !== undefined && { repairAs: config.drift.repairAs.by }),
+    },
     catalog: {
       mode: config.catalog?.mode ?? 'development',
       runbooks: (config.catalog?.list ?? []).map(({ name, file, hash }) => ({ name, file, sha256: hash })),

@@ -15,6 +15,7 @@ import { signStart } from '../activities/approval-signatures';
 import { keyId, parsePublicKey, privateKeyFromPem } from '../activities/approval-keys';
 import {
   DRIFT_STATE_UNKNOWN,
+  type DriftRepairCode,
   type DriftRepairInput,
   type DriftRepairOutcomes,
   type DriftRepairResult,
@@ -25,7 +26,7 @@ import { progressQuery, reportInFailure, type RunbookWorkflowInput } from '../co
 import { RUNBOOK_WORKFLOW_TYPE } from '../contract/workflow-types';
 import type { JsonValue } from '../dsl/expressions';
 import type { DriftReport } from '../state/drift-check';
-import { planRepairs } from '../state/repair-plan';
+import { planRepairs, type RepairProblemCode } from '../state/repair-plan';
 import type { LoadedState } from '../state/state-file';
 import type { ParsedWorkerConfig } from './config-schema';
 
@@ -88,7 +89,7 @@ export function loadRepairIdentity(
   return { by: given.by, key };
 }
 
-function refused(code: string, reason: string): DriftRepairResult {
+function refused(code: DriftRepairCode | RepairProblemCode, reason: string): DriftRepairResult {
   return { started: false, code, reason };
 }
 
@@ -177,7 +178,8 @@ async function outcomeOf(client: Client, workflowId: string): Promise<WatchedRep
     description = await handle.describe();
   } catch (error) {
     if ((error as { name?: unknown }).name !== 'WorkflowNotFoundError') throw error;
-    return { kind: 'not-started', code: 'REPAIR_RUN_NOT_FOUND', reason: `no run ${workflowId} is known` };
+    const code: DriftRepairCode = 'REPAIR_RUN_NOT_FOUND';
+    return { kind: 'not-started', code, reason: `no run ${workflowId} is known` };
   }
   if (description.status.name !== 'RUNNING')
     return endedOutcome(await endedRun(handle, description.status.name));

@@ -2,21 +2,25 @@
 // `repair.auto` need it; its key must load and be registered for its name), and a repair starts
 // only what the worker's own state file and a fresh check allow — a rule without `repair.auto`,
 // or a finding that is gone, starts nothing — as a run signed for its workflow id that admission
-// verifies, started at most once however often the start is retried. The Temporal client is a
-// fake here; test/integration/workflows-drift-auto-repair.test.ts runs it for real.
+// verifies, started at most once however often the start is retried. The configuration file's
+// `repairAs` is read relative to it and shown by name only; Slack hears a repair's outcome. The
+// Temporal client is a fake here; test/integration/workflows-drift-auto-repair.test.ts runs it for real.
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { inspect } from 'node:util';
 import type { Client } from '@temporalio/client';
 import { publicKeyText } from '../../activities/approval-keys';
 import { verifyStarter } from '../../activities/approval-verify';
+import { driftSlackMessage, repairOutcomeText } from '../../activities/drift-watch';
 import type { DriftRepairInput } from '../../contract/drift-watch-messages';
 import type { RunbookWorkflowInput } from '../../contract/run-messages';
 import type { JsonValue } from '../../dsl/expressions';
 import { checkDrift } from '../../state/drift-check';
 import type { LoadedState } from '../../state/state-file';
 import { startDriftRepair, type RepairIdentity } from '../../worker/drift-repairs';
+import { describeWorkerConfig, loadWorkerConfig } from '../../worker/config';
 import { loadDriftStates } from '../../worker/drift-states';
 
 const RUNBOOKS = path.join(__dirname, '../../runbooks');
@@ -209,4 +213,60 @@ test('a state the worker does not watch fails for good', async () => {
       },
     ),
   ).rejects.toMatchObject({ type: 'DRIFT_STATE_UNKNOWN', nonRetryable: true });
+});
+
+test('the configuration file names repairAs: its key is read relative to the file, never printed', () => {
+  const file = path.join(dir, 'worker.yaml');
+  writeFileSync(
+    file,
+    `cloud:
+  baseUrl: https://api.example.com/public/api/v1
+  projects: { p1: { accessKey: AK, secretKey: SK } }
+approvals:
+  keys: { drift-bot: '${publicKeyText(createPublicKey(keys.publicKey))}' }
+drift:
+  states: [fleet.state.yaml]
+  repairAs: { by: drift-bot, key: repairer.pem }
+`,
+    { mode: 0o600 },
+  );
+  const loaded = loadWorkerConfig({ env: { TIDELINE_CONFIG: file }, notice: () => undefined });
+  expect(loaded.drift?.repairAs?.by).toBe('drift-bot');
+  expect(describeWorkerConfig(loaded).drift).toEqual({
+    states: ['fleet'],
+    notify: [],
+    repairAs: 'drift-bot',
+  });
+  expect(inspect(loaded, { depth: 10 })).not.toContain('PRIVATE KEY');
+  writeFileSync(file, readFileSync(file, 'utf8').replace(/ {2}repairAs: .*\n/, ''), { mode: 0o600 });
+  expect(() => loadWorkerConfig({ env: { TIDELINE_CONFIG: file }, notice: () => undefined })).toThrow(
+    /drift\.repairAs is not set/,
+  );
+});
+
+test('a Slack target hears each repair with its outcome', () => {
+  const repair = {
+    workflowId: 'drift-watch-fleet-repair-3-1',
+    runbook: 'enable-ha.yaml',
+    service: { id: 's1', name: 'ledger' },
+    rules: ['has-ha'],
+    check: 3,
+  };
+  const message = driftSlackMessage({
+    id: 'w/4/repair-outcome',
+    event: 'repair-outcome',
+    state: 'fleet',
+    projectId: 'p',
+    findings: [],
+    repairs: [{ ...repair, outcome: { kind: 'refused', code: 'POLICY_DENIED', reason: 'policy x: no' } }],
+    open: 1,
+    workflowId: 'w',
+    at: '2027-10-01T00:00:00.000Z',
+  });
+  expect(message.text.split('\n')).toEqual([
+    ':clipboard: drift repairs in `fleet` (project `p`):',
+    '• `enable-ha.yaml` for `ledger` (has-ha), run drift-watch-fleet-repair-3-1: refused by the worker [POLICY_DENIED]: policy x: no',
+    '1 finding(s) open',
+  ]);
+  expect(repairOutcomeText({ kind: 'running' })).toBe('running');
 });
