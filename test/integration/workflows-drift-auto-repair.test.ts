@@ -32,27 +32,19 @@ import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-r
 import { REPO_ROOT, testKeyRing } from '../helpers/worker-process';
 
 const RUNBOOKS = path.join(REPO_ROOT, 'runbooks');
-const HA_EXPECT =
-  'has(service.ha_replicas) && has(service.ha_replicas.replica_count) && service.ha_replicas.replica_count >= 1';
-const WITH = "{ project_id: '${{ project_id }}', service_id: '${{ service.service_id }}' }";
 
-const AUTO_STATE = `apiVersion: tideline/v1
+/** A state `<prefix>-ha` whose rule wants an HA replica on PROD services named `<prefix>-*`. */
+const haState = (prefix: string, auto: boolean) => `apiVersion: tideline/v1
 kind: State
-name: auto-ha
+name: ${prefix}-ha
 rules:
-  - name: auto-has-ha
-    select: { name: 'auto-*', environment: PROD }
-    expect: ${HA_EXPECT}
-    repair: { runbook: ${path.join(RUNBOOKS, 'enable-ha.yaml')}, with: ${WITH}, auto: true }
-`;
-const MANUAL_STATE = `apiVersion: tideline/v1
-kind: State
-name: manual-ha
-rules:
-  - name: manual-has-ha
-    select: { name: 'manual-*', environment: PROD }
-    expect: ${HA_EXPECT}
-    repair: { runbook: ${path.join(RUNBOOKS, 'enable-ha.yaml')}, with: ${WITH} }
+  - name: ${prefix}-has-ha
+    select: { name: '${prefix}-*', environment: PROD }
+    expect: has(service.ha_replicas) && has(service.ha_replicas.replica_count) && service.ha_replicas.replica_count >= 1
+    repair:
+      runbook: ${path.join(RUNBOOKS, 'enable-ha.yaml')}
+      with: { project_id: '\${{ project_id }}', service_id: '\${{ service.service_id }}' }
+      auto: ${auto}
 `;
 
 const REPAIRER = 'drift-bot';
@@ -68,8 +60,8 @@ let dir: string;
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   dir = mkdtempSync(path.join(tmpdir(), 'tideline-drift-auto-repair-'));
-  writeFileSync(path.join(dir, 'auto.state.yaml'), AUTO_STATE);
-  writeFileSync(path.join(dir, 'manual.state.yaml'), MANUAL_STATE);
+  writeFileSync(path.join(dir, 'auto.state.yaml'), haState('auto', true));
+  writeFileSync(path.join(dir, 'manual.state.yaml'), haState('manual', false));
   writeFileSync(path.join(dir, 'drift-bot.pem'), keys.privateKey, { mode: 0o600 });
   const approvalKeys = new Map([[REPAIRER, [publicKeyText(createPublicKey(keys.publicKey))]]]);
   const targets = new Map([
