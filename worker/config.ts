@@ -46,6 +46,7 @@ import path from 'node:path';
 import type { ApprovalSettings, CatalogSettings, NotificationSettings } from '../activities/deps';
 import { loadCatalog, type CatalogEntry } from './catalog';
 import { loadDriftStates, type DriftStates } from './drift-states';
+import { uncataloguedAutoRepairs } from './drift-repairs';
 import { calendarFileReader } from '../dsl/calendar-files';
 import { compileGovernance, describeRules, type CompiledGovernance } from '../dsl/policies';
 import { DEFAULT_NOTIFICATION_SETTINGS } from '../activities/notify';
@@ -193,6 +194,7 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
     catalogProblems,
     approvalKeys,
   );
+  if (drift !== undefined) uncataloguedAutoRepairs(drift.states, catalog, catalogProblems);
   if (catalogProblems.length > 0) throw configError(catalogProblems, source);
   let governance: CompiledGovernance | undefined;
   if (data.policies !== undefined || data.calendars !== undefined) {

@@ -12,6 +12,8 @@ import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { signStart } from '../activities/approval-signatures';
+import { definitionHash } from '../activities/definition-hash';
+import type { CatalogSettings } from '../activities/deps';
 import { keyId, parsePublicKey, privateKeyFromPem } from '../activities/approval-keys';
 import {
   DRIFT_STATE_UNKNOWN,
@@ -87,6 +89,28 @@ export function loadRepairIdentity(
     return undefined;
   }
   return { by: given.by, key };
+}
+
+/**
+ * The rules with `repair.auto` whose repair runbook a catalogue worker would refuse
+ * (RUNBOOK_NOT_ALLOWED at every repair): the worker does not start with them.
+ */
+export function uncataloguedAutoRepairs(
+  states: ReadonlyMap<string, LoadedState>,
+  catalog: CatalogSettings,
+  problems: string[],
+): void {
+  if (catalog.mode !== 'catalog') return;
+  for (const state of states.values())
+    for (const rule of state.rules)
+      if (
+        rule.repair?.auto === true &&
+        rule.repairDefinition !== undefined &&
+        !catalog.entries.has(definitionHash(rule.repairDefinition))
+      )
+        problems.push(
+          `drift: ${state.file} rule ${rule.name} repairs automatically with ${rule.repair.runbook}, which is not in this worker's catalogue (every repair would be refused with RUNBOOK_NOT_ALLOWED); add it under catalog.runbooks`,
+        );
 }
 
 function refused(code: DriftRepairCode | RepairProblemCode, reason: string): DriftRepairResult {

@@ -270,3 +270,25 @@ test('a Slack target hears each repair with its outcome', () => {
   ]);
   expect(repairOutcomeText({ kind: 'running' })).toBe('running');
 });
+
+test('a catalogue worker does not start when an auto repair runbook is not in its catalogue', () => {
+  const file = path.join(dir, 'worker.yaml');
+  const config = (runbooks: string[]) => `cloud:
+  baseUrl: https://api.example.com/public/api/v1
+  projects: { p1: { accessKey: AK, secretKey: SK } }
+approvals:
+  keys: { drift-bot: '${publicKeyText(createPublicKey(keys.publicKey))}' }
+catalog:
+  runbooks: [${runbooks.map((name) => path.join(RUNBOOKS, name)).join(', ')}]
+drift:
+  states: [fleet.state.yaml]
+  repairAs: { by: drift-bot, key: repairer.pem }
+`;
+  const load = () => loadWorkerConfig({ env: { TIDELINE_CONFIG: file }, notice: () => undefined });
+  writeFileSync(file, config(['enable-pooler.yaml']), { mode: 0o600 });
+  expect(load).toThrow(
+    /rule has-ha repairs automatically with .*enable-ha\.yaml, which is not in this worker's catalogue/,
+  );
+  writeFileSync(file, config(['enable-pooler.yaml', 'enable-ha.yaml']), { mode: 0o600 });
+  expect(load().drift?.repairAs?.by).toBe('drift-bot');
+});
