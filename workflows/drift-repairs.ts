@@ -5,7 +5,7 @@
 // starts it as the worker's `drift.repairAs`, with a workflow id chosen here, so a retried start
 // starts nothing twice); the watcher then reads what became of it at each check until it ends,
 // and tells its targets once per change. Workflow code: no I/O; the starts and reads are activities.
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { TidelineActivities } from '../activities';
 import {
   DRIFT_REPAIR_ACTIVITY,
@@ -15,8 +15,11 @@ import {
   driftRepairWorkflowId,
   findingKey,
   type WatchedFinding,
+  type DriftRepairOutcomes,
+  type DriftRepairInput,
   type WatchedRepair,
 } from '../contract/drift-watch-messages';
+import { summariseFailure } from './step-failure';
 
 /** Ended repairs kept in the watcher's state (and `describe`) besides those not ended yet. */
 export const ENDED_REPAIRS_KEPT = 20;
@@ -103,6 +106,54 @@ export function hasRepairWork(
   return repairsToStart(findings).length > 0 || repairs.some(stillOpen);
 }
 
+/** Failures that starting again will not mend: the repair is reported as not started. */
+const FINAL_START_FAILURES: readonly string[] = [DRIFT_STATE_UNKNOWN, DRIFT_REPAIR_UNCONFIGURED];
+
+/**
+ * Starts one repair. A start whose activity failed for good may still have started the run (its
+ * answer lost): it is kept as running, and the next check's reading finds out (a run that is not
+ * there reads as not started, REPAIR_RUN_NOT_FOUND). Either way the finding keeps the run's id,
+ * so it is not started again under another.
+ */
+async function startOne(
+  input: DriftRepairInput,
+  check: number,
+): Promise<{ repair: WatchedRepair; started: boolean }> {
+  const { state: _state, ...base } = input;
+  try {
+    const result = await startRepair(input);
+    return result.started
+      ? { repair: { ...base, check, outcome: { kind: 'running' } }, started: true }
+      : {
+          repair: {
+            ...base,
+            check,
+            outcome: { kind: 'not-started', code: result.code, reason: result.reason },
+          },
+          started: false,
+        };
+  } catch (error) {
+    const failure = summariseFailure(error);
+    log.warn('a drift repair could not be started', { workflowId: input.workflowId, error: failure.message });
+    const outcome: WatchedRepair['outcome'] = FINAL_START_FAILURES.includes(failure.type)
+      ? { kind: 'not-started', code: failure.type, reason: failure.message }
+      : { kind: 'running' };
+    return { repair: { ...base, check, outcome }, started: false };
+  }
+}
+
+/** What became of the runs still open; none known when reading fails (read again next check). */
+async function readOpen(repairs: readonly WatchedRepair[]): Promise<DriftRepairOutcomes> {
+  const reading = repairs.filter(stillOpen);
+  if (reading.length === 0) return {};
+  try {
+    return await readOutcomes({ workflowIds: reading.map((repair) => repair.workflowId) });
+  } catch (error) {
+    log.warn('drift repair runs could not be read', { error: summariseFailure(error).message });
+    return {};
+  }
+}
+
 /** Reads the open repairs, then starts the repairs this check's findings need. */
 export async function repairRound(
   state: string,
@@ -111,9 +162,7 @@ export async function repairRound(
   repairs: readonly WatchedRepair[],
 ): Promise<RepairRound> {
   const changed: WatchedRepair[] = [];
-  const reading = repairs.filter(stillOpen);
-  const outcomes =
-    reading.length > 0 ? await readOutcomes({ workflowIds: reading.map((repair) => repair.workflowId) }) : {};
+  const outcomes = await readOpen(repairs);
   const read = repairs.map((repair) => {
     const outcome = outcomes[repair.workflowId];
     if (outcome === undefined || JSON.stringify(outcome) === JSON.stringify(repair.outcome)) return repair;
@@ -123,29 +172,33 @@ export async function repairRound(
   });
   const watcherId = workflowInfo().workflowId;
   const toStart = repairsToStart(findings);
-  const started = await Promise.all(
-    toStart.map(async (repair, index): Promise<WatchedRepair> => {
-      const workflowId = driftRepairWorkflowId(watcherId, check, index);
-      const rules = repair.findings.map((finding) => finding.rule);
-      const base = { workflowId, runbook: repair.runbook, service: repair.service, rules, check };
-      const result = await startRepair({ state, ...base });
-      return result.started
-        ? { ...base, outcome: { kind: 'running' } }
-        : { ...base, outcome: { kind: 'not-started', code: result.code, reason: result.reason } };
-    }),
+  const starts = await Promise.all(
+    toStart.map((repair, index) =>
+      startOne(
+        {
+          state,
+          workflowId: driftRepairWorkflowId(watcherId, check, index),
+          service: repair.service,
+          runbook: repair.runbook,
+          rules: repair.findings.map((finding) => finding.rule),
+        },
+        check,
+      ),
+    ),
   );
   const runOf = new Map(
     toStart.flatMap((repair, index) =>
-      repair.findings.map((finding) => [findingKey(finding), started[index]?.workflowId]),
+      repair.findings.map((finding) => [findingKey(finding), starts[index]?.repair.workflowId]),
     ),
   );
+  const tried = starts.map((start) => start.repair);
   return {
     findings: findings.map((finding) => {
       const repairRun = runOf.get(findingKey(finding));
       return repairRun === undefined ? finding : { ...finding, repairRun };
     }),
-    repairs: keptRepairs([...read, ...started]),
-    started: started.filter((repair) => repair.outcome.kind === 'running'),
-    changed: [...changed, ...started.filter((repair) => repair.outcome.kind !== 'running')],
+    repairs: keptRepairs([...read, ...tried]),
+    started: starts.filter((start) => start.started).map((start) => start.repair),
+    changed: [...changed, ...tried.filter((repair) => repair.outcome.kind === 'not-started')],
   };
 }
