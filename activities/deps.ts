@@ -3,7 +3,12 @@ import type { CloudCaller } from '../cloud/client';
 import type { Secret } from '../cloud/redact';
 import type { NotificationEvent } from '../dsl/notify-subscriptions';
 import type { CompiledGovernance } from '../dsl/policies';
-import type { DriftCheckResult } from '../contract/drift-watch-messages';
+import type {
+  DriftCheckResult,
+  DriftRepairInput,
+  DriftRepairOutcomes,
+  DriftRepairResult,
+} from '../contract/drift-watch-messages';
 
 export type { CallOptions, CloudCaller } from '../cloud/client';
 
@@ -69,6 +74,13 @@ export interface DriftWatchSettings {
   check(state: string): Promise<Omit<DriftCheckResult, 'targets' | 'retry'>> | undefined;
   /** Targets of `notifications.targets` that hear drift watchers. */
   targets: readonly string[];
+  /**
+   * Starts a repair run as the worker's `drift.repairAs` (rules with `repair.auto`); absent when
+   * the configuration names no `repairAs`.
+   */
+  repair?(input: DriftRepairInput): Promise<DriftRepairResult>;
+  /** Reads what became of repair runs, by workflow id (absent with `repair`). */
+  repairOutcomes?(workflowIds: readonly string[]): Promise<DriftRepairOutcomes>;
 }
 
 export interface ActivityDeps {

@@ -152,6 +152,12 @@ export const PATCHES = {
    * worker once at its start (`run.admit`) where 2027-07 asked twice.
    */
   release2027_09: 'tideline-2027-09-release',
+  /**
+   * 2027-10: a drift watcher starts the repair runs of findings whose rule says `repair.auto`
+   * (`drift.repair`) and reads what became of them (`drift.repairOutcomes`) at each check. Asked
+   * only at a check that has such work, so a watcher with nothing to repair records nothing new.
+   */
+  driftAutoRepair: 'tideline-2027-10-drift-auto-repair',
 } as const;
 
 export type PatchId = (typeof PATCHES)[keyof typeof PATCHES];

@@ -3,24 +3,14 @@
 // path, then all of them watched together until each ends or stops where a reconcile must not
 // wait — an approval a person has to give, a closed change window, a step held for an operator.
 // How a run is started and read is the caller's (a CLI session, a test stack); what its state
-// means for the repair is decided here, once.
+// means for the repair is decided once, in contract/repair-outcome.ts (a drift watcher reads its
+// repairs with it too).
 import type { WorkflowHandle } from '@temporalio/client';
-import { ADMISSION_REFUSAL_CODES, type AdmissionRefusalCode } from '../contract/admission-messages';
-import type { PendingApproval, RunProgress } from '../contract/run-messages';
+import { endedOutcome, stoppedAt, type EndedRun, type RepairOutcome } from '../contract/repair-outcome';
+import type { RunProgress } from '../contract/run-messages';
 import type { PlannedRepair } from '../state/repair-plan';
 
-export type RepairOutcome =
-  | { kind: 'repaired' }
-  /** The worker refused the run or one of its changes (catalogue, policy deny, closed window). */
-  | { kind: 'refused'; code: AdmissionRefusalCode; reason: string; stepKey?: string }
-  | { kind: 'failed'; status: string; code: string; reason: string; stepKey?: string }
-  | { kind: 'awaiting-approval'; approval: PendingApproval }
-  /** A closed change window the run waits out (epoch ms it opens). */
-  | { kind: 'awaiting-window'; until: number; rule: string; stepKey?: string }
-  | { kind: 'held'; stepKey: string; reason: string }
-  | { kind: 'not-started'; code: string; reason: string }
-  /** The watching stopped (Ctrl-C, a deadline) before the run ended or stopped; the run goes on. */
-  | { kind: 'detached' };
+export { endedOutcome, stoppedAt, type EndedRun, type RepairOutcome };
 
 export interface RepairRun {
   repair: PlannedRepair;
@@ -32,12 +22,6 @@ export interface RepairRun {
 export interface RunState {
   closed: boolean;
   progress?: RunProgress;
-}
-
-/** How an ended run ended: its status name and, unless it succeeded, its failure. */
-export interface EndedRun {
-  status: string;
-  failure?: { stepKey?: string; type: string; message: string };
 }
 
 /** How the caller starts and reads runs. */
@@ -61,51 +45,6 @@ export interface RepairRunEvents {
   /** Told when a run starts and when watching it ends. */
   onStarted: (repair: PlannedRepair, workflowId: string) => void;
   onEnded: (run: RepairRun) => void;
-}
-
-function isRefusal(code: string): code is AdmissionRefusalCode {
-  return (ADMISSION_REFUSAL_CODES as readonly string[]).includes(code);
-}
-
-/** Where a running run stops for a person or a window, or undefined while it just runs. */
-export function stoppedAt(progress: RunProgress | undefined, now: number): RepairOutcome | undefined {
-  if (progress === undefined) return undefined;
-  if (progress.status === 'held') {
-    const held = progress.held?.[0];
-    return { kind: 'held', stepKey: held?.stepKey ?? '', reason: held?.error.message ?? 'held' };
-  }
-  if (progress.pendingApproval !== undefined)
-    return { kind: 'awaiting-approval', approval: progress.pendingApproval };
-  if (progress.windowWait !== undefined)
-    return {
-      kind: 'awaiting-window',
-      until: progress.windowWait.until,
-      rule: progress.windowWait.rule,
-      stepKey: progress.windowWait.stepKey,
-    };
-  const startWait = progress.admission?.waitUntil;
-  if (startWait !== undefined && startWait > now) {
-    const rule = progress.admission?.policies.find((record) => record.effect === 'window' && !record.open);
-    return { kind: 'awaiting-window', until: startWait, rule: rule?.rule ?? '' };
-  }
-  return undefined;
-}
-
-/** An ended run as a repair's outcome: a refusal by the worker told from any other failure. */
-export function endedOutcome(ended: EndedRun): RepairOutcome {
-  if (ended.status === 'succeeded') return { kind: 'repaired' };
-  const failure = ended.failure;
-  const stepKey =
-    failure?.stepKey !== undefined && failure.stepKey !== '' ? { stepKey: failure.stepKey } : {};
-  if (failure !== undefined && isRefusal(failure.type))
-    return { kind: 'refused', code: failure.type, reason: failure.message, ...stepKey };
-  return {
-    kind: 'failed',
-    status: ended.status,
-    code: failure?.type ?? ended.status.toUpperCase(),
-    reason: failure?.message ?? `the run ${ended.status}`,
-    ...stepKey,
-  };
 }
 
 function pause(ms: number, interrupted: Promise<void>): Promise<void> {

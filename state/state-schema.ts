@@ -39,6 +39,12 @@ export const StateRule = z.strictObject({
         .record(z.string(), z.unknown())
         .default({})
         .describe('Its inputs; ${{ service.… }} and ${{ project_id }} are filled in per service'),
+      auto: z
+        .boolean()
+        .default(false)
+        .describe(
+          "A drift watcher of this file starts the repair itself, once per appearance of the drift, as the worker's drift.repairAs",
+        ),
     })
     .optional()
     .describe('How a service that breaks the rule is repaired'),

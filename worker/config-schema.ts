@@ -243,6 +243,16 @@ export const DriftSection = z.strictObject({
   notify: z
     .array(z.string().regex(NOTIFICATION_TARGET_NAME, 'must be a name (letters, digits, . _ -)'))
     .optional(),
+  /**
+   * Who the repair runs of rules with `repair.auto` start as: a name of `approvals.keys` and the
+   * file of its Ed25519 private key (relative to the configuration file), which signs each start.
+   */
+  repairAs: z
+    .strictObject({
+      by: ApproverName,
+      key: z.string().min(1),
+    })
+    .optional(),
 });
 
 export const WorkerConfigSchema = z.strictObject({

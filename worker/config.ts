@@ -32,6 +32,7 @@
 //   drift:                                   # optional; state files watched for drift (drift-states.ts)
 //     states: [./states]                     # *.state.yaml files or folders; `tideline drift-watch` names one
 //     notify: [ops]                          # targets of notifications.targets that hear drift change
+//     repairAs: { by: NAME, key: FILE }      # who repairs of rules with repair.auto start as (signed)
 //   calendars: { business-hours: { kind: window, timezone: Europe/Berlin, rrule: […], duration: 8h } }
 //   policies:                                # CEL rules the worker enforces (dsl/policies.ts)
 //     - { name: prod-in-hours, when: "target.environment == 'PROD'", effect: window, calendar: business-hours, outside: wait }
@@ -45,6 +46,7 @@ import path from 'node:path';
 import type { ApprovalSettings, CatalogSettings, NotificationSettings } from '../activities/deps';
 import { loadCatalog, type CatalogEntry } from './catalog';
 import { loadDriftStates, type DriftStates } from './drift-states';
+import { uncataloguedAutoRepairs } from './drift-repairs';
 import { calendarFileReader } from '../dsl/calendar-files';
 import { compileGovernance, describeRules, type CompiledGovernance } from '../dsl/policies';
 import { DEFAULT_NOTIFICATION_SETTINGS } from '../activities/notify';
@@ -179,12 +181,20 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
     catalogProblems,
   );
   const notifications = notificationSettings(data.notifications);
+  const approvalKeys = new Map(
+    Object.entries(data.approvals?.keys ?? {}).map(([name, keys]) => [
+      name,
+      typeof keys === 'string' ? [keys] : keys,
+    ]),
+  );
   const drift = loadDriftStates(
     data.drift,
     new Set(notifications.targets.keys()),
     configFile ? path.dirname(configFile) : process.cwd(),
     catalogProblems,
+    approvalKeys,
   );
+  if (drift !== undefined) uncataloguedAutoRepairs(drift.states, catalog, catalogProblems);
   if (catalogProblems.length > 0) throw configError(catalogProblems, source);
   let governance: CompiledGovernance | undefined;
   if (data.policies !== undefined || data.calendars !== undefined) {
@@ -207,12 +217,7 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
     tuning: { ...DEFAULT_WORKER_TUNING, ...data.tuning },
     configFile,
     approvals: {
-      keys: new Map(
-        Object.entries(data.approvals?.keys ?? {}).map(([name, keys]) => [
-          name,
-          typeof keys === 'string' ? [keys] : keys,
-        ]),
-      ),
+      keys: approvalKeys,
       groups: new Map(Object.entries(data.approvals?.groups ?? {})),
     },
     notifications,
@@ -268,7 +273,11 @@ export function describeWorkerConfig(config: WorkerConfig): Record<string, unkno
     notifications: { targets: [...config.notifications.targets.keys()] },
     policies:
       config.governance === undefined ? [] : describeRules(config.governance).map((rule) => rule.name),
-    drift: { states: [...(config.drift?.states.keys() ?? [])], notify: config.drift?.notify ?? [] },
+    drift: {
+      states: [...(config.drift?.states.keys() ?? [])],
+      notify: config.drift?.notify ?? [],
+      ...(config.drift?.repairAs !== undefined && { repairAs: config.drift.repairAs.by }),
+    },
     catalog: {
       mode: config.catalog?.mode ?? 'development',
       runbooks: (config.catalog?.list ?? []).map(({ name, file, hash }) => ({ name, file, sha256: hash })),

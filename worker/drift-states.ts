@@ -3,7 +3,8 @@
 // A file that does not load, two files of one name, or a drift target the configuration does not
 // define stops the worker: it never watches a set of states it could not read whole. The check
 // itself lists the project's services through the worker's clients, so through the project's
-// API budget, and keeps only drift (error and warning findings).
+// API budget, and keeps only drift (error and warning findings). Rules with `repair.auto` need
+// `drift.repairAs` (drift-repairs.ts): without it the worker does not start.
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { CloudClientResolver, DriftWatchSettings } from '../activities/deps';
@@ -12,12 +13,21 @@ import type { JsonValue } from '../dsl/expressions';
 import { checkDrift } from '../state/drift-check';
 import { loadStateFile, type LoadedState } from '../state/state-file';
 import type { ParsedWorkerConfig } from './config-schema';
+import {
+  driftRepairOutcomes,
+  loadRepairIdentity,
+  startDriftRepair,
+  type RepairIdentity,
+  type RepairRunPlace,
+} from './drift-repairs';
 
 export interface DriftStates {
   /** By state name. */
   states: ReadonlyMap<string, LoadedState>;
   /** Targets of `notifications.targets` that hear drift watchers. */
   notify: readonly string[];
+  /** Who repair runs start as (`drift.repairAs`); absent: no rule repairs automatically. */
+  repairAs?: RepairIdentity;
 }
 
 function stateFiles(folder: string): string[] {
@@ -38,6 +48,7 @@ export function loadDriftStates(
   targets: ReadonlySet<string>,
   baseDir: string,
   problems: string[],
+  approvalKeys: ReadonlyMap<string, readonly string[]> = new Map(),
 ): DriftStates | undefined {
   if (section === undefined) return undefined;
   const shown = (file: string) => path.relative(baseDir, file) || file;
@@ -77,25 +88,43 @@ export function loadDriftStates(
   for (const name of notify)
     if (!targets.has(name))
       problems.push(`drift.notify: ${name} is not one of notifications.targets; define it there first`);
-  return { states, notify };
+  const repairAs = loadRepairIdentity(section.repairAs, states, approvalKeys, baseDir, problems);
+  return { states, notify, ...(repairAs !== undefined && { repairAs }) };
 }
 
-/** The drift activities' settings: each check lists the services once through `clients`. */
+/**
+ * The drift activities' settings: each check lists the services once through `clients`; with
+ * `drift.repairAs` and a place to start runs, repairs of rules with `repair.auto` too.
+ */
 export function driftWatchSettings(
   drift: DriftStates,
   clients: CloudClientResolver,
   defaultProjectId: string,
+  runs?: RepairRunPlace,
 ): DriftWatchSettings {
+  const checked = async (state: LoadedState) => {
+    let services: JsonValue[] = [];
+    const list = async (projectId: string) => {
+      const answer = await clients.forProject(projectId).call('service.list', { project_id: projectId });
+      services = JSON.parse(JSON.stringify(answer)) as JsonValue[];
+      return services;
+    };
+    const report = await checkDrift(state, state.projectId ?? defaultProjectId, list);
+    return { report, services };
+  };
+  const { repairAs } = drift;
   return {
     targets: drift.notify,
+    ...(repairAs !== undefined &&
+      runs !== undefined && {
+        repair: (input) => startDriftRepair(drift.states.get(input.state), checked, repairAs, runs, input),
+        repairOutcomes: (workflowIds) => driftRepairOutcomes(runs.client, workflowIds),
+      }),
     check(name) {
       const state = drift.states.get(name);
       if (state === undefined) return undefined;
-      const list = async (projectId: string) => {
-        const services = await clients.forProject(projectId).call('service.list', { project_id: projectId });
-        return JSON.parse(JSON.stringify(services)) as JsonValue[];
-      };
-      return checkDrift(state, state.projectId ?? defaultProjectId, list).then((report) => ({
+      const auto = new Set(state.rules.filter((rule) => rule.repair?.auto === true).map((rule) => rule.name));
+      return checked(state).then(({ report }) => ({
         projectId: report.projectId,
         checked: Object.values(report.checked).reduce((sum, services) => sum + services.length, 0),
         findings: report.findings.flatMap((finding): WatchedFinding[] =>
@@ -109,6 +138,7 @@ export function driftWatchSettings(
                   expected: finding.expected,
                   found: finding.found,
                   ...(finding.repair !== undefined && { repair: finding.repair }),
+                  ...(auto.has(finding.rule) && { auto: true as const }),
                 },
               ],
         ),

@@ -1,6 +1,7 @@
 // Creates the tideline worker: the encrypted data converter, the activities built from the
 // worker's configuration, and the workflow code. A function (not a process) so tests can run it
 // in-process against a dev server; main.ts wraps it for `npm run worker`.
+import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { driftWatchSettings } from './drift-states';
@@ -121,6 +122,7 @@ export async function createTidelineWorker(
     workflows = resolved.source;
   }
   const clients = deps.clients ?? createCloudClientResolver(config.cloud);
+  const dataConverter = createDataConverter(deps.keyRing);
   log(catalogNotice(config));
   if (config.drift !== undefined)
     log(
@@ -135,7 +137,11 @@ export async function createTidelineWorker(
       ...(config.catalog !== undefined && { catalog: config.catalog }),
       ...(config.governance !== undefined && { governance: config.governance }),
       ...(config.drift !== undefined && {
-        drift: driftWatchSettings(config.drift, clients, config.cloud.defaultProjectId),
+        // Repair runs start on this worker's own connection and task queue, as drift.repairAs.
+        drift: driftWatchSettings(config.drift, clients, config.cloud.defaultProjectId, {
+          client: new Client({ connection, namespace, dataConverter }),
+          taskQueue: config.taskQueue,
+        }),
       }),
       ...(deps.clock ? { clock: deps.clock } : {}),
       ...(deps.policyClock ? { policyClock: deps.policyClock } : {}),
@@ -148,7 +154,7 @@ export async function createTidelineWorker(
     namespace,
     taskQueue: config.taskQueue,
     activities,
-    dataConverter: createDataConverter(deps.keyRing),
+    dataConverter,
     shutdownGraceTime: SHUTDOWN_GRACE_TIME,
     ...tuningOptions(config.tuning),
     ...workflows,

@@ -8,8 +8,9 @@
 // and the workflow id (one per state name) makes two watchers of one state impossible. Its
 // interval is its input; `tideline drift-watch` starts, describes and stops it.
 //
-// Identity of a finding: (rule, service id). Only error and warning findings are drift. Workflow
-// code: no I/O; the check and each delivery are activities.
+// Identity of a finding: (rule, service id). Only error and warning findings are drift. Findings
+// of rules with `repair.auto` are repaired by the watcher itself, once per appearance
+// (drift-repairs.ts). Workflow code: no I/O; the check, each delivery and each repair are activities.
 import {
   ApplicationFailure,
   continueAsNew,
@@ -31,8 +32,12 @@ import {
   type DriftWatchInput,
   type DriftWatchStatus,
   type WatchedFinding,
+  type WatchedRepair,
 } from '../contract/drift-watch-messages';
 import { NOTIFY_TARGET_UNKNOWN } from '../contract/notification-messages';
+import { PATCHES } from '../contract/patches';
+import { carryRepairRuns, hasRepairWork, repairRound } from './drift-repairs';
+import { hasPatch, startRelease } from './release-gate';
 import { summariseFailure } from './step-failure';
 
 /** Checks per run before continue-as-new (about a dozen history events each). */
@@ -62,8 +67,9 @@ async function deliver(
   result: DriftCheckResult,
   event: DriftEvent,
   findings: WatchedFinding[],
+  repairs?: WatchedRepair[],
 ): Promise<void> {
-  if (findings.length === 0) return;
+  if (findings.length === 0 && (repairs === undefined || repairs.length === 0)) return;
   const info = workflowInfo();
   const payload = {
     id: `${info.workflowId}/${status.checks}/${event}`,
@@ -71,6 +77,7 @@ async function deliver(
     state: status.state,
     projectId: result.projectId,
     findings,
+    ...(repairs !== undefined && { repairs }),
     open: result.findings.length,
     workflowId: info.workflowId,
     at: new Date(Date.now()).toISOString(),
@@ -100,7 +107,40 @@ async function deliver(
   );
 }
 
+/** The findings the repairs are for, from this check's findings. */
+function repairedFindings(
+  findings: readonly WatchedFinding[],
+  repairs: readonly WatchedRepair[],
+): WatchedFinding[] {
+  const runs = new Set(repairs.map((repair) => repair.workflowId));
+  return findings.filter((finding) => finding.repairRun !== undefined && runs.has(finding.repairRun));
+}
+
+/** Starts and reads the repairs of this check (rules with `repair.auto`) and notifies them. */
+async function repairDrift(status: DriftWatchStatus, result: DriftCheckResult): Promise<void> {
+  // A new command: a watcher that ran this check on a release without it replays without it.
+  if (!hasRepairWork(status.findings, status.repairs) || !hasPatch(PATCHES.driftAutoRepair)) return;
+  const round = await repairRound(status.state, status.checks, status.findings, status.repairs);
+  status.findings = round.findings;
+  status.repairs = round.repairs;
+  await deliver(
+    status,
+    result,
+    'repair-started',
+    repairedFindings(round.findings, round.started),
+    round.started,
+  );
+  await deliver(
+    status,
+    result,
+    'repair-outcome',
+    repairedFindings(round.findings, round.changed),
+    round.changed,
+  );
+}
+
 export async function driftWatchWorkflow(input: DriftWatchInput): Promise<void> {
+  startRelease();
   const status: DriftWatchStatus = {
     state: input.state,
     everyMs: input.everyMs,
@@ -108,6 +148,7 @@ export async function driftWatchWorkflow(input: DriftWatchInput): Promise<void> 
     findings: input.findings ?? [],
     notified: input.notified ?? 0,
     failed: [],
+    repairs: input.repairs ?? [],
   };
   setHandler(driftWatchStatusQuery, () => status);
   const rounds = input.checksPerRun ?? CHECKS_PER_RUN;
@@ -132,9 +173,10 @@ export async function driftWatchWorkflow(input: DriftWatchInput): Promise<void> 
       status.checks += 1;
       status.lastCheckAt = new Date(Date.now()).toISOString();
       delete status.lastError;
-      status.findings = result.findings;
+      status.findings = carryRepairRuns(status.findings, result.findings);
       await deliver(status, result, 'drift-appeared', appeared);
       await deliver(status, result, 'drift-cleared', cleared);
+      await repairDrift(status, result);
     }
     await sleep(input.everyMs);
   }
@@ -143,5 +185,6 @@ export async function driftWatchWorkflow(input: DriftWatchInput): Promise<void> 
     findings: status.findings,
     checks: status.checks,
     notified: status.notified,
+    ...(status.repairs.length > 0 && { repairs: status.repairs }),
   });
 }

@@ -10,6 +10,8 @@ import {
   type DriftWatchStatus,
 } from '../../contract/drift-watch-messages';
 import { DRIFT_WATCH_WORKFLOW_TYPE } from '../../contract/workflow-types';
+import { repairOutcomeText } from '../../activities/drift-watch';
+import { printable } from '../output/printable';
 import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
 import { CliError, EXIT } from '../errors';
@@ -131,6 +133,13 @@ function renderStatus(status: DriftWatchStatus, running: string): string {
   for (const finding of status.findings)
     lines.push(
       `    ${finding.service.name} (${finding.service.id}) breaks ${finding.rule} [${finding.severity}]`,
+    );
+  // A watcher started by an earlier release answers without repairs.
+  const repairs = status.repairs ?? [];
+  if (repairs.length > 0) lines.push(`  ${repairs.length} repair run(s)`);
+  for (const repair of repairs)
+    lines.push(
+      `    ${repair.workflowId}: ${printable(repair.runbook)} for ${printable(repair.service.name)} (${repair.service.id}), ${repair.rules.join(', ')}: ${printable(repairOutcomeText(repair.outcome))}`,
     );
   lines.push(`  ${status.notified} notification(s) delivered, ${status.failed.length} failed`);
   for (const failed of status.failed) lines.push(`    ${failed.event} to ${failed.target}: ${failed.error}`);

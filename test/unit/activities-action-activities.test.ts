@@ -52,6 +52,8 @@ describe('action activities', () => {
         'notify.deliver',
         'drift.check',
         'drift.deliver',
+        'drift.repair',
+        'drift.repairOutcomes',
       ].sort(),
     );
   });

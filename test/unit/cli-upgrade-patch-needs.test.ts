@@ -27,6 +27,7 @@ test('a run started on the gate release or later needs only the patches after th
       PATCHES.runAdmission,
       PATCHES.siblingCancelSettles,
       PATCHES.admissionPlansNotifications,
+      PATCHES.driftAutoRepair,
     ],
     unknown: [],
   });
@@ -39,6 +40,7 @@ test('a run started on the gate release or later needs only the patches after th
       PATCHES.runAdmission,
       PATCHES.siblingCancelSettles,
       PATCHES.admissionPlansNotifications,
+      PATCHES.driftAutoRepair,
     ]).needs,
   ).toEqual([]);
 });
@@ -47,18 +49,19 @@ test('a run started on the 2027-07 gate needs only the patches listed after it',
   expect(patchNeeds([PATCHES.release2027_07])).toEqual({
     startedOn: '2027-07 or later',
     gate: PATCHES.release2027_07,
-    needs: [PATCHES.admissionPlansNotifications],
+    needs: [PATCHES.admissionPlansNotifications, PATCHES.driftAutoRepair],
     unknown: [],
   });
 });
 
-test('a run started on the newest gate release needs nothing', () => {
+test('a run started on the newest gate release needs only the patches listed after it', () => {
   expect(patchNeeds([PATCHES.release2027_09])).toEqual({
     startedOn: '2027-09 or later',
     gate: PATCHES.release2027_09,
-    needs: [],
+    needs: [PATCHES.driftAutoRepair],
     unknown: [],
   });
+  expect(patchNeeds([PATCHES.release2027_09, PATCHES.driftAutoRepair]).needs).toEqual([]);
 });
 
 test('a run started before the gate may need every patch it did not record', () => {
@@ -75,9 +78,10 @@ test('a run started before the gate may need every patch it did not record', () 
       PATCHES.runAdmission,
       PATCHES.siblingCancelSettles,
       PATCHES.admissionPlansNotifications,
+      PATCHES.driftAutoRepair,
     ].filter((id) => !recorded.includes(id)),
   );
-  expect(patchNeeds([]).needs).toHaveLength(BEFORE_GATE.length + 6);
+  expect(patchNeeds([]).needs).toHaveLength(BEFORE_GATE.length + 7);
 });
 
 test('the newest recorded gate counts, and ids this tree does not know are reported', () => {
