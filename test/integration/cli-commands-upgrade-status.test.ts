@@ -74,6 +74,7 @@ test('lists the open runs by release with the patches they may still need', asyn
       PATCHES.runAdmission,
       PATCHES.siblingCancelSettles,
       PATCHES.admissionPlansNotifications,
+      PATCHES.driftAutoRepair,
     ],
   });
   expect(runs[beside.workflowId]).toMatchObject({
@@ -84,6 +85,7 @@ test('lists the open runs by release with the patches they may still need', asyn
       PATCHES.runAdmission,
       PATCHES.siblingCancelSettles,
       PATCHES.admissionPlansNotifications,
+      PATCHES.driftAutoRepair,
     ],
   });
   const needed = status.patches.filter((p) => p.neededBy.length > 0);
@@ -112,6 +114,11 @@ test('lists the open runs by release with the patches they may still need', asyn
     {
       id: PATCHES.admissionPlansNotifications,
       release: '2027-09',
+      neededBy: expect.arrayContaining([lone.workflowId, beside.workflowId]),
+    },
+    {
+      id: PATCHES.driftAutoRepair,
+      release: '2027-10',
       neededBy: expect.arrayContaining([lone.workflowId, beside.workflowId]),
     },
   ]);
