@@ -2,7 +2,8 @@
 // bench/results/bench.json, bench.md and bench.svg (bench-partial.* for partial runs).
 //
 //   node bench/build/bench/main.js [--quick] [--only=overhead,throughput,waits,history,cli,fleet,baseline]
-//                                  [--sizes=100,500,1000] [--reps=3] [--no-long] [--no-stock]
+//                                  [--sizes=100,500,1000] [--reps=3] [--throughput-samples=3]
+//                                  [--no-long] [--no-stock]
 //                                  [--fleet-sizes=10,100,1000] [--merge] [--eager-activities]
 //                                  [--baseline-sizes=500,1000] [--baseline-fleet=1000]
 //                                  [--baseline-parts=single,concurrent,fleet]
@@ -46,7 +47,12 @@ import {
   TUNED_WORKER_NODE_ARGS,
   lifecycleMs,
 } from './settings';
-import { measureThroughput, type ThroughputOptions } from './throughput';
+import {
+  measureThroughput,
+  medianWithSpread,
+  type ThroughputOptions,
+  type ThroughputResult,
+} from './throughput';
 import { measureWaitEconomy } from './wait-economy';
 
 type BaselinePart = keyof BaselineResults;
@@ -60,6 +66,8 @@ interface Options {
   full: boolean;
   sizes: number[];
   repetitions: number;
+  /** Figure 2: samples per case (each on a fresh dev server); the median is shown with the spread. */
+  throughputSamples: number;
   long: boolean;
   stock: boolean;
   fleetSizes: number[];
@@ -76,12 +84,13 @@ function parseOptions(argv: string[]): Options {
   const full =
     !quick &&
     only === undefined &&
-    !argv.some((arg) => /^--(sizes|fleet-sizes|baseline-|reps|no-|merge|eager)/.test(arg));
+    !argv.some((arg) => /^--(sizes|fleet-sizes|baseline-|reps|throughput-|no-|merge|eager)/.test(arg));
   return {
     full,
     figures: new Set(only ?? FIGURES),
     sizes: (flag('sizes') ?? (quick ? '100' : '100,500,1000')).split(',').map(Number),
     repetitions: Number(flag('reps') ?? (quick ? 1 : 3)),
+    throughputSamples: Number(flag('throughput-samples') ?? 1),
     long: !quick && !argv.includes('--no-long'),
     stock: !quick && !argv.includes('--no-stock'),
     fleetSizes: flag('fleet-sizes')?.split(',').map(Number) ?? (quick ? [10, 100] : FLEET_SIZES),
@@ -208,14 +217,20 @@ async function main(): Promise<void> {
       }
     }
     for (const throughputCase of cases) {
-      log(`2. throughput, ${throughputCase.runs} runs, ${throughputCase.label}`);
-      // A fresh dev server per case: earlier runs' histories do not weigh on later ones.
-      const caseServer = await startDevServer(serverOptions);
-      try {
-        results.throughput.push(await measureThroughput(caseServer, throughputCase));
-      } finally {
-        await caseServer.stop();
+      const samples: ThroughputResult[] = [];
+      for (let sample = 1; sample <= options.throughputSamples; sample++) {
+        log(
+          `2. throughput, ${throughputCase.runs} runs, ${throughputCase.label} (sample ${sample} of ${options.throughputSamples})`,
+        );
+        // A fresh dev server per sample: earlier runs' histories do not weigh on later ones.
+        const caseServer = await startDevServer(serverOptions);
+        try {
+          samples.push(await measureThroughput(caseServer, throughputCase));
+        } finally {
+          await caseServer.stop();
+        }
       }
+      results.throughput.push(medianWithSpread(samples));
     }
   }
 

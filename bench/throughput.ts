@@ -48,6 +48,39 @@ export interface ThroughputResult {
   apiCalls: number;
   servicesReadyProd: number;
   timedOut: boolean;
+  /** With several samples of the case (each on a fresh dev server): this is the median one. */
+  spread?: ThroughputSpread;
+}
+
+/** Min and max over a case's samples, of the figures its table shows. */
+export interface ThroughputSpread {
+  samples: number;
+  completionMs: [number, number];
+  ratio: [number, number];
+  workerCpuMsPerRun: [number, number];
+  serverCpuMsPerRun: [number, number];
+}
+
+/** The median sample by completion time, with the spread of all of them. */
+export function medianWithSpread(samples: readonly ThroughputResult[]): ThroughputResult {
+  if (samples.length === 0) throw new Error('no throughput samples');
+  const sorted = [...samples].sort((a, b) => a.completionMs - b.completionMs);
+  const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
+  if (samples.length === 1) return median;
+  const range = (pick: (sample: ThroughputResult) => number): [number, number] => {
+    const values = samples.map(pick);
+    return [Math.min(...values), Math.max(...values)];
+  };
+  return {
+    ...median,
+    spread: {
+      samples: samples.length,
+      completionMs: range((sample) => sample.completionMs),
+      ratio: range((sample) => sample.ratio),
+      workerCpuMsPerRun: range((sample) => sample.cpuMsPerRun.worker),
+      serverCpuMsPerRun: range((sample) => sample.cpuMsPerRun.server),
+    },
+  };
 }
 
 interface Closed {

@@ -46,13 +46,20 @@ export function throughputTable(results: BenchResults): string {
     results.throughput.map((t) => [
       t.runs,
       t.label,
-      t.timedOut ? `> ${s(t.completionMs)}: cut off, ${t.succeeded} done` : s(t.completionMs),
+      t.timedOut
+        ? `> ${s(t.completionMs)}: cut off, ${t.succeeded} done`
+        : s(t.completionMs) +
+          (t.spread ? ` (${s(t.spread.completionMs[0])}–${s(t.spread.completionMs[1])})` : ''),
       s(t.lowerBoundMs),
-      `**${t.timedOut ? '> ' : ''}${t.ratio.toFixed(2)}×**`,
+      `**${t.timedOut ? '> ' : ''}${t.ratio.toFixed(2)}×**` +
+        (t.spread ? ` (${t.spread.ratio[0].toFixed(2)}–${t.spread.ratio[1].toFixed(2)}×)` : ''),
       t.runbooksPerSecond.toFixed(2),
       `${s(t.endToEndMs.p50)} / ${s(t.endToEndMs.p95)}`,
       `${Math.round(t.workerUsage.peakRssMiB)} MiB`,
-      `${t.cpuMsPerRun.worker} / ${t.cpuMsPerRun.server} / ${t.cpuMsPerRun.bench} ms`,
+      `${t.cpuMsPerRun.worker} / ${t.cpuMsPerRun.server} / ${t.cpuMsPerRun.bench} ms` +
+        (t.spread
+          ? ` (worker ${t.spread.workerCpuMsPerRun[0]}–${t.spread.workerCpuMsPerRun[1]}, server ${t.spread.serverCpuMsPerRun[0]}–${t.spread.serverCpuMsPerRun[1]}; ${t.spread.samples} samples)`
+          : ''),
     ]),
   );
 }
