@@ -65,9 +65,14 @@ export function frameArea(frame: CallFrame): string {
   const location = frameLocation(url);
   const colon = location.indexOf(': ');
   if (colon !== -1) return location.slice(0, colon);
+  // The workflow sandbox runs the bundle (tideline's workflows and dsl, the SDK's workflow library).
+  if (location.includes('workflow-bundle')) return 'workflow bundle';
+  if (location.startsWith('evalmachine.')) return 'workflow sandbox (vm glue)';
+  if (location.startsWith('wasm:')) return 'wasm';
+  // dist/<room>/…, bench/build/<room>/… or <room>/… of this repository.
   const parts = location.split('/');
-  // dist/<room>/… or <room>/… of this repository; the workflow bundle has its own name.
-  const room = parts[0] === 'dist' ? parts[1] : parts[0];
+  const room =
+    parts[0] === 'dist' ? parts[1] : parts[0] === 'bench' && parts[1] === 'build' ? parts[2] : parts[0];
   return room === undefined || location.startsWith('..') || parts.length === 1
     ? location
     : `tideline ${room}/`;

@@ -25,6 +25,12 @@ test('a frame is placed in this repository, a package or Node', () => {
   expect(frameArea({ functionName: 'x', url: 'node:internal/streams', lineNumber: 1 })).toBe(
     'node internals',
   );
+  expect(
+    frameArea({ functionName: 'x', url: `file://${REPO_ROOT}/dist/workflow-bundle.js`, lineNumber: 1 }),
+  ).toBe('workflow bundle');
+  expect(
+    frameArea({ functionName: 'x', url: `file://${REPO_ROOT}/bench/build/cloud/response.js`, lineNumber: 1 }),
+  ).toBe('tideline cloud/');
   expect(frameArea({ functionName: '(garbage collector)', url: '', lineNumber: 0 })).toBe(
     '(garbage collector)',
   );
