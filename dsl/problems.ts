@@ -40,7 +40,9 @@ export type ProblemRule =
   /** A foreach's `targets` selector that cannot select what it says (pattern, status, roles…). */
   | 'foreach-targets'
   /** A runbook test file (`*.test.yaml`) with a problem. */
-  | 'test-file';
+  | 'test-file'
+  /** A state file (`*.state.yaml`) with a problem. */
+  | 'state-file';
 
 export interface SourcePosition {
   /** 1-based. */

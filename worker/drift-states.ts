@@ -12,6 +12,7 @@ import type { WatchedFinding } from '../contract/drift-watch-messages';
 import type { JsonValue } from '../dsl/expressions';
 import { checkDrift } from '../state/drift-check';
 import { loadStateFile, type LoadedState } from '../state/state-file';
+import { STATE_FILE_NAME } from '../state/state-file-name';
 import type { ParsedWorkerConfig } from './config-schema';
 import {
   driftRepairOutcomes,
@@ -37,7 +38,7 @@ function stateFiles(folder: string): string[] {
   )) {
     const full = path.join(folder, entry.name);
     if (entry.isDirectory()) found.push(...stateFiles(full));
-    else if (/\.state\.ya?ml$/.test(entry.name)) found.push(full);
+    else if (STATE_FILE_NAME.test(entry.name)) found.push(full);
   }
   return found;
 }

@@ -1,6 +1,7 @@
 // `tideline validate PATH…`: every problem of every runbook (and its child runbooks), with
 // file:line:column and a hint; a runbook test file (`*.test.yaml`) is checked as one, with the
-// runbooks it names; a folder stands for every YAML file under it. Exit 0 when all are valid, 2
+// runbooks it names, and a state file (`*.state.yaml`) as `tideline drift` reads it, with its
+// repair runbooks; a folder stands for every YAML file under it. Exit 0 when all are valid, 2
 // otherwise. Needs no server.
 /* eslint-disable @typescript-eslint/no-require-imports -- lazy loading keeps start-up fast */
 import path from 'node:path';
@@ -23,7 +24,8 @@ export const VALIDATE_SPEC = {
     'secrets, in the files given and the child runbooks they name. Nothing runs and no server is',
     'needed. Exit 0 when every runbook is valid, 2 when any has a problem. Child runbooks must be',
     "inside the runbook's folder, or inside --runbooks-root DIR (to share runbooks between folders).",
-    'A folder stands for every .yaml/.yml file under it; *.test.yaml files are checked as runbook tests.',
+    'A folder stands for every .yaml/.yml file under it; *.test.yaml files are checked as runbook tests,',
+    '*.state.yaml files as state files (with their repair runbooks).',
   ],
   options: { 'runbooks-root': { type: 'string' } },
   optionHelp: [
@@ -40,6 +42,8 @@ interface FileResult {
   steps?: number;
   /** For a test file: how many cases it holds. */
   cases?: number;
+  /** For a state file: how many rules it holds. */
+  rules?: number;
   problems: RunbookProblem[];
 }
 
@@ -64,8 +68,29 @@ function checkTestFile(file: string, cwd: string): FileResult {
   };
 }
 
+function checkStateFile(file: string, cwd: string): FileResult {
+  const { loadStateFile } = require('../../state/state-file') as typeof import('../../state/state-file');
+  const checked = loadStateFile(path.resolve(cwd, file), displayName({ cwd }));
+  if (checked.ok)
+    return { file, ok: true, name: checked.state.name, rules: checked.state.rules.length, problems: [] };
+  return {
+    file,
+    ok: false,
+    problems: checked.problems.map((p) => ({
+      rule: 'state-file',
+      path: [],
+      file: p.file,
+      line: p.line,
+      column: p.column,
+      message: `${p.message} [${p.code}]`,
+      ...(p.hint !== undefined ? { hint: p.hint } : {}),
+    })),
+  };
+}
+
 function checkFile(file: string, cwd: string, runbooksRoot: string | undefined): FileResult {
   if (file.endsWith(TEST_FILE_SUFFIX)) return checkTestFile(file, cwd);
+  if (STATE_FILE_NAME.test(file)) return checkStateFile(file, cwd);
   const { checkRunbookFile } = require('../../dsl/loader') as typeof import('../../dsl/loader');
   try {
     const checked = checkRunbookFile(path.resolve(cwd, file), {
@@ -97,12 +122,8 @@ function checkFile(file: string, cwd: string, runbooksRoot: string | undefined):
   }
 }
 
-/**
- * A file a folder stands for: YAML, but not a runbook's list of mutants (`tideline test --mutate`)
- * nor a state file (`tideline drift` checks those).
- */
-const isYaml = (name: string) =>
-  /\.ya?ml$/.test(name) && !name.endsWith(MUTANTS_FILE_SUFFIX) && !STATE_FILE_NAME.test(name);
+/** A file a folder stands for: YAML, but not a runbook's list of mutants (`tideline test --mutate`). */
+const isYaml = (name: string) => /\.ya?ml$/.test(name) && !name.endsWith(MUTANTS_FILE_SUFFIX);
 
 /**
  * The results for one path given: a file (or a path that does not exist) as given; a folder as each
@@ -154,6 +175,12 @@ export const validateCommand: Command = async (argv, ctx) => {
   const style = styleFor(ctx);
   const lines: string[] = [];
   for (const result of results) {
+    if (result.ok && result.rules !== undefined) {
+      lines.push(
+        `${style.green('✓')} ${result.file}: state ${result.name} is valid (${result.rules} rule${result.rules === 1 ? '' : 's'})`,
+      );
+      continue;
+    }
     if (result.ok && result.cases !== undefined) {
       lines.push(
         `${style.green('✓')} ${result.file}: runbook tests are valid (${result.cases} case${result.cases === 1 ? '' : 's'})`,

@@ -162,6 +162,30 @@ describe('validate', () => {
     }
   });
 
+  test('a state file is checked as one, with its repair runbooks; a folder includes it', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'tideline-validate-'));
+    const broken = path.join(dir, 'broken.state.yaml');
+    writeFileSync(
+      broken,
+      'apiVersion: tideline/v1\nkind: State\nname: broken\nrules:\n  - name: ha\n    select: {}\n    expect: "service.nope >= 1"\n',
+    );
+    try {
+      const result = await runTideline(['validate', 'runbooks/prod-fleet.state.yaml', broken]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toMatch(
+        /✓ runbooks\/prod-fleet\.state\.yaml: state prod-fleet is valid \([1-9]\d* rules?\)/,
+      );
+      expect(result.stdout).toMatch(
+        /broken\.state\.yaml:7:13: rules\.0\.expect: .*nope.*\[STATE_FILE_INVALID\]/,
+      );
+      const folder = await runTideline(['validate', 'runbooks/']);
+      expect(folder.code).toBe(0);
+      expect(folder.stdout).toContain('✓ runbooks/prod-fleet.state.yaml: state prod-fleet is valid');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('a missing file is reported, not thrown', async () => {
     const result = await runTideline(['validate', 'nope.yaml']);
     expect(result.code).toBe(2);
