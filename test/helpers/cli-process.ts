@@ -142,3 +142,16 @@ export function jsonOutput<T = Record<string, unknown>>(result: CliResult): T {
     );
   }
 }
+
+/**
+ * A command's stderr without the one panic the SDK's Rust core may print while a worker shuts down
+ * with a local activity just dispatched (`local_activities.rs`: "receive half not dropped"): the
+ * core's own race, harmless to the command (its exit code and output stand), printed straight to
+ * the process's stderr by Rust. Anything else on stderr is kept.
+ */
+export function withoutCoreShutdownPanic(stderr: string): string {
+  return stderr.replace(
+    /\nthread '[^']*' \(\d+\) panicked at [^\n]*local_activities\.rs:\d+:\d+:\nreceive half not dropped: SendError \{ \.\. \}\n(?:stack backtrace:\n(?: +\S[^\n]*\n)*)?(?:note: [^\n]*\n)?/g,
+    '',
+  );
+}
