@@ -434,6 +434,8 @@ describe('each action activity succeeds against the local cloud', () => {
         'notify.plan',
         'drift.check',
         'drift.deliver',
+        'drift.repair',
+        'drift.repairOutcomes',
         'wait.until',
       ].sort(),
     );
