@@ -6,7 +6,8 @@
 //
 // The list grows with the project, and the look runs before every create, so the listed elements
 // are matched as the JSON arrived (the fields matched on are plain strings the answer schemas pass
-// through unchanged) and only the one adopted is read with the response schema.
+// through unchanged) and only the one adopted is read with the response schema; a list whose text
+// holds none of the matched strings (a new name, as most creates have) is not parsed at all.
 import { z } from 'zod';
 import type { Adoption } from '../cloud/operation-facts';
 import { readAnswerPart } from '../cloud/response';
@@ -55,9 +56,14 @@ async function findCreated(
     wanted.name = `${(parent.name as string | undefined) ?? ''}${adoption.defaultName.suffix}`;
   }
   const list = adoption.list as ActionName;
+  const expected = adoption.match.map(({ input: field }) =>
+    params.includes(field) ? String(wanted[field]) : wanted[field],
+  );
   const listed: unknown = await callAction(deps, list, pathParamsFrom(list, input), {
     ...options,
     checkBody: false,
+    // A list whose text holds no such string is not parsed (most creates: a new name).
+    elementsHolding: expected.filter((value): value is string => typeof value === 'string'),
   });
   const context = {
     action: list,
@@ -68,13 +74,11 @@ async function findCreated(
   const elements = isListOfObjects(listed)
     ? listed
     : (readAnswerPart(LISTED_OBJECTS, listed, context) as Input[]);
+  // A path parameter travels as a string in the URL, and is compared so.
   const found = elements.find(
     (element) =>
-      adoption.match.every(({ answer, input: field }) => {
-        const value = wanted[field];
-        // A path parameter travels as a string in the URL, and is compared so.
-        return readPath(element, answer) === (params.includes(field) ? String(value) : value);
-      }) && !adoption.goneStatuses.includes(String(element.status ?? '')),
+      adoption.match.every(({ answer }, index) => readPath(element, answer) === expected[index]) &&
+      !adoption.goneStatuses.includes(String(element.status ?? '')),
   );
   if (found === undefined) return undefined;
   return readAnswerPart(listElementSchema(list), found, context) as Input;

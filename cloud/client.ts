@@ -65,6 +65,12 @@ export interface CallOptions {
    * long list and checks only what it keeps (cloud/response.ts `readAnswerPart`).
    */
   checkBody?: boolean | undefined;
+  /**
+   * With `checkBody: false` on a list: string values every element the caller keeps holds. When
+   * the answer's text proves one of them is in no element, the answer is not parsed and reads as
+   * [] (cloud/response.ts `answerLacksString`).
+   */
+  elementsHolding?: readonly string[] | undefined;
 }
 
 /** Anything that can perform Cloud API actions: the client, or a test double of it. */
@@ -213,7 +219,13 @@ export class CloudClientBase implements CloudCaller {
       { action, timeoutMs, signal: options.signal, secrets },
     );
     options.onStatus?.(answer.status);
-    return interpretAnswer(answer, { action, def, secrets, checkBody: options.checkBody }) as ActionOutput<A>;
+    return interpretAnswer(answer, {
+      action,
+      def,
+      secrets,
+      checkBody: options.checkBody,
+      elementsHolding: options.elementsHolding,
+    }) as ActionOutput<A>;
   }
 
   /** Closes the kept-alive connections; waits for requests in flight. */

@@ -263,6 +263,31 @@ describe('answers read unchecked', () => {
     expect(read).toEqual([{ service_id: 'a1', name: 'orders', status: 'READY' }]);
   });
 
+  it('with elementsHolding, does not parse a list whose text holds none of a value', async () => {
+    // Not valid JSON past its first element: reading it at all would fail.
+    server.reply(200, '[{"service_id":"a1","name":"orders"},{oops}]');
+    const skipped = await client.call(
+      'service.list',
+      { project_id: 'p1' },
+      { checkBody: false, elementsHolding: ['billing'] },
+    );
+    expect(skipped).toEqual([]);
+    // A value the text holds: parsed, so the broken body is refused as before.
+    await expect(
+      client.call('service.list', { project_id: 'p1' }, { checkBody: false, elementsHolding: ['orders'] }),
+    ).rejects.toMatchObject({ code: 'CLOUD_API_INVALID_RESPONSE' });
+  });
+
+  it('with elementsHolding, parses a list that escapes a character: its text proves nothing', async () => {
+    server.reply(200, '[{"service_id":"a1","name":"b\\u0069lling"}]');
+    const read = await client.call(
+      'service.list',
+      { project_id: 'p1' },
+      { checkBody: false, elementsHolding: ['billing'] },
+    );
+    expect(read).toEqual([{ service_id: 'a1', name: 'billing' }]);
+  });
+
   it('still turns an error status into a CloudApiError', async () => {
     server.reply(500, { code: 'INTERNAL', message: 'boom' });
     await expect(
