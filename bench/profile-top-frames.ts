@@ -3,7 +3,9 @@
 // the functions with the most self time. The figures' profiles are kept with their results in
 // this form (bench/results/profiles/), which a reader can diff between two trees.
 //
-//   node bench/build/bench/profile-top-frames.js DIR|FILE… [--top=30] [--title=TEXT]
+//   node bench/build/bench/profile-top-frames.js DIR|FILE… [--top=30] [--title=TEXT] [--root=CHECKOUT]
+//
+// --root: the checkout the profiled worker ran from (default this one), so its files read as rooms.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from './lib/repo';
@@ -40,7 +42,7 @@ function selfTimes(profile: CpuProfile): Map<number, number> {
 }
 
 /** Where a frame's code lives, relative to the repository or as `package: file`. */
-export function frameLocation(url: string): string {
+export function frameLocation(url: string, root: string = REPO_ROOT): string {
   if (url === '') return '';
   if (url.startsWith('node:')) return url;
   const file = url.startsWith('file://') ? decodeURIComponent(url.slice('file://'.length)) : url;
@@ -51,18 +53,18 @@ export function frameLocation(url: string): string {
     return `${name}: ${rest.slice(name.split('/').length).join('/')}`;
   }
   if (!path.isAbsolute(file)) return file;
-  const relative = path.relative(REPO_ROOT, file);
+  const relative = path.relative(root, file);
   // Another checkout (a tree profiled for comparison): from its dist/ on.
   const dist = file.lastIndexOf('/dist/');
   return relative.startsWith('..') && dist !== -1 ? file.slice(dist + 1) : relative;
 }
 
 /** The area a frame's time is counted under in the summary. */
-export function frameArea(frame: CallFrame): string {
+export function frameArea(frame: CallFrame, root: string = REPO_ROOT): string {
   const { functionName, url } = frame;
   if (url === '') return functionName.startsWith('(') ? functionName : '(native)';
   if (url.startsWith('node:')) return 'node internals';
-  const location = frameLocation(url);
+  const location = frameLocation(url, root);
   const colon = location.indexOf(': ');
   if (colon !== -1) return location.slice(0, colon);
   // The workflow sandbox runs the bundle (tideline's workflows and dsl, the SDK's workflow library).
@@ -99,7 +101,12 @@ const ms = (micros: number) => (micros / 1000).toFixed(0);
 const share = (part: number, whole: number) => `${((100 * part) / Math.max(whole, 1)).toFixed(1)} %`;
 
 /** The Markdown report of the profiles in `inputs`. */
-export function topFramesReport(inputs: readonly string[], top: number, title: string): string {
+export function topFramesReport(
+  inputs: readonly string[],
+  top: number,
+  title: string,
+  root: string = REPO_ROOT,
+): string {
   const frames = new Map<string, Tally>();
   const threads: Array<[string, number]> = [];
   for (const file of profileFiles(inputs)) {
@@ -110,9 +117,12 @@ export function topFramesReport(inputs: readonly string[], top: number, title: s
       const frame = byId.get(id)?.callFrame;
       if (frame === undefined || frame.functionName === '(idle)') continue;
       threadMicros += micros;
-      const location = frameLocation(frame.url);
-      const label = `${frame.functionName || '(anonymous)'}${location ? ` ${location}:${frame.lineNumber + 1}` : ''}`;
-      const tally = frames.get(label) ?? { area: frameArea(frame), label, micros: 0 };
+      const location = frameLocation(frame.url, root);
+      const name = frame.functionName || '(anonymous)';
+      // A regular expression's frame is named by its whole source.
+      const shown = name.length > 80 ? `${name.slice(0, 77)}...` : name;
+      const label = `${shown}${location ? ` ${location}:${frame.lineNumber + 1}` : ''}`;
+      const tally = frames.get(label) ?? { area: frameArea(frame, root), label, micros: 0 };
       tally.micros += micros;
       frames.set(label, tally);
     }
@@ -149,7 +159,15 @@ function main(argv: readonly string[]): void {
     return;
   }
   const top = Number(flag('top') ?? 30);
-  process.stdout.write(topFramesReport(inputs, top, flag('title') ?? 'CPU profile'));
+  const root = flag('root');
+  process.stdout.write(
+    topFramesReport(
+      inputs,
+      top,
+      flag('title') ?? 'CPU profile',
+      root === undefined ? REPO_ROOT : path.resolve(root),
+    ),
+  );
 }
 
 if (require.main === module) main(process.argv.slice(2));
