@@ -47,25 +47,30 @@ interface FileResult {
   problems: RunbookProblem[];
 }
 
+/** A test or state file's problem (it carries a stable code) as validate lists it. */
+function coded(
+  rule: 'test-file' | 'state-file',
+  problem: { file: string; line: number; column: number; message: string; code: string; hint?: string },
+): RunbookProblem {
+  const { file, line, column, message, code, hint } = problem;
+  return {
+    rule,
+    path: [],
+    file,
+    line,
+    column,
+    message: `${message} [${code}]`,
+    ...(hint !== undefined && { hint }),
+  };
+}
+
 function checkTestFile(file: string, cwd: string): FileResult {
   const { loadTestFile } =
     require('../../rehearsal/test-file-loader') as typeof import('../../rehearsal/test-file-loader');
   const checked = loadTestFile(path.resolve(cwd, file), displayName({ cwd }));
   if (checked.ok)
     return { file, ok: true, cases: checked.cases.length + checked.stateCases.length, problems: [] };
-  return {
-    file,
-    ok: false,
-    problems: checked.problems.map((p) => ({
-      rule: 'test-file',
-      path: [],
-      file: p.file,
-      line: p.line,
-      column: p.column,
-      message: `${p.message} [${p.code}]`,
-      ...(p.hint !== undefined ? { hint: p.hint } : {}),
-    })),
-  };
+  return { file, ok: false, problems: checked.problems.map((p) => coded('test-file', p)) };
 }
 
 function checkStateFile(file: string, cwd: string): FileResult {
@@ -73,19 +78,7 @@ function checkStateFile(file: string, cwd: string): FileResult {
   const checked = loadStateFile(path.resolve(cwd, file), displayName({ cwd }));
   if (checked.ok)
     return { file, ok: true, name: checked.state.name, rules: checked.state.rules.length, problems: [] };
-  return {
-    file,
-    ok: false,
-    problems: checked.problems.map((p) => ({
-      rule: 'state-file',
-      path: [],
-      file: p.file,
-      line: p.line,
-      column: p.column,
-      message: `${p.message} [${p.code}]`,
-      ...(p.hint !== undefined ? { hint: p.hint } : {}),
-    })),
-  };
+  return { file, ok: false, problems: checked.problems.map((p) => coded('state-file', p)) };
 }
 
 function checkFile(file: string, cwd: string, runbooksRoot: string | undefined): FileResult {
