@@ -68,7 +68,7 @@ export interface CallOptions {
   /**
    * With `checkBody: false` on a list: string values every element the caller keeps holds. When
    * the answer's text proves one of them is in no element, the answer is not parsed and reads as
-   * [] (cloud/response.ts `answerLacksString`).
+   * [] (cloud/response.ts `answerLacksOneOf`).
    */
   elementsHolding?: readonly string[] | undefined;
 }
