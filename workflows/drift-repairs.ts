@@ -24,14 +24,13 @@ import { summariseFailure } from './step-failure';
 /** Ended repairs kept in the watcher's state (and `describe`) besides those not ended yet. */
 export const ENDED_REPAIRS_KEPT = 20;
 
+/** Failures that trying again will not mend: not retried, and a repair they stop is not started. */
+const FINAL_FAILURES: readonly string[] = [DRIFT_STATE_UNKNOWN, DRIFT_REPAIR_UNCONFIGURED];
+
 const repairActivities = proxyActivities<TidelineActivities>({
   startToCloseTimeout: '1m',
   summary: 'repair drift',
-  retry: {
-    maximumAttempts: 5,
-    initialInterval: '2s',
-    nonRetryableErrorTypes: [DRIFT_STATE_UNKNOWN, DRIFT_REPAIR_UNCONFIGURED],
-  },
+  retry: { maximumAttempts: 5, initialInterval: '2s', nonRetryableErrorTypes: [...FINAL_FAILURES] },
 });
 const startRepair = repairActivities[DRIFT_REPAIR_ACTIVITY];
 const readOutcomes = repairActivities[DRIFT_REPAIR_OUTCOMES_ACTIVITY];
@@ -106,9 +105,6 @@ export function hasRepairWork(
   return repairsToStart(findings).length > 0 || repairs.some(stillOpen);
 }
 
-/** Failures that starting again will not mend: the repair is reported as not started. */
-const FINAL_START_FAILURES: readonly string[] = [DRIFT_STATE_UNKNOWN, DRIFT_REPAIR_UNCONFIGURED];
-
 /**
  * Starts one repair. A start whose activity failed for good may still have started the run (its
  * answer lost): it is kept as running, and the next check's reading finds out (a run that is not
@@ -135,7 +131,7 @@ async function startOne(
   } catch (error) {
     const failure = summariseFailure(error);
     log.warn('a drift repair could not be started', { workflowId: input.workflowId, error: failure.message });
-    const outcome: WatchedRepair['outcome'] = FINAL_START_FAILURES.includes(failure.type)
+    const outcome: WatchedRepair['outcome'] = FINAL_FAILURES.includes(failure.type)
       ? { kind: 'not-started', code: failure.type, reason: failure.message }
       : { kind: 'running' };
     return { repair: { ...base, check, outcome }, started: false };
