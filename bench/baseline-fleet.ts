@@ -9,7 +9,11 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { loadRunbookFile } from '../dsl/loader';
 import type { RunReport } from '../contract/run-messages';
-import { LOCK_WORKFLOW_TYPE } from '../contract/lock-messages';
+import {
+  HELD_LOCK_WORKFLOW_TYPE,
+  LOCK_WORKFLOW_TYPE,
+  WATCHING_LOCK_WORKFLOW_TYPE,
+} from '../contract/workflow-types';
 import { historyEvents, startBaselineStopDev, startBaselineWorker } from './baseline/harness';
 import type { DevServer } from './lib/dev-server';
 import { seedFleet } from './lib/fleet';
@@ -42,11 +46,17 @@ export interface BaselineFleetResult {
   ratio: CostRatios;
 }
 
+const LOCK_TYPES: ReadonlySet<string> = new Set([
+  LOCK_WORKFLOW_TYPE,
+  HELD_LOCK_WORKFLOW_TYPE,
+  WATCHING_LOCK_WORKFLOW_TYPE,
+]);
+
 /** Workflows on the stack's task queue and their history events, lock workflows apart. */
 async function taskQueueHistories(stack: BenchStack) {
   const runs: Array<{ workflowId: string; lock: boolean }> = [];
   for await (const run of stack.client.workflow.list({ query: `TaskQueue = '${stack.taskQueue}'` })) {
-    runs.push({ workflowId: run.workflowId, lock: run.type === LOCK_WORKFLOW_TYPE });
+    runs.push({ workflowId: run.workflowId, lock: LOCK_TYPES.has(run.type) });
   }
   const events = await mapLimit(runs, 20, (run) =>
     historyEvents(stack.client.workflow.getHandle(run.workflowId)),

@@ -2,13 +2,16 @@
 // lock workflow, the runbook workflow and the activity that starts lock workflows.
 import { defineSignal } from '@temporalio/workflow';
 
-export { LOCK_WORKFLOW_TYPE } from './workflow-types';
+export { HELD_LOCK_WORKFLOW_TYPE, LOCK_WORKFLOW_TYPE } from './workflow-types';
 
 export interface LockRequest {
   /** The workflow id of the run asking for the lock. */
   requesterId: string;
   key: string;
 }
+
+/** What `lock.take` did: started the lock holding it, or queued on the lock that runs. */
+export type LockTaken = 'held' | 'queued';
 
 export const acquireLockSignal = defineSignal<[LockRequest]>('tideline.lock.acquire');
 export const releaseLockSignal = defineSignal<[LockRequest]>('tideline.lock.release');

@@ -158,6 +158,14 @@ export const PATCHES = {
    * only at a check that has such work, so a watcher with nothing to repair records nothing new.
    */
   driftAutoRepair: 'tideline-2027-10-drift-auto-repair',
+  /**
+   * 2027-11: a run takes a service lock with `lock.take`, which starts the key's lock workflow
+   * with the run holding it when none runs (no acquire signal, no grant, no workflow task for the
+   * grant on either side) and queues on it as before otherwise. Asked at the start of a run (or
+   * foreach batch) whose steps change a service it would lock, before any local activity
+   * (workflows/local-calls.ts says why), so a run that locks nothing records nothing new.
+   */
+  locksStartHeld: 'tideline-2027-11-locks-start-held',
 } as const;
 
 export type PatchId = (typeof PATCHES)[keyof typeof PATCHES];

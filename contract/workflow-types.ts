@@ -11,6 +11,11 @@ export const FOREACH_BATCH_WORKFLOW_TYPE = 'foreachBatchWorkflow';
  */
 export const LOCK_WORKFLOW_TYPE = 'resourceMutexWorkflow';
 /**
+ * The same lock as a run starts it holding it (`lock.take`, when no lock workflow of the key runs):
+ * no acquire signal and no grant for its first holder. Same workflow ids and signals.
+ */
+export const HELD_LOCK_WORKFLOW_TYPE = 'resourceHeldLockWorkflow';
+/**
  * The lock as earlier releases started it (it watches every holder); registered so that lock
  * workflows they started still run. Same workflow ids and signals as LOCK_WORKFLOW_TYPE.
  */
@@ -23,6 +28,7 @@ export const WORKFLOW_TYPES = [
   RUNBOOK_WORKFLOW_TYPE,
   FOREACH_BATCH_WORKFLOW_TYPE,
   LOCK_WORKFLOW_TYPE,
+  HELD_LOCK_WORKFLOW_TYPE,
   WATCHING_LOCK_WORKFLOW_TYPE,
   DRIFT_WATCH_WORKFLOW_TYPE,
 ] as const;

@@ -16,6 +16,7 @@ import { compactRecord, narrowIteration, stepsById, stepsReadByUndo } from './fo
 import { concurrentCallsAsTasks } from './concurrent-calls';
 import { siblingCancelSettlesAtStart } from './sibling-cancellation';
 import { localCallAttemptsAtStart } from './local-calls';
+import { locksStartHeldAtStart } from './locks';
 import { runIterations } from './foreach-lanes';
 import { Interpreter, type Scope, type StepResult } from './interpreter';
 import { progressQuery, type RunFailure } from '../contract/run-messages';
@@ -58,6 +59,7 @@ export async function foreachBatchWorkflow(input: ForeachBatchInput): Promise<Fo
   // Before any call (workflows/concurrent-calls.ts): its lanes run side by side like the run's.
   interpreter.concurrentCallsAsTasks = concurrentCallsAsTasks([step]);
   interpreter.localCallAttempts = localCallAttemptsAtStart([step]);
+  locksStartHeldAtStart([step]);
   interpreter.siblingCancelSettles = siblingCancelSettlesAtStart([step]);
   const iterations: Scope[] = [];
   const options = {

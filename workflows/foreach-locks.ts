@@ -17,14 +17,13 @@ import {
   CancellationScope,
   condition,
   getExternalWorkflowHandle,
+  workflowInfo,
 } from '@temporalio/workflow';
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { LockActivities } from '../activities/lock-activities';
 import type { StepDefinition } from '../dsl/definition';
 import { ACTIVITY_POLICIES } from './activity-policies';
 import type { Scope } from './interpreter';
 import { lockWorkflowId, releaseLockSignal } from '../contract/lock-messages';
-import { callLockKey, isLockedCall, lockGrants, lockScope } from './locks';
+import { awaitLock, callLockKey, isLockedCall, lockGrants, lockScope, requestLock } from './locks';
 
 /**
  * The services an iteration changes and can name before its first step (from the item, the
@@ -67,19 +66,20 @@ interface KeyQueue {
 const queues = new Map<string, KeyQueue>();
 let nextTicket = 0;
 
+/** A request that has signalled or started a lock must be known to have done so: it is released. */
+const ITERATION_LOCK_POLICY = {
+  ...ACTIVITY_POLICIES.read,
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+};
+
 async function takeKey(key: string, ticket: number, queue: KeyQueue): Promise<void> {
   await condition(() => queue.tickets[0] === ticket);
+  // Handed over from another lane of this run, the key is held or asked for already.
   if (!queue.requested) {
     queue.requested = true;
-    const { 'lock.request': request } = proxyActivities<LockActivities>({
-      ...ACTIVITY_POLICIES.read,
-      // A request that has signalled must be known to have signalled, so it is released.
-      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    });
-    await CancellationScope.nonCancellable(() => request({ key, requesterId: workflowInfo().workflowId }));
+    await CancellationScope.nonCancellable(() => requestLock(key, ITERATION_LOCK_POLICY));
   }
-  const granted = lockGrants();
-  await condition(() => granted.has(key));
+  await awaitLock(key);
 }
 
 async function giveBack(key: string, ticket: number): Promise<void> {

@@ -105,13 +105,52 @@ async function pingUntilReleased(key: string, holder: string, released: () => bo
   return 'released';
 }
 
+/** How a queue treats its first holder and a holder that asks again. */
+interface QueueOptions {
+  /** Started holding for this run: it knows it holds the lock, so no grant is sent to it. */
+  grantedAtStart?: string;
+  /**
+   * A holder that asks again (its request was retried: it may not know it holds the lock) is sent
+   * the grant again.
+   */
+  regrantToHolder?: boolean;
+}
+
+async function sendGrant(key: string, holder: string): Promise<boolean> {
+  try {
+    await getExternalWorkflowHandle(holder).signal(lockGrantedSignal, { key });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The FIFO queue of a lock: grants to the first in line, waits as `hold` says, then the next. */
-async function runLockQueue(key: string, waiting: string[], hold: HoldWait): Promise<void> {
+async function runLockQueue(
+  key: string,
+  waiting: string[],
+  hold: HoldWait,
+  options: QueueOptions = {},
+): Promise<void> {
   const queue = [...waiting];
   let released = false;
+  let askedAgainBy: string | undefined;
   setHandler(acquireLockSignal, (request: LockRequest) => {
+    if (options.regrantToHolder === true && queue[0] === request.requesterId)
+      askedAgainBy = request.requesterId;
     if (!queue.includes(request.requesterId)) queue.push(request.requesterId);
   });
+  if (options.regrantToHolder === true) {
+    void (async () => {
+      for (;;) {
+        await condition(() => askedAgainBy !== undefined);
+        const holder = askedAgainBy!;
+        askedAgainBy = undefined;
+        // Still the holder: a lock handed on meanwhile was granted by the queue itself.
+        if (queue[0] === holder) await sendGrant(key, holder);
+      }
+    })();
+  }
   setHandler(releaseLockSignal, (request: LockRequest) => {
     if (queue[0] === request.requesterId) released = true;
     else {
@@ -120,13 +159,14 @@ async function runLockQueue(key: string, waiting: string[], hold: HoldWait): Pro
     }
   });
 
+  let grantedAtStart = options.grantedAtStart;
   while (queue.length > 0) {
     const holder = queue[0]!;
     released = false;
-    try {
-      // Also after a continue-as-new with the holder first: a second grant changes nothing for it.
-      await getExternalWorkflowHandle(holder).signal(lockGrantedSignal, { key });
-    } catch {
+    // Also after a continue-as-new with the holder first: a second grant changes nothing for it.
+    const knowsItHolds = holder === grantedAtStart;
+    grantedAtStart = undefined;
+    if (!knowsItHolds && !(await sendGrant(key, holder))) {
       log.warn('lock holder is gone before it got the lock', { key, holder });
       queue.shift();
       continue;
@@ -148,6 +188,12 @@ async function runLockQueue(key: string, waiting: string[], hold: HoldWait): Pro
   }
 }
 
+/** Waits until the holder is done; watches it only while another run waits behind it. */
+const holdWatchingWhenContended: HoldWait = async (key, holder, released, contended) => {
+  await condition(() => released() || contended() || historyTooLong());
+  return watchUntilReleased(key, holder, released);
+};
+
 /**
  * The lock as runs start it (LOCK_WORKFLOW_TYPE). A holder is watched only while another run waits
  * behind it: a holder that closed without releasing blocks nobody until then, and an uncontended
@@ -155,9 +201,26 @@ async function runLockQueue(key: string, waiting: string[], hold: HoldWait): Pro
  * type rather than a patch, so it asks for none: its history is the queue's signals alone.
  */
 export async function resourceMutexWorkflow(key: string, waiting: string[] = []): Promise<void> {
-  await runLockQueue(key, waiting, async (lockKey, holder, released, contended) => {
-    await condition(() => released() || contended() || historyTooLong());
-    return watchUntilReleased(lockKey, holder, released);
+  await runLockQueue(key, waiting, holdWatchingWhenContended);
+}
+
+/**
+ * The lock as a run starts it holding it (HELD_LOCK_WORKFLOW_TYPE, `lock.take`): started only when
+ * no lock workflow of the key runs, with the run first in its queue, so the run holds the lock
+ * without an acquire signal and a grant — an uncontended lock's history is its start, the release
+ * and their workflow tasks. (Continued as new, it has no `holder`: the holder first in `waiting`
+ * is granted again, which changes nothing for it.) Runs that come later queue with the acquire signal as before, so it
+ * excludes the runs of earlier releases too (same workflow id and signals). A holder that asks
+ * again (its `lock.take` was retried after it had started the lock) is granted again by signal.
+ */
+export async function resourceHeldLockWorkflow(
+  key: string,
+  waiting: string[],
+  holder?: string,
+): Promise<void> {
+  await runLockQueue(key, waiting, holdWatchingWhenContended, {
+    grantedAtStart: holder,
+    regrantToHolder: true,
   });
 }
 

@@ -8,6 +8,7 @@ import {
   proxyActivities,
   setHandler,
   workflowInfo,
+  type ActivityOptions,
 } from '@temporalio/workflow';
 import type { LockActivities } from '../activities/lock-activities';
 import { RESOURCES, resourceOf } from '../cloud/resources';
@@ -23,6 +24,8 @@ import {
   releaseLockSignal,
 } from '../contract/lock-messages';
 import type { LockWait } from '../contract/run-messages';
+import { PATCHES } from '../contract/patches';
+import { hasPatch } from './release-gate';
 
 /**
  * The steps whose services a lock taken before `steps` run covers: these, their branches' and their
@@ -102,6 +105,41 @@ export function lockWaits(): readonly LockWait[] {
   return lockWaitLog ?? [];
 }
 
+/** Whether this run takes its locks with `lock.take` (module state: per workflow execution). */
+let takesLocksHeld = false;
+
+/**
+ * Asked once at the start of a run (also of a foreach batch), before any local activity
+ * (local-calls.ts says why a patch first asked later fails the replay): whether its locks start
+ * held. Only a run whose steps change a service it would lock asks (and records the patch).
+ */
+export function locksStartHeldAtStart(steps: readonly StepDefinition[]): void {
+  takesLocksHeld = stepTree(steps).some(({ step }) => isLockedCall(step)) && hasPatch(PATCHES.locksStartHeld);
+}
+
+/**
+ * Asks the key's lock workflow for the lock on behalf of this run; `awaitLock` then waits until the
+ * run holds it. `policy`: the request's activity options.
+ */
+export async function requestLock(
+  key: string,
+  policy: ActivityOptions = ACTIVITY_POLICIES.read,
+): Promise<void> {
+  const requesterId = workflowInfo().workflowId;
+  const activities = proxyActivities<LockActivities>(policy);
+  if (!takesLocksHeld) {
+    await activities['lock.request']({ key, requesterId });
+    return;
+  }
+  if ((await activities['lock.take']({ key, requesterId })) === 'held') lockGrants().add(key);
+}
+
+/** Until this run holds the key (granted by its lock workflow, or held from the lock's start). */
+export async function awaitLock(key: string): Promise<void> {
+  const granted = lockGrants();
+  await condition(() => granted.has(key));
+}
+
 export class RunLocks {
   private readonly granted = lockGrants();
   private readonly requested: string[] = [];
@@ -113,15 +151,13 @@ export class RunLocks {
   }
 
   async acquire(keys: string[]): Promise<void> {
-    const { 'lock.request': request } = proxyActivities<LockActivities>(ACTIVITY_POLICIES.read);
-    const requesterId = workflowInfo().workflowId;
     for (const key of keys) {
       this.waitingFor = key;
       this.requested.push(key);
       const wait: LockWait = { key, requestedAt: Date.now() };
       (lockWaitLog ??= []).push(wait);
-      await request({ key, requesterId });
-      await condition(() => this.granted.has(key));
+      await requestLock(key);
+      await awaitLock(key);
       wait.acquiredAt = Date.now();
     }
     this.waitingFor = undefined;

@@ -29,7 +29,7 @@ import { PATCHES } from '../contract/patches';
 import { hasPatch, startRelease } from './release-gate';
 import { RunState } from './run-state';
 import { RunVisibility } from './run-visibility';
-import { RunLocks, lockKeys } from './locks';
+import { RunLocks, lockKeys, locksStartHeldAtStart } from './locks';
 import { runIdentity } from './run-identity';
 import { RunGovernance } from './run-governance';
 import { RUN_CANCELLED, StepFailed, runCancelled, summariseFailure } from './step-failure';
@@ -98,6 +98,7 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
   // Also before any call (workflows/concurrent-calls.ts, workflows/local-calls.ts).
   const callsAsTasks = concurrentCallsAsTasks(definition.steps);
   const callAttempts = localCallAttemptsAtStart(definition.steps);
+  locksStartHeldAtStart(definition.steps);
   const cancelSettles = siblingCancelSettlesAtStart(definition.steps);
 
   const bound = bindInputs(definition.inputs, input.inputs);

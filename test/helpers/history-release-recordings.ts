@@ -18,6 +18,7 @@ import { RELEASE_2027_04 } from './history-release-2027-04';
 import { RELEASE_2027_06 } from './history-release-2027-06';
 import { RELEASE_2027_07 } from './history-release-2027-07';
 import { RELEASE_2027_09 } from './history-release-2027-09';
+import { RELEASE_2027_11 } from './history-release-2027-11';
 import { pollUntil, waitForStep } from './runbook-fixtures';
 
 export interface Release {
@@ -170,6 +171,7 @@ export const RELEASES: readonly Release[] = [
   RELEASE_2027_06,
   RELEASE_2027_07,
   RELEASE_2027_09,
+  RELEASE_2027_11,
 ];
 
 /** The recordings of every later release, in order (later ones may use what earlier ones made). */

@@ -429,6 +429,7 @@ describe('each action activity succeeds against the local cloud', () => {
         'run.admit',
         'policy.check',
         'lock.request',
+        'lock.take',
         'lock.watchHolder',
         'notify.deliver',
         'notify.plan',

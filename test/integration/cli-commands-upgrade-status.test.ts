@@ -75,6 +75,7 @@ test('lists the open runs by release with the patches they may still need', asyn
       PATCHES.siblingCancelSettles,
       PATCHES.admissionPlansNotifications,
       PATCHES.driftAutoRepair,
+      PATCHES.locksStartHeld,
     ],
   });
   expect(runs[beside.workflowId]).toMatchObject({
@@ -86,6 +87,7 @@ test('lists the open runs by release with the patches they may still need', asyn
       PATCHES.siblingCancelSettles,
       PATCHES.admissionPlansNotifications,
       PATCHES.driftAutoRepair,
+      PATCHES.locksStartHeld,
     ],
   });
   const needed = status.patches.filter((p) => p.neededBy.length > 0);
@@ -119,6 +121,11 @@ test('lists the open runs by release with the patches they may still need', asyn
     {
       id: PATCHES.driftAutoRepair,
       release: '2027-10',
+      neededBy: expect.arrayContaining([lone.workflowId, beside.workflowId]),
+    },
+    {
+      id: PATCHES.locksStartHeld,
+      release: '2027-11',
       neededBy: expect.arrayContaining([lone.workflowId, beside.workflowId]),
     },
   ]);

@@ -1,9 +1,18 @@
 // Two runs that change the same service queue on its lock; runs on different services do not. A
-// lock watches its holder only while a run waits behind it: the contended lock's history has the
-// watch activity, an uncontended one only its queue's signals (no activity, no patch marker).
+// run that finds no lock of its service starts one holding it (no acquire, no grant); a lock
+// watches its holder only while a run waits behind it: the contended lock's history has the watch
+// activity, an uncontended one only its start and the release (no activity, no patch marker).
+// Requests as earlier releases send them queue on such a lock, and a holder that asks again (its
+// request retried) is granted again.
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
-import { LOCK_WORKFLOW_TYPE, lockWorkflowId } from '../../contract/lock-messages';
+import {
+  acquireLockSignal,
+  HELD_LOCK_WORKFLOW_TYPE,
+  LOCK_WORKFLOW_TYPE,
+  lockWorkflowId,
+  releaseLockSignal,
+} from '../../contract/lock-messages';
 import type { RunReport } from '../../contract/run-messages';
 import { progressQuery } from '../../contract/run-messages';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
@@ -61,7 +70,7 @@ describe('per-service locks', () => {
     expect(wait!.acquiredAt!).toBeLessThanOrEqual(secondTagStarted);
     // Contended: the lock watched its holder while the second run waited.
     const lock = await lockHistory(stack, key);
-    expect(lock.type).toBe(LOCK_WORKFLOW_TYPE);
+    expect(lock.type).toBe(HELD_LOCK_WORKFLOW_TYPE);
     expect(lock.events).toContain('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED');
   }, 90_000);
 
@@ -75,12 +84,80 @@ describe('per-service locks', () => {
     const bTag = b.steps.find((s) => s.id === 'tag')!.startedAt!;
     expect(aTag).toBeLessThan(b.endedAt!);
     expect(bTag).toBeLessThan(a.endedAt!);
-    // Uncontended: a start, the acquire, the grant, the release and their workflow tasks (15
-    // events) — no watch activity, no patch marker or version upsert.
+    // Uncontended: started holding, then the release and the two workflow tasks (9 events) — no
+    // acquire, no grant, no watch activity, no patch marker or version upsert.
     const lock = await lockHistory(stack, `service/${stack.projectId}/${ids[1]}`);
+    expect(lock.type).toBe(HELD_LOCK_WORKFLOW_TYPE);
+    expect(lock.events.filter((e) => e === 'EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED')).toHaveLength(1);
+    expect(lock.events).not.toContain('EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED');
     expect(lock.events).not.toContain('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED');
     expect(lock.events).not.toContain('EVENT_TYPE_MARKER_RECORDED');
     expect(lock.events).not.toContain('EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES');
-    expect(lock.events.length).toBeLessThanOrEqual(15);
+    expect(lock.events.length).toBeLessThanOrEqual(9);
+    // Nor was a grant sent to the run.
+    expect(await signalsTo(stack, second.workflowId, 'tideline.lock.granted')).toBe(0);
+  }, 90_000);
+
+  test('a request as earlier releases send it queues behind a run holding the lock from its start', async () => {
+    const key = `service/${stack.projectId}/${ids[0]}`;
+    const holder = await stack.start(HOLD, { project_id: stack.projectId, service_id: ids[0], hold: '4s' });
+    await until(async () => ((await holder.query(progressQuery)).locks ?? []).includes(key));
+    // The requester: a run that stays open (it holds its own service for a while) and, like a run
+    // of an earlier release, asks with signal-with-start of the lock type it knew.
+    const requester = await stack.start(HOLD, {
+      project_id: stack.projectId,
+      service_id: ids[1],
+      hold: '20s',
+    });
+    const asOldRelease = { key, requesterId: requester.workflowId };
+    await stack.client.workflow.signalWithStart(LOCK_WORKFLOW_TYPE, {
+      workflowId: lockWorkflowId(key),
+      taskQueue: stack.taskQueue,
+      args: [key],
+      signal: acquireLockSignal,
+      signalArgs: [asOldRelease],
+    });
+    const held = (await holder.result()) as RunReport;
+    // Granted once the holder had released: the grant is in the requester's history after that.
+    await until(async () => (await grantTimes(stack, requester.workflowId)).length > 0);
+    const [grantedAt] = await grantTimes(stack, requester.workflowId);
+    expect(grantedAt!).toBeGreaterThanOrEqual(held.endedAt!);
+    await stack.client.workflow.getHandle(lockWorkflowId(key)).signal(releaseLockSignal, asOldRelease);
+    await requester.result();
+  }, 90_000);
+
+  test('a holder that asks again is granted again', async () => {
+    const key = `service/${stack.projectId}/${ids[0]}`;
+    const holder = await stack.start(HOLD, { project_id: stack.projectId, service_id: ids[0], hold: '10s' });
+    await until(async () => ((await holder.query(progressQuery)).locks ?? []).includes(key));
+    expect(await signalsTo(stack, holder.workflowId, 'tideline.lock.granted')).toBe(0);
+    // What a retried `lock.take` sends when its first attempt had started the lock.
+    await stack.client.workflow
+      .getHandle(lockWorkflowId(key))
+      .signal(acquireLockSignal, { key, requesterId: holder.workflowId });
+    await until(async () => (await signalsTo(stack, holder.workflowId, 'tideline.lock.granted')) === 1);
+    expect(((await holder.result()) as RunReport).status).toBe('succeeded');
+    // The lock ended with the holder's one release: it did not queue the holder twice.
+    const lock = await lockHistory(stack, key);
+    expect(lock.type).toBe(HELD_LOCK_WORKFLOW_TYPE);
   }, 90_000);
 });
+
+/** How many signals of this name a workflow has received so far. */
+async function signalsTo(stack: RunbookStack, workflowId: string, name: string): Promise<number> {
+  const history = await stack.client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? []).filter(
+    (event) => event.workflowExecutionSignaledEventAttributes?.signalName === name,
+  ).length;
+}
+
+/** When the lock grants in a workflow's history arrived (ms since the epoch). */
+async function grantTimes(stack: RunbookStack, workflowId: string): Promise<number[]> {
+  const history = await stack.client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? [])
+    .filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'tideline.lock.granted')
+    .map(
+      (event) =>
+        Number(event.eventTime?.seconds ?? 0) * 1000 + Math.floor((event.eventTime?.nanos ?? 0) / 1e6),
+    );
+}

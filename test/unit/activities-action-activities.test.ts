@@ -42,6 +42,7 @@ describe('action activities', () => {
       [
         ...ACTION_NAMES,
         'lock.request',
+        'lock.take',
         'lock.watchHolder',
         'wait.until',
         'approval.verify',

@@ -28,6 +28,7 @@ test('a run started on the gate release or later needs only the patches after th
       PATCHES.siblingCancelSettles,
       PATCHES.admissionPlansNotifications,
       PATCHES.driftAutoRepair,
+      PATCHES.locksStartHeld,
     ],
     unknown: [],
   });
@@ -41,6 +42,7 @@ test('a run started on the gate release or later needs only the patches after th
       PATCHES.siblingCancelSettles,
       PATCHES.admissionPlansNotifications,
       PATCHES.driftAutoRepair,
+      PATCHES.locksStartHeld,
     ]).needs,
   ).toEqual([]);
 });
@@ -49,7 +51,7 @@ test('a run started on the 2027-07 gate needs only the patches listed after it',
   expect(patchNeeds([PATCHES.release2027_07])).toEqual({
     startedOn: '2027-07 or later',
     gate: PATCHES.release2027_07,
-    needs: [PATCHES.admissionPlansNotifications, PATCHES.driftAutoRepair],
+    needs: [PATCHES.admissionPlansNotifications, PATCHES.driftAutoRepair, PATCHES.locksStartHeld],
     unknown: [],
   });
 });
@@ -58,10 +60,12 @@ test('a run started on the newest gate release needs only the patches listed aft
   expect(patchNeeds([PATCHES.release2027_09])).toEqual({
     startedOn: '2027-09 or later',
     gate: PATCHES.release2027_09,
-    needs: [PATCHES.driftAutoRepair],
+    needs: [PATCHES.driftAutoRepair, PATCHES.locksStartHeld],
     unknown: [],
   });
-  expect(patchNeeds([PATCHES.release2027_09, PATCHES.driftAutoRepair]).needs).toEqual([]);
+  expect(patchNeeds([PATCHES.release2027_09, PATCHES.driftAutoRepair, PATCHES.locksStartHeld]).needs).toEqual(
+    [],
+  );
 });
 
 test('a run started before the gate may need every patch it did not record', () => {
@@ -79,9 +83,10 @@ test('a run started before the gate may need every patch it did not record', () 
       PATCHES.siblingCancelSettles,
       PATCHES.admissionPlansNotifications,
       PATCHES.driftAutoRepair,
+      PATCHES.locksStartHeld,
     ].filter((id) => !recorded.includes(id)),
   );
-  expect(patchNeeds([]).needs).toHaveLength(BEFORE_GATE.length + 7);
+  expect(patchNeeds([]).needs).toHaveLength(BEFORE_GATE.length + 8);
 });
 
 test('the newest recorded gate counts, and ids this tree does not know are reported', () => {

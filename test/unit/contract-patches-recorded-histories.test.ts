@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PATCHES } from '../../contract/patches';
+import { HELD_LOCK_WORKFLOW_TYPE, LOCK_WORKFLOW_TYPE } from '../../contract/workflow-types';
 import { HISTORY_FIXTURES_DIR, HISTORY_SUFFIX, historyFiles } from '../helpers/history-manifest';
 
 const FIRST_RELEASE = '2026-11';
@@ -28,8 +29,14 @@ const ASKED_BY_EVERY_TOP_LEVEL_RUN: readonly string[] = [
   PATCHES.admissionPlansNotifications,
 ];
 
+/** Workflow types that ask for no patch (new types instead: workflows/lock-workflow.ts). */
+const PATCH_FREE_TYPES: readonly string[] = [LOCK_WORKFLOW_TYPE, HELD_LOCK_WORKFLOW_TYPE];
+
 interface HistoryEvent {
-  workflowExecutionStartedEventAttributes?: { parentWorkflowExecution?: unknown };
+  workflowExecutionStartedEventAttributes?: {
+    parentWorkflowExecution?: unknown;
+    workflowType?: { name?: string };
+  };
   markerRecordedEventAttributes?: {
     markerName?: string;
     details?: Record<string, { payloads?: Array<{ data?: string }> }>;
@@ -40,6 +47,13 @@ interface HistoryEvent {
 function isTopLevel(file: string): boolean {
   const json = JSON.parse(readFileSync(file, 'utf8')) as { events?: HistoryEvent[] };
   return json.events?.[0]?.workflowExecutionStartedEventAttributes?.parentWorkflowExecution == null;
+}
+
+/** Whether a history is of a workflow type that asks for no patch: it must record none. */
+function isPatchFree(file: string): boolean {
+  const json = JSON.parse(readFileSync(file, 'utf8')) as { events?: HistoryEvent[] };
+  const type = json.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
+  return type !== undefined && PATCH_FREE_TYPES.includes(type);
 }
 
 /** The patch ids a history's `core_patch` markers record, each once, in order. */
@@ -89,6 +103,12 @@ test('every recorded history carries exactly its release’s patch markers', () 
     const name = file.slice(0, -HISTORY_SUFFIX.length);
     const release = /\.(\d{4}-\d{2})$/.exec(name)?.[1] ?? FIRST_RELEASE;
     const full = path.join(HISTORY_FIXTURES_DIR, file);
+    if (isPatchFree(full)) {
+      const ids = patchIds(full);
+      return ids.length === 0
+        ? []
+        : [`${file}: a lock type that asks for no patch recorded ${ids.join(', ')}`];
+    }
     return patchProblems(release, patchIds(full), isTopLevel(full)).map((problem) => `${file}: ${problem}`);
   });
   expect(problems).toEqual([]);
