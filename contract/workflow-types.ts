@@ -33,3 +33,12 @@ export const WORKFLOW_TYPES = [
   DRIFT_WATCH_WORKFLOW_TYPE,
 ] as const;
 export type WorkflowTypeName = (typeof WORKFLOW_TYPES)[number];
+
+/**
+ * The types whose workflow code asks for no patch (a lock that changes becomes a new type): a run
+ * of one never takes an old branch, whatever release started it.
+ */
+export const PATCH_FREE_WORKFLOW_TYPES: readonly WorkflowTypeName[] = [
+  LOCK_WORKFLOW_TYPE,
+  HELD_LOCK_WORKFLOW_TYPE,
+];

@@ -12,7 +12,7 @@ import { commandWordIndex, parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
 import { CliError, EXIT } from '../errors';
 import { withTemporal, type TemporalSession } from '../temporal';
-import { knownPatches, patchNeeds, type RunPatchNeeds } from '../upgrade/patch-needs';
+import { knownPatches, runPatchNeeds, type RunPatchNeeds } from '../upgrade/patch-needs';
 
 /** Where Temporal's core SDK records the patch ids a run took. */
 const CHANGE_VERSION = defineSearchAttributeKey('TemporalChangeVersion', SearchAttributeType.KEYWORD_LIST);
@@ -28,7 +28,8 @@ export const UPGRADE_STATUS_SPEC = {
     'open runs may still take its old branch: those that did not record it and whose gate does',
     'not imply it. A patch no open run needs can be retired (docs/upgrading.md).',
     'Conservative: a run that never asks for a patch is counted as possibly needing it until the',
-    'next release gate. --patch ID exits 1 (PATCH_STILL_NEEDED) while an open run may need it.',
+    'next release gate; service locks of a type that asks for no patch need none. --patch ID',
+    'exits 1 (PATCH_STILL_NEEDED) while an open run may need it.',
   ],
   options: { patch: { type: 'string' } },
   optionHelp: [
@@ -99,7 +100,7 @@ export async function readUpgradeStatus(session: TemporalSession): Promise<Upgra
       workflowType: info.type,
       startTime: info.startTime.toISOString(),
       recorded: [...recorded],
-      ...patchNeeds(recorded),
+      ...runPatchNeeds(info.type, recorded),
     });
   }
   const groups = new Map<string, { startedOn: string; gate: string | null; runs: OpenRunNeeds[] }>();

@@ -9,6 +9,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { RunbookWorkflowInput } from '../../contract/run-messages';
 import type { UpgradeStatus } from '../../cli/commands/upgrade';
 import { PATCHES } from '../../contract/patches';
+import { HELD_LOCK_WORKFLOW_TYPE } from '../../contract/workflow-types';
 import { jsonOutput, runTideline } from '../helpers/cli-process';
 import type { GuardedProcess } from '../helpers/guarded-process';
 import { startProcessWorkerStack, type ProcessWorkerStack } from '../helpers/process-worker-stack';
@@ -170,4 +171,32 @@ test('--patch is the evidence to retire a patch: exit 1 while an open run may ne
   expect(retired.stdout).toContain(`no open run needs ${PATCHES.concurrentCallsAsTasks} (1 open run read)`);
   await decide(beside, { approved: true, by: 'upgrade-status-test' });
   await beside.result();
+}, 120_000);
+
+test('an open service lock of a type that asks for no patch needs none', async () => {
+  // Started raw, as `lock.take` starts one, on a queue no worker polls: it stays open.
+  const key = `service/upgrade-status/${randomBytes(3).toString('hex')}`;
+  const lock = await stack.client.workflow.start(HELD_LOCK_WORKFLOW_TYPE, {
+    taskQueue: `${taskQueue}-locks`,
+    workflowId: `tideline-lock/${key}`,
+    args: [key, ['a-holder'], 'a-holder'],
+  });
+  try {
+    const status = await pollUntil(
+      'the lock in visibility',
+      async () => jsonOutput(await tideline('--json')) as UpgradeStatus,
+      (s) => s.releases.some((g) => g.runs.some((r) => r.workflowId === lock.workflowId)),
+      60_000,
+    );
+    const group = status.releases.find((g) => g.runs.some((r) => r.workflowId === lock.workflowId))!;
+    expect(group).toMatchObject({ startedOn: 'any release (its type asks for no patch)', gate: null });
+    expect(group.runs.find((r) => r.workflowId === lock.workflowId)).toMatchObject({
+      workflowType: HELD_LOCK_WORKFLOW_TYPE,
+      needs: [],
+    });
+    // So it holds back no patch: one every earlier run may need is free while only the lock is open.
+    expect(status.patches.every((p) => !p.neededBy.includes(lock.workflowId))).toBe(true);
+  } finally {
+    await lock.terminate('test over');
+  }
 }, 120_000);

@@ -1,7 +1,13 @@
 // Which old branches an open run may still take, from the patch ids it recorded
 // (cli/upgrade/patch-needs.ts): a recorded gate implies every patch listed before it, a patch the
 // run recorded needs no old branch, everything else may.
-import { knownPatches, patchNeeds } from '../../cli/upgrade/patch-needs';
+import { knownPatches, patchNeeds, runPatchNeeds } from '../../cli/upgrade/patch-needs';
+import {
+  HELD_LOCK_WORKFLOW_TYPE,
+  LOCK_WORKFLOW_TYPE,
+  RUNBOOK_WORKFLOW_TYPE,
+  WATCHING_LOCK_WORKFLOW_TYPE,
+} from '../../contract/workflow-types';
 import { PATCHES } from '../../contract/patches';
 
 const BEFORE_GATE = Object.values(PATCHES).slice(0, Object.values(PATCHES).indexOf(PATCHES.release2027_01));
@@ -110,4 +116,23 @@ test('the newest recorded gate counts, and ids this tree does not know are repor
     'tideline-2027-02-b',
     'tideline-2027-03-c',
   ]);
+});
+
+test('a service lock of a type that asks for no patch needs none; other types as their markers say', () => {
+  for (const type of [LOCK_WORKFLOW_TYPE, HELD_LOCK_WORKFLOW_TYPE]) {
+    expect(runPatchNeeds(type, [])).toEqual({
+      startedOn: 'any release (its type asks for no patch)',
+      gate: null,
+      needs: [],
+      unknown: [],
+    });
+  }
+  expect(runPatchNeeds(HELD_LOCK_WORKFLOW_TYPE, ['tideline-2099-01-x']).unknown).toEqual([
+    'tideline-2099-01-x',
+  ]);
+  // The lock as earlier releases started it asks for the gate and lockWatchesHolder.
+  expect(runPatchNeeds(WATCHING_LOCK_WORKFLOW_TYPE, [])).toEqual(patchNeeds([]));
+  expect(runPatchNeeds(RUNBOOK_WORKFLOW_TYPE, [PATCHES.release2027_09])).toEqual(
+    patchNeeds([PATCHES.release2027_09]),
+  );
 });
