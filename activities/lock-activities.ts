@@ -9,6 +9,7 @@ import {
   type LockRequest,
   type LockTaken,
 } from '../contract/lock-messages';
+import { isAlreadyStarted } from '../contract/workflow-types';
 import { createLockHolderWatch } from './lock-holder-watch';
 
 /** Queues the request on the key's lock workflow, starting one when none runs. */
@@ -45,7 +46,7 @@ export function createLockActivities() {
         });
         return 'held';
       } catch (error) {
-        if ((error as { name?: unknown }).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
+        if (!isAlreadyStarted(error)) throw error;
       }
       await queueOnLock(request);
       return 'queued';

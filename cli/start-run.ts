@@ -10,6 +10,7 @@ import { followRun } from './follow';
 import { cliCommand } from './output/run-report';
 import { RUNBOOK_WORKFLOW_TYPE } from './run-observer';
 import { withTemporal, type TemporalSession } from './temporal';
+import { isAlreadyStarted } from '../contract/workflow-types';
 
 /** Temporal shows a run's summary on one line; longer ones are cut (the details have the rest). */
 const SUMMARY_MAX = 200;
@@ -91,7 +92,7 @@ export async function startRunbookRun(
       ...runMetadata(input),
     });
   } catch (error) {
-    if ((error as { name?: unknown }).name === 'WorkflowExecutionAlreadyStartedError') {
+    if (isAlreadyStarted(error)) {
       throw new CliError(
         'CLI_USAGE',
         `a run with id "${workflowId}" is already running`,

@@ -38,7 +38,20 @@ export type WorkflowTypeName = (typeof WORKFLOW_TYPES)[number];
  * The types whose workflow code asks for no patch (a lock that changes becomes a new type): a run
  * of one never takes an old branch, whatever release started it.
  */
-export const PATCH_FREE_WORKFLOW_TYPES: readonly WorkflowTypeName[] = [
+const PATCH_FREE_WORKFLOW_TYPES: ReadonlySet<string> = new Set<WorkflowTypeName>([
   LOCK_WORKFLOW_TYPE,
   HELD_LOCK_WORKFLOW_TYPE,
-];
+]);
+
+/** Whether runs of this workflow type ask for no patch (and so record none). */
+export function asksForNoPatch(workflowType: string): boolean {
+  return PATCH_FREE_WORKFLOW_TYPES.has(workflowType);
+}
+
+/**
+ * Whether a start failed because a workflow of that id runs already: the client's
+ * WorkflowExecutionAlreadyStartedError, known by its name (as a test's stand-in carries it too).
+ */
+export function isAlreadyStarted(error: unknown): boolean {
+  return (error as { name?: unknown } | undefined)?.name === 'WorkflowExecutionAlreadyStartedError';
+}

@@ -25,7 +25,7 @@ import {
 } from '../contract/drift-watch-messages';
 import { endedOutcome, stoppedAt, type EndedRun } from '../contract/repair-outcome';
 import { progressQuery, reportInFailure, type RunbookWorkflowInput } from '../contract/run-messages';
-import { RUNBOOK_WORKFLOW_TYPE } from '../contract/workflow-types';
+import { isAlreadyStarted, RUNBOOK_WORKFLOW_TYPE } from '../contract/workflow-types';
 import type { JsonValue } from '../dsl/expressions';
 import type { DriftReport } from '../state/drift-check';
 import { planRepairs, type RepairProblemCode } from '../state/repair-plan';
@@ -164,7 +164,7 @@ export async function startDriftRepair(
       staticSummary: `${repair.definition.name}: drift repair of ${input.service.name} (${repair.rules.join(', ')}) by watcher of ${state.name}`,
     });
   } catch (error) {
-    if ((error as { name?: unknown }).name !== 'WorkflowExecutionAlreadyStartedError') throw error;
+    if (!isAlreadyStarted(error)) throw error;
   }
   return { started: true };
 }

@@ -9,7 +9,7 @@ import {
   type DriftWatchInput,
   type DriftWatchStatus,
 } from '../../contract/drift-watch-messages';
-import { DRIFT_WATCH_WORKFLOW_TYPE } from '../../contract/workflow-types';
+import { DRIFT_WATCH_WORKFLOW_TYPE, isAlreadyStarted } from '../../contract/workflow-types';
 import { repairOutcomeText } from '../../activities/drift-watch';
 import { printable } from '../output/printable';
 import { parseCommand, type CommandSpec } from '../args';
@@ -107,7 +107,7 @@ async function start(argv: string[], ctx: CliContext): Promise<number> {
         args: [input],
       });
     } catch (error) {
-      if ((error as { name?: unknown }).name === 'WorkflowExecutionAlreadyStartedError')
+      if (isAlreadyStarted(error))
         throw new CliError(
           'CLI_USAGE',
           `state ${state} is watched already (${workflowId})`,

@@ -12,7 +12,7 @@
 // counted as possibly needing it — until the next gate, which implies it for the runs started
 // after it.
 import { PATCHES, type PatchId } from '../../contract/patches';
-import { PATCH_FREE_WORKFLOW_TYPES } from '../../contract/workflow-types';
+import { asksForNoPatch } from '../../contract/workflow-types';
 
 /** A release gate's id: `tideline-YYYY-MM-release` (workflows/release-gate.ts). */
 const GATE_ID = /^tideline-(\d{4}-\d{2})-release$/;
@@ -78,13 +78,7 @@ export function runPatchNeeds(
   recorded: readonly string[],
   patches: readonly PatchInfo[] = knownPatches(),
 ): RunPatchNeeds {
-  if (!(PATCH_FREE_WORKFLOW_TYPES as readonly string[]).includes(workflowType))
-    return patchNeeds(recorded, patches);
-  const known = new Set<string>(patches.map((patch) => patch.id));
-  return {
-    startedOn: 'any release (its type asks for no patch)',
-    gate: null,
-    needs: [],
-    unknown: recorded.filter((id) => !known.has(id)),
-  };
+  const byMarkers = patchNeeds(recorded, patches);
+  if (!asksForNoPatch(workflowType)) return byMarkers;
+  return { ...byMarkers, startedOn: 'any release (its type asks for no patch)', gate: null, needs: [] };
 }

@@ -95,7 +95,7 @@ describe('per-service locks', () => {
     expect(lock.events).not.toContain('EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES');
     expect(lock.events.length).toBeLessThanOrEqual(9);
     // Nor was a grant sent to the run.
-    expect(await signalsTo(stack, second.workflowId, 'tideline.lock.granted')).toBe(0);
+    expect(await signalsTo(stack, second.workflowId, 'tideline.lock.granted')).toHaveLength(0);
   }, 90_000);
 
   test('a request as earlier releases send it queues behind a run holding the lock from its start', async () => {
@@ -130,12 +130,14 @@ describe('per-service locks', () => {
     const key = `service/${stack.projectId}/${ids[0]}`;
     const holder = await stack.start(HOLD, { project_id: stack.projectId, service_id: ids[0], hold: '10s' });
     await until(async () => ((await holder.query(progressQuery)).locks ?? []).includes(key));
-    expect(await signalsTo(stack, holder.workflowId, 'tideline.lock.granted')).toBe(0);
+    expect(await signalsTo(stack, holder.workflowId, 'tideline.lock.granted')).toHaveLength(0);
     // What a retried `lock.take` sends when its first attempt had started the lock.
     await stack.client.workflow
       .getHandle(lockWorkflowId(key))
       .signal(acquireLockSignal, { key, requesterId: holder.workflowId });
-    await until(async () => (await signalsTo(stack, holder.workflowId, 'tideline.lock.granted')) === 1);
+    await until(
+      async () => (await signalsTo(stack, holder.workflowId, 'tideline.lock.granted')).length === 1,
+    );
     expect(((await holder.result()) as RunReport).status).toBe('succeeded');
     // The lock ended with the holder's one release: it did not queue the holder twice.
     const lock = await lockHistory(stack, key);
@@ -143,21 +145,17 @@ describe('per-service locks', () => {
   }, 90_000);
 });
 
-/** How many signals of this name a workflow has received so far. */
-async function signalsTo(stack: RunbookStack, workflowId: string, name: string): Promise<number> {
+/** The signals of this name a workflow has received so far. */
+async function signalsTo(stack: RunbookStack, workflowId: string, name: string) {
   const history = await stack.client.workflow.getHandle(workflowId).fetchHistory();
   return (history.events ?? []).filter(
     (event) => event.workflowExecutionSignaledEventAttributes?.signalName === name,
-  ).length;
+  );
 }
 
 /** When the lock grants in a workflow's history arrived (ms since the epoch). */
 async function grantTimes(stack: RunbookStack, workflowId: string): Promise<number[]> {
-  const history = await stack.client.workflow.getHandle(workflowId).fetchHistory();
-  return (history.events ?? [])
-    .filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'tideline.lock.granted')
-    .map(
-      (event) =>
-        Number(event.eventTime?.seconds ?? 0) * 1000 + Math.floor((event.eventTime?.nanos ?? 0) / 1e6),
-    );
+  return (await signalsTo(stack, workflowId, 'tideline.lock.granted')).map(
+    (event) => Number(event.eventTime?.seconds ?? 0) * 1000 + Math.floor((event.eventTime?.nanos ?? 0) / 1e6),
+  );
 }

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PATCHES } from '../../contract/patches';
-import { PATCH_FREE_WORKFLOW_TYPES } from '../../contract/workflow-types';
+import { asksForNoPatch } from '../../contract/workflow-types';
 import { HISTORY_FIXTURES_DIR, HISTORY_SUFFIX, historyFiles } from '../helpers/history-manifest';
 
 const FIRST_RELEASE = '2026-11';
@@ -50,7 +50,7 @@ function isTopLevel(file: string): boolean {
 function isPatchFree(file: string): boolean {
   const json = JSON.parse(readFileSync(file, 'utf8')) as { events?: HistoryEvent[] };
   const type = json.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
-  return type !== undefined && (PATCH_FREE_WORKFLOW_TYPES as readonly string[]).includes(type);
+  return type !== undefined && asksForNoPatch(type);
 }
 
 /** The patch ids a history's `core_patch` markers record, each once, in order. */
