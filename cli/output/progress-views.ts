@@ -123,12 +123,20 @@ const WAIT_REFRESH_MS = 30_000;
 /** States a step only reaches after it was done: a first look at a finished run still logs `done`. */
 const AFTER_DONE = new Set(['compensating', 'compensated', 'compensation-failed']);
 
+/** When the run got `key`: as it recorded it, else its first step's start (it starts once locked). */
+function lockAcquiredAt(snapshot: RunSnapshot, key: string): number | undefined {
+  const recorded = snapshot.progress?.lockWaits?.find((wait) => wait.key === key)?.acquiredAt;
+  return recorded ?? lockedAt({ steps: snapshot.progress?.steps ?? [] });
+}
+
 /** One line per change of a step (state, a wait's last seen status, a retry), for logs. */
 export class LineProgressView implements ProgressView {
   private readonly seen = new Map<string, { signature: string; state: string; polls?: number; at: number }>();
   private lastApproval = '';
   private lastNote = '';
   private lastWait = '';
+  /** The lock the run was last seen queued on. */
+  private lastLock: string | undefined;
 
   constructor(
     private readonly ctx: Pick<CliContext, 'stdout' | 'globals'>,
@@ -142,12 +150,15 @@ export class LineProgressView implements ProgressView {
     const ended = runEnded(snapshot);
     const waits = runWaitsFor(snapshot);
     if (waits !== this.lastWait) {
-      if (waits) log(now, waits);
-      else if (this.lastWait && !ended) {
-        const acquired = lockedAt({ steps: snapshot.progress?.steps ?? [] }) ?? now;
-        log(acquired, `${this.lastWait.replace(/^waiting for /, '')} acquired`);
+      const lock = snapshot.progress?.waitingForLock;
+      if (this.lastLock !== undefined && this.lastLock !== lock) {
+        // A run seen ended says it got the lock only when it recorded so (or a step started).
+        const acquired = lockAcquiredAt(snapshot, this.lastLock) ?? (ended ? undefined : now);
+        if (acquired !== undefined) log(acquired, `lock ${this.lastLock} acquired`);
       }
+      if (waits) log(now, waits);
       this.lastWait = waits;
+      this.lastLock = ended ? undefined : lock;
     }
     for (const step of orderedSteps(snapshot.progress?.steps ?? [])) {
       const state = stepState(step, ended);

@@ -103,6 +103,53 @@ describe('a run queued on another run’s service lock', () => {
     ]);
   });
 
+  test('piped: a run next seen ended says when it got the lock, as it recorded it', async () => {
+    const waits = [{ key: LOCK, requestedAt: T0, acquiredAt: T0 + 21_000 }];
+    const lines = await pipedLines(
+      [{ ...queued, progress: { ...queued.progress!, lockWaits: [{ key: LOCK, requestedAt: T0 }] } }, T0 + 1_000],
+      [
+        snap([step('create', 'done', { startedAt: T0 + 22_000, endedAt: T0 + 23_000 })], {
+          status: 'succeeded',
+          endedAt: T0 + 24_000,
+          lockWaits: waits,
+        }),
+        T0 + 25_000,
+      ],
+    );
+    expect(lines).toEqual([
+      `${formatClock(T0 + 1_000)} waiting for lock ${LOCK}`,
+      `${formatClock(T0 + 21_000)} lock ${LOCK} acquired`,
+      `${formatClock(T0 + 23_000)} create done in 1.0s`,
+    ]);
+  });
+
+  test('piped: a run cancelled while queued never says it got the lock', async () => {
+    const lines = await pipedLines(
+      [queued, T0 + 1_000],
+      [
+        snap([step('create', 'pending'), step('ready', 'pending', { kind: 'wait' })], {
+          status: 'cancelled',
+          endedAt: T0 + 9_000,
+          lockWaits: [{ key: LOCK, requestedAt: T0 }],
+        }),
+        T0 + 9_500,
+      ],
+    );
+    expect(lines.join('\n')).not.toContain('acquired');
+    expect(lines[0]).toBe(`${formatClock(T0 + 1_000)} waiting for lock ${LOCK}`);
+  });
+
+  test('piped: a step that waited for a change window goes on without a lock line', async () => {
+    const windowWait = { stepKey: 'create', rule: 'freeze', calendar: 'year-end', until: T0 + 60_000 };
+    const lines = await pipedLines(
+      [snap([step('create', 'pending')], { windowWait }), T0 + 1_000],
+      [snap([step('create', 'running', { startedAt: T0 + 60_000 })]), T0 + 61_000],
+    );
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain('create waits for change window year-end (policy freeze)');
+    expect(lines[1]).toBe(`${formatClock(T0 + 60_000)} create running`);
+  });
+
   test('--json carries it, and the report says how long of the run it took', () => {
     expect(
       runJson(
