@@ -106,7 +106,10 @@ describe('a run queued on another run’s service lock', () => {
   test('piped: a run next seen ended says when it got the lock, as it recorded it', async () => {
     const waits = [{ key: LOCK, requestedAt: T0, acquiredAt: T0 + 21_000 }];
     const lines = await pipedLines(
-      [{ ...queued, progress: { ...queued.progress!, lockWaits: [{ key: LOCK, requestedAt: T0 }] } }, T0 + 1_000],
+      [
+        { ...queued, progress: { ...queued.progress!, lockWaits: [{ key: LOCK, requestedAt: T0 }] } },
+        T0 + 1_000,
+      ],
       [
         snap([step('create', 'done', { startedAt: T0 + 22_000, endedAt: T0 + 23_000 })], {
           status: 'succeeded',
