@@ -2,7 +2,7 @@
 // (sizes, HA modes, CIDR, PITR) are the API's own (behaviour.md); the local cloud answers 400 with
 // the same messages, and the runbook validator checks literal `with` values against them.
 import { z } from 'zod';
-import { EnvironmentTag } from './models';
+import { EnvironmentTag, TIME_SERIES_TYPES, type ServiceType } from './models';
 
 /** CPU (millicores) : memory (GB) pairs the API accepts; always 1:4. */
 export const ALLOWED_SIZES: ReadonlyArray<readonly [string, string]> = [
@@ -73,6 +73,29 @@ export const CreatePeeringBody = z.strictObject({
 });
 
 export const ServiceAddon = z.enum(['time-series', 'ai']);
+export type ServiceAddon = z.infer<typeof ServiceAddon>;
+
+/** The type a service created with an add-on has (as spec.md names it); with none, POSTGRES. */
+export const ADDON_SERVICE_TYPES = {
+  'time-series': 'NEUTRALDB',
+  ai: 'VECTOR',
+} as const satisfies Record<ServiceAddon, ServiceType>;
+
+/** The service type a create with these add-ons gives (the first add-on with a type decides). */
+export function serviceTypeOfAddons(addons: readonly string[] | undefined): ServiceType {
+  for (const [addon, type] of Object.entries(ADDON_SERVICE_TYPES)) if (addons?.includes(addon)) return type;
+  return 'POSTGRES';
+}
+
+/** The add-ons a service of this type was created with; undefined for a type no create gives. */
+export function addonsOfServiceType(type: string): ServiceAddon[] | undefined {
+  if (type === 'POSTGRES') return [];
+  const spec = (TIME_SERIES_TYPES as readonly string[]).includes(type)
+    ? ADDON_SERVICE_TYPES['time-series']
+    : type;
+  const addon = ServiceAddon.options.find((name) => ADDON_SERVICE_TYPES[name] === spec);
+  return addon === undefined ? undefined : [addon];
+}
 
 export const CreateServiceBody = z
   .strictObject({

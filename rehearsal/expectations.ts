@@ -2,13 +2,8 @@
 // local cloud holds at the end and the run's stored history. Each unmet expectation is one
 // mismatch with what was expected and what was found, so a report can say exactly what broke.
 import type { RunReport } from '../contract/run-messages';
-import {
-  TIME_SERIES_TYPES,
-  type Peering,
-  type ReadReplicaSet,
-  type Service,
-  type Vpc,
-} from '../cloud/models';
+import { addonsOfServiceType } from '../cloud/requests';
+import { type Peering, type ReadReplicaSet, type Service, type Vpc } from '../cloud/models';
 import type { StatsView } from '../local-cloud/stats';
 import type { ExistedNames } from './case-cloud';
 import type { CloudIds } from './cloud-references';
@@ -90,11 +85,7 @@ function givenFields(expected: object, actual: Record<string, unknown>): [string
 
 /** The add-on a service was made with, as its type shows it (one type per service). */
 function addonsOf(type: Service['service_type']): string[] | undefined {
-  if (type === undefined) return undefined;
-  if ((TIME_SERIES_TYPES as readonly string[]).includes(type)) return ['time-series'];
-  if (type === 'VECTOR') return ['ai'];
-  if (type === 'POSTGRES') return [];
-  return undefined;
+  return type === undefined ? undefined : addonsOfServiceType(type);
 }
 
 function serviceFields(

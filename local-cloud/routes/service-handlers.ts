@@ -1,6 +1,7 @@
 // Handlers of the service lifecycle: list, create, get, delete, start, stop, fork, password,
 // environment, logs and metrics. Configuration changes live in service-config-handlers.ts.
 import type { ServiceType } from '../../cloud/models';
+import { serviceTypeOfAddons } from '../../cloud/requests';
 import { badRequest, conflict } from '../errors';
 import { generatePassword, timestamp } from '../ids';
 import { SETTLED_RUNNING, hasSnapshot, planProvisioning, startTransition } from '../lifecycle';
@@ -22,12 +23,6 @@ function sizeFrom(
   if (cpu === undefined || memory === undefined) return { ...fallback };
   if (cpu === 'shared') return { ...SHARED_SIZE };
   return { cpuMillis: Number(cpu), memoryGbs: Number(memory) };
-}
-
-function serviceTypeFor(addons: readonly string[] | undefined): ServiceType {
-  if (addons?.includes('time-series')) return 'NEUTRALDB';
-  if (addons?.includes('ai')) return 'VECTOR';
-  return 'POSTGRES';
 }
 
 interface NewService {
@@ -131,7 +126,7 @@ export const serviceHandlers: Pick<HandlerTable, ServiceAction> = {
       projectId: project.id,
       name: body.name,
       regionCode: body.region_code ?? world.defaultRegion,
-      serviceType: serviceTypeFor(body.addons),
+      serviceType: serviceTypeOfAddons(body.addons),
       size: sizeFrom(body.cpu_millis, body.memory_gbs, DEFAULT_SIZE),
       haReplicas: body.replica_count ?? 0,
       environment: body.environment_tag ?? 'DEV',
