@@ -1,7 +1,8 @@
 // The CLI view through the real `tideline` process on a dev stack: a run queued on
 // another run's service lock says so in its piped log, in `status --once` (text and JSON) and in
 // its report's timing; a finished run's piped `status` keeps each step's own lines and says which
-// steps never ran; `--help` keeps a wrapped description together.
+// steps never ran; a start under a running run's id is refused; `--help` keeps a wrapped
+// description together.
 import path from 'node:path';
 import { pollUntil } from '../../bench/lib/cancel-runs';
 import { progressQuery } from '../../contract/run-messages';
@@ -45,6 +46,26 @@ describe('the CLI view of a run', () => {
       (p) => (p.locks ?? []).includes(lock),
       60_000,
     );
+
+    // A second start under the running holder's id is refused: no second run, no lock request.
+    const holderRun = (await holder.describe()).runId;
+    const again = await tideline(
+      'run',
+      relative(HOLD),
+      '-i',
+      `project_id=${stack.projectId}`,
+      '-i',
+      `service_id=${serviceId}`,
+      '--id',
+      'cli-view-holder',
+    );
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('a run with id "cli-view-holder" is already running');
+    expect(again.stderr).toContain('status cli-view-holder');
+    expect(again.stderr).not.toMatch(/^\s+at /m);
+    const latest = await holder.describe();
+    expect(latest.runId).toBe(holderRun);
+    expect(latest.status.name).toBe('RUNNING');
 
     const id = 'cli-view-queued';
     const queued = startCli(
