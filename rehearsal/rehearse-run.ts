@@ -3,12 +3,14 @@
 // the resources given (names and shapes, never secrets), with faults injected as a test file
 // declares them. It is a test case built on the fly and run by the same machinery as `tideline
 // test` (test-stack.ts, case-runner.ts), so a rehearsal and a test see the same cloud and worker.
+// A session that rehearses again (an agent rehearses as planned, then with a fault) keeps its
+// stack: each rehearsal still has a local cloud and a project of its own on it.
 import type { RunbookDefinition } from '../dsl/definition';
 import type { RunReport, StepRecord } from '../contract/run-messages';
 import { runCase, type CaseResult } from './case-runner';
 import type { LoadedCase } from './test-file-loader';
 import { TestCase } from './test-file-schema';
-import { startTestStack } from './test-stack';
+import { startTestStack, type TestStack } from './test-stack';
 
 export interface RehearsalRequest {
   definition: RunbookDefinition;
@@ -95,15 +97,76 @@ export function rehearsalOutcome(result: CaseResult): RehearsalOutcome {
   };
 }
 
+interface RehearsalOptions {
+  env: NodeJS.ProcessEnv;
+  log: (line: string) => void;
+  /** How a stack is started (the test stack; a test counts the starts). */
+  start?: (env: NodeJS.ProcessEnv, log: (line: string) => void) => Promise<TestStack>;
+}
+
+/** A stack and the rehearsals running on it, so a stack set aside closes after its last one. */
+interface KeptStack {
+  stack: Promise<TestStack>;
+  running: number;
+  setAside: boolean;
+}
+
+/**
+ * Rehearsals on one test stack, started at the first and kept for the next until `close()`.
+ * Rehearsals may run side by side (cases do in `tideline test`). A stack that failed to start, or
+ * under which a rehearsal threw (not a failed run: the machinery itself), is set aside, closed once
+ * its rehearsals end, and the next rehearsal starts another.
+ */
+export class RehearsalStage {
+  private kept: KeptStack | undefined;
+
+  constructor(private readonly options: RehearsalOptions) {}
+
+  async rehearse(testCase: LoadedCase, timeoutMs: number): Promise<RehearsalOutcome> {
+    const kept = (this.kept ??= {
+      stack: (this.options.start ?? startTestStack)(this.options.env, this.options.log),
+      running: 0,
+      setAside: false,
+    });
+    kept.running += 1;
+    try {
+      return rehearsalOutcome(await runCase(await kept.stack, testCase, timeoutMs));
+    } catch (error) {
+      this.setAside(kept);
+      throw error;
+    } finally {
+      kept.running -= 1;
+      if (kept.setAside && kept.running === 0) await closeStack(kept);
+    }
+  }
+
+  /** Closes the kept stack (rehearsals still running on it end first: they fail). */
+  async close(): Promise<void> {
+    const kept = this.kept;
+    this.kept = undefined;
+    if (kept !== undefined) await closeStack(kept);
+  }
+
+  private setAside(kept: KeptStack): void {
+    kept.setAside = true;
+    if (this.kept === kept) this.kept = undefined;
+  }
+}
+
+async function closeStack(kept: KeptStack): Promise<void> {
+  const stack = await kept.stack.catch(() => undefined);
+  await stack?.close().catch(() => undefined);
+}
+
 /** Runs the rehearsal on a stack of its own, closed when it ends. */
 export async function rehearseRun(
   testCase: LoadedCase,
-  options: { env: NodeJS.ProcessEnv; timeoutMs: number; log: (line: string) => void },
+  options: RehearsalOptions & { timeoutMs: number },
 ): Promise<RehearsalOutcome> {
-  const stack = await startTestStack(options.env, options.log);
+  const stage = new RehearsalStage(options);
   try {
-    return rehearsalOutcome(await runCase(stack, testCase, options.timeoutMs));
+    return await stage.rehearse(testCase, options.timeoutMs);
   } finally {
-    await stack.close().catch(() => undefined);
+    await stage.close();
   }
 }

@@ -5,7 +5,7 @@
 // ended, the requests it made, what compensation undid, and the failure.
 import { McpToolError } from '../../mcp/errors';
 import type { McpToolDeps } from '../../mcp/tools';
-import { rehearsalCase, rehearseRun, type RehearsalOutcome } from '../../rehearsal/rehearse-run';
+import { RehearsalStage, rehearsalCase, type RehearsalOutcome } from '../../rehearsal/rehearse-run';
 import { rehearsalSeed } from '../../rehearsal/rehearsal-seed';
 import type { CliContext } from '../context';
 import { planWorkerConfig } from '../plan/target-lister';
@@ -43,9 +43,17 @@ export function rehearsalText(runbook: string, outcome: RehearsalOutcome): strin
   return lines.join('\n');
 }
 
-export function mcpRehearser(ctx: CliContext): McpToolDeps['rehearse'] {
+/**
+ * The rehearse tool of one `tideline mcp` session: its rehearsals share one test stack, started at
+ * the first and closed by `close()` when the session ends.
+ */
+export function mcpRehearser(ctx: CliContext): { rehearse: McpToolDeps['rehearse']; close(): Promise<void> } {
   const worker = planWorkerConfig(ctx);
-  return async ({ runbook, inputs, faults, approvals }) => {
+  const stage = new RehearsalStage({
+    env: ctx.env,
+    log: (line) => ctx.stderr.write(`tideline mcp: rehearsal: ${line}\n`),
+  });
+  const rehearse: McpToolDeps['rehearse'] = async ({ runbook, inputs, faults, approvals }) => {
     const { definition } = runbook;
     let seed;
     try {
@@ -67,11 +75,7 @@ export function mcpRehearser(ctx: CliContext): McpToolDeps['rehearse'] {
       );
     let outcome: RehearsalOutcome;
     try {
-      outcome = await rehearseRun(check.testCase, {
-        env: ctx.env,
-        timeoutMs: REHEARSAL_TIMEOUT_MS,
-        log: (line) => ctx.stderr.write(`tideline mcp: rehearsal: ${line}\n`),
-      });
+      outcome = await stage.rehearse(check.testCase, REHEARSAL_TIMEOUT_MS);
     } catch (error) {
       throw new McpToolError('MCP_REHEARSAL_FAILED', `the rehearsal could not run: ${message(error)}`);
     }
@@ -80,4 +84,5 @@ export function mcpRehearser(ctx: CliContext): McpToolDeps['rehearse'] {
       structured: { runbook: runbook.name, startingCloud: seed.cloud, ...outcome },
     };
   };
+  return { rehearse, close: () => stage.close() };
 }

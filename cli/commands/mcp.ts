@@ -134,6 +134,8 @@ export const mcpCommand: Command = async (argv, ctx) => {
       throw new McpToolError('MCP_TEMPORAL_FAILED', error instanceof Error ? error.message : String(error));
     }
   };
+  /** The session's rehearsals, on one stack started at the first (closed when the session ends). */
+  let rehearser: ReturnType<typeof import('./mcp-rehearse').mcpRehearser> | undefined;
   const { AgentRuns } = require('../../mcp/runs') as typeof import('../../mcp/runs');
   const { mcpRunRecords } = require('./mcp-run-records') as typeof import('./mcp-run-records');
   const settings: McpServerSettings = {
@@ -151,7 +153,8 @@ export const mcpCommand: Command = async (argv, ctx) => {
     records: mcpRunRecords(temporal),
     rehearse: (request) => {
       const { mcpRehearser } = require('./mcp-rehearse') as typeof import('./mcp-rehearse');
-      return mcpRehearser(ctx)(request);
+      rehearser ??= mcpRehearser(ctx);
+      return rehearser.rehearse(request);
     },
     signStart: (workflowId, by) => signStart(key, workflowId, by),
     newRunId,
@@ -179,6 +182,7 @@ export const mcpCommand: Command = async (argv, ctx) => {
     }
   } finally {
     stop.dispose();
+    await rehearser?.close();
     if (session !== undefined) await (await session.catch(() => undefined))?.close().catch(() => undefined);
   }
   return EXIT.OK;

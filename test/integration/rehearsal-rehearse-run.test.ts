@@ -3,15 +3,18 @@
 // name, the inputs naming the rehearsal cloud's copies) succeeds, and with every enablePooler call
 // rate-limited it fails at the pooler and compensation deletes the service it created. A runbook
 // with an approval step is rehearsed with its answer scripted: approved, it succeeds; rejected, it
-// fails there and its completed step is undone.
+// fails there and its completed step is undone. A session's rehearsals (the MCP server's) share one
+// stack, side by side, and a stack that did not start is started again at the next rehearsal.
 import path from 'node:path';
 import { checkRunbookFile } from '../../dsl/loader';
 import {
   REHEARSAL_APPROVER,
+  RehearsalStage,
   rehearsalCase,
   rehearseRun,
   type RehearsalRequest,
 } from '../../rehearsal/rehearse-run';
+import { startTestStack } from '../../rehearsal/test-stack';
 
 jest.setTimeout(240_000);
 
@@ -34,10 +37,18 @@ function request(faults: unknown[]): RehearsalRequest {
   };
 }
 
-async function rehearsed(faults: unknown[]) {
+function provisioningCase(faults: unknown[]) {
   const check = rehearsalCase(request(faults));
   if (!check.ok) throw new Error(check.problems.join('\n'));
-  return rehearseRun(check.testCase, { env: process.env, timeoutMs: 120_000, log: () => undefined });
+  return check.testCase;
+}
+
+async function rehearsed(faults: unknown[]) {
+  return rehearseRun(provisioningCase(faults), {
+    env: process.env,
+    timeoutMs: 120_000,
+    log: () => undefined,
+  });
 }
 
 test('with a fault, the run fails at the faulted step and compensation undoes what it created', async () => {
@@ -114,5 +125,60 @@ describe('a runbook with an approval step, its answer scripted', () => {
     expect(outcome.compensations).toEqual([
       { key: 'prepare/undo.unprepare', undoes: 'prepare', status: 'done' },
     ]);
+  });
+});
+
+describe('a session’s rehearsals', () => {
+  const POOLER_FAULT = { operation: 'service.enablePooler', kind: 'rateLimit', retryAfterSeconds: 0 };
+
+  test('share one stack, side by side, each on a cloud of its own; closed, the next starts another', async () => {
+    let starts = 0;
+    const stage = new RehearsalStage({
+      env: process.env,
+      log: () => undefined,
+      start: (env, log) => {
+        starts += 1;
+        return startTestStack(env, log);
+      },
+    });
+    try {
+      const [planned, faulted] = await Promise.all([
+        stage.rehearse(provisioningCase([]), 120_000),
+        stage.rehearse(provisioningCase([POOLER_FAULT]), 120_000),
+      ]);
+      expect(planned.status).toBe('succeeded');
+      expect(planned.calls['service.enablePooler']?.byStatus).not.toHaveProperty('429');
+      expect(faulted.status).toBe('failed');
+      expect(faulted.failure).toMatchObject({ stepKey: 'pooler' });
+      expect(starts).toBe(1);
+      const again = await stage.rehearse(provisioningCase([]), 120_000);
+      expect(again.status).toBe('succeeded');
+      expect(starts).toBe(1);
+      await stage.close();
+      expect((await stage.rehearse(provisioningCase([]), 120_000)).status).toBe('succeeded');
+      expect(starts).toBe(2);
+    } finally {
+      await stage.close();
+    }
+  });
+
+  test('a stack that did not start is started again by the next rehearsal', async () => {
+    let starts = 0;
+    const stage = new RehearsalStage({
+      env: process.env,
+      log: () => undefined,
+      start: (env, log) => {
+        starts += 1;
+        if (starts === 1) return Promise.reject(new Error('no free port for the dev server'));
+        return startTestStack(env, log);
+      },
+    });
+    try {
+      await expect(stage.rehearse(provisioningCase([]), 120_000)).rejects.toThrow('no free port');
+      expect((await stage.rehearse(provisioningCase([]), 120_000)).status).toBe('succeeded');
+      expect(starts).toBe(2);
+    } finally {
+      await stage.close();
+    }
   });
 });
