@@ -140,7 +140,7 @@ export class RehearsalStage {
     }
   }
 
-  /** Closes the kept stack (rehearsals still running on it end first: they fail). */
+  /** Closes the kept stack now: rehearsals still running on it fail. */
   async close(): Promise<void> {
     const kept = this.kept;
     this.kept = undefined;
