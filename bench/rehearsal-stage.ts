@@ -8,9 +8,9 @@
 // Run: npm run bench:rehearsals [-- --rounds=N]
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { checkRunbookFile } from '../dsl/loader';
 import type { LoadedCase } from '../rehearsal/test-file-loader';
-import { PROVISION_RUNBOOK, REPO_ROOT, RESULTS_DIR, RUNBOOKS_DIR } from './lib/repo';
+import { provisionRehearsal } from './lib/provision-rehearsal';
+import { REPO_ROOT, RESULTS_DIR } from './lib/repo';
 import { summarize, type Summary } from './lib/stats';
 
 type Rehearsals = typeof import('../rehearsal/rehearse-run');
@@ -19,19 +19,8 @@ const rehearsals: Promise<Rehearsals> = import(path.join(REPO_ROOT, 'dist', 'reh
 const TIMEOUT_MS = 120_000;
 const POOLER_FAULT = { operation: 'service.enablePooler', kind: 'rateLimit', retryAfterSeconds: 0 };
 
-function provisioning({ rehearsalCase }: Rehearsals, faults: Record<string, unknown>[]): LoadedCase {
-  const { definition } = checkRunbookFile(PROVISION_RUNBOOK, { runbooksRoot: RUNBOOKS_DIR });
-  if (definition === undefined) throw new Error('provision-production-service does not validate');
-  const check = rehearsalCase({
-    definition,
-    inputs: {
-      project_id: '${{ cloud.project_id }}',
-      name: 'billing-db',
-      vpc_id: '${{ cloud.vpcs.main.id }}',
-    },
-    cloud: { vpcs: [{ name: 'main', cidr: '10.1.0.0/16' }], services: [] },
-    faults,
-  });
+function provisioning({ rehearsalCase }: Rehearsals, faults: unknown[]): LoadedCase {
+  const check = rehearsalCase(provisionRehearsal(faults));
   if (!check.ok) throw new Error(check.problems.join('\n'));
   return check.testCase;
 }

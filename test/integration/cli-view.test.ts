@@ -38,6 +38,15 @@ describe('the CLI view of a run', () => {
   test('a run queued on a service lock says what it waits for, while it waits and in its report', async () => {
     const lock = `service/${stack.projectId}/${serviceId}`;
     const inputs = { project_id: stack.projectId, service_id: serviceId };
+    /** `tideline run` of the lock runbook on the service, as run `id`. */
+    const runHold = (id: string, ...more: string[]): string[] => [
+      'run',
+      relative(HOLD),
+      ...Object.entries(inputs).flatMap(([name, value]) => ['-i', `${name}=${value}`]),
+      ...more,
+      '--id',
+      id,
+    ];
     // The first run holds the service's lock until it is cancelled: the second waits for as long.
     const holder = await stack.start(HOLD, { ...inputs, hold: '1h' }, 'cli-view-holder');
     await pollUntil(
@@ -49,16 +58,7 @@ describe('the CLI view of a run', () => {
 
     // A second start under the running holder's id is refused: no second run, no lock request.
     const holderRun = (await holder.describe()).runId;
-    const again = await tideline(
-      'run',
-      relative(HOLD),
-      '-i',
-      `project_id=${stack.projectId}`,
-      '-i',
-      `service_id=${serviceId}`,
-      '--id',
-      'cli-view-holder',
-    );
+    const again = await tideline(...runHold('cli-view-holder'));
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('a run with id "cli-view-holder" is already running');
     expect(again.stderr).toContain('status cli-view-holder');
@@ -68,22 +68,7 @@ describe('the CLI view of a run', () => {
     expect(latest.status.name).toBe('RUNNING');
 
     const id = 'cli-view-queued';
-    const queued = startCli(
-      [
-        'run',
-        relative(HOLD),
-        '-i',
-        `project_id=${stack.projectId}`,
-        '-i',
-        `service_id=${serviceId}`,
-        '-i',
-        'hold=1ms',
-        '--id',
-        id,
-        ...flags,
-      ],
-      { timeoutMs: 120_000 },
-    );
+    const queued = startCli([...runHold(id, '-i', 'hold=1ms'), ...flags], { timeoutMs: 120_000 });
     await queued.waitForStdout(new RegExp(`^\\d\\d:\\d\\d:\\d\\d waiting for lock ${lock}$`, 'm'));
 
     const once = await tideline('status', id, '--once');

@@ -7,38 +7,14 @@
 // stack, side by side, and a stack that did not start is started again at the next rehearsal.
 import path from 'node:path';
 import { checkRunbookFile } from '../../dsl/loader';
-import {
-  REHEARSAL_APPROVER,
-  RehearsalStage,
-  rehearsalCase,
-  rehearseRun,
-  type RehearsalRequest,
-} from '../../rehearsal/rehearse-run';
-import { startTestStack } from '../../rehearsal/test-stack';
+import { REHEARSAL_APPROVER, RehearsalStage, rehearsalCase, rehearseRun } from '../../rehearsal/rehearse-run';
+import { startTestStack, type TestStack } from '../../rehearsal/test-stack';
+import { provisionRehearsal } from '../../bench/lib/provision-rehearsal';
 
 jest.setTimeout(240_000);
 
-const RUNBOOKS = path.resolve(__dirname, '..', '..', 'runbooks');
-const definition = checkRunbookFile(path.join(RUNBOOKS, 'provision-production-service.yaml'), {
-  runbooksRoot: RUNBOOKS,
-}).definition;
-
-function request(faults: unknown[]): RehearsalRequest {
-  if (definition === undefined) throw new Error('provision-production-service does not validate');
-  return {
-    definition,
-    inputs: {
-      project_id: '${{ cloud.project_id }}',
-      name: 'billing-db',
-      vpc_id: '${{ cloud.vpcs.main.id }}',
-    },
-    cloud: { vpcs: [{ name: 'main', cidr: '10.1.0.0/16' }], services: [] },
-    faults,
-  };
-}
-
 function provisioningCase(faults: unknown[]) {
-  const check = rehearsalCase(request(faults));
+  const check = rehearsalCase(provisionRehearsal(faults));
   if (!check.ok) throw new Error(check.problems.join('\n'));
   return check.testCase;
 }
@@ -75,7 +51,7 @@ test('without faults, the run succeeds and nothing is undone', async () => {
 });
 
 test('a fault the local cloud does not know is refused before anything starts', () => {
-  const check = rehearsalCase(request([{ operation: 'service.nope', kind: 'error' }]));
+  const check = rehearsalCase(provisionRehearsal([{ operation: 'service.nope', kind: 'error' }]));
   expect(check.ok).toBe(false);
   expect(check.ok ? [] : check.problems).toEqual([expect.stringMatching(/^faults\.0\.operation: /)]);
 });
@@ -131,16 +107,21 @@ describe('a runbook with an approval step, its answer scripted', () => {
 describe('a session’s rehearsals', () => {
   const POOLER_FAULT = { operation: 'service.enablePooler', kind: 'rateLimit', retryAfterSeconds: 0 };
 
-  test('share one stack, side by side, each on a cloud of its own; closed, the next starts another', async () => {
+  /** A stage on real test stacks that counts their starts; `firstFails`: the first start's error. */
+  function countedStage(firstFails?: Error): { stage: RehearsalStage; starts: () => number } {
     let starts = 0;
-    const stage = new RehearsalStage({
-      env: process.env,
-      log: () => undefined,
-      start: (env, log) => {
-        starts += 1;
-        return startTestStack(env, log);
-      },
-    });
+    const start = (env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<TestStack> => {
+      starts += 1;
+      return starts === 1 && firstFails !== undefined ? Promise.reject(firstFails) : startTestStack(env, log);
+    };
+    return {
+      stage: new RehearsalStage({ env: process.env, log: () => undefined, start }),
+      starts: () => starts,
+    };
+  }
+
+  test('share one stack, side by side, each on a cloud of its own; closed, the next starts another', async () => {
+    const { stage, starts } = countedStage();
     try {
       const [planned, faulted] = await Promise.all([
         stage.rehearse(provisioningCase([]), 120_000),
@@ -150,33 +131,24 @@ describe('a session’s rehearsals', () => {
       expect(planned.calls['service.enablePooler']?.byStatus).not.toHaveProperty('429');
       expect(faulted.status).toBe('failed');
       expect(faulted.failure).toMatchObject({ stepKey: 'pooler' });
-      expect(starts).toBe(1);
+      expect(starts()).toBe(1);
       const again = await stage.rehearse(provisioningCase([]), 120_000);
       expect(again.status).toBe('succeeded');
-      expect(starts).toBe(1);
+      expect(starts()).toBe(1);
       await stage.close();
       expect((await stage.rehearse(provisioningCase([]), 120_000)).status).toBe('succeeded');
-      expect(starts).toBe(2);
+      expect(starts()).toBe(2);
     } finally {
       await stage.close();
     }
   });
 
   test('a stack that did not start is started again by the next rehearsal', async () => {
-    let starts = 0;
-    const stage = new RehearsalStage({
-      env: process.env,
-      log: () => undefined,
-      start: (env, log) => {
-        starts += 1;
-        if (starts === 1) return Promise.reject(new Error('no free port for the dev server'));
-        return startTestStack(env, log);
-      },
-    });
+    const { stage, starts } = countedStage(new Error('no free port for the dev server'));
     try {
       await expect(stage.rehearse(provisioningCase([]), 120_000)).rejects.toThrow('no free port');
       expect((await stage.rehearse(provisioningCase([]), 120_000)).status).toBe('succeeded');
-      expect(starts).toBe(2);
+      expect(starts()).toBe(2);
     } finally {
       await stage.close();
     }
