@@ -12,6 +12,7 @@ import { realWaitMs, systemClock } from './deps';
 import { evaluatePolicies, hasStepRules, type CompiledGovernance } from '../dsl/policies';
 import { starterContext, stepVerdict } from './policy-check';
 import { DEFAULT_NOTIFICATION_SETTINGS, planNotifications } from './notify';
+import { startReplayed, type StartLedger } from './start-once';
 
 export { ADMIT_RUN_ACTIVITY } from '../contract/admission-messages';
 
@@ -27,12 +28,20 @@ export function groupsOf(settings: ApprovalSettings, name: string): string[] {
 
 export function verifiedStarter(
   settings: ApprovalSettings,
-  input: Pick<AdmitRunInput, 'workflowId' | 'runStartedAt' | 'startedBy' | 'givenInputs'>,
+  input: Pick<AdmitRunInput, 'workflowId' | 'taskQueue' | 'runStartedAt' | 'startedBy' | 'givenInputs'>,
   definitionHash: string,
 ): VerifiedStarter {
   if (input.startedBy === undefined)
     return { by: null, verified: false, reason: 'the start names no starter', groups: [] };
-  const verdict = verifyStarter(settings, { ...input, definitionHash }, input.startedBy);
+  const verdict = verifyStarter(
+    settings,
+    {
+      workflowId: input.workflowId,
+      runStartedAt: input.runStartedAt,
+      admitted: { taskQueue: input.taskQueue, definitionHash, givenInputs: input.givenInputs ?? {} },
+    },
+    input.startedBy,
+  );
   return {
     by: verdict.by,
     verified: verdict.verified,
@@ -123,17 +132,35 @@ export function admissionNotifications(
   return plan.targets.length > 0 || plan.unknown.length > 0 ? { notifications: plan } : {};
 }
 
+/**
+ * An admitted run with a verified signed start is refused when the signature was used before
+ * (start-once.ts); it is claimed for this run otherwise.
+ */
+async function admittedOnce(
+  admission: Admission,
+  ledger: StartLedger | undefined,
+  input: AdmitRunInput,
+): Promise<Admission> {
+  if (!admission.allowed || !admission.starter.verified) return admission;
+  const replayed = await startReplayed(ledger, input);
+  if (replayed === undefined) return admission;
+  const { waitUntil: _waitUntil, waitMs: _waitMs, ...refused } = admission;
+  return { ...refused, allowed: false, code: 'START_REPLAYED', reason: replayed };
+}
+
 export function createAdmitRunActivity(
   catalog: CatalogSettings | undefined,
   approvals: ApprovalSettings | undefined,
   governance: CompiledGovernance | undefined,
   clock: Clock = systemClock,
   notifications: NotificationSettings = DEFAULT_NOTIFICATION_SETTINGS,
+  ledger?: StartLedger,
 ) {
   return async (input: AdmitRunInput): Promise<Admission> => {
     const now = clock.now();
+    const verdict = admitRun(catalog ?? DEVELOPMENT, approvals ?? NO_KEYS, input, governance, now);
     const admission = {
-      ...admitRun(catalog ?? DEVELOPMENT, approvals ?? NO_KEYS, input, governance, now),
+      ...(await admittedOnce(verdict, ledger, input)),
       ...admissionNotifications(notifications, input.definition),
     };
     return admission.waitUntil === undefined

@@ -3,16 +3,20 @@
 // and the time; the worker verifies the same payloads (approval-verify.ts).
 import { createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
 import { keyId, signPayload } from './approval-keys';
+import { definitionHash } from './definition-hash';
+import type { RunbookDefinition } from '../dsl/definition';
 import {
   approvalPayload,
   holdActionPayload,
   scheduleStartPayload,
+  START_SIGNATURE_TTL_MS,
   startPayload,
   type ApprovalPlan,
   type ApprovalSignature,
   type HoldActionName,
   type HoldSignature,
   type SignedStart,
+  type StartFields,
 } from '../contract/approval-messages';
 
 /** What every signature carries besides its value: which key, a fresh nonce, and when. */
@@ -51,24 +55,75 @@ export function signDecision(
 }
 
 /** The run's starter: signed when a key is there for `by`, else only claimed. */
-export function signStart(key: KeyObject | undefined, workflowId: string, by: string): SignedStart {
-  if (key === undefined) return { by };
-  const base = { ...signatureBase(key, Date.now()), workflowId };
-  return { by, signature: { ...base, value: signPayload(startPayload({ ...base, by }), key) } };
+export function signStart(
+  key: KeyObject | undefined,
+  fields: StartFields,
+  now: number = Date.now(),
+): SignedStart {
+  if (key === undefined) return { by: fields.by };
+  const base = signatureBase(key, now);
+  const expiresAt = now + START_SIGNATURE_TTL_MS;
+  const value = signPayload(
+    startPayload({
+      workflowId: fields.workflowId,
+      taskQueue: fields.taskQueue,
+      by: fields.by,
+      definitionHash: definitionHash(fields.definition),
+      inputs: fields.inputs,
+      signedAt: base.signedAt,
+      expiresAt,
+      nonce: base.nonce,
+    }),
+    key,
+  );
+  return {
+    by: fields.by,
+    signature: { ...base, workflowId: fields.workflowId, taskQueue: fields.taskQueue, expiresAt, value },
+  };
 }
 
 /**
- * A schedule's starter: its creator signs the schedule id, the definition (by hash) and the inputs,
- * so every run it starts is verified as theirs, and nothing else is.
+ * A schedule's starter: its creator signs the schedule (its id and when Temporal says it was
+ * created), the task queue, the definition (by hash) and the inputs, so every run that schedule
+ * starts is verified as theirs, and nothing else is.
  */
 export function signScheduleStart(
   key: KeyObject | undefined,
-  fields: { scheduleId: string; by: string; definitionHash: string; inputs: unknown },
+  fields: {
+    scheduleId: string;
+    scheduleCreatedAt: number;
+    taskQueue: string;
+    by: string;
+    definition: RunbookDefinition;
+    inputs: unknown;
+  },
 ): SignedStart {
   if (key === undefined) return { by: fields.by };
   const base = signatureBase(key, Date.now());
-  const value = signPayload(scheduleStartPayload({ ...fields, ...base }), key);
-  return { by: fields.by, signature: { ...base, workflowId: fields.scheduleId, schedule: true, value } };
+  const value = signPayload(
+    scheduleStartPayload({
+      scheduleId: fields.scheduleId,
+      scheduleCreatedAt: fields.scheduleCreatedAt,
+      taskQueue: fields.taskQueue,
+      by: fields.by,
+      definitionHash: definitionHash(fields.definition),
+      inputs: fields.inputs,
+      signedAt: base.signedAt,
+      nonce: base.nonce,
+    }),
+    key,
+  );
+  return {
+    by: fields.by,
+    signature: {
+      ...base,
+      workflowId: fields.scheduleId,
+      schedule: true,
+      scheduleCreatedAt: fields.scheduleCreatedAt,
+      taskQueue: fields.taskQueue,
+      value,
+    },
+  };
 }
 
 /** An operator's hold action (retry, skip, rollback), signed over the run and what it changes. */

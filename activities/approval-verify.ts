@@ -12,7 +12,9 @@ import {
   approvalPayload,
   holdActionPayload,
   isAgentName,
+  legacyStartPayload,
   scheduleStartPayload,
+  START_SIGNATURE_TTL_MS,
   startPayload,
   type ApprovalRefusalCode,
   type SignedStart,
@@ -51,56 +53,125 @@ function freshness(signedAt: number, now: number): string | undefined {
   return undefined;
 }
 
+/** Where a start is verified: the run, and for runs the worker admits, what a signature must cover. */
+export interface StartContext {
+  workflowId: string;
+  /** When the run started (epoch ms): a start signature must have been good then. */
+  runStartedAt?: number;
+  /** Runs the worker admits: their task queue, definition (by hash) and inputs as given. */
+  admitted?: { taskQueue: string; definitionHash: string; givenInputs: unknown };
+}
+
+/** The payload a run's own start signature must verify over, or why none can. */
+function runStartPayload(
+  context: StartContext,
+  start: SignedStart,
+  signature: NonNullable<SignedStart['signature']>,
+): { payload: string } | { reason: string } {
+  if (signature.workflowId !== context.workflowId) return { reason: 'the start was signed for another run' };
+  const { admitted } = context;
+  if (admitted === undefined) {
+    // A run the worker did not admit started before admission: its start was signed the old way.
+    const stale =
+      context.runStartedAt === undefined ? undefined : freshness(signature.signedAt, context.runStartedAt);
+    if (stale !== undefined) return { reason: `the start signature is not this start's: ${stale}` };
+    return { payload: legacyStartPayload({ ...signature, workflowId: context.workflowId, by: start.by }) };
+  }
+  const { expiresAt, taskQueue } = signature;
+  if (expiresAt === undefined || taskQueue === undefined)
+    return {
+      reason: 'the start was signed by an earlier tideline, which signs neither what it starts nor an expiry',
+    };
+  if (taskQueue !== admitted.taskQueue)
+    return { reason: `the start was signed for task queue ${taskQueue}, not ${admitted.taskQueue}` };
+  if (expiresAt - signature.signedAt > START_SIGNATURE_TTL_MS + APPROVAL_MAX_SKEW_MS)
+    return {
+      reason: `the start signature claims to be good for longer than ${START_SIGNATURE_TTL_MS / 1000}s`,
+    };
+  if (context.runStartedAt !== undefined) {
+    if (context.runStartedAt > expiresAt + APPROVAL_MAX_SKEW_MS)
+      return {
+        reason: `the start signature expired ${Math.round((context.runStartedAt - expiresAt) / 1000)}s before this run started`,
+      };
+    if (signature.signedAt > context.runStartedAt + APPROVAL_MAX_SKEW_MS)
+      return { reason: 'the start was signed after the run started (check the signer’s clock)' };
+  }
+  return {
+    payload: startPayload({
+      workflowId: context.workflowId,
+      taskQueue,
+      by: start.by,
+      definitionHash: admitted.definitionHash,
+      inputs: admitted.givenInputs,
+      signedAt: signature.signedAt,
+      expiresAt,
+      nonce: signature.nonce,
+    }),
+  };
+}
+
+/** The payload a schedule's start signature must verify over, or why none can. */
+function scheduleStartPayloadOf(
+  context: StartContext,
+  start: SignedStart,
+  signature: NonNullable<SignedStart['signature']>,
+): { payload: string } | { reason: string } {
+  if (!context.workflowId.startsWith(`${signature.workflowId}-`))
+    return { reason: `the schedule signature is for schedule ${signature.workflowId}, not this run` };
+  const { admitted } = context;
+  if (admitted === undefined)
+    return { reason: 'a schedule signature is verified only by workers that admit runs' };
+  const { scheduleCreatedAt, taskQueue } = signature;
+  if (scheduleCreatedAt === undefined || taskQueue === undefined)
+    return {
+      reason:
+        'the schedule was signed by an earlier tideline, which does not bind the schedule it signs (create it again)',
+    };
+  if (taskQueue !== admitted.taskQueue)
+    return { reason: `the schedule was signed for task queue ${taskQueue}, not ${admitted.taskQueue}` };
+  return {
+    payload: scheduleStartPayload({
+      scheduleId: signature.workflowId,
+      scheduleCreatedAt,
+      taskQueue,
+      by: start.by,
+      definitionHash: admitted.definitionHash,
+      inputs: admitted.givenInputs,
+      signedAt: signature.signedAt,
+      nonce: signature.nonce,
+    }),
+  };
+}
+
+/**
+ * Whether a start's signature verifies with a key registered for its `by` over what the run is.
+ * Whether it was used before (a run's own start) or its schedule still exists (a schedule's) is
+ * the admission's to ask (activities/start-once.ts).
+ */
 export function verifyStarter(
   settings: ApprovalSettings,
-  input: {
-    workflowId: string;
-    runStartedAt?: number;
-    /** For a schedule's signature: what it must cover. */
-    definitionHash?: string;
-    givenInputs?: unknown;
-  },
+  context: StartContext,
   start: SignedStart,
 ): StarterVerdict {
   const { signature } = start;
   if (signature === undefined) return { by: start.by, verified: false, reason: 'the start was not signed' };
-  const unverified = (reason: string): StarterVerdict => ({ by: start.by, verified: false, reason });
-  let payload: string;
-  if (signature.schedule === true) {
-    if (!input.workflowId.startsWith(`${signature.workflowId}-`))
-      return unverified(`the schedule signature is for schedule ${signature.workflowId}, not this run`);
-    if (input.definitionHash === undefined)
-      return unverified('a schedule signature is verified only by workers that admit runs');
-    payload = scheduleStartPayload({
-      scheduleId: signature.workflowId,
-      by: start.by,
-      definitionHash: input.definitionHash,
-      inputs: input.givenInputs ?? {},
-      signedAt: signature.signedAt,
-      nonce: signature.nonce,
-    });
-  } else {
-    if (signature.workflowId !== input.workflowId) return unverified('the start was signed for another run');
-    // A start signature is good for the start it was made for: one copied into a later start of the
-    // same workflow id is stale by then.
-    const stale =
-      input.runStartedAt === undefined ? undefined : freshness(signature.signedAt, input.runStartedAt);
-    if (stale !== undefined) return unverified(`the start signature is not this start's: ${stale}`);
-    payload = startPayload({
-      workflowId: input.workflowId,
-      by: start.by,
-      signedAt: signature.signedAt,
-      nonce: signature.nonce,
-    });
-  }
-  const ok = keysOf(settings, start.by).some(({ key }) => verifyPayload(payload, signature.value, key));
-  return ok
-    ? { by: start.by, verified: true }
-    : unverified(
-        signature.schedule === true
-          ? 'the schedule signature does not verify (the definition or inputs changed since it was signed)'
-          : 'the start signature does not verify',
-      );
+  const expected =
+    signature.schedule === true
+      ? scheduleStartPayloadOf(context, start, signature)
+      : runStartPayload(context, start, signature);
+  if ('reason' in expected) return { by: start.by, verified: false, reason: expected.reason };
+  const ok = keysOf(settings, start.by).some(({ key }) =>
+    verifyPayload(expected.payload, signature.value, key),
+  );
+  if (ok) return { by: start.by, verified: true };
+  return {
+    by: start.by,
+    verified: false,
+    reason:
+      signature.schedule === true
+        ? 'the schedule signature does not verify (the definition, inputs or task queue differ from what was signed)'
+        : 'the start signature does not verify (the definition, inputs or task queue differ from what was signed)',
+  };
 }
 
 export function verifyApproval(

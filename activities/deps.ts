@@ -1,5 +1,6 @@
 // What activities need from the outside world, injected by the worker (or a test).
 import type { CloudCaller } from '../cloud/client';
+import type { StartLedger } from './start-once';
 import type { Secret } from '../cloud/redact';
 import type { NotificationEvent } from '../dsl/notify-subscriptions';
 import type { CompiledGovernance } from '../dsl/policies';
@@ -95,6 +96,11 @@ export interface ActivityDeps {
   notifications?: NotificationSettings;
   /** For `drift.check`; absent: the worker watches no state file. */
   drift?: DriftWatchSettings;
+  /**
+   * Where `run.admit` claims start signatures and reads schedules (start-once.ts); absent: no
+   * verified signed start is refused (START_REPLAYED): a replayed one could not be told.
+   */
+  startLedger?: StartLedger;
   /** How notifications are posted (tests may wrap it); default the global fetch. */
   fetch?: typeof fetch;
   clock?: Clock;

@@ -40,6 +40,7 @@ export function createActivities(deps: ActivityDeps) {
       deps.governance,
       deps.policyClock ?? deps.clock,
       deps.notifications,
+      deps.startLedger,
     ),
     [CHECK_STEP_POLICY_ACTIVITY]: createCheckStepPolicyActivity(
       deps.governance,

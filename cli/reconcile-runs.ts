@@ -9,7 +9,7 @@ import type { CliContext } from './context';
 import { isCliError } from './errors';
 import { observeRun, readOutcome } from './run-observer';
 import { newRunId } from './commands/run';
-import { startedBy, startRunbookRun } from './start-run';
+import { starterOf, startRunbookRun } from './start-run';
 import type { TemporalSession } from './temporal';
 
 export interface RepairRunOptions extends RepairRunEvents {
@@ -34,9 +34,9 @@ export function runRepairs(
         const input: RunbookWorkflowInput = {
           definition: repair.definition,
           inputs: repair.inputs,
-          ...startedBy(ctx, workflowId, options.by, options.keyFile),
         };
-        return { workflowId, start: () => startRunbookRun(ctx, session, input, workflowId) };
+        const starter = starterOf(ctx, options.by, options.keyFile);
+        return { workflowId, start: () => startRunbookRun(ctx, session, input, workflowId, starter) };
       },
       notStarted: (error) => (isCliError(error) ? { code: error.code, reason: error.message } : undefined),
       observe: (handle) => observeRun(session, handle),

@@ -1,4 +1,5 @@
 // Starting a run (shared by `run`, `rerun` and `reconcile`) and following it (`run`, `rerun`).
+import type { KeyObject } from 'node:crypto';
 import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { RunbookWorkflowInput } from '../contract/run-messages';
 import { loadApprovalKey } from './approval-signing';
@@ -58,34 +59,54 @@ export function runMetadata(input: RunbookWorkflowInput): { staticSummary: strin
   };
 }
 
+/** Who starts a run, and the approval key they sign the start with when they have one. */
+export interface Starter {
+  by: string;
+  key: KeyObject | undefined;
+}
+
 /**
- * Who starts the run: signed with the starter's approval key when there is one (the worker then
- * knows who started it: self-approval, policies on groups), else only claimed.
+ * Who starts the run (`--by`, else the operator's name): with their approval key the start is
+ * signed (the worker then knows who started it: self-approval, policies on groups), else claimed.
  */
-export function startedBy(
+export function starterOf(
   ctx: CliContext,
-  workflowId: string,
   by: string | undefined,
   keyFile: string | undefined,
-): Pick<RunbookWorkflowInput, 'startedBy'> {
+): Starter | undefined {
   const name = by ?? operatorName(ctx.env);
-  if (name === undefined) return {};
-  return { startedBy: signStart(loadApprovalKey(ctx, name, keyFile), workflowId, name) };
+  return name === undefined ? undefined : { by: name, key: loadApprovalKey(ctx, name, keyFile) };
 }
 
 /**
  * Starts the interpreter workflow for a run: the one start path of `run`, `rerun` and `reconcile`,
- * so the worker's catalogue, verified starter, locks, policies and change windows apply alike.
+ * so the worker's catalogue, verified starter, locks, policies and change windows apply alike. The
+ * start is signed here, for exactly what it starts: this id, task queue, definition and inputs.
  */
 export async function startRunbookRun(
   ctx: CliContext,
   session: TemporalSession,
-  input: RunbookWorkflowInput,
+  unsigned: RunbookWorkflowInput,
   workflowId: string,
+  starter: Starter | undefined,
 ): Promise<WorkflowHandleWithFirstExecutionRunId> {
+  const { taskQueue } = session.target;
+  const input: RunbookWorkflowInput =
+    starter === undefined
+      ? unsigned
+      : {
+          ...unsigned,
+          startedBy: signStart(starter.key, {
+            workflowId,
+            taskQueue,
+            by: starter.by,
+            definition: unsigned.definition,
+            inputs: unsigned.inputs,
+          }),
+        };
   try {
     return await session.client.workflow.start(RUNBOOK_WORKFLOW_TYPE, {
-      taskQueue: session.target.taskQueue,
+      taskQueue,
       workflowId,
       args: [input],
       memo: { runbook: input.definition.name },
@@ -109,6 +130,7 @@ const INTERRUPTED = 130;
 export interface StartOptions {
   detach: boolean;
   showSecrets: boolean;
+  starter: Starter | undefined;
 }
 
 export function startAndFollow(
@@ -126,7 +148,7 @@ export function startAndFollow(
       ctx.stderr.write('tideline: interrupted; nothing was started\n');
       return INTERRUPTED;
     }
-    const handle = await startRunbookRun(ctx, session, input, workflowId);
+    const handle = await startRunbookRun(ctx, session, input, workflowId, options.starter);
     if (!ctx.globals.json) {
       ctx.stdout.write(`started ${name} as run ${workflowId} on task queue "${session.target.taskQueue}"\n`);
     }

@@ -19,18 +19,27 @@ export const ADMISSION_REFUSAL_CODES = [
   'POLICY_DENIED',
   /** A policy's change window is closed and the rule says `outside: refuse`. */
   'CHANGE_WINDOW_CLOSED',
+  /**
+   * The start's signature was used before: a run's own by another run, a schedule's by a run its
+   * schedule (as it was when signed) did not start.
+   */
+  'START_REPLAYED',
 ] as const;
 export type AdmissionRefusalCode = (typeof ADMISSION_REFUSAL_CODES)[number];
 
 export interface AdmitRunInput {
   workflowId: string;
+  /** The run asking (a start signature is claimed for it). */
+  runId: string;
+  /** The task queue the run was started on (a start signature covers it). */
+  taskQueue: string;
   /** When the run started (epoch ms): a start signature must have been made shortly before. */
   runStartedAt: number;
   /** The definition as the run received it (a local activity's input is not kept in history). */
   definition: RunbookDefinition;
   /** The bound inputs, for policies. */
   inputs: Record<string, JsonValue>;
-  /** The inputs as the start gave them (a schedule's signature covers them). */
+  /** The inputs as the start gave them (a start signature covers them). */
   givenInputs?: Record<string, unknown>;
   startedBy?: SignedStart;
 }

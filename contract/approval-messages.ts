@@ -1,6 +1,7 @@
 // Signed approvals: what `tideline approve/reject` (and `tideline run`, for the starter) sign, what
 // the `approval.verify` activity answers, and the audit entry a run keeps for every decision.
 // Types and plain functions only: the workflow sandbox imports this module.
+import type { RunbookDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { canonicalJson } from './canonical-json';
 
@@ -81,12 +82,35 @@ export interface ApprovalSignature {
 export interface SignedStart {
   by: string;
   /**
-   * A run's own start: signed for its workflow id, good for 10 minutes. A schedule's (`schedule`
-   * true): signed for the schedule id (`workflowId`), the definition and the inputs, good for every
-   * run the schedule starts (their ids are `<schedule id>-<time>`).
+   * A run's own start: signed for its workflow id, task queue, definition (by hash) and inputs as
+   * given, with a nonce, good until `expiresAt` and for one run only. A schedule's (`schedule`
+   * true): signed for the schedule id (`workflowId`) and the moment it was created
+   * (`scheduleCreatedAt`), its task queue, the definition and the inputs, good for the runs that
+   * schedule starts while it exists (their ids are `<schedule id>-<time>`).
    */
-  signature?: Omit<ApprovalSignature, 'runId' | 'stepKey'> & { schedule?: true };
+  signature?: Omit<ApprovalSignature, 'runId' | 'stepKey'> & {
+    schedule?: true;
+    /** The task queue the start was signed for. */
+    taskQueue?: string;
+    /** A run's own start: the signature is good for a start made until then (epoch ms). */
+    expiresAt?: number;
+    /** A schedule's: when the schedule it was signed for was created (epoch ms, as Temporal says). */
+    scheduleCreatedAt?: number;
+  };
 }
+
+/** What a start decides, which its signature covers. */
+export interface StartFields {
+  workflowId: string;
+  taskQueue: string;
+  by: string;
+  definition: RunbookDefinition;
+  /** The inputs as the start gives them (`RunbookWorkflowInput.inputs`). */
+  inputs: unknown;
+}
+
+/** How long a start signature stays good for its start (the CLI signs just before starting). */
+export const START_SIGNATURE_TTL_MS = APPROVAL_MAX_AGE_MS;
 
 /** A change an approval guards: a later changing step and its `with` as resolved when asked. */
 export interface PlannedChange {
@@ -132,8 +156,39 @@ export function approvalPayload(fields: {
   ]);
 }
 
-/** The bytes a starter signs (the run id is not known before the start). */
+/**
+ * The bytes a starter signs: everything the start decides (its workflow id and task queue, the
+ * definition by hash, the inputs as given), a nonce and an expiry, so a signature starts one thing
+ * once (the worker claims the nonce; activities/admission.ts).
+ */
 export function startPayload(fields: {
+  workflowId: string;
+  taskQueue: string;
+  by: string;
+  definitionHash: string;
+  inputs: unknown;
+  signedAt: number;
+  expiresAt: number;
+  nonce: string;
+}): string {
+  return JSON.stringify([
+    'tideline-start/2',
+    fields.workflowId,
+    fields.taskQueue,
+    fields.by,
+    fields.definitionHash,
+    canonicalJson(fields.inputs),
+    fields.signedAt,
+    fields.expiresAt,
+    fields.nonce,
+  ]);
+}
+
+/**
+ * The bytes an earlier release's CLI signed for a start (workflow id, name, time, nonce): still
+ * verified for runs the worker did not admit (they started before admission), never for new ones.
+ */
+export function legacyStartPayload(fields: {
   workflowId: string;
   by: string;
   signedAt: number;
@@ -143,11 +198,14 @@ export function startPayload(fields: {
 }
 
 /**
- * The bytes a schedule's creator signs: the schedule, the definition (its hash) and the inputs as
- * given, so the signature vouches for exactly the runs the schedule starts.
+ * The bytes a schedule's creator signs: the schedule (its id and the moment it was created, so a
+ * schedule made later under the same id is another one), its task queue, the definition (its
+ * hash) and the inputs as given, so the signature vouches for exactly the runs that schedule starts.
  */
 export function scheduleStartPayload(fields: {
   scheduleId: string;
+  scheduleCreatedAt: number;
+  taskQueue: string;
   by: string;
   definitionHash: string;
   inputs: unknown;
@@ -155,8 +213,10 @@ export function scheduleStartPayload(fields: {
   nonce: string;
 }): string {
   return JSON.stringify([
-    'tideline-schedule-start/1',
+    'tideline-schedule-start/2',
     fields.scheduleId,
+    fields.scheduleCreatedAt,
+    fields.taskQueue,
     fields.by,
     fields.definitionHash,
     canonicalJson(fields.inputs),

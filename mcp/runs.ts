@@ -3,7 +3,7 @@
 // wait for a person's approval, and cancel a run this agent started. Every answer leaves secret
 // values out: secret outputs are masked, inputs are never echoed.
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
-import { MASKED } from '../contract/approval-messages';
+import { MASKED, type SignedStart, type StartFields } from '../contract/approval-messages';
 import {
   progressQuery,
   reportInFailure,
@@ -50,7 +50,23 @@ export class AgentRuns {
     private readonly taskQueue: string,
   ) {}
 
-  async start(input: RunbookWorkflowInput, workflowId: string, agent: string): Promise<string> {
+  /** Starts a run as `agent`, its start signed by `sign` for exactly this start. */
+  async start(
+    unsigned: RunbookWorkflowInput,
+    workflowId: string,
+    agent: string,
+    sign: (fields: StartFields) => SignedStart,
+  ): Promise<string> {
+    const input: RunbookWorkflowInput = {
+      ...unsigned,
+      startedBy: sign({
+        workflowId,
+        taskQueue: this.taskQueue,
+        by: agent,
+        definition: unsigned.definition,
+        inputs: unsigned.inputs,
+      }),
+    };
     try {
       await this.client.workflow.start(RUNBOOK_WORKFLOW_TYPE, {
         taskQueue: this.taskQueue,

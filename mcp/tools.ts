@@ -2,7 +2,7 @@
 // runbooks (list, describe, plan, start); those about runs already started are in run-tools.ts.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { SignedStart } from '../contract/approval-messages';
+import type { SignedStart, StartFields } from '../contract/approval-messages';
 import type { RunbookDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { McpToolError } from './errors';
@@ -37,7 +37,7 @@ export interface McpToolDeps {
   /** The starter the agent's runs carry (agent-name.ts), known once the client said its name. */
   agent(): string;
   /** The start's signature with the server's configured key (claimed only without one). */
-  signStart(workflowId: string, by: string): SignedStart;
+  signStart(fields: StartFields): SignedStart;
   /** A fresh run id for a runbook. */
   newRunId(runbook: string): string;
   /** Runs the runbook on a throwaway local cloud seeded like the real one, with faults injected. */
@@ -226,15 +226,7 @@ const REGISTRARS: Record<McpToolName, Registrar> = {
           const runId = deps.newRunId(plan.runbook.name);
           await (
             await deps.runs()
-          ).start(
-            {
-              definition: plan.runbook.definition,
-              inputs: plan.given,
-              startedBy: deps.signStart(runId, agent),
-            },
-            runId,
-            agent,
-          );
+          ).start({ definition: plan.runbook.definition, inputs: plan.given }, runId, agent, deps.signStart);
           return answer(
             `started ${plan.runbook.name} as run ${runId} (starter ${agent}); follow it with the status tool.\n` +
               'A step that needs approval waits for a person: status and list_waiting_approvals then say who must approve and the `tideline approve` command they run (an agent cannot approve).',

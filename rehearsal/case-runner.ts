@@ -250,7 +250,7 @@ export async function runCase(
       definition: testCase.definition,
       inputs,
       ...(testCase.onFailure !== undefined ? { onFailure: testCase.onFailure } : {}),
-      ...(worker.startedBy !== undefined && { startedBy: worker.startedBy }),
+      ...(worker.startedBy !== undefined && { startedBy: worker.startedBy(testCase.definition, inputs) }),
     };
     cloud.arm();
     const run = await stack.client.workflow.start(RUNBOOK_WORKFLOW_TYPE, {

@@ -10,11 +10,13 @@ import type { SignedStart } from '../contract/approval-messages';
 import { signStart } from '../activities/approval-signatures';
 import { parseDuration } from '../dsl/durations';
 import type { LoadedCase } from './test-file-loader';
+import type { RunbookDefinition } from '../dsl/definition';
 import type { TestStack } from './test-stack';
 
 export interface CaseWorker {
   taskQueue: string;
-  startedBy?: SignedStart;
+  /** The case's starter, signed for this run's definition and inputs (with their key, if any). */
+  startedBy?: (definition: RunbookDefinition, inputs: unknown) => SignedStart;
   /** The private key the worker registered for a person of the case, if it knows them. */
   keyOf(name: string): KeyObject | undefined;
   stop(): Promise<void>;
@@ -90,6 +92,15 @@ export async function caseWorkerFor(
   return {
     ...worker,
     keyOf,
-    ...(starter !== undefined && { startedBy: signStart(keyOf(starter.name), workflowId, starter.name) }),
+    ...(starter !== undefined && {
+      startedBy: (definition: RunbookDefinition, inputs: unknown) =>
+        signStart(keyOf(starter.name), {
+          workflowId,
+          taskQueue: worker.taskQueue,
+          by: starter.name,
+          definition,
+          inputs,
+        }),
+    }),
   };
 }

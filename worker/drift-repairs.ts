@@ -151,7 +151,13 @@ export async function startDriftRepair(
   const run: RunbookWorkflowInput = {
     definition: repair.definition,
     inputs: repair.inputs,
-    startedBy: signStart(identity.key, input.workflowId, identity.by),
+    startedBy: signStart(identity.key, {
+      workflowId: input.workflowId,
+      taskQueue: place.taskQueue,
+      by: identity.by,
+      definition: repair.definition,
+      inputs: repair.inputs,
+    }),
   };
   try {
     await place.client.workflow.start(RUNBOOK_WORKFLOW_TYPE, {

@@ -14,6 +14,7 @@ import { connectWorker, type TemporalSettings } from './connection';
 import type { EncryptionKeyRing } from './encryption-keys';
 import { ensureNamespaceExists, ensureSearchAttributes } from './namespace-check';
 import type { WorkerTracing } from './tracing';
+import { temporalStartLedger } from './start-ledger';
 import {
   resolveWorkflowSource,
   tracingWorkflowModules,
@@ -123,6 +124,7 @@ export async function createTidelineWorker(
   }
   const clients = deps.clients ?? createCloudClientResolver(config.cloud);
   const dataConverter = createDataConverter(deps.keyRing);
+  const client = new Client({ connection, namespace, dataConverter });
   log(catalogNotice(config));
   if (config.drift !== undefined)
     log(
@@ -134,12 +136,13 @@ export async function createTidelineWorker(
       clients,
       approvals: config.approvals,
       notifications: config.notifications,
+      startLedger: temporalStartLedger(client),
       ...(config.catalog !== undefined && { catalog: config.catalog }),
       ...(config.governance !== undefined && { governance: config.governance }),
       ...(config.drift !== undefined && {
         // Repair runs start on this worker's own connection and task queue, as drift.repairAs.
         drift: driftWatchSettings(config.drift, clients, config.cloud.defaultProjectId, {
-          client: new Client({ connection, namespace, dataConverter }),
+          client,
           taskQueue: config.taskQueue,
         }),
       }),

@@ -91,6 +91,8 @@ export class RunGovernance {
     const plansNotifications = hasPatch(PATCHES.admissionPlansNotifications);
     const { notifications, ...admission } = await admitActivity({
       workflowId: info.workflowId,
+      runId: info.runId,
+      taskQueue: info.taskQueue,
       runStartedAt: info.startTime.getTime(),
       definition: input.definition,
       inputs: boundInputs,

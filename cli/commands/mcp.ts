@@ -156,7 +156,7 @@ export const mcpCommand: Command = async (argv, ctx) => {
       rehearser ??= mcpRehearser(ctx);
       return rehearser.rehearse(request);
     },
-    signStart: (workflowId, by) => signStart(key, workflowId, by),
+    signStart: (fields) => signStart(key, fields),
     newRunId,
     ...(configuredName !== undefined && { agentName: configuredName }),
     version: cliVersion(),

@@ -12,7 +12,7 @@ import { printCliError } from '../output/errors';
 import { cliCommand } from '../output/run-report';
 import { runStatusOf } from '../run-observer';
 import { bindRunInputs } from '../runbook-input';
-import { startAndFollow, startedBy } from '../start-run';
+import { startAndFollow, starterOf } from '../start-run';
 import { withTemporal } from '../temporal';
 import { runIdArgument, workflowIdProblem } from '../workflow-id';
 import { newRunId } from './run';
@@ -109,13 +109,13 @@ export const rerunCommand: Command = async (argv, ctx) => {
     definition: old.definition,
     inputs,
     ...(policy !== undefined && { onFailure: policy }),
-    // The new run's starter is whoever reruns it, never the old run's.
-    ...startedBy(ctx, workflowId, values.by, values.key),
   };
   if (!ctx.globals.json)
     ctx.stdout.write(`rerunning ${old.definition.name} (run ${oldId}, ${previous.status})\n`);
   return startAndFollow(ctx, input, workflowId, {
     detach: values.detach === true,
     showSecrets: values['show-secrets'] === true,
+    // The new run's starter is whoever reruns it, never the old run's.
+    starter: starterOf(ctx, values.by, values.key),
   });
 };

@@ -6,7 +6,7 @@ import type { Command } from '../context';
 import { CliError } from '../errors';
 import { gatherInputs } from '../input-sources';
 import { bindRunInputs, loadRunbook, runbooksRootOption } from '../runbook-input';
-import { startAndFollow, startedBy } from '../start-run';
+import { startAndFollow, starterOf } from '../start-run';
 import { workflowIdProblem } from '../workflow-id';
 
 export const RUN_SPEC = {
@@ -99,10 +99,10 @@ export const runCommand: Command = async (argv, ctx) => {
     definition: runbook.definition,
     inputs,
     ...(onFailure !== undefined && { onFailure }),
-    ...startedBy(ctx, workflowId, values.by, values.key),
   };
   return startAndFollow(ctx, input, workflowId, {
     detach: values.detach === true,
     showSecrets: values['show-secrets'] === true,
+    starter: starterOf(ctx, values.by, values.key),
   });
 };

@@ -16,7 +16,6 @@ import { runMetadata } from '../start-run';
 import { loadApprovalKey } from '../approval-signing';
 import { signScheduleStart } from '../../activities/approval-signatures';
 import { operatorName } from '../run-update';
-import { definitionHash } from '../../activities/definition-hash';
 import { withTemporal } from '../temporal';
 import {
   checkScheduleName,
@@ -199,19 +198,16 @@ export async function scheduleCreate(argv: string[], ctx: CliContext): Promise<n
 
   return withTemporal(ctx, async (session) => {
     const by = values.by ?? operatorName(ctx.env);
+    const key = by === undefined ? undefined : loadApprovalKey(ctx, by, values.key);
+    // A signed schedule is created paused with its creator only claimed, then signed for the
+    // schedule as Temporal created it (its creation time: a schedule made later under this id is
+    // another one) and given its asked state.
+    const signsLater = by !== undefined && key !== undefined;
     const input: RunbookWorkflowInput = {
       definition,
       inputs,
       ...(onFailure !== undefined && { onFailure }),
-      // The schedule's runs are started by its creator, signed for this schedule and these inputs.
-      ...(by !== undefined && {
-        startedBy: signScheduleStart(loadApprovalKey(ctx, by, values.key), {
-          scheduleId: name,
-          by,
-          definitionHash: definitionHash(definition),
-          inputs,
-        }),
-      }),
+      ...(by !== undefined && { startedBy: { by } }),
     };
     const options = {
       scheduleId: name,
@@ -237,10 +233,30 @@ export async function scheduleCreate(argv: string[], ctx: CliContext): Promise<n
       },
       memo: { [MEMO_KEY]: memo },
       state: {
-        paused: values.paused === true,
+        paused: signsLater || values.paused === true,
         note: values.note ?? `created by tideline from ${values.runbook}`,
       },
     } satisfies ScheduleOptions;
+    /** Signs the created schedule's runs as its creator's, and gives it the state asked for. */
+    const sign = async () => {
+      if (!signsLater) return;
+      const handle = session.client.schedule.getHandle(name);
+      const created = await handle.describe();
+      const startedBy = signScheduleStart(key, {
+        scheduleId: name,
+        scheduleCreatedAt: created.info.createdAt.getTime(),
+        taskQueue: session.target.taskQueue,
+        by,
+        definition,
+        inputs,
+      });
+      await handle.update(() => ({
+        spec: options.spec,
+        action: { ...options.action, args: [{ ...input, startedBy }] },
+        policies: options.policies,
+        state: { ...options.state, paused: values.paused === true },
+      }));
+    };
     let replaced = false;
     try {
       try {
@@ -264,6 +280,7 @@ export async function scheduleCreate(argv: string[], ctx: CliContext): Promise<n
       }
       throw explainScheduleError(error, name, session.target) ?? error;
     }
+    await sign();
     const description = await session.client.schedule.getHandle(name).describe();
     const nextRuns = description.info.nextActionTimes.slice(0, 3).map((time) => time.toISOString());
     if (ctx.globals.json) {

@@ -19,7 +19,7 @@ export function standInSettings(
     renderPlan: async (runbook) => `Plan for ${runbook.name}`,
     secrets: { values: () => ({}), sourceOf: (name) => `TIDELINE_INPUT_${name.toUpperCase()}` },
     runs: () => Promise.reject(new Error('no Temporal in a unit test')),
-    signStart: (_workflowId, by) => ({ by }),
+    signStart: ({ by }) => ({ by }),
     newRunId: (name) => `${name}-1`,
     rehearse: () => Promise.reject(new Error('no rehearsal stack in a unit test')),
     records: {

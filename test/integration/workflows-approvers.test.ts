@@ -66,10 +66,17 @@ describe('approve step with approvers', () => {
     const definition = loadRunbookFile(FIXTURE);
     expect(definition.formatVersion).toBe(2);
     const workflowId = `promote-${Date.now()}`;
+    const inputs = { project_id: stack.projectId, service_id: service.service_id };
     const input: RunbookWorkflowInput = {
       definition,
-      inputs: { project_id: stack.projectId, service_id: service.service_id },
-      startedBy: signStart(keys.dave.privateKey, workflowId, 'dave'),
+      inputs,
+      startedBy: signStart(keys.dave.privateKey, {
+        workflowId,
+        taskQueue: stack.taskQueue,
+        by: 'dave',
+        definition,
+        inputs,
+      }),
     };
     const handle = await stack.client.workflow.start('runbookWorkflow', {
       taskQueue: stack.taskQueue,
@@ -172,14 +179,22 @@ describe('approve step with approvers', () => {
   test('a listed approver who rejects rejects the step, even after another approved', async () => {
     const service = await seedService(stack, { name: 'vetoed' });
     const workflowId = `veto-${Date.now()}`;
+    const definition = loadRunbookFile(FIXTURE);
+    const inputs = { project_id: stack.projectId, service_id: service.service_id };
     const handle = await stack.client.workflow.start('runbookWorkflow', {
       taskQueue: stack.taskQueue,
       workflowId,
       args: [
         {
-          definition: loadRunbookFile(FIXTURE),
-          inputs: { project_id: stack.projectId, service_id: service.service_id },
-          startedBy: signStart(keys.dave.privateKey, workflowId, 'dave'),
+          definition,
+          inputs,
+          startedBy: signStart(keys.dave.privateKey, {
+            workflowId,
+            taskQueue: stack.taskQueue,
+            by: 'dave',
+            definition,
+            inputs,
+          }),
         } satisfies RunbookWorkflowInput,
       ],
     });

@@ -12,7 +12,6 @@ import {
   signScheduleStart,
   signStart,
 } from '../../activities/approval-signatures';
-import { definitionHash } from '../../activities/definition-hash';
 import { holdActionChanges, type ApprovalPlan } from '../../contract/approval-messages';
 import {
   retryUpdate,
@@ -68,6 +67,21 @@ describe('a catalogue worker refuses the attacks on a production change', () => 
   const start = (workflowId: string, input: RunbookWorkflowInput) =>
     stack.client.workflow.start('runbookWorkflow', { taskQueue: stack.taskQueue, workflowId, args: [input] });
 
+  /** A start as `who` signs it (with the CLI's signStart): for this id, queue, definition and inputs. */
+  const signedBy = (
+    who: Person,
+    workflowId: string,
+    inputs: Record<string, unknown>,
+    signedDefinition: RunbookDefinition = definition,
+  ) =>
+    signStart(keys[who].privateKey, {
+      workflowId,
+      taskQueue: stack.taskQueue,
+      by: who,
+      definition: signedDefinition,
+      inputs,
+    });
+
   const signed = (
     who: Person,
     ids: { workflowId: string; runId: string },
@@ -122,10 +136,11 @@ describe('a catalogue worker refuses the attacks on a production change', () => 
       ['authored', authored],
     ] as const) {
       const workflowId = `${name}-${Date.now()}`;
+      const inputs = { project_id: stack.projectId, service_id: service.service_id };
       const handle = await start(workflowId, {
         definition: forged,
-        inputs: { project_id: stack.projectId, service_id: service.service_id },
-        startedBy: signStart(keys.mallory.privateKey, workflowId, 'mallory'),
+        inputs,
+        startedBy: signedBy('mallory', workflowId, inputs, forged),
       });
       const report = await reportOf(handle);
       expect(report.status).toBe('failed');
@@ -142,12 +157,10 @@ describe('a catalogue worker refuses the attacks on a production change', () => 
     const first = await seedService(stack, { name: 'bait' });
     const other = await seedService(stack, { name: 'switch' });
     const workflowId = `bait-${Date.now()}`;
-    const begin = (serviceId: string) =>
-      start(workflowId, {
-        definition,
-        inputs: { project_id: stack.projectId, service_id: serviceId },
-        startedBy: signStart(keys.dave.privateKey, workflowId, 'dave'),
-      });
+    const begin = (serviceId: string) => {
+      const inputs = { project_id: stack.projectId, service_id: serviceId };
+      return start(workflowId, { definition, inputs, startedBy: signedBy('dave', workflowId, inputs) });
+    };
     let handle = await begin(idOf(first));
     const shown = (await waitForApproval(handle)).plan;
     expect(shown?.changes[0]?.with.service_id).toBe(first.service_id);
@@ -167,12 +180,13 @@ describe('a catalogue worker refuses the attacks on a production change', () => 
   test('a retry that retargets an approved change asks the approvers again; an unsigned retry is refused', async () => {
     const target = await seedService(stack, { name: 'retarget' });
     const workflowId = `retarget-${Date.now()}`;
+    // A service that does not exist: promote fails and the run holds.
+    const missing = { project_id: stack.projectId, service_id: 'zzzzzzzzzz' };
     const handle = await start(workflowId, {
       definition,
-      // A service that does not exist: promote fails and the run holds.
-      inputs: { project_id: stack.projectId, service_id: 'zzzzzzzzzz' },
+      inputs: missing,
       onFailure: 'hold',
-      startedBy: signStart(keys.dave.privateKey, workflowId, 'dave'),
+      startedBy: signedBy('dave', workflowId, missing),
     });
     const runId = (await handle.describe()).runId;
     const approvedPlan = (await waitForApproval(handle)).plan;
@@ -229,38 +243,57 @@ describe('a catalogue worker refuses the attacks on a production change', () => 
     expect((await getService(stack, idOf(target))).metadata?.environment).toBe('PROD');
   });
 
+  /** A paused schedule as `tideline schedule create` makes one: created, then signed as created. */
+  async function signedSchedule(scheduleId: string, inputs: Record<string, unknown>) {
+    const action = {
+      type: 'startWorkflow' as const,
+      workflowType: 'runbookWorkflow',
+      workflowId: scheduleId,
+      taskQueue: stack.taskQueue,
+      args: [{ definition, inputs, startedBy: { by: 'dave' } } satisfies RunbookWorkflowInput],
+    };
+    const spec = { intervals: [{ every: '365d' }] };
+    const schedule = await stack.client.schedule.create({
+      scheduleId,
+      spec,
+      action,
+      state: { paused: true },
+    });
+    const created = await schedule.describe();
+    const startedBy = signScheduleStart(keys.dave.privateKey, {
+      scheduleId,
+      scheduleCreatedAt: created.info.createdAt.getTime(),
+      taskQueue: stack.taskQueue,
+      by: 'dave',
+      definition,
+      inputs,
+    });
+    const signedInput: RunbookWorkflowInput = { definition, inputs, startedBy };
+    const signedAction = { ...action, args: [signedInput] };
+    await schedule.update(() => ({ spec, action: signedAction, state: { paused: true } }));
+    return { schedule, startedBy, signedInput, action: signedAction, spec };
+  }
+
+  /** The run a schedule started when triggered. */
+  async function triggered(schedule: Awaited<ReturnType<typeof signedSchedule>>['schedule']) {
+    await schedule.trigger();
+    const runId = await pollUntil(
+      'the scheduled run to start',
+      async () => (await schedule.describe()).info.recentActions[0]?.action.workflow.workflowId,
+      (id) => id !== undefined,
+      30_000,
+    );
+    return stack.client.workflow.getHandle(runId ?? '');
+  }
+
   test("a schedule's runs are verified as its creator's; its signature copied into other inputs is not", async () => {
     const service = await seedService(stack, { name: 'scheduled' });
     const other = await seedService(stack, { name: 'unscheduled' });
     const scheduleId = `nightly-${Date.now()}`;
     const inputs = { project_id: stack.projectId, service_id: idOf(service) };
-    const startedBy = signScheduleStart(keys.dave.privateKey, {
-      scheduleId,
-      by: 'dave',
-      definitionHash: definitionHash(definition),
-      inputs,
-    });
-    const schedule = await stack.client.schedule.create({
-      scheduleId,
-      spec: { intervals: [{ every: '365d' }] },
-      action: {
-        type: 'startWorkflow',
-        workflowType: 'runbookWorkflow',
-        workflowId: scheduleId,
-        taskQueue: stack.taskQueue,
-        args: [{ definition, inputs, startedBy } satisfies RunbookWorkflowInput],
-      },
-      state: { paused: true },
-    });
+    const { schedule, startedBy } = await signedSchedule(scheduleId, inputs);
     try {
-      await schedule.trigger();
-      const runId = await pollUntil(
-        'the scheduled run to start',
-        async () => (await schedule.describe()).info.recentActions[0]?.action.workflow.workflowId,
-        (id) => id !== undefined,
-        30_000,
-      );
-      const run = stack.client.workflow.getHandle(runId ?? '');
+      const run = await triggered(schedule);
       await waitForApproval(run);
       const progress = await run.query(progressQuery);
       expect(progress.admission?.starter).toMatchObject({ by: 'dave', verified: true, groups: ['dba'] });
@@ -275,10 +308,81 @@ describe('a catalogue worker refuses the attacks on a production change', () => 
       });
       const report = await reportOf(copy);
       expect(report.failure?.type).toBe('APPROVAL_START_UNVERIFIED');
-      expect(report.admission?.starter.reason).toContain('the definition or inputs changed');
+      expect(report.admission?.starter.reason).toContain('the definition, inputs or task queue differ');
     } finally {
       await schedule.delete();
     }
+  });
+
+  test("a schedule's signed action copied into another schedule of the same id, after the first was deleted, is refused", async () => {
+    const service = await seedService(stack, { name: 'replayed-schedule' });
+    const scheduleId = `copied-${Date.now()}`;
+    const inputs = { project_id: stack.projectId, service_id: idOf(service) };
+    const signed = await signedSchedule(scheduleId, inputs);
+    await signed.schedule.delete();
+    // mallory makes a schedule of her own under the same id, carrying dave's signed action as is.
+    const copy = await stack.client.schedule.create({
+      scheduleId,
+      spec: signed.spec,
+      action: signed.action,
+      state: { paused: true },
+    });
+    try {
+      const run = await triggered(copy);
+      const report = await reportOf(run);
+      expect(report.status).toBe('failed');
+      expect(report.failure).toMatchObject({ stepKey: '', type: 'START_REPLAYED' });
+      expect(report.admission).toMatchObject({
+        allowed: false,
+        code: 'START_REPLAYED',
+        reason: `schedule ${scheduleId} was created anew after the signature was made for it`,
+      });
+      expect(report.steps.every((step) => step.status === 'pending')).toBe(true);
+      // The same action under the schedule's prefix once no schedule of that id exists: refused too.
+      await copy.delete();
+      const orphan = await start(`${scheduleId}-2031-01-01T00:00:00Z`, signed.signedInput);
+      expect((await reportOf(orphan)).admission).toMatchObject({
+        allowed: false,
+        code: 'START_REPLAYED',
+        reason: `schedule ${scheduleId}, which the signature was made for, does not exist`,
+      });
+    } finally {
+      await copy.delete().catch(() => undefined);
+    }
+    expect((await getService(stack, idOf(service))).metadata?.environment).not.toBe('PROD');
+  });
+
+  test('a start signature replayed under the same workflow id after its run closed starts nothing', async () => {
+    const service = await seedService(stack, { name: 'replay-target' });
+    const other = await seedService(stack, { name: 'replay-other' });
+    const workflowId = `replayed-${Date.now()}`;
+    const inputs = { project_id: stack.projectId, service_id: idOf(service) };
+    const startedBy = signedBy('dave', workflowId, inputs);
+    const first = await start(workflowId, { definition, inputs, startedBy });
+    await waitForApproval(first);
+    expect((await first.query(progressQuery)).admission?.starter).toMatchObject({ verified: true });
+    await first.terminate('closed before the replay');
+
+    // The signature read from the closed run, sent again under the same (reusable) id.
+    const again = await reportOf(await start(workflowId, { definition, inputs, startedBy }));
+    expect(again.status).toBe('failed');
+    expect(again.failure).toMatchObject({ stepKey: '', type: 'START_REPLAYED' });
+    expect(again.admission).toMatchObject({
+      allowed: false,
+      code: 'START_REPLAYED',
+      reason: 'this start signature was already used by another run',
+      starter: { by: 'dave', verified: true },
+    });
+    expect(again.steps.every((step) => step.status === 'pending')).toBe(true);
+
+    // With other inputs the signature does not verify: the run is not dave's.
+    const retargeted = { ...inputs, service_id: idOf(other) };
+    const redirected = await reportOf(await start(workflowId, { definition, inputs: retargeted, startedBy }));
+    expect(redirected.admission?.starter).toMatchObject({ by: 'dave', verified: false });
+    expect(redirected.admission?.starter.reason).toContain('the definition, inputs or task queue differ');
+    expect(redirected.failure?.type).toBe('APPROVAL_START_UNVERIFIED');
+    for (const target of [service, other])
+      expect((await getService(stack, idOf(target))).metadata?.environment).not.toBe('PROD');
   });
 
   test('a forged admission in the start input, or a raw foreach batch, runs nothing', async () => {

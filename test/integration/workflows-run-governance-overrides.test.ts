@@ -58,18 +58,26 @@ describe('approvals the worker’s policies ask for', () => {
   test('a freeze is overridden only by a signed approval of its group, never the starter’s', async () => {
     const service = await seedService(stack, { name: 'frozen', environment: 'PROD' });
     const workflowId = `override-${Date.now()}`;
+    const rotate = loadRunbookFile(path.join(RUNBOOKS_DIR, 'rotate-password.yaml'));
+    const inputs = {
+      project_id: stack.projectId,
+      service_id: idOf(service),
+      new_password: 'a-new-password-1234',
+    };
     const handle = await stack.client.workflow.start('runbookWorkflow', {
       taskQueue: stack.taskQueue,
       workflowId,
       args: [
         {
-          definition: loadRunbookFile(path.join(RUNBOOKS_DIR, 'rotate-password.yaml')),
-          inputs: {
-            project_id: stack.projectId,
-            service_id: idOf(service),
-            new_password: 'a-new-password-1234',
-          },
-          startedBy: signStart(keys.dave.privateKey, workflowId, 'dave'),
+          definition: rotate,
+          inputs,
+          startedBy: signStart(keys.dave.privateKey, {
+            workflowId,
+            taskQueue: stack.taskQueue,
+            by: 'dave',
+            definition: rotate,
+            inputs,
+          }),
         } satisfies RunbookWorkflowInput,
       ],
     });

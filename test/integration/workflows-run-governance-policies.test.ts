@@ -65,10 +65,17 @@ describe('policies and change windows the worker enforces', () => {
 
   const start = (file: string, who: Person, inputs: Record<string, unknown>) => {
     const workflowId = `${path.basename(file, '.yaml')}-${who}-${Date.now()}`;
+    const definition = loadRunbookFile(path.join(RUNBOOKS_DIR, file));
     const input: RunbookWorkflowInput = {
-      definition: loadRunbookFile(path.join(RUNBOOKS_DIR, file)),
+      definition,
       inputs,
-      startedBy: signStart(keys[who].privateKey, workflowId, who),
+      startedBy: signStart(keys[who].privateKey, {
+        workflowId,
+        taskQueue: stack.taskQueue,
+        by: who,
+        definition,
+        inputs,
+      }),
     };
     return stack.client.workflow.start('runbookWorkflow', {
       taskQueue: stack.taskQueue,

@@ -7,7 +7,8 @@ import { admitRun, createAdmitRunActivity } from '../../activities/admission';
 import { publicKeyText } from '../../activities/approval-keys';
 import { definitionHash } from '../../activities/definition-hash';
 import type { ApprovalSettings, CatalogSettings, NotificationSettings } from '../../activities/deps';
-import { signStart } from '../../activities/approval-signatures';
+import { signScheduleStart, signStart } from '../../activities/approval-signatures';
+import type { LiveSchedule, StartLedger } from '../../activities/start-once';
 import type { AdmitRunInput } from '../../contract/admission-messages';
 import type { RunbookDefinition } from '../../dsl/definition';
 import { loadRunbookFile } from '../../dsl/loader';
@@ -41,15 +42,39 @@ const catalog: CatalogSettings = {
 };
 const development: CatalogSettings = { mode: 'development', entries: new Map() };
 const WORKFLOW_ID = 'resize-orders-1';
+const TASK_QUEUE = 'tideline';
+const GIVEN = { project_id: 'p1', service_id: 's1', cpu_millis: '2000' };
 
 function input(overrides: Partial<AdmitRunInput> = {}): AdmitRunInput {
   return {
     workflowId: WORKFLOW_ID,
+    runId: 'run-1',
+    taskQueue: TASK_QUEUE,
     runStartedAt: Date.now(),
     definition: resize,
-    inputs: { project_id: 'p1', service_id: 's1', cpu_millis: '2000', deadline: 1_200_000 },
+    inputs: { ...GIVEN, deadline: 1_200_000 },
+    givenInputs: GIVEN,
     ...overrides,
   };
+}
+
+/** A start signed as the CLI signs it: for this run's id, task queue, definition and inputs. */
+function signedStart(
+  key: Parameters<typeof signStart>[0],
+  by: string,
+  fields: Partial<{
+    workflowId: string;
+    taskQueue: string;
+    definition: RunbookDefinition;
+    inputs: unknown;
+  }> = {},
+  now?: number,
+) {
+  return signStart(
+    key,
+    { workflowId: WORKFLOW_ID, taskQueue: TASK_QUEUE, definition: resize, inputs: GIVEN, by, ...fields },
+    now,
+  );
 }
 
 describe('the catalogue', () => {
@@ -108,7 +133,7 @@ describe('the starter', () => {
     admitRun(catalog, approvals, input(overrides)).starter;
 
   test('a start signed with a registered key is verified, with the groups that list the name', () => {
-    expect(starterOf({ startedBy: signStart(alice.privateKey, WORKFLOW_ID, 'alice') })).toEqual({
+    expect(starterOf({ startedBy: signedStart(alice.privateKey, 'alice') })).toEqual({
       by: 'alice',
       verified: true,
       groups: ['dba', 'ops'],
@@ -116,7 +141,7 @@ describe('the starter', () => {
   });
 
   test('an unsigned start is an unverified claim, without groups', () => {
-    expect(starterOf({ startedBy: signStart(undefined, WORKFLOW_ID, 'alice') })).toEqual({
+    expect(starterOf({ startedBy: signedStart(undefined, 'alice') })).toEqual({
       by: 'alice',
       verified: false,
       reason: 'the start was not signed',
@@ -134,37 +159,73 @@ describe('the starter', () => {
   });
 
   test("a start signed with another person's key does not verify", () => {
-    expect(starterOf({ startedBy: signStart(mallory.privateKey, WORKFLOW_ID, 'alice') })).toEqual({
+    expect(starterOf({ startedBy: signedStart(mallory.privateKey, 'alice') })).toEqual({
       by: 'alice',
       verified: false,
-      reason: 'the start signature does not verify',
+      reason:
+        'the start signature does not verify (the definition, inputs or task queue differ from what was signed)',
       groups: [],
     });
   });
 
   test('a start signed for another workflow id does not verify', () => {
-    const starter = starterOf({ startedBy: signStart(alice.privateKey, 'another-run', 'alice') });
+    const starter = starterOf({
+      startedBy: signedStart(alice.privateKey, 'alice', { workflowId: 'another-run' }),
+    });
     expect(starter).toMatchObject({ by: 'alice', verified: false, groups: [] });
     expect(starter.reason).toBe('the start was signed for another run');
   });
 
-  test('a start signed more than 10 minutes before the run started is stale', () => {
-    const startedBy = signStart(alice.privateKey, WORKFLOW_ID, 'alice');
+  test('a start signature expires 10 minutes after it was made (with a minute of clock skew)', () => {
+    const startedBy = signedStart(alice.privateKey, 'alice');
     const signedAt = startedBy.signature?.signedAt ?? 0;
-    const starter = starterOf({ startedBy, runStartedAt: signedAt + 11 * 60_000 });
+    const starter = starterOf({ startedBy, runStartedAt: signedAt + 12 * 60_000 });
     expect(starter).toMatchObject({ by: 'alice', verified: false, groups: [] });
-    expect(starter.reason).toBe(
-      "the start signature is not this start's: it was signed 660s ago; signatures are accepted for 600s",
-    );
+    expect(starter.reason).toBe('the start signature expired 120s before this run started');
     // Just inside the limit it is still this start's.
     expect(starterOf({ startedBy, runStartedAt: signedAt + 9 * 60_000 }).verified).toBe(true);
+  });
+
+  test('a start signature covers the inputs, the definition and the task queue it was made for', () => {
+    const startedBy = signedStart(alice.privateKey, 'alice');
+    const otherInputs = { ...GIVEN, service_id: 's2', cpu_millis: '16000' };
+    const replays: [Partial<AdmitRunInput>, string][] = [
+      [
+        { givenInputs: otherInputs, inputs: { ...otherInputs, deadline: 1_200_000 } },
+        'the start signature does not verify (the definition, inputs or task queue differ from what was signed)',
+      ],
+      [
+        { definition: rotate },
+        'the start signature does not verify (the definition, inputs or task queue differ from what was signed)',
+      ],
+      [{ taskQueue: 'elsewhere' }, `the start was signed for task queue ${TASK_QUEUE}, not elsewhere`],
+    ];
+    for (const [overrides, reason] of replays)
+      expect(starterOf({ startedBy, ...overrides })).toEqual({
+        by: 'alice',
+        verified: false,
+        reason,
+        groups: [],
+      });
+    expect(starterOf({ startedBy }).verified).toBe(true);
+  });
+
+  test("an earlier release's start signature (no expiry, nothing of what it starts) is not verified", () => {
+    const current = signedStart(alice.privateKey, 'alice');
+    const { expiresAt: _expiresAt, taskQueue: _taskQueue, ...older } = current.signature ?? ({} as never);
+    const starter = starterOf({ startedBy: { by: 'alice', signature: older } });
+    expect(starter.verified).toBe(false);
+    expect(starter.reason).toContain('signed by an earlier tideline');
   });
 
   test('a refused definition still records who started it', () => {
     const admission = admitRun(
       catalog,
       approvals,
-      input({ definition: rotate, startedBy: signStart(alice.privateKey, WORKFLOW_ID, 'alice') }),
+      input({
+        definition: rotate,
+        startedBy: signedStart(alice.privateKey, 'alice', { definition: rotate }),
+      }),
     );
     expect(admission.allowed).toBe(false);
     expect(admission.starter).toMatchObject({ by: 'alice', verified: true });
@@ -213,7 +274,7 @@ describe('policies at the start', () => {
       policies: [{ name: 'dba-only', when: 'true', unless: "'dba' in starter.groups", effect: 'deny' }],
     });
     expect(admit(g).code).toBe('POLICY_DENIED');
-    const signed = admit(g, { startedBy: signStart(alice.privateKey, WORKFLOW_ID, 'alice') });
+    const signed = admit(g, { startedBy: signedStart(alice.privateKey, 'alice') });
     expect(signed).toMatchObject({ allowed: true, policies: [] });
   });
 
@@ -343,5 +404,108 @@ describe('the notification plan', () => {
     )(input({ definition: { ...resize, description: 'edited' } }));
     expect(refused).toMatchObject({ allowed: false, code: 'RUNBOOK_NOT_ALLOWED' });
     expect(refused.notifications?.targets).toEqual([{ target: 'ops', events: expect.any(Array) }]);
+  });
+});
+
+describe('a signature starts one thing once', () => {
+  /** The ledger a worker shares with the others, held in memory: claims by key, schedules by id. */
+  function memoryLedger(
+    schedules = new Map<string, LiveSchedule>(),
+  ): StartLedger & { claims: Map<string, string> } {
+    const claims = new Map<string, string>();
+    return {
+      claims,
+      async claim({ key, runId }) {
+        const holder = claims.get(key);
+        if (holder === undefined) claims.set(key, runId);
+        return holder === undefined || holder === runId ? 'claimed' : 'taken';
+      },
+      async schedule(scheduleId) {
+        return schedules.get(scheduleId);
+      },
+    };
+  }
+  const admitWith = (ledger: StartLedger | undefined, overrides: Partial<AdmitRunInput>) =>
+    createAdmitRunActivity(catalog, approvals, undefined, undefined, undefined, ledger)(input(overrides));
+
+  test('a verified start is claimed for its run; the same signature under another run is refused', async () => {
+    const ledger = memoryLedger();
+    const startedBy = signedStart(alice.privateKey, 'alice');
+    expect(await admitWith(ledger, { startedBy })).toMatchObject({
+      allowed: true,
+      starter: { verified: true },
+    });
+    // A retried admission of the same run still holds its claim.
+    expect((await admitWith(ledger, { startedBy })).allowed).toBe(true);
+    const replay = await admitWith(ledger, { startedBy, runId: 'run-2' });
+    expect(replay).toMatchObject({
+      allowed: false,
+      code: 'START_REPLAYED',
+      reason: 'this start signature was already used by another run',
+      starter: { by: 'alice', verified: true },
+    });
+    expect(ledger.claims.size).toBe(1);
+  });
+
+  test('an unsigned or unverified start claims nothing, and a worker without a ledger refuses a signed one', async () => {
+    const ledger = memoryLedger();
+    expect((await admitWith(ledger, { startedBy: { by: 'alice' } })).allowed).toBe(true);
+    expect((await admitWith(ledger, { startedBy: signedStart(mallory.privateKey, 'alice') })).allowed).toBe(
+      true,
+    );
+    expect(ledger.claims.size).toBe(0);
+    expect(await admitWith(undefined, { startedBy: signedStart(alice.privateKey, 'alice') })).toMatchObject({
+      allowed: false,
+      code: 'START_REPLAYED',
+    });
+  });
+
+  describe("a schedule's signature", () => {
+    const SCHEDULE = 'nightly-resize';
+    const CREATED = Date.parse('2026-12-01T10:00:00Z');
+    const scheduled = signScheduleStart(alice.privateKey, {
+      scheduleId: SCHEDULE,
+      scheduleCreatedAt: CREATED,
+      taskQueue: TASK_QUEUE,
+      by: 'alice',
+      definition: resize,
+      inputs: GIVEN,
+    });
+    const run = { workflowId: `${SCHEDULE}-2026-12-02T00:00:00Z`, startedBy: scheduled };
+
+    test('starts the runs of the schedule it was made for, as long as it exists', async () => {
+      const live = new Map([[SCHEDULE, { createdAt: CREATED, startedBy: scheduled }]]);
+      expect(await admitWith(memoryLedger(live), run)).toMatchObject({
+        allowed: true,
+        starter: { verified: true },
+      });
+      expect(await admitWith(memoryLedger(), run)).toMatchObject({
+        allowed: false,
+        code: 'START_REPLAYED',
+        reason: `schedule ${SCHEDULE}, which the signature was made for, does not exist`,
+      });
+    });
+
+    test('is refused for a schedule made again under the same id, or one carrying another signature', async () => {
+      const recreated = new Map([[SCHEDULE, { createdAt: CREATED + 60_000, startedBy: scheduled }]]);
+      expect((await admitWith(memoryLedger(recreated), run)).reason).toBe(
+        `schedule ${SCHEDULE} was created anew after the signature was made for it`,
+      );
+      const other = new Map([[SCHEDULE, { createdAt: CREATED, startedBy: { by: 'mallory' } }]]);
+      expect((await admitWith(memoryLedger(other), run)).reason).toBe(
+        `schedule ${SCHEDULE} does not carry this signature`,
+      );
+    });
+
+    test('does not verify for other inputs or another schedule id', async () => {
+      const live = new Map([[SCHEDULE, { createdAt: CREATED, startedBy: scheduled }]]);
+      const other = { ...GIVEN, cpu_millis: '8000' };
+      const changed = await admitWith(memoryLedger(live), { ...run, givenInputs: other });
+      expect(changed.starter).toMatchObject({ verified: false });
+      const elsewhere = await admitWith(memoryLedger(live), { ...run, workflowId: 'other-schedule-1' });
+      expect(elsewhere.starter.reason).toBe(
+        `the schedule signature is for schedule ${SCHEDULE}, not this run`,
+      );
+    });
   });
 });

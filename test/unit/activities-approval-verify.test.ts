@@ -6,7 +6,7 @@ import { verifyApproval } from '../../activities/approval-verify';
 import type { ApprovalSettings } from '../../activities/deps';
 import {
   approvalPayload,
-  startPayload,
+  legacyStartPayload,
   type ApprovalSignature,
   type VerifyApprovalInput,
 } from '../../contract/approval-messages';
@@ -128,11 +128,11 @@ describe('approval.verify', () => {
     expect(verify(emptyGroup)).toMatchObject({ accepted: false, code: 'APPROVAL_NOT_APPROVER' });
   });
 
-  it('verifies the starter’s signed start, and says why an unsigned or forged one is not', () => {
+  it('verifies the signed start of a run the worker did not admit (an earlier release), and says why an unsigned or forged one is not', () => {
     const nonce = 'n1';
     const signedAt = NOW - 60_000;
     const value = signPayload(
-      startPayload({ workflowId: RUN.workflowId, by: 'bob', signedAt, nonce }),
+      legacyStartPayload({ workflowId: RUN.workflowId, by: 'bob', signedAt, nonce }),
       bob.privateKey,
     );
     const signature = { keyId: keyId(bob.publicKey), nonce, signedAt, workflowId: RUN.workflowId, value };
