@@ -48,6 +48,9 @@ export interface CaseCloud {
   existed(): ExistedNames;
   /** Removes the faults, those still to come included, and goes on counting: an operator's fix. */
   fixFaults(): void;
+  /** Stops the cloud's clock (no transition ends) until `releaseClock`, which goes on from there. */
+  holdClock(): void;
+  releaseClock(): void;
   close(): Promise<void>;
 }
 
@@ -98,6 +101,12 @@ class ForwardClock implements Clock {
   /** Stops the clock at a moment already past: every later read sees the cloud as it was then. */
   stopAt(epochMs: number): void {
     this.stoppedAt = Math.min(epochMs, Date.now());
+  }
+  /** Lets a stopped clock go on from where it stood (the time it stood still is not skipped). */
+  resume(): void {
+    if (this.stoppedAt === undefined) return;
+    this.skipped -= Date.now() - this.stoppedAt;
+    this.stoppedAt = undefined;
   }
 }
 
@@ -152,6 +161,7 @@ export async function startCaseCloud(
     },
   });
   const started = cloud;
+  let held = false;
   const fixFaults = (): void => {
     waiting.length = 0;
     started.clearFaults();
@@ -171,6 +181,7 @@ export async function startCaseCloud(
         armed = true;
       },
       disarm(endedAt) {
+        held = false;
         if (endedAt !== undefined) clock.stopAt(endedAt);
         armed = false;
         fixFaults();
@@ -178,6 +189,15 @@ export async function startCaseCloud(
       },
       existed: existence.names,
       fixFaults,
+      holdClock() {
+        held = true;
+        clock.stopAt(Date.now());
+      },
+      releaseClock() {
+        // Only a hold still in force: once disarmed, the clock stands where the run ended.
+        if (held) clock.resume();
+        held = false;
+      },
       async close() {
         await api.close();
         await started.close();

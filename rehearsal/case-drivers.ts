@@ -41,23 +41,56 @@ export async function progressOf(handle: WorkflowHandle): Promise<RunProgress | 
   }
 }
 
-/** Cancels the run once the step named has the status asked for; settles if the run ends first. */
+/**
+ * Cancels the run once the step named has the status asked for; settles if the run ends first.
+ * With `holdCloud` the cloud's clock was stopped when the run started (case-runner.ts): it goes on
+ * once the run has taken the cancel (it is no longer running) or has ended.
+ */
 export async function driveCancel(
   handle: WorkflowHandle,
   testCase: LoadedCase,
   ended: () => boolean,
+  cloud: { releaseClock(): void },
 ): Promise<void> {
   const { cancel } = testCase;
   if (cancel === undefined) return;
+  try {
+    if (!(await cancelAt(handle, cancel.step, cancel.status, ended))) return;
+    await handle.cancel();
+    if (cancel.holdCloud) await until(handle, ended, (progress) => progress.status !== 'running');
+  } finally {
+    if (cancel.holdCloud) cloud.releaseClock();
+  }
+}
+
+/** Waits for the step's status; false if the run ended first. */
+async function cancelAt(
+  handle: WorkflowHandle,
+  step: string,
+  status: string,
+  ended: () => boolean,
+): Promise<boolean> {
+  let reached = false;
+  await until(handle, ended, (progress) => {
+    const record = progress.steps.find((s) => s.key === step) ?? progress.steps.find((s) => s.id === step);
+    reached = record?.status === status;
+    return reached;
+  });
+  return reached;
+}
+
+/** Asks for the run's progress until `done` holds or the run has ended. */
+async function until(
+  handle: WorkflowHandle,
+  ended: () => boolean,
+  done: (progress: RunProgress) => boolean,
+): Promise<void> {
   for (;;) {
     if (ended()) return;
     const progress = await progressOf(handle);
-    const record =
-      progress?.steps.find((s) => s.key === cancel.step) ?? progress?.steps.find((s) => s.id === cancel.step);
-    if (record?.status === cancel.status) break;
+    if (progress !== undefined && done(progress)) return;
     await delay(PROGRESS_POLL_MS);
   }
-  await handle.cancel();
 }
 
 /** What became of a scripted approval: the run never asked it, or asked and the run ended first. */

@@ -253,6 +253,8 @@ export async function runCase(
       ...(worker.startedBy !== undefined && { startedBy: worker.startedBy(testCase.definition, inputs) }),
     };
     cloud.arm();
+    // A cancel that needs the run still waiting holds the cloud until it lands (driveCancel).
+    if (testCase.cancel?.holdCloud) cloud.holdClock();
     const run = await stack.client.workflow.start(RUNBOOK_WORKFLOW_TYPE, {
       taskQueue: worker.taskQueue,
       workflowId: result.workflowId,
@@ -275,7 +277,7 @@ export async function runCase(
     const work = Promise.all([
       finished,
       approvals.drive(),
-      driveCancel(run, testCase, over),
+      driveCancel(run, testCase, over, cloud),
       holds.drive(),
     ]).then(([report]) => report);
     const deadlines = stepDeadlines(testCase.definition, bound(testCase, inputs), testCase.approvals);

@@ -368,6 +368,12 @@ export const TestCase = z.strictObject({
     .strictObject({
       step: z.string().min(1).describe('The step (id or key) to watch'),
       status: StepStatus.default('done').describe('Cancel once the step has this status'),
+      holdCloud: z
+        .boolean()
+        .default(false)
+        .describe(
+          "The cloud stands still (no transition ends) from the run's start until the run has taken the cancel, so a wait for a change cannot end before the cancel lands",
+        ),
     })
     .optional()
     .describe('Cancels the run, as `tideline cancel` does, once a step has reached a status'),

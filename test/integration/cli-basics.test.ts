@@ -258,14 +258,14 @@ describe('plan', () => {
 describe('Temporal unreachable', () => {
   test('a one-line diagnosis with what to try, exit 3', async () => {
     const port = await findFreePort(); // nothing listens there
-    const started = Date.now();
+    // Exit 3 (not a kill's null) says the CLI gave up on its own rather than retrying until the
+    // test's timeout.
     const result = await runTideline(['list', '--address', `127.0.0.1:${port}`]);
     expect(result.code).toBe(3);
     const lines = result.stderr.trimEnd().split('\n');
     expect(lines[0]).toMatch(new RegExp(`^tideline: cannot reach Temporal at 127\\.0\\.0\\.1:${port} \\(`));
     expect(lines[1]).toMatch(/^ {2}hint: start a local stack with `tideline dev`/);
     expect(lines).toHaveLength(2);
-    expect(Date.now() - started).toBeLessThan(20_000);
 
     const viaEnv = await runTideline(['status', 'x', '--json'], {
       env: { TEMPORAL_ADDRESS: `127.0.0.1:${port}` },

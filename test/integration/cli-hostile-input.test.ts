@@ -1,7 +1,7 @@
 // The real `tideline` binary on hostile or careless input (the in-process cases are in
 // test/unit/cli-main-hostile-input.test.ts): `--inputs -` reads the process's stdin, and a device, a
 // directory or a child path out of the tree end with exit 2, one message and no stack trace,
-// at once.
+// without reading them.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,10 +51,10 @@ test.each([
     'stderr',
     'tideline: runbooks is a directory, not a runbook file\n  hint: give the path of a runbook YAML file\n',
   ],
-])('%j: exit 2, one message, no stack, at once', async (args, stream, text) => {
-  const started = Date.now();
+])('%j: exit 2, one message, no stack, without reading it', async (args, stream, text) => {
+  // Reading /dev/zero never ends: a CLI that read before refusing would hang until the test's
+  // timeout; an exit code (not a kill's null) says it refused on its own.
   const result = await runTideline(args);
-  expect(Date.now() - started).toBeLessThan(15_000);
   expect(result.code).toBe(2);
   expect(stream === 'stdout' ? result.stdout : result.stderr).toBe(text);
 });

@@ -79,11 +79,15 @@ test('rateLimit: 429 with Retry-After in seconds or as an HTTP date', async () =
     retryAfterFormat: 'date',
     times: 1,
   });
+  // The date is 30 s after the moment the cloud answered, which lies between sending and
+  // receiving; an HTTP date drops the milliseconds. Bracketed so, it holds however long the answer took.
+  const sent = Date.now();
   const dated = await call(tc, 'GET', p.services);
+  const received = Date.now();
   expect(dated.status).toBe(429);
-  const delay = Date.parse(String(dated.headers['retry-after'])) - Date.now();
-  expect(delay).toBeGreaterThan(25_000);
-  expect(delay).toBeLessThanOrEqual(30_000);
+  const retryAt = Date.parse(String(dated.headers['retry-after']));
+  expect(retryAt).toBeGreaterThanOrEqual(Math.floor((sent + 30_000) / 1000) * 1000);
+  expect(retryAt).toBeLessThanOrEqual(received + 30_000);
   expect((await call(tc, 'GET', p.services)).status).toBe(200);
 });
 
@@ -97,7 +101,7 @@ test('latency: the answer is delayed by the given real milliseconds', async () =
   expect(await faultRule(tc, rule!.id)).toMatchObject({ remaining: 0, fired: 1 });
 });
 
-test('latency can hang a request; the client times out and the server still closes promptly', async () => {
+test('latency can hang a request; the client times out and the server still closes without waiting for it', async () => {
   const hung = await startTestCloud({ faults: [{ action: 'service.list', kind: 'latency', ms: 600_000 }] });
   try {
     const attempt = request(`${hung.url}${paths(hung).services}`, {
@@ -114,9 +118,9 @@ test('latency can hang a request; the client times out and the server still clos
     );
     // Close once the second request is held by the fault (it has fired for both), not after a pause.
     await waitUntil(async () => (await faultRule(hung))?.fired === 2);
-    const closeStarted = Date.now();
+    // The held answer is due in 10 minutes, far past the test's timeout: a close that waited for
+    // it would never return here.
     await hung.close();
-    expect(Date.now() - closeStarted).toBeLessThan(10_000);
     expect(await outcome).toBe('failed');
   } finally {
     await hung.close();

@@ -24,6 +24,19 @@ function expectErrorBody(body: unknown, code: string): void {
   expect((body as { message: string }).message.length).toBeLessThan(300);
 }
 
+/**
+ * A 408 from the server's own limits (the client never stops sending, so nothing else ends the
+ * request), and the limits in force are the short ones set here, not the defaults.
+ */
+function expectCutOffByLimits(answer: { status: number; body: unknown }): void {
+  expect(answer.status).toBe(408);
+  expectErrorBody(answer.body, 'REQUEST_TIMEOUT');
+  expect((answer.body as { message: string }).message).toBe(
+    `the request did not arrive in time (headers within ${LIMITS.headersTimeoutMs} ms, ` +
+      `the whole request within ${LIMITS.requestTimeoutMs} ms)`,
+  );
+}
+
 describe('slow clients', () => {
   test('bodies trickling in a byte at a time are cut off with a 408, all of them', async () => {
     const head =
@@ -34,12 +47,7 @@ describe('slow clients', () => {
         rawHttp(origin(), head, { trickle: { chunk: ' ', intervalMs: 200 }, timeoutMs: 15_000 }),
       ),
     );
-    for (const answer of answers) {
-      expect(answer.status).toBe(408);
-      expectErrorBody(answer.body, 'REQUEST_TIMEOUT');
-      // The limit plus the once-a-second check, with room for a loaded machine.
-      expect(answer.closedAfterMs).toBeLessThan(8_000);
-    }
+    for (const answer of answers) expectCutOffByLimits(answer);
   }, 30_000);
 
   test('headers trickling in, or nothing sent at all, are cut off too', async () => {
@@ -48,10 +56,7 @@ describe('slow clients', () => {
       timeoutMs: 15_000,
     });
     const silent = rawHttp(origin(), '', { timeoutMs: 15_000 });
-    for (const answer of await Promise.all([slowHeaders, silent])) {
-      expect(answer.status).toBe(408);
-      expect(answer.closedAfterMs).toBeLessThan(6_000);
-    }
+    for (const answer of await Promise.all([slowHeaders, silent])) expectCutOffByLimits(answer);
   }, 30_000);
 
   test('a request held by a latency fault longer than the request timeout is still answered', async () => {

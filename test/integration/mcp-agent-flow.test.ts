@@ -106,9 +106,12 @@ describe('an agent plans, rehearses and starts a PROD change; a person approves 
           TIDELINE_CLOUD_SECRET_KEY: stack.cloud.project.secret_key,
         },
       });
-      if (connected.url !== undefined) {
+      if (transport === 'stdio') {
+        expect(connected.url).toBeUndefined();
+      } else {
         // Every request needs the token: a client without it is refused before any tool runs.
-        expect(await tokenlessStatus(connected.url)).toBe(401);
+        expect(connected.url).toBeInstanceOf(URL);
+        expect(await tokenlessStatus(connected.url!)).toBe(401);
       }
       const names = (await connected.client.listTools()).tools.map((tool) => tool.name);
       expect(names).toEqual(

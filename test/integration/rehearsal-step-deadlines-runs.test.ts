@@ -1,7 +1,7 @@
 // A case's deadline follows the runbook's own: a copy of provision-production-service.yaml whose
 // compensation stops the service instead of deleting it leaves `service_gone` waiting for a
 // deletion that never comes. The shipped rollback cases catch it once that wait is past its 30m
-// timeout on the case's clock — seconds, not the flat case timeout — and name what the run failed
+// timeout on the case's clock — not at the flat case timeout — and name what the run failed
 // to do: the delete never called, the service still there, the run still compensating.
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,7 +26,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-test('a compensation that stops instead of deleting fails the rollback cases in seconds, naming the unmet expectations', async () => {
+test('a compensation that stops instead of deleting fails the rollback cases at the wait’s deadline, naming the unmet expectations', async () => {
   const suite = loadSuite([dir], dir, 'delete');
   if (!suite.ok) throw new Error(JSON.stringify(suite.problems));
   expect(suite.cases.map((c) => c.name)).toEqual([
@@ -42,6 +42,8 @@ test('a compensation that stops instead of deleting fails the rollback cases in 
   });
   for (const result of results) {
     expect(result.passed).toBe(false);
+    // The wait's own deadline on the case's clock ended the case: the flat timeout says "did not
+    // end within 120s" instead.
     expect(result.error).toEqual({
       code: 'TEST_CASE_TIMEOUT',
       message: expect.stringMatching(
@@ -60,7 +62,5 @@ test('a compensation that stops instead of deleting fails the rollback cases in 
         }),
       ]),
     );
-    // Well within the flat timeout: the wait's own deadline ended the case.
-    expect(result.durationMs).toBeLessThan(FLAT_TIMEOUT_MS / 2);
   }
 }, 240_000);

@@ -1,6 +1,8 @@
 // A run that holds a service lock and is terminated never releases it; the lock workflow notices
-// that its holder has closed and hands the lock to the next run within seconds (rather than
-// minutes). A lock held across a continue-as-new (its history grew) stays with its holder.
+// that its holder has closed and hands the lock to the next run: its watch activity, which looks at
+// the holder every 2 s, reports the holder gone (rather than the 30-minute watch window or the old
+// 5-minute ping noticing). A lock held across a continue-as-new (its history grew) stays with its
+// holder.
 //
 // The server suggests a continue-as-new at 300 events (instead of thousands), which the lock
 // follows like its own limit: a few hundred signals grow its history far enough. (Thousands of
@@ -8,14 +10,13 @@
 // crash the SDK's workflow thread inside Node's async hooks, taking the test process with it.)
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { acquireLockSignal, lockWorkflowId, releaseLockSignal } from '../../contract/lock-messages';
 import { progressQuery, type RunReport } from '../../contract/run-messages';
 import { pollUntil, seedService } from '../helpers/runbook-fixtures';
 import { startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 
 const HOLD = path.resolve(__dirname, '..', 'fixtures', 'locks', 'hold-service.yaml');
-/** The lock watches its holder every 2 s; a hand-over within 30 s leaves room for a loaded machine. */
-const RELEASE_BOUND_MS = 30_000;
 /** History length at which the server suggests that a run continue as new. */
 const SUGGEST_NEW_RUN_AT = 300;
 
@@ -47,19 +48,44 @@ async function queuedFor(handle: WorkflowHandle, key: string): Promise<void> {
   );
 }
 
-/** Terminates the holder; the waiter must get the lock and succeed. Gives the release latency. */
-async function terminateAndExpectHandOver(holder: WorkflowHandle, waiter: WorkflowHandle): Promise<number> {
+/** The lock.watchHolder activities of the lock's current run: scheduled, and how each ended. */
+async function holderWatches(key: string): Promise<{ scheduled: number; completed: number }> {
+  const history = await stack.client.workflow.getHandle(lockWorkflowId(key)).fetchHistory();
+  const events = history.events ?? [];
+  const watches = new Set(
+    events
+      .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'lock.watchHolder')
+      .map((e) => String(e.eventId)),
+  );
+  const completed = events.filter(
+    (e) =>
+      e.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED &&
+      watches.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId)),
+  );
+  return { scheduled: watches.size, completed: completed.length };
+}
+
+/**
+ * Terminates the holder; the waiter must get the lock and succeed, and the watch activity must be
+ * what noticed: a watch ends on its own only when the holder is gone (or after its 30-minute
+ * window), so one that completed is the 2 s look at the holder. Gives the release latency, for
+ * the log only: it depends on the machine's load.
+ */
+async function terminateAndExpectHandOver(
+  key: string,
+  holder: WorkflowHandle,
+  waiter: WorkflowHandle,
+): Promise<number> {
   await holder.terminate('test: a holder that never releases');
   const terminatedAt = Date.now();
   const report = (await waiter.result()) as RunReport;
   expect(report.status).toBe('succeeded');
+  expect(await holderWatches(key)).toEqual({ scheduled: 1, completed: 1 });
   const tagStarted = report.steps.find((s) => s.id === 'tag')!.startedAt!;
-  const latency = tagStarted - terminatedAt;
-  expect(latency).toBeLessThan(RELEASE_BOUND_MS);
-  return latency;
+  return tagStarted - terminatedAt;
 }
 
-test('a terminated holder’s lock passes to the waiting run within 30 s', async () => {
+test('a terminated holder’s lock passes to the waiting run once its watch sees the holder gone', async () => {
   const service = await seedService(stack, { name: 'held-by-terminated' });
   const key = `service/${stack.projectId}/${service.service_id}`;
   const inputs = { project_id: stack.projectId, service_id: service.service_id };
@@ -68,7 +94,7 @@ test('a terminated holder’s lock passes to the waiting run within 30 s', async
   const waiter = await stack.start(HOLD, { ...inputs, hold: '10ms' });
   await queuedFor(waiter, key);
 
-  const latency = await terminateAndExpectHandOver(holder, waiter);
+  const latency = await terminateAndExpectHandOver(key, holder, waiter);
   process.stdout.write(`lock release after the holder was terminated: ${latency} ms\n`);
   // Nobody holds or waits any more: the lock workflow ends.
   const lock = stack.client.workflow.getHandle(lockWorkflowId(key));
@@ -105,5 +131,5 @@ test('a lock whose history grew continues as new with its holder, then still han
   expect((await holder.query(progressQuery)).locks).toEqual([key]);
   expect((await waiter.query(progressQuery)).waitingForLock).toBe(key);
 
-  await terminateAndExpectHandOver(holder, waiter);
+  await terminateAndExpectHandOver(key, holder, waiter);
 }, 180_000);

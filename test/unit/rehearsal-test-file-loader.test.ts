@@ -159,7 +159,11 @@ describe('loading test files', () => {
       const file = path.join(dir, 'cancel.test.yaml');
       writeFileSync(file, [...valid, `    cancel: { step: '${step}' }`].join('\n'));
       const loaded = loadTestFile(file, (absolute) => path.basename(absolute));
-      expect(loaded.ok ? loaded.cases[0]?.cancel : loaded.problems).toEqual({ step, status: 'done' });
+      expect(loaded.ok ? loaded.cases[0]?.cancel : loaded.problems).toEqual({
+        step,
+        status: 'done',
+        holdCloud: false,
+      });
     }
   });
 
