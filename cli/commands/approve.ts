@@ -82,13 +82,12 @@ function decide(approved: boolean, spec: typeof APPROVE_SPEC): Command {
     if (values.comment !== undefined) decision.comment = values.comment;
     const seen = fingerprintOption(values.plan);
     const key = by === undefined ? undefined : loadApprovalKey(ctx, by, values.key);
-    // The same command with --plan approves (the flags the person gave, minus the plan).
-    const words = [
-      spec.name,
-      ...argv.filter(
-        (word, at) => word !== '--plan' && argv[at - 1] !== '--plan' && !word.startsWith('--plan='),
-      ),
-    ];
+    // The same command with --plan approves: the person's own choices, without the plan.
+    const words = [spec.name, workflowId];
+    if (values.step !== undefined) words.push('--step', values.step);
+    if (values.comment !== undefined) words.push('--comment', values.comment);
+    if (values.by !== undefined) words.push('--by', values.by);
+    if (values.key !== undefined) words.push('--key', values.key);
     return withTemporal(ctx, (session) => send(ctx, session, workflowId, decision, key, { seen, words }));
   };
 }
