@@ -1,7 +1,8 @@
 // What a key holder signs: a decision (`approve`/`reject`), a run's start, a schedule's starts and
 // a hold action, each over the payload contract/approval-messages.ts defines. Pure given the key
 // and the time; the worker verifies the same payloads (approval-verify.ts).
-import { createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
+import { canonicalJson } from '../contract/canonical-json';
 import { keyId, signPayload } from './approval-keys';
 import { definitionHash } from './definition-hash';
 import type { RunbookDefinition } from '../dsl/definition';
@@ -18,6 +19,18 @@ import {
   type SignedStart,
   type StartFields,
 } from '../contract/approval-messages';
+
+/** How many hex digits of the plan's SHA-256 its fingerprint shows: 64 bits, too many to match by trying. */
+export const PLAN_FINGERPRINT_DIGITS = 16;
+
+/**
+ * The fingerprint of an approval's plan: the start of SHA-256 over its canonical JSON. The person
+ * reads the plan with it (`tideline approve ID`) and approves that fingerprint (`--plan`); the CLI
+ * signs only when the plan the step guards now has it, and the signature covers the plan itself.
+ */
+export function planFingerprint(plan: ApprovalPlan): string {
+  return createHash('sha256').update(canonicalJson(plan)).digest('hex').slice(0, PLAN_FINGERPRINT_DIGITS);
+}
 
 /** What every signature carries besides its value: which key, a fresh nonce, and when. */
 function signatureBase(key: KeyObject, signedAt: number) {

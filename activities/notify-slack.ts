@@ -3,6 +3,7 @@
 import type { NotificationPayload } from '../contract/notification-messages';
 import type { NotificationEvent } from '../dsl/notify-subscriptions';
 import { assertNever } from '../cloud/assert-never';
+import { printableDeep } from '../cloud/printable';
 
 function headline(payload: NotificationPayload): string {
   const run = `\`${payload.runbook}\` run \`${payload.workflowId}\``;
@@ -29,7 +30,9 @@ function headline(payload: NotificationPayload): string {
   }
 }
 
-export function slackMessage(payload: NotificationPayload): { text: string } {
+export function slackMessage(raw: NotificationPayload): { text: string } {
+  // Names, step keys and messages are outside text; a chat client shows control characters too.
+  const payload = printableDeep(raw);
   const lines = [headline(payload)];
   if (payload.message !== undefined) {
     const code = payload.errorType !== undefined ? `${payload.errorType}: ` : '';

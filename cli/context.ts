@@ -16,6 +16,8 @@ export interface GlobalOptions {
 export interface CliContext {
   stdout: Writable & { isTTY?: boolean; columns?: number };
   stderr: Writable & { isTTY?: boolean };
+  /** The person at the keyboard, when there is one (a TTY): `approve` asks to confirm the plan. */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   cwd: string;
   globals: GlobalOptions;

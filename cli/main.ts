@@ -32,7 +32,8 @@ export function cliVersion(): string {
   }
 }
 
-export type CliIo = Pick<CliContext, 'stdout' | 'stderr' | 'env' | 'cwd' | 'interrupted'>;
+export type CliIo = Pick<CliContext, 'stdout' | 'stderr' | 'env' | 'cwd' | 'interrupted'> &
+  Partial<Pick<CliContext, 'stdin'>>;
 
 /** Runs one command line and gives the exit code. Never exits the process. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -138,6 +139,7 @@ export function main(argv: string[] = process.argv.slice(2)): void {
   runCli(argv, {
     stdout: process.stdout,
     stderr: process.stderr,
+    stdin: process.stdin,
     env: process.env,
     cwd: process.cwd(),
     interrupted,

@@ -2,6 +2,7 @@
 // person's approval, a run's step timeline and audit trail, and cancelling a run this agent started.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { printable } from '../cloud/printable';
 import type { McpToolName } from './profiles';
 import { runStateText, waitingText } from './run-text';
 import { annotations, answer, guarded } from './tool-results';
@@ -68,7 +69,7 @@ export const RUN_REGISTRARS: Record<RunToolName, Registrar> = {
       ({ runId }) =>
         guarded(async () => {
           await (await deps.runs()).cancel(runId, deps.agent());
-          return answer(`cancellation of run ${runId} requested; its completed steps are undone`, {
+          return answer(`cancellation of run ${printable(runId)} requested; its completed steps are undone`, {
             runId,
             cancelled: true,
           });

@@ -3,6 +3,7 @@
 // code (errors.ts). Anything else thrown is a bug and reaches the client as such.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpToolError } from './errors';
+import { printable } from '../cloud/printable';
 import { MCP_TOOLS, type McpToolName } from './profiles';
 
 /** What a tool answers with when it did what it was asked. */
@@ -16,7 +17,11 @@ export function answer(text: string, structured: Record<string, unknown>): CallT
 }
 
 function refusal(error: McpToolError): CallToolResult {
-  const text = [`${error.code}: ${error.message}`, ...(error.detail !== undefined ? [error.detail] : [])];
+  // A refusal quotes what the agent or a run sent: its text is escaped, its structure exact.
+  const text = [
+    `${error.code}: ${printable(error.message)}`,
+    ...(error.detail !== undefined ? [printable(error.detail)] : []),
+  ];
   return {
     isError: true,
     content: [{ type: 'text', text: text.join('\n') }],

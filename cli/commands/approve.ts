@@ -1,16 +1,19 @@
 // `tideline approve ID` / `tideline reject ID`: answers a run's pending approval step through the
 // interpreter's `approval` update, which checks that an approval is pending (and which one)
-// before it accepts. A rejected approval fails the run, which then compensates.
+// before it accepts. A rejected approval fails the run, which then compensates. A step that guards
+// a plan (approvers, in a run the worker admitted) is approved in two steps: the plan and its
+// fingerprint first, then a decision signed for that fingerprint (approval-plan-check.ts).
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily like every SDK module */
 import type { KeyObject } from 'node:crypto';
 import type { ApprovalDecision } from '../../contract/run-messages';
 import { loadApprovalKey } from '../approval-signing';
 import { signDecision } from '../../activities/approval-signatures';
-import { planText } from '../output/approval-plan-text';
+import { checkPlanSeen, fingerprintOption } from '../approval-plan-check';
 import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
 import { EXIT } from '../errors';
 import { printCliError } from '../output/errors';
+import { printable } from '../../cloud/printable';
 import { cliCommand } from '../output/run-report';
 import { queryProgress, runStatusOf } from '../run-observer';
 import { operatorName, sendRunUpdate } from '../run-update';
@@ -24,6 +27,7 @@ const OPTIONS = {
   comment: { type: 'string', short: 'm' },
   by: { type: 'string' },
   key: { type: 'string' },
+  plan: { type: 'string' },
 } as const;
 
 const OPTION_HELP: [string, string][] = [
@@ -31,21 +35,27 @@ const OPTION_HELP: [string, string][] = [
   ['-m, --comment TEXT', 'a note recorded with the decision'],
   ['--by NAME', 'who decides (default: your user name)'],
   ['--key FILE', 'sign with this private key (default ~/.tideline/approval-keys/NAME.pem, when there)'],
+  ['--plan FINGERPRINT', "the fingerprint of the plan you read (the step's plan must still have it)"],
 ];
 
 export const APPROVE_SPEC = {
   name: 'approve',
-  usage: 'ID [--step STEP] [--comment TEXT] [--by NAME] [--key FILE]',
+  usage: 'ID [--step STEP] [--plan FINGERPRINT] [--comment TEXT] [--by NAME] [--key FILE]',
   description: [
     'The run goes on with the step after the approval. Exit 1 when no approval is pending, or when a',
     'step with approvers refuses the decision (the reason is printed; `tideline audit ID` lists all).',
-    'With a key for NAME the decision is signed (steps with approvers need that).',
+    'With a key for NAME the decision is signed (steps with approvers need that). A step that guards',
+    'a plan is approved in two steps: without --plan the command shows the plan and its fingerprint',
+    'and signs nothing (exit 1, APPROVAL_PLAN_UNCONFIRMED; on a terminal it asks instead); with',
+    '--plan FINGERPRINT it signs for that plan, or refuses (APPROVAL_PLAN_CHANGED) and shows the new',
+    'one when the plan changed since.',
   ],
   options: OPTIONS,
   optionHelp: OPTION_HELP,
   examples: [
     'tideline approve fork-and-promote-8e2d4a',
     'tideline approve fork-and-promote-8e2d4a --step go_ahead --comment "checked the fork" --by alice',
+    'tideline approve promote-billing --by alice --plan 3f9a1c0b7d2e4a65',
   ],
   positionals: { min: 1, max: 1, names: 'the run ID' },
 } satisfies CommandSpec;
@@ -70,8 +80,15 @@ function decide(approved: boolean, spec: typeof APPROVE_SPEC): Command {
     const by = values.by ?? operatorName(ctx.env);
     if (by !== undefined) decision.by = by;
     if (values.comment !== undefined) decision.comment = values.comment;
+    const seen = fingerprintOption(values.plan);
     const key = by === undefined ? undefined : loadApprovalKey(ctx, by, values.key);
-    return withTemporal(ctx, (session) => send(ctx, session, workflowId, decision, key));
+    // The same command with --plan approves: the person's own choices, without the plan.
+    const words = [spec.name, workflowId];
+    if (values.step !== undefined) words.push('--step', values.step);
+    if (values.comment !== undefined) words.push('--comment', values.comment);
+    if (values.by !== undefined) words.push('--by', values.by);
+    if (values.key !== undefined) words.push('--key', values.key);
+    return withTemporal(ctx, (session) => send(ctx, session, workflowId, decision, key, { seen, words }));
   };
 }
 
@@ -81,6 +98,7 @@ async function send(
   workflowId: string,
   decision: ApprovalDecision,
   key: KeyObject | undefined,
+  person: { seen: string | undefined; words: string[] },
 ): Promise<number> {
   const { approvalUpdate } =
     require('../../contract/run-messages') as typeof import('../../contract/run-messages');
@@ -105,9 +123,28 @@ async function send(
         ? (pending ?? asked ?? '')
         : asked;
     decision.step = stepKey;
-    // What the approver signs for: the plan the step shows, when the worker admitted the run.
+    // What the approver signs for: the plan the step shows, when the worker admitted the run,
+    // once the person has seen it (an approval; a rejection stops the run whatever the plan).
     const plan = progress?.pendingApproval?.stepKey === stepKey ? progress.pendingApproval.plan : undefined;
-    if (plan !== undefined && !ctx.globals.json) ctx.stdout.write(planText(stepKey, plan));
+    if (plan === undefined && person.seen !== undefined) {
+      printCliError(ctx, {
+        code: 'APPROVAL_NO_PLAN',
+        message: `step ${stepKey} of run ${workflowId} guards no plan, so --plan has nothing to match; nothing was signed`,
+        hint: 'run the command without --plan',
+        details: [],
+      });
+      return EXIT.FAILED;
+    }
+    if (plan !== undefined && (decision.approved || person.seen !== undefined)) {
+      const seen = await checkPlanSeen(ctx, {
+        workflowId,
+        stepKey,
+        plan,
+        given: person.seen,
+        approveWords: person.words,
+      });
+      if (seen !== true) return seen;
+    }
     decision.signature = signDecision(key, {
       workflowId,
       runId: description.runId,
@@ -147,14 +184,14 @@ async function send(
   const { count } = outcome;
   if (decision.approved && count !== undefined && count.approvals < count.needed) {
     ctx.stdout.write(
-      `approval by ${decision.by ?? '?'} counted for step ${step ?? '?'} of run ${workflowId}: ${count.approvals} of ${count.needed}; the step waits for more\n`,
+      `${printable(`approval by ${decision.by ?? '?'} counted for step ${step ?? '?'} of run ${workflowId}`)}: ${count.approvals} of ${count.needed}; the step waits for more\n`,
     );
     return EXIT.OK;
   }
   const what = decision.approved ? 'approved' : 'rejected';
   const after = decision.approved ? 'the run goes on' : 'the run fails and compensates';
   ctx.stdout.write(
-    `${what}${step ? ` step ${step} of` : ''} run ${workflowId}${outcome.by ? ` (by ${outcome.by})` : ''}; ${after}\n` +
+    `${what}${printable(`${step ? ` step ${step} of` : ''} run ${workflowId}${outcome.by ? ` (by ${outcome.by})` : ''}`)}; ${after}\n` +
       `follow it: ${cliCommand(ctx, ['status', workflowId])}\n`,
   );
   return EXIT.OK;

@@ -6,7 +6,7 @@ import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
 import type { WorkerConfig } from '../../worker/config';
 import { CliError, EXIT } from '../errors';
-import { printable } from '../output/printable';
+import { printable } from '../../cloud/printable';
 import { settingsEnvironment } from '../settings';
 
 export const CATALOG_SPEC = {

@@ -11,7 +11,7 @@ import {
 } from '../../contract/drift-watch-messages';
 import { DRIFT_WATCH_WORKFLOW_TYPE, isAlreadyStarted } from '../../contract/workflow-types';
 import { repairOutcomeText } from '../../activities/drift-watch';
-import { printable } from '../output/printable';
+import { printable } from '../../cloud/printable';
 import { parseCommand, type CommandSpec } from '../args';
 import type { CliContext, Command } from '../context';
 import { CliError, EXIT } from '../errors';

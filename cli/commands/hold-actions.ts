@@ -3,6 +3,7 @@
 // that is not held, invalid inputs, a `with` field the step does not set, a skip output lacking a
 // field a later step reads) before it is recorded. Exit 0 when the action was taken, 1 when it was refused or the run has ended.
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded lazily like every SDK module */
+import { printable } from '../../cloud/printable';
 import type { KeyObject } from 'node:crypto';
 import type { JsonValue } from '../../dsl/expressions';
 import { loadApprovalKey } from '../approval-signing';
@@ -226,7 +227,7 @@ async function act(
   }
   const after = verb === 'rollback' ? 'the run compensates and fails' : 'the run goes on';
   ctx.stdout.write(
-    `${verb} ${action.stepKey} of run ${workflowId}${action.by ? ` (by ${action.by})` : ''}; ${after}\n` +
+    `${verb} ${printable(`${action.stepKey} of run ${workflowId}${action.by ? ` (by ${action.by})` : ''}`)}; ${after}\n` +
       `follow it: ${cliCommand(ctx, ['status', workflowId])}\n`,
   );
   return EXIT.OK;

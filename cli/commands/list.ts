@@ -13,6 +13,7 @@ import { parseCommand, integerOption, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { CliError, EXIT } from '../errors';
 import { formatDuration, styleFor } from '../output/style';
+import { printable } from '../../cloud/printable';
 import { RUNBOOK_WORKFLOW_TYPE, queryProgress, runStatusOf } from '../run-observer';
 import { withTemporal, type TemporalSession } from '../temporal';
 import {
@@ -249,10 +250,11 @@ export const listCommand: Command = async (argv, ctx) => {
   const style = styleFor(ctx);
   const rows = runs.map((run) => {
     const end = run.closeTime ? Date.parse(run.closeTime) : Date.now();
+    // A run's id and runbook name are whatever its start carried: shown escaped.
     return [
-      run.workflowId,
-      run.runbook ?? '–',
-      run.status === 'running' && run.state !== null ? run.state : run.status,
+      printable(run.workflowId),
+      printable(run.runbook ?? '–'),
+      printable(run.status === 'running' && run.state !== null ? run.state : run.status),
       localTime(new Date(run.startTime)),
       formatDuration(end - Date.parse(run.startTime)),
     ];

@@ -4,7 +4,7 @@
 import type { Admission } from '../../contract/admission-messages';
 import type { PolicyRecord } from '../../contract/policy-messages';
 import type { OperatorAction } from '../../contract/run-messages';
-import { printable } from './printable';
+import { printable } from '../../cloud/printable';
 
 export function admissionLine(admission: Admission): string {
   const starter = admission.starter;

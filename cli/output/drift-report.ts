@@ -2,7 +2,7 @@
 // report as JSON, and JUnit XML (one testcase per rule and service it looked at, a failure per
 // finding of severity error or warning). Names and values come from the API: escaped.
 import type { DriftFinding, DriftReport } from '../../state/drift-check';
-import { printable } from './printable';
+import { printable } from '../../cloud/printable';
 import type { Style } from './style';
 import { xmlEscape } from './test-junit';
 

@@ -2,6 +2,12 @@
 // or as `{"error": {...}}` on stdout with --json. Anything unexpected is one line too; the stack
 // trace only with TIDELINE_DEBUG=1.
 import type { CliContext } from '../context';
+import { printable } from '../../cloud/printable';
+
+/** An error's text for the terminal: its own line breaks kept, anything else escaped. */
+function shown(text: string): string {
+  return text.split('\n').map(printable).join('\n');
+}
 
 /** A CliError, or an error a command prints itself with its own code (e.g. APPROVAL_NOT_PENDING). */
 export interface PrintableError {
@@ -32,8 +38,9 @@ export function printCliError(ctx: CliContext, error: PrintableError): void {
     ctx.stdout.write(`${JSON.stringify(errorJson(error))}\n`);
     return;
   }
-  const lines = [`tideline: ${error.message}`, ...error.details.map((line) => `  ${line}`)];
-  if (error.hint !== undefined) lines.push(`  hint: ${error.hint}`);
+  // Messages quote names, inputs and reasons a run or a server sent: escaped (printable.ts).
+  const lines = [`tideline: ${shown(error.message)}`, ...error.details.map((line) => `  ${shown(line)}`)];
+  if (error.hint !== undefined) lines.push(`  hint: ${shown(error.hint)}`);
   ctx.stderr.write(`${lines.join('\n')}\n`);
 }
 
@@ -51,8 +58,10 @@ export function printUnexpectedError(ctx: CliContext, error: unknown): void {
     ctx.stdout.write(`${JSON.stringify({ error: { code: 'CLI_INTERNAL', message: summary } })}\n`);
   }
   if (debugEnabled(ctx.env) && error instanceof Error && error.stack) {
-    ctx.stderr.write(`tideline: ${summary}\n${error.stack}\n`);
+    ctx.stderr.write(`tideline: ${printable(summary)}\n${error.stack}\n`);
   } else {
-    ctx.stderr.write(`tideline: ${summary}\n  hint: set TIDELINE_DEBUG=1 to see the stack trace\n`);
+    ctx.stderr.write(
+      `tideline: ${printable(summary)}\n  hint: set TIDELINE_DEBUG=1 to see the stack trace\n`,
+    );
   }
 }

@@ -2,7 +2,7 @@
 // own, the three exact commands that act on it, and what operators did so far.
 import type { RunProgress } from '../../contract/run-messages';
 import type { CliContext } from '../context';
-import { printable } from './printable';
+import { printableDeep } from '../../cloud/printable';
 import { actionLine, cliCommand } from './run-report';
 import { formatDuration, isoTime, type Style } from './style';
 
@@ -14,13 +14,14 @@ export function heldLines(
   now: number,
 ): string[] {
   const lines: string[] = [];
-  for (const held of progress.held ?? []) {
+  for (const raw of progress.held ?? []) {
+    const held = printableDeep(raw);
     const left = formatDuration(Math.max(0, held.deadline - now));
     lines.push(
-      `  ${style.yellow('⏸')} held at step ${style.bold(held.stepKey)}: ${printable(`${held.error.type}: ${held.error.message}`)}`,
+      `  ${style.yellow('⏸')} held at step ${style.bold(held.stepKey)}: ${held.error.type}: ${held.error.message}`,
       `    nothing was rolled back yet; the run rolls back on its own in ${left} (${isoTime(held.deadline) ?? ''})`,
-      `    retry:    ${cliCommand(ctx, ['retry', workflowId, '--step', held.stepKey])}  (change inputs with -i key=value)`,
-      `    skip:     ${cliCommand(ctx, ['skip', workflowId, '--step', held.stepKey, '--output', '{}'])}  (the output later steps read)`,
+      `    retry:    ${cliCommand(ctx, ['retry', workflowId, '--step', raw.stepKey])}  (change inputs with -i key=value)`,
+      `    skip:     ${cliCommand(ctx, ['skip', workflowId, '--step', raw.stepKey, '--output', '{}'])}  (the output later steps read)`,
       `    rollback: ${cliCommand(ctx, ['rollback', workflowId])}`,
     );
   }

@@ -6,7 +6,7 @@ import type { OperatorAction, StepStatus } from '../../contract/run-messages';
 import type { ApprovalAuditEntry } from '../../contract/approval-messages';
 import type { ActivityRun, OtherActivity, Timeline, TimelineStep } from '../history-timeline';
 import { stepDepth } from '../run-observer';
-import { printable } from './printable';
+import { printableDeep } from '../../cloud/printable';
 import { compensationNote, resourcesNote } from './resource-notes';
 import { actionLine, auditLine, stepJson } from './run-report';
 import { statusColour, stepElapsed } from './step-view';
@@ -39,7 +39,7 @@ function lastRetry(activity: ActivityRun | undefined): string | undefined {
 function stepNote(step: TimelineStep, undos: readonly TimelineStep[] = []): string {
   const parts: string[] = [];
   const retry = lastRetry(step.activity);
-  if (step.error) parts.push(printable(`${step.error.type}: ${step.error.message}`));
+  if (step.error) parts.push(`${step.error.type}: ${step.error.message}`);
   if (retry !== undefined && step.status !== 'failed') parts.push(retry);
   if (step.compensates) parts.push(`undoes ${step.compensates}`);
   if (step.child) parts.push(`child run ${step.child.workflowId}`);
@@ -98,7 +98,9 @@ function table(
   return [style.bold(line(header, false)), ...rows.map((row) => line(row, true))];
 }
 
-export function renderHistory(view: RunHistoryView, style: Style, now: number): string[] {
+export function renderHistory(raw: RunHistoryView, style: Style, now: number): string[] {
+  // Everything a run recorded is outside text (printable.ts); decisions escape their own fields.
+  const view = printableDeep(raw);
   const took = view.endedAt !== undefined ? ` · ${formatDuration(view.endedAt - view.startedAt)}` : '';
   const out = [
     `${style.bold(view.runbook ?? view.workflowId)} · run ${view.workflowId} · ${view.status}${took} · ${view.events} history events`,
@@ -152,7 +154,7 @@ export function renderHistory(view: RunHistoryView, style: Style, now: number): 
     out.push('', style.bold('operator actions on the held run:'));
     for (const action of actions) out.push(`  ${actionLine(action)}`);
   }
-  const approvals = view.approvals ?? [];
+  const approvals = raw.approvals ?? [];
   if (approvals.length > 0) {
     out.push('', style.bold('decisions on approval steps with approvers:'));
     for (const entry of approvals) out.push(`  ${auditLine(entry)}`);
@@ -160,7 +162,7 @@ export function renderHistory(view: RunHistoryView, style: Style, now: number): 
   if (view.failure && view.status !== 'succeeded') {
     const where = view.failure.stepKey ? ` at ${view.failure.stepKey}` : '';
     const verb = view.status === 'cancelled' ? 'cancelled' : 'failed';
-    out.push(style.red(`${verb}${where}: ${printable(`${view.failure.type}: ${view.failure.message}`)}`));
+    out.push(style.red(`${verb}${where}: ${view.failure.type}: ${view.failure.message}`));
   }
   return out;
 }

@@ -3,6 +3,7 @@
 // compensation chain of each step as dashed edges. Paste it into any Mermaid renderer.
 import type { Plan, PlanStep } from '../plan/build-plan';
 import { viewsOf } from '../plan/step-kind-views';
+import { printable } from '../../cloud/printable';
 
 interface Exit {
   id: string;
@@ -10,7 +11,11 @@ interface Exit {
 }
 
 function escapeLabel(text: string): string {
-  return text.replace(/"/g, '#quot;').replace(/</g, '#lt;').replace(/>/g, '#gt;').replace(/\n/g, ' ');
+  // A label line is one line: a newline is a space, any other control character shown escaped.
+  return printable(text.replace(/\n/g, ' '))
+    .replace(/"/g, '#quot;')
+    .replace(/</g, '#lt;')
+    .replace(/>/g, '#gt;');
 }
 
 function short(raw: string, max = 48): string {

@@ -10,7 +10,7 @@ import type {
   PlanStepPolicies,
 } from '../plan/plan-policies';
 import { assertNever } from '../../cloud/assert-never';
-import { printable, quoted } from './printable';
+import { printable, quoted } from '../../cloud/printable';
 import type { Style } from './style';
 
 const approvalsText = (count: number, group: string): string =>

@@ -7,6 +7,7 @@ import { callsText, policyHeaderLines, stepPolicyLines } from './plan-policies-t
 import { planTree } from '../plan/plan-tree';
 import { oneLine, viewsOf } from '../plan/step-kind-views';
 import { targetLines } from './plan-targets-text';
+import { printable, printableDeep } from '../../cloud/printable';
 import { SECRET_MASK } from '../../cloud/redact-text';
 import { inlineValue, visibleLength, type Style } from './style';
 
@@ -76,7 +77,10 @@ function stepsLines(plan: Plan, style: Style, policies: ReadonlyMap<string, Plan
   return lines;
 }
 
-export function renderPlanText(plan: Plan, style: Style): string {
+export function renderPlanText(raw: Plan, style: Style): string {
+  // Inputs, their values and what they resolve into are outside text (printable.ts); the policy
+  // lines escape their own fields (names are quoted there).
+  const plan: Plan = { ...printableDeep({ ...raw, policies: undefined }), policies: raw.policies };
   const called = callsText(plan.targetsResolved === true, plan.policies);
   const lines = [`${style.bold(`Plan for ${plan.runbook}`)} (${plan.file}) — ${called}`];
   if (plan.description) lines.push(style.dim(plan.description));
@@ -101,7 +105,7 @@ export function renderPlanText(plan: Plan, style: Style): string {
     });
   }
   if (plan.policies !== undefined) lines.push(...policyHeaderLines(plan.policies, style));
-  const policies = new Map((plan.policies?.steps ?? []).map((entry) => [entry.key, entry]));
+  const policies = new Map((plan.policies?.steps ?? []).map((entry) => [printable(entry.key), entry]));
   lines.push('', 'steps (values from earlier steps are known only at run time and shown as written):');
   lines.push(...stepsLines(plan, style, policies));
   if (plan.outputs.length > 0) {

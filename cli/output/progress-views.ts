@@ -1,7 +1,7 @@
 // Two ways to show a run while it goes: on a terminal, a step list redrawn in place a few times a
 // second; anywhere else (pipes, CI logs), one plain line per change, stamped with the time the
 // change happened. Both take RunSnapshots.
-import { printable } from './printable';
+import { printableDeep } from '../../cloud/printable';
 import type { StepRecord } from '../../contract/run-messages';
 import type { CliContext } from '../context';
 import type { RunSnapshot } from '../run-observer';
@@ -38,7 +38,7 @@ export function runWaitsFor(snapshot: RunSnapshot): string {
   if (lock !== undefined) return `waiting for lock ${lock}`;
   const window = snapshot.progress?.windowWait;
   if (window !== undefined)
-    return `${printable(window.stepKey)} waits for change window ${printable(window.calendar)} (policy ${printable(window.rule)}) until ${new Date(window.until).toISOString()}`;
+    return `${window.stepKey} waits for change window ${window.calendar} (policy ${window.rule}) until ${new Date(window.until).toISOString()}`;
   return '';
 }
 
@@ -61,8 +61,10 @@ export class LiveProgressView implements ProgressView {
   ) {}
 
   /** `still`: the last frame, left on screen when the CLI stops watching (no spinner). */
-  frame(snapshot: RunSnapshot, now: number, still = false): string[] {
+  frame(raw: RunSnapshot, now: number, still = false): string[] {
     const { style } = this;
+    // Step keys, names, messages and the runbook's name are outside text (printable.ts).
+    const snapshot = printableDeep(raw);
     const progress = snapshot.progress;
     const ended = runEnded(snapshot);
     const status = progress?.status ?? (snapshot.closed ? 'ended' : 'starting');
@@ -143,7 +145,8 @@ export class LineProgressView implements ProgressView {
     private readonly style: Style,
   ) {}
 
-  update(snapshot: RunSnapshot, now: number): void {
+  update(raw: RunSnapshot, now: number): void {
+    const snapshot = printableDeep(raw);
     const changes: { at: number; line: string }[] = [];
     const log = (at: number, line: string): void =>
       void changes.push({ at, line: `${formatClock(at)} ${line}` });

@@ -7,7 +7,7 @@ import type { PlannedRepair, RepairPlan, RepairProblem } from '../../state/repai
 import type { CliContext } from '../context';
 import type { RepairOutcome, RepairRun } from '../../stack/repair-runs';
 import { assertNever } from '../../cloud/assert-never';
-import { printable } from './printable';
+import { printable } from '../../cloud/printable';
 import { cliCommand } from './run-report';
 import { inlineValue, isoTime, type Style } from './style';
 

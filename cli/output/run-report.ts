@@ -8,7 +8,7 @@ import type { CliContext } from '../context';
 import type { RunOutcome, RunStatusName } from '../run-observer';
 import { orderedSteps } from '../run-observer';
 import { currentInvocation, shellQuote } from './cli-invocation';
-import { printable, quoted } from './printable';
+import { printable, printableDeep, quoted } from '../../cloud/printable';
 import { compensatedResourceLines, createdNote } from './resource-notes';
 import { stepElapsed } from './step-view';
 import { SECRET_MASK } from '../../cloud/redact-text';
@@ -25,7 +25,8 @@ export function cliCommand(ctx: Pick<CliContext, 'globals'>, words: string[]): s
   if (namespace !== undefined) flags.push('--namespace', namespace);
   if (config !== undefined) flags.push('--config', config);
   void taskQueue; // a run keeps its task queue; status/approve do not need it
-  return [...currentInvocation(), ...words, ...flags].map(shellQuote).join(' ');
+  // A run id or step key can carry any character: the line is printed, so it is escaped too.
+  return printable([...currentInvocation(), ...words, ...flags].map(shellQuote).join(' '));
 }
 
 /** One operator action on a held run (or a hold timeout), for status and reports. */
@@ -59,23 +60,25 @@ export function maskedOutputs(
 export function approvalLines(
   ctx: Pick<CliContext, 'globals'>,
   workflowId: string,
-  pending: PendingApproval,
+  raw: PendingApproval,
   style: Style,
   now: number,
 ): string[] {
+  // The message is the runbook's text with the run's inputs in it; names came with decisions.
+  const pending = printableDeep(raw);
   const due =
     pending.deadline > 0
       ? ` (${pending.default}s automatically in ${formatDuration(Math.max(0, pending.deadline - now))})`
       : '';
   return [
     `  ${style.yellow('⏸')} approval needed at step ${style.bold(pending.stepKey)}: ${pending.message}${due}`,
-    `    approve: ${cliCommand(ctx, ['approve', workflowId, '--step', pending.stepKey])}`,
-    `    reject:  ${cliCommand(ctx, ['reject', workflowId, '--step', pending.stepKey])}`,
+    `    approve: ${cliCommand(ctx, ['approve', workflowId, '--step', raw.stepKey])}${raw.plan !== undefined ? ' (shows the plan and its fingerprint first)' : ''}`,
+    `    reject:  ${cliCommand(ctx, ['reject', workflowId, '--step', raw.stepKey])}`,
     ...(pending.approvers === undefined
       ? []
       : [
           `    approvers: ${pending.approvers.join(', ')}; approved ${pending.approvedBy?.length ?? 0} of ${pending.minApprovals ?? 1}` +
-            `${pending.approvedBy?.length ? ` (${pending.approvedBy.map(printable).join(', ')})` : ''}` +
+            `${pending.approvedBy?.length ? ` (${pending.approvedBy.join(', ')})` : ''}` +
             `${pending.allowSelfApproval === false ? '; not by the starter' : ''}; signed decisions only`,
           `    every decision: ${cliCommand(ctx, ['audit', workflowId])}`,
         ]),
@@ -117,7 +120,7 @@ export function auditLine(entry: ApprovalAuditEntry): string {
 
 /** How the run's notifications went: a count, and each delivery that failed with its reason. */
 export function notificationLines(progress: RunProgress | undefined, style: Style): string[] {
-  const notifications = progress?.notifications;
+  const notifications = printableDeep(progress?.notifications);
   if (notifications === undefined) return [];
   const failed = notifications.failed;
   const lines = [
@@ -130,10 +133,12 @@ export function notificationLines(progress: RunProgress | undefined, style: Styl
 /** The closing lines of a run (after its steps were shown). */
 export function renderOutcome(
   ctx: Pick<CliContext, 'globals'>,
-  outcome: RunOutcome,
+  raw: RunOutcome,
   style: Style,
   showSecrets: boolean,
 ): string {
+  // Every name, key, value and message of a run is outside text; decisions escape their own.
+  const outcome = printableDeep(raw);
   const name = outcome.runbook ?? outcome.workflowId;
   const ok = outcome.status === 'succeeded';
   const symbol = ok ? style.green('✓') : style.red('✗');
@@ -145,8 +150,7 @@ export function renderOutcome(
     const reason =
       outcome.status === 'cancelled' && outcome.failure.type === 'CANCELLED'
         ? 'cancelled on request'
-        : // A rejection's message quotes the rejecter's name and comment.
-          printable(`${outcome.failure.type}: ${outcome.failure.message}`);
+        : `${outcome.failure.type}: ${outcome.failure.message}`;
     lines.push(`  ${where}${reason}`);
   }
   const steps = outcome.progress?.steps ?? [];
@@ -160,7 +164,7 @@ export function renderOutcome(
     const what = created === undefined ? '' : ` (${created})`;
     lines.push(
       style.red(
-        `  compensation failed for ${step.key}${what}: ${printable(step.error?.message ?? 'unknown reason')} — check for leftovers`,
+        `  compensation failed for ${step.key}${what}: ${step.error?.message ?? 'unknown reason'} — check for leftovers`,
       ),
     );
   }
@@ -176,9 +180,9 @@ export function renderOutcome(
     }
   }
   for (const action of outcome.progress?.actions ?? []) lines.push(`  operator: ${actionLine(action)}`);
-  for (const entry of outcome.progress?.approvals ?? []) lines.push(`  approval: ${auditLine(entry)}`);
+  for (const entry of raw.progress?.approvals ?? []) lines.push(`  approval: ${auditLine(entry)}`);
   lines.push(...notificationLines(outcome.progress, style));
-  if (!ok) lines.push(style.dim(`  timeline: ${cliCommand(ctx, ['history', outcome.workflowId])}`));
+  if (!ok) lines.push(style.dim(`  timeline: ${cliCommand(ctx, ['history', raw.workflowId])}`));
   return `${lines.join('\n')}\n`;
 }
 

@@ -5,7 +5,7 @@ import type { StepRecord, StepStatus } from '../../contract/run-messages';
 import type { ActivityState } from '../run-observer';
 import { STEP_KIND_SCHEMAS, type StepKind } from '../../dsl/schema';
 import { STEP_KIND_VIEWS, type StepKindViews } from '../plan/step-kind-views';
-import { printable } from './printable';
+import { printable } from '../../cloud/printable';
 import { formatDuration, truncate, type Style } from './style';
 
 /** What a step's row says for its state: a step still pending when the run ended never ran. */

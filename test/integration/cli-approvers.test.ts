@@ -1,7 +1,9 @@
 // The approver's side through the CLI itself: `tideline keys create` writes each person's private
 // key (0600) and prints the line the worker's configuration takes; `tideline run --by` signs the
-// start, `tideline approve --by` signs each decision with the key it finds under HOME. The worker
-// refuses the starter's approval (exit 1, with the reason) and counts two others; `tideline audit
+// start, `tideline approve --by` signs each decision with the key it finds under HOME, in two
+// steps: without --plan it shows the plan and its fingerprint and signs nothing, a stale
+// fingerprint is refused, the right one signs. The worker refuses the starter's approval (exit 1,
+// with the reason) and counts two others; `tideline audit
 // --json` lists the three decisions, and the run promotes the service.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -88,11 +90,48 @@ test('a signed start, the starter refused, two signed approvals counted and audi
     60_000,
   );
 
-  const self = await tideline(['approve', id, '--by', 'dave']);
+  // Approving is two steps. Without --plan: the plan and its fingerprint, and nothing signed.
+  const read = await tideline(['approve', id, '--by', 'alice']);
+  expect(read.code).toBe(1);
+  const fingerprint = /^plan fingerprint: ([0-9a-f]{16})$/m.exec(read.out)?.[1] ?? '';
+  expect(read.out).toContain(`promote: service.setEnvironment`);
+  expect(read.out).toContain(`service_id=${service.service_id}`);
+  expect(read.err).toContain('nothing was signed');
+  expect(read.err).toContain(`approve ${id} --by alice --plan ${fingerprint}`);
+  const asJson = JSON.parse((await tideline(['--json', 'approve', id, '--by', 'alice'])).out) as {
+    error: { code: string };
+    fingerprint: string;
+  };
+  expect(asJson).toMatchObject({ error: { code: 'APPROVAL_PLAN_UNCONFIRMED' }, fingerprint });
+  // A fingerprint of another plan: refused, the plan shown again, nothing signed.
+  const stale = await tideline(['approve', id, '--by', 'alice', '--plan', '0123456789abcdef']);
+  expect(stale.code).toBe(1);
+  expect(stale.err).toContain('not the one with fingerprint 0123456789abcdef');
+  expect(stale.out).toContain(`plan fingerprint: ${fingerprint}`);
+  const staleJson = await tideline(['--json', 'approve', id, '--by', 'alice', '--plan', '0123456789abcdef']);
+  expect(JSON.parse(staleJson.out)).toMatchObject({ error: { code: 'APPROVAL_PLAN_CHANGED' }, fingerprint });
+  // None of that reached the run: it still waits, no decision recorded.
+  const still = await handle.query<{ pendingApproval?: { approvedBy?: string[] }; approvals?: unknown[] }>(
+    'progress',
+  );
+  expect(still.pendingApproval?.approvedBy ?? []).toEqual([]);
+  expect(still.approvals ?? []).toEqual([]);
+
+  const self = await tideline(['approve', id, '--by', 'dave', '--plan', fingerprint]);
   expect(self.code).toBe(1);
   expect(self.err).toMatch(/did not count this decision/);
-  expect((await tideline(['approve', id, '--by', 'alice', '--comment', 'checked'])).code).toBe(0);
-  expect((await tideline(['approve', id, '--by', 'bob'])).code).toBe(0);
+  const alice = await tideline([
+    'approve',
+    id,
+    '--by',
+    'alice',
+    '--comment',
+    'checked',
+    '--plan',
+    fingerprint,
+  ]);
+  expect(alice.code).toBe(0);
+  expect((await tideline(['approve', id, '--by', 'bob', '--plan', fingerprint.toUpperCase()])).code).toBe(0);
 
   await pollUntil(
     'the run to end',

@@ -173,6 +173,61 @@ describe('tideline CLI against a dev stack', () => {
     expect(again.stderr).toContain(`run ${id} has already ended (succeeded); there is nothing to approve`);
   }, 90_000);
 
+  test('an input carrying terminal escapes: status, list and history print it escaped', async () => {
+    // A screen clear, a window title, a carriage return and an 8-bit CSI.
+    const hostile = 'prod\u001b[2J\u001b]0;owned\u0007\r\u009b31m';
+    const escaped = 'prod\\u{1b}[2J\\u{1b}]0;owned\\u{7}\\r\\u{9b}31m';
+    // eslint-disable-next-line no-control-regex -- control characters are what this looks for
+    const control = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/u;
+    const id = jsonOutput<{ workflowId: string }>(
+      await tideline('run', fixture('gate.yaml'), '-i', `target=${hostile}`, '--detach', '--json'),
+    ).workflowId;
+    const waiting = await statusUntil(id, (run) => run.pendingApproval !== null);
+    // --json stays exact: JSON's own escapes carry the text.
+    expect(waiting.pendingApproval?.message).toBe(`Go ahead with ${hostile}?`);
+    // A start sent raw to Temporal names the run and its runbook as it likes (list shows both).
+    const rawId = `cli-escape-\u001b[2J-${id.slice(-6)}`;
+    const raw = await cli.stack.client.workflow.start('runbookWorkflow', {
+      workflowId: rawId,
+      taskQueue: `${cli.stack.taskQueue}-nobody`,
+      args: [],
+      memo: { runbook: hostile },
+    });
+    try {
+      const status = await tideline('status', id, '--once');
+      expect(status.code).toBe(0);
+      expect(status.stdout).not.toMatch(control);
+      expect(status.stdout).toContain(`approval needed at step gate: Go ahead with ${escaped}?`);
+
+      let listed: CliResult | undefined;
+      for (let attempt = 0; attempt < 60 && !listed?.stdout.includes('cli-escape-'); attempt++) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 250));
+        listed = await tideline('list', '--running', '--limit', '100');
+      }
+      expect(listed?.code).toBe(0);
+      expect(listed?.stdout).not.toMatch(control);
+      expect(listed?.stdout).toContain(`cli-escape-\\u{1b}[2J-${id.slice(-6)}`);
+      expect(listed?.stdout).toContain(escaped);
+      const listJson = jsonOutput<{ runs: { workflowId: string; runbook: string }[] }>(
+        await tideline('list', '--running', '--limit', '100', '--json'),
+      );
+      expect(listJson.runs).toContainEqual(expect.objectContaining({ workflowId: rawId, runbook: hostile }));
+
+      // The rejection's comment carries it into the step's failure, which history and status show.
+      expect((await tideline('reject', id, '--by', 'bob', '--comment', hostile)).code).toBe(0);
+      await statusUntil(id, (run) => run.status !== 'running');
+      const history = await tideline('history', id);
+      expect(history.code).toBe(0);
+      expect(history.stdout).not.toMatch(control);
+      expect(history.stdout).toContain(`rejected by bob: ${escaped}`);
+      const ended = await tideline('status', id);
+      expect(ended.stdout).not.toMatch(control);
+      expect(ended.stdout).toContain(`step gate: APPROVAL_REJECTED: rejected by bob: ${escaped}`);
+    } finally {
+      await raw.terminate('test over');
+    }
+  }, 120_000);
+
   test('reject: the run fails at the approval and compensates', async () => {
     const id = jsonOutput<{ workflowId: string }>(
       await tideline('run', fixture('gate.yaml'), '-i', 'target=staging', '--detach', '--json'),

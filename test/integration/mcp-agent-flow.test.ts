@@ -172,10 +172,12 @@ describe('an agent plans, rehearses and starts a PROD change; a person approves 
       expect(answerText(waiting)).toContain(command);
       expect(answerText(await call('status', { runId }))).toContain(command);
 
-      const approved = await runTideline(
-        ['approve', runId, '--step', stepKey, '--by', 'alice', '--address', stack.server.address],
-        { env: { HOME: home } },
-      );
+      // A person approves in two steps: the plan and its fingerprint, then that fingerprint.
+      const words = ['approve', runId, '--step', stepKey, '--by', 'alice', '--address', stack.server.address];
+      const read = await runTideline(words, { env: { HOME: home } });
+      expect(read.stderr).toContain('nothing was signed');
+      const fingerprint = /^plan fingerprint: ([0-9a-f]{16})$/m.exec(read.stdout)?.[1] ?? '';
+      const approved = await runTideline([...words, '--plan', fingerprint], { env: { HOME: home } });
       expect({ code: approved.code, stderr: approved.stderr }).toMatchObject({ code: 0 });
 
       const done = await pollUntil(

@@ -4,7 +4,7 @@
 import type { ApprovalAuditEntry } from '../../contract/approval-messages';
 import type { OperatorAction, RunProgress } from '../../contract/run-messages';
 import { heldLines } from '../../cli/output/held-view';
-import { printable, quoted } from '../../cli/output/printable';
+import { printable, quoted } from '../../cloud/printable';
 import { actionLine, approvalLines, auditLine, renderOutcome } from '../../cli/output/run-report';
 import { stepError } from '../../cli/output/step-view';
 import { PLAIN_STYLE } from '../../cli/output/style';

@@ -1,3 +1,7 @@
+// The one place that makes outside text safe for a terminal, a chat message or an agent's text
+// answer: every view that prints user data (the CLI's, the MCP server's, notifications) goes
+// through it; `--json` and structured answers do not (JSON encoding escapes already).
+//
 // Text that came from outside tideline (an approver's name or comment, an operator's reason, an
 // error message that quotes them) made safe to print in a terminal line. Such text can be sent raw
 // to Temporal by anyone who reaches the frontend, so printed as is a newline in it forges lines of
@@ -31,4 +35,25 @@ export function printable(text: string): string {
  */
 export function quoted(text: string): string {
   return `"${text.replace(/[\\"]/g, '\\$&').replace(UNSAFE, escaped)}"`;
+}
+
+/**
+ * `value` with every string in it (object keys included) made `printable`: what a view gets
+ * before it formats a record that came from a run (a step key, a runbook name, an input's value,
+ * an approval's message). Numbers, booleans and null are kept; `printable` is idempotent, so a
+ * view may still escape a field it formats on its own.
+ */
+export function printableDeep<T>(value: T): T {
+  return deep(value) as T;
+}
+
+function deep(value: unknown): unknown {
+  if (typeof value === 'string') return printable(value);
+  if (Array.isArray(value)) return value.map(deep);
+  if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
+    const out: Record<string, unknown> = {};
+    for (const [key, inner] of Object.entries(value)) out[printable(key)] = deep(inner);
+    return out;
+  }
+  return value;
 }
