@@ -86,15 +86,15 @@ async function workerWith(config: string): Promise<void> {
 /** seedService's view of this stack (it uses the API client and the project only). */
 const seeding = () => ({ api: stack.api, projectId: stack.cloud.project.id }) as unknown as RunbookStack;
 
-/** alice starts a resize of a service that does not exist: it holds at `current`. */
-async function heldResize(id: string): Promise<void> {
+/** alice starts a resize of a service that does not exist (its own id: runs lock it): it holds at `current`. */
+async function heldResize(id: string, missing: string): Promise<void> {
   const run = await tideline(
     'run',
     RUNBOOK,
     '-i',
     `project_id=${stack.cloud.project.id}`,
     '-i',
-    'service_id=zzzzzzzzzz',
+    `service_id=${missing}`,
     '-i',
     'cpu_millis=2000',
     '--on-failure',
@@ -131,7 +131,7 @@ test("bob's signed retry of alice's PROD resize is judged for bob: refused (CLI 
   await workerWith(writeConfig('steps.yaml', STEP_RULES));
   const prod = await seedService(seeding(), { name: 'orders', environment: 'PROD' });
   const id = `resize-held-${Date.now()}`;
-  await heldResize(id);
+  await heldResize(id, 'zzzzzzzzza');
 
   const retargeted = ['-i', `service_id=${idOf(prod)}`, '-i', 'cpu_millis=32000'];
   const cli = await tideline('retry', id, '--step', 'current', ...retargeted, '--by', 'bob');
@@ -181,7 +181,7 @@ test("bob's signed retry of alice's PROD resize is judged for bob: refused (CLI 
   );
   const text = await tideline('audit', id);
   expect(text.stdout).toMatch(
-    /current retry by bob key \S+ changing input service_id, input cpu_millis: refused POLICY_DENIED/,
+    /current retry by bob: refused POLICY_DENIED: policy prod-resize-needs-dba \(judged for bob, step resize\)/,
   );
 
   // The same retry by alice (dba) is hers to make.
@@ -195,7 +195,7 @@ test('a run admitted without step rules, retried after the worker gained a freez
   const frozen = await seedService(seeding(), { name: 'frozen-orders', environment: 'PROD' });
   await workerWith(writeConfig('start-only.yaml', START_ONLY));
   const id = `resize-frozen-${Date.now()}`;
-  await heldResize(id);
+  await heldResize(id, 'zzzzzzzzzb');
   const handle = stack.client.workflow.getHandle(id);
   expect((await handle.query(progressQuery)).admission?.checksSteps).toBe(false);
 
