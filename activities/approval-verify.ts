@@ -303,15 +303,6 @@ export function verifyHoldAction(
   return { accepted: true, by, verified: true, keyId: match.id };
 }
 
-export function createVerifyHoldActionActivity(
-  settings: ApprovalSettings | undefined,
-  clock: Clock = systemClock,
-) {
-  const configured = settings ?? { keys: new Map(), groups: new Map() };
-  return async (input: VerifyHoldActionInput): Promise<VerifyHoldActionResult> =>
-    verifyHoldAction(configured, input, clock.now());
-}
-
 export function createVerifyApprovalActivity(
   settings: ApprovalSettings | undefined,
   clock: Clock = systemClock,

@@ -3,7 +3,8 @@ import type { ActivityDeps } from './deps';
 import { createActionActivities } from './action-activities';
 import { createWaitActivity } from './wait';
 import { createLockActivities } from './lock-activities';
-import { createVerifyApprovalActivity, createVerifyHoldActionActivity } from './approval-verify';
+import { createVerifyApprovalActivity } from './approval-verify';
+import { createVerifyHoldActionActivity } from './hold-judge';
 import { VERIFY_APPROVAL_ACTIVITY, VERIFY_HOLD_ACTION_ACTIVITY } from '../contract/approval-messages';
 import { ADMIT_RUN_ACTIVITY } from '../contract/admission-messages';
 import { createAdmitRunActivity } from './admission';
@@ -33,7 +34,13 @@ export function createActivities(deps: ActivityDeps) {
     [WAIT_ACTIVITY]: createWaitActivity(deps),
     ...createLockActivities(),
     [VERIFY_APPROVAL_ACTIVITY]: createVerifyApprovalActivity(deps.approvals, deps.clock),
-    [VERIFY_HOLD_ACTION_ACTIVITY]: createVerifyHoldActionActivity(deps.approvals, deps.clock),
+    [VERIFY_HOLD_ACTION_ACTIVITY]: createVerifyHoldActionActivity(
+      deps.approvals,
+      deps.governance,
+      deps.clients,
+      deps.clock,
+      deps.policyClock ?? deps.clock,
+    ),
     [ADMIT_RUN_ACTIVITY]: createAdmitRunActivity(
       deps.catalog,
       deps.approvals,

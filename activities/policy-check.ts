@@ -38,7 +38,7 @@ export function serviceAsTarget(serviceId: string, service: Service): NonNullabl
 }
 
 /** The service a step changes, read now (null when the step names none or it cannot be read). */
-async function serviceTarget(
+export async function serviceTarget(
   clients: CloudClientResolver,
   fields: Record<string, JsonValue>,
 ): Promise<PolicyContext['target']> {

@@ -72,6 +72,11 @@ export interface Admission {
   policies: PolicyRecord[];
   /** Whether the worker has rules that apply to steps: each changing step is then checked. */
   checksSteps: boolean;
+  /**
+   * Given to a child run or a batch: the people who acted on the parent with a hold action, who
+   * answer for its changes like the starter (absent: none).
+   */
+  actors?: VerifiedStarter[];
   /** A change window closed at the start whose rule says wait: the run waits until then (epoch ms). */
   waitUntil?: number;
   /** How long that is from the worker's now. */

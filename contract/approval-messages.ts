@@ -4,6 +4,8 @@
 import type { RunbookDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { canonicalJson } from './canonical-json';
+import type { HoldActor, HoldJudgeRequest, HoldPolicyRefusalCode } from './hold-judgement';
+import type { PolicyRecord } from './policy-messages';
 
 /** What a plan shows in place of a secret value (approval plans, and `tideline plan`'s). */
 export const MASKED = '(secret)';
@@ -337,7 +339,8 @@ export const HOLD_REFUSAL_CODES = [
   'HOLD_STALE',
   'HOLD_REPLAYED',
 ] as const;
-export type HoldRefusalCode = (typeof HOLD_REFUSAL_CODES)[number];
+/** A refusal of the signature (above) or of the worker's policies for the person acting. */
+export type HoldRefusalCode = (typeof HOLD_REFUSAL_CODES)[number] | HoldPolicyRefusalCode;
 
 export const VERIFY_HOLD_ACTION_ACTIVITY = 'hold.verify';
 
@@ -352,8 +355,11 @@ export interface VerifyHoldActionInput {
   signature?: HoldSignature;
   /** The worker requires a signature (catalogue mode); otherwise an unsigned action is a claim. */
   required: boolean;
+  /** Runs that judge hold actions: what the policies are evaluated over, for the person acting. */
+  judge?: HoldJudgeRequest;
 }
 
+/** With `judge`: an accepted action names its actor; a policy refusal keeps its records. */
 export type VerifyHoldActionResult =
-  | { accepted: true; by: string | null; verified: boolean; keyId?: string }
-  | { accepted: false; code: HoldRefusalCode; reason: string };
+  | ({ accepted: true; by: string | null; verified: boolean; keyId?: string } & Partial<HoldActor>)
+  | { accepted: false; code: HoldRefusalCode; reason: string; policies?: PolicyRecord[] };

@@ -166,6 +166,15 @@ export const PATCHES = {
    * (workflows/local-calls.ts says why), so a run that locks nothing records nothing new.
    */
   locksStartHeld: 'tideline-2027-11-locks-start-held',
+  /**
+   * 2027-12: a hold action (retry, skip, rollback) is judged for the person acting: `hold.verify`
+   * also evaluates the worker's current policies for them over what the action changes (refusing
+   * a deny or a refusing closed window before anything changes) and answers their groups; from
+   * then on every changing step is checked for the starter and each such person, also when the
+   * run was admitted without step rules (workflows/hold-handlers.ts, run-governance.ts). Asked
+   * when a hold action reaches its handler, so a run nobody acts on records nothing new.
+   */
+  holdActionsJudged: 'tideline-2027-12-hold-actions-judged',
 } as const;
 
 export type PatchId = (typeof PATCHES)[keyof typeof PATCHES];

@@ -125,6 +125,13 @@ export class ApprovalLedger {
           : 'is named as the starter of this run';
       return refuse('APPROVAL_SELF', `${verdict.by} ${how}; this step does not allow self-approval`);
     }
+    // Who changed the run with a hold action answers for its changes like the starter.
+    const actedOn = this.governance()?.responsibleNames() ?? [];
+    if (decision.approved && !waiter.allowSelfApproval && actedOn.includes(verdict.by))
+      return refuse(
+        'APPROVAL_SELF',
+        `${verdict.by} acted on this run (a hold action); this step does not allow self-approval`,
+      );
     this.record({ ...entry, accepted: true, via: verdict.via });
     if (decision.approved) waiter.approvedBy.push(verdict.by);
     const outcome: ApprovalOutcome = {

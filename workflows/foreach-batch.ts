@@ -210,7 +210,7 @@ export async function runForeachInBatches(
     if (outputReads !== undefined) input.outputReads = outputReads;
     if (tally !== undefined) input.budget = tally.forBatch();
     const governance = interpreter.state.governance;
-    if (governance !== undefined) input.admission = governance.admission;
+    if (governance !== undefined) input.admission = governance.forChildren();
     const answer = await executeChild<(input: ForeachBatchInput) => Promise<ForeachBatchResult>>(
       FOREACH_BATCH_WORKFLOW_TYPE,
       {

@@ -24,18 +24,29 @@ import {
   type HoldActionBase,
   type OperatorAction,
   type RetryRequest,
+  type SkipRequest,
 } from '../contract/run-messages';
 import type { RunGovernance } from './run-governance';
+import type { HoldJudgeRequest } from '../contract/hold-judgement';
+import type { JsonValue } from '../dsl/expressions';
+import { PATCHES } from '../contract/patches';
+import { holdJudgeRequest, type JudgedAction } from './hold-judgement';
+import { hasPatch } from './release-gate';
 
 const verifyHoldAction = proxyActivities<TidelineActivities>({
   startToCloseTimeout: '30s',
   retry: { maximumAttempts: 5, initialInterval: '1s' },
 })[VERIFY_HOLD_ACTION_ACTIVITY];
 
+/** What an action is judged on, given the run's governance (runs that judge hold actions). */
+type JudgeOf<R> = (request: R, admitted: RunGovernance) => HoldJudgeRequest;
+
 /**
  * Runs the worker admitted: the action's signature is checked (`hold.verify`; required in
- * catalogue mode, else an unsigned action is a claim) before it takes effect. A refused action is
- * recorded, changes nothing and is answered with its code. Earlier runs: nothing is checked.
+ * catalogue mode, else an unsigned action is a claim) before it takes effect, and (runs that took
+ * holdActionsJudged) the worker's policies now, for the person acting, over what it changes. A
+ * refused action is recorded, changes nothing and is answered with its code; an accepted one makes
+ * its actor answer for the run's later changes too. Earlier runs: nothing is checked.
  */
 function signedAction(holds: Holds, governance: () => RunGovernance | undefined, action: HoldActionName) {
   const nonces = new Set<string>();
@@ -43,7 +54,9 @@ function signedAction(holds: Holds, governance: () => RunGovernance | undefined,
     admitted: RunGovernance,
     request: R,
     apply: (request: R) => OperatorAction,
+    judgeOf: JudgeOf<R>,
   ): Promise<OperatorAction> => {
+    const judges = hasPatch(PATCHES.holdActionsJudged);
     const { workflowId, runId } = workflowInfo();
     const nonce = request.signature?.nonce;
     const verdict: VerifyHoldActionResult =
@@ -62,22 +75,30 @@ function signedAction(holds: Holds, governance: () => RunGovernance | undefined,
             ),
             ...(request.signature !== undefined && { signature: request.signature }),
             required: admitted.admission.mode === 'catalog',
+            ...(judges && { judge: judgeOf(request, admitted) }),
           });
-    if (!verdict.accepted)
+    if (!verdict.accepted) {
+      if (verdict.policies !== undefined) admitted.notePolicies(verdict.policies);
       return holds.refuse(action, request, { code: verdict.code, reason: verdict.reason });
+    }
     if (nonce !== undefined) nonces.add(nonce);
     const entry = apply(request);
     entry.verified = verdict.verified;
     if (verdict.keyId !== undefined) entry.keyId = verdict.keyId;
+    // A retry or a skip makes the run go on: its actor answers for every later change. A rollback
+    // only undoes (its compensations are judged for those who answer already).
+    if (verdict.actor !== undefined)
+      admitted.noteActor(verdict.actor, verdict.checksSteps === true, action !== 'rollback');
     return entry;
   };
   // Earlier runs act at once, in the same activation, as their release did.
   return <R extends HoldActionBase>(
     request: R,
     apply: (request: R) => OperatorAction,
+    judgeOf: JudgeOf<R>,
   ): OperatorAction | Promise<OperatorAction> => {
     const admitted = governance();
-    return admitted === undefined ? apply(request) : checked(admitted, request, apply);
+    return admitted === undefined ? apply(request) : checked(admitted, request, apply, judgeOf);
   };
 }
 
@@ -123,19 +144,53 @@ export function setHoldHandlers(
     if (!bound.ok) throw new Error(`invalid inputs: ${bound.problems.map((p) => p.message).join('; ')}`);
     return { merged, values: bound.values };
   };
+  const judged =
+    (what: (request: HoldActionBase) => JudgedAction) =>
+    (request: HoldActionBase, admitted: RunGovernance): HoldJudgeRequest =>
+      holdJudgeRequest(
+        definition,
+        admitted.admission.definitionHash,
+        what(request),
+        admitted.secretValues,
+        (key) => holds.withChanges(key),
+      );
+  const heldPlace = (request: HoldActionBase) => {
+    const held = holds.find(request);
+    return { stepKey: held.stepKey, stepId: held.stepId, scope: held.scope ?? scope };
+  };
+  const retryJudged = judged((request) => {
+    const retry = request as RetryRequest;
+    const changesInputs = retry.inputs !== undefined && Object.keys(retry.inputs).length > 0;
+    return {
+      kind: 'retry',
+      held: heldPlace(retry),
+      inputs: changesInputs ? rebind(retry).values : scope.inputs,
+      with: (retry.with ?? {}) as Record<string, JsonValue>,
+    };
+  });
+  const skipJudged = judged((request) => ({
+    kind: 'skip',
+    held: heldPlace(request),
+    output: (request as SkipRequest).output,
+  }));
+  const rollbackJudged = judged(() => ({ kind: 'rollback', inputs: scope.inputs }));
   setHandler(
     retryUpdate,
     (request) =>
-      retrySigned(request, (checked) => {
-        if (checked.inputs !== undefined && Object.keys(checked.inputs).length > 0) {
-          const { merged, values } = rebind(checked);
-          given = merged;
-          // Every scope of the run shares this object: later expressions read the new values.
-          for (const name of Object.keys(scope.inputs)) delete scope.inputs[name];
-          Object.assign(scope.inputs, values);
-        }
-        return holds.retry(checked);
-      }),
+      retrySigned(
+        request,
+        (checked) => {
+          if (checked.inputs !== undefined && Object.keys(checked.inputs).length > 0) {
+            const { merged, values } = rebind(checked);
+            given = merged;
+            // Every scope of the run shares this object: later expressions read the new values.
+            for (const name of Object.keys(scope.inputs)) delete scope.inputs[name];
+            Object.assign(scope.inputs, values);
+          }
+          return holds.retry(checked);
+        },
+        retryJudged,
+      ),
     {
       validator: (request) => {
         const held = holds.find(request);
@@ -144,7 +199,7 @@ export function setHoldHandlers(
       },
     },
   );
-  setHandler(skipUpdate, (request) => skipSigned(request, (checked) => holds.skip(checked)), {
+  setHandler(skipUpdate, (request) => skipSigned(request, (checked) => holds.skip(checked), skipJudged), {
     validator: (request) => {
       const held = holds.find(request);
       if (request.output === undefined) throw new Error('skip needs an output (JSON; null for none)');
@@ -156,10 +211,14 @@ export function setHoldHandlers(
       }
     },
   });
-  setHandler(rollbackUpdate, (request) => rollbackSigned(request, (checked) => holds.rollback(checked)), {
-    validator: (request) => {
-      if (!holds.open) throw new Error('no step is held in this run; there is nothing to roll back');
-      void request;
+  setHandler(
+    rollbackUpdate,
+    (request) => rollbackSigned(request, (checked) => holds.rollback(checked), rollbackJudged),
+    {
+      validator: (request) => {
+        if (!holds.open) throw new Error('no step is held in this run; there is nothing to roll back');
+        void request;
+      },
     },
-  });
+  );
 }

@@ -14,11 +14,14 @@ import type {
   RollbackRequest,
   SkipRequest,
 } from '../contract/run-messages';
+import type { Scope } from './interpreter';
 
 export type HoldDecision = { kind: 'retry' } | { kind: 'skip'; output: JsonValue } | { kind: 'rollback' };
 
 interface HoldWaiter extends HeldStep {
   stepId: string;
+  /** The scope the held step runs in (what an action is judged over). */
+  scope: Scope | undefined;
   decision?: HoldDecision;
 }
 
@@ -74,10 +77,16 @@ export class Holds {
   }
 
   /** Waits for an operator's decision on a failed step (the hold timeout rolls back). */
-  async wait(stepKey: string, stepId: string, error: HeldStep['error']): Promise<HoldDecision> {
+  async wait(
+    stepKey: string,
+    stepId: string,
+    error: HeldStep['error'],
+    scope?: Scope,
+  ): Promise<HoldDecision> {
     const waiter: HoldWaiter = {
       stepKey,
       stepId,
+      scope,
       error,
       heldAt: Date.now(),
       deadline: Date.now() + this.policy.timeoutMs,

@@ -136,7 +136,7 @@ export class Interpreter {
       const holds = this.state.holds;
       if (compensates === undefined && holds?.holds(step) === true) {
         // onFailure: hold — only definitions (or runs) that ask for it get here.
-        const decision = await holds.wait(key, step.id, failure);
+        const decision = await holds.wait(key, step.id, failure, scope);
         if (decision.kind === 'retry') {
           delete record.error;
           // Other inputs or `with` change what was approved: those approvals are asked again.

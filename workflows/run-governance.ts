@@ -5,10 +5,16 @@
 // Workflow code.
 import { proxyLocalActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { TidelineActivities } from '../activities';
-import { ADMIT_RUN_ACTIVITY, type Admission } from '../contract/admission-messages';
+import { ADMIT_RUN_ACTIVITY, type Admission, type VerifiedStarter } from '../contract/admission-messages';
 import type { ApprovalPlan } from '../contract/approval-messages';
 import type { NotifyPlanResult } from '../contract/notification-messages';
-import { CHECK_STEP_POLICY_ACTIVITY, type PolicyRecord } from '../contract/policy-messages';
+import {
+  CHECK_STEP_POLICY_ACTIVITY,
+  type CheckStepPolicyInput,
+  type PolicyRecord,
+  type StepPolicyVerdict,
+} from '../contract/policy-messages';
+import { strictest } from './policy-verdicts';
 import type { RunbookWorkflowInput } from '../contract/run-messages';
 import type { RunbookDefinition, StepDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
@@ -68,7 +74,7 @@ export class RunGovernance {
     private readonly runbook: string,
     readonly admission: Admission,
     private readonly definition: Pick<RunbookDefinition, 'steps'>,
-    private readonly secretValues: ReadonlySet<string>,
+    readonly secretValues: ReadonlySet<string>,
     private readonly withChanges: (stepKey: string) => Record<string, JsonValue> | undefined,
   ) {}
 
@@ -140,10 +146,10 @@ export class RunGovernance {
    * named timer, and the step is checked again when it opens.
    */
   async beforeChange(step: ChangeStep, key: string, scope: Scope, ask: AskApproval): Promise<void> {
-    if (!this.admission.checksSteps) return;
+    if (!this.admission.checksSteps && !this.actorsChecksSteps) return;
     for (;;) {
       const vars = celVariables(scope);
-      const verdict = await checkPolicy({
+      const verdict = await this.checkForEachResponsible({
         runbook: this.runbook,
         definitionHash: this.admission.definitionHash,
         starter: this.admission.starter,
@@ -215,6 +221,49 @@ export class RunGovernance {
         this.onChange();
       }
     }
+  }
+
+  /**
+   * The people who acted on the held run (holdActionsJudged): each answers for the run's later
+   * changes like its starter, judged by the worker's policies as they are when the change comes.
+   */
+  private actorsNoted: VerifiedStarter[] | undefined;
+  private get actors(): VerifiedStarter[] {
+    return (this.actorsNoted ??= [...(this.admission.actors ?? [])]);
+  }
+  /** A hold action's verdict said the worker has step rules now (the admission may not have). */
+  private actorsChecksSteps = false;
+
+  /** What a child run or a batch is given: the admission, with who acted on this run so far. */
+  forChildren(): Admission {
+    if (this.actors.length === 0 && !this.actorsChecksSteps) return this.admission;
+    return {
+      ...this.admission,
+      checksSteps: this.admission.checksSteps || this.actorsChecksSteps,
+      actors: [...this.actors],
+    };
+  }
+
+  noteActor(actor: VerifiedStarter, checksSteps: boolean, answersForChanges: boolean): void {
+    if (checksSteps) this.actorsChecksSteps = true;
+    const known = [this.admission.starter, ...this.actors].some(
+      (person) => person.by === actor.by && person.verified === actor.verified,
+    );
+    if (answersForChanges && !known) this.actors.push(actor);
+  }
+
+  /** The verified names that answer for the run's changes: its starter and who acted on it. */
+  responsibleNames(): string[] {
+    return [this.admission.starter, ...this.actors].flatMap((person) =>
+      person.verified && person.by !== null ? [person.by] : [],
+    );
+  }
+
+  /** `policy.check` for the starter, then for each actor; one verdict, the strictest. */
+  private async checkForEachResponsible(input: CheckStepPolicyInput): Promise<StepPolicyVerdict> {
+    const verdicts = [await checkPolicy(input)];
+    for (const actor of this.actors) verdicts.push(await checkPolicy({ ...input, starter: actor }));
+    return strictest(verdicts);
   }
 
   notePolicies(records: readonly PolicyRecord[]): void {

@@ -211,7 +211,7 @@ export const STEP_KIND_RUNNERS = {
           inputs,
           heldLocks: [...interpreter.heldLocks(), ...locksHeldFor(scope)],
           ...(interpreter.state.governance !== undefined && {
-            admission: interpreter.state.governance.admission,
+            admission: interpreter.state.governance.forChildren(),
           }),
         },
       ],

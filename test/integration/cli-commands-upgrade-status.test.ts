@@ -77,6 +77,7 @@ test('lists the open runs by release with the patches they may still need', asyn
       PATCHES.admissionPlansNotifications,
       PATCHES.driftAutoRepair,
       PATCHES.locksStartHeld,
+      PATCHES.holdActionsJudged,
     ],
   });
   expect(runs[beside.workflowId]).toMatchObject({
@@ -89,6 +90,7 @@ test('lists the open runs by release with the patches they may still need', asyn
       PATCHES.admissionPlansNotifications,
       PATCHES.driftAutoRepair,
       PATCHES.locksStartHeld,
+      PATCHES.holdActionsJudged,
     ],
   });
   const needed = status.patches.filter((p) => p.neededBy.length > 0);
@@ -127,6 +129,11 @@ test('lists the open runs by release with the patches they may still need', asyn
     {
       id: PATCHES.locksStartHeld,
       release: '2027-11',
+      neededBy: expect.arrayContaining([lone.workflowId, beside.workflowId]),
+    },
+    {
+      id: PATCHES.holdActionsJudged,
+      release: '2027-12',
       neededBy: expect.arrayContaining([lone.workflowId, beside.workflowId]),
     },
   ]);

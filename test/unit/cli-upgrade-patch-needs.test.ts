@@ -35,6 +35,7 @@ test('a run started on the gate release or later needs only the patches after th
       PATCHES.admissionPlansNotifications,
       PATCHES.driftAutoRepair,
       PATCHES.locksStartHeld,
+      PATCHES.holdActionsJudged,
     ],
     unknown: [],
   });
@@ -49,6 +50,7 @@ test('a run started on the gate release or later needs only the patches after th
       PATCHES.admissionPlansNotifications,
       PATCHES.driftAutoRepair,
       PATCHES.locksStartHeld,
+      PATCHES.holdActionsJudged,
     ]).needs,
   ).toEqual([]);
 });
@@ -57,7 +59,12 @@ test('a run started on the 2027-07 gate needs only the patches listed after it',
   expect(patchNeeds([PATCHES.release2027_07])).toEqual({
     startedOn: '2027-07 or later',
     gate: PATCHES.release2027_07,
-    needs: [PATCHES.admissionPlansNotifications, PATCHES.driftAutoRepair, PATCHES.locksStartHeld],
+    needs: [
+      PATCHES.admissionPlansNotifications,
+      PATCHES.driftAutoRepair,
+      PATCHES.locksStartHeld,
+      PATCHES.holdActionsJudged,
+    ],
     unknown: [],
   });
 });
@@ -66,12 +73,17 @@ test('a run started on the newest gate release needs only the patches listed aft
   expect(patchNeeds([PATCHES.release2027_09])).toEqual({
     startedOn: '2027-09 or later',
     gate: PATCHES.release2027_09,
-    needs: [PATCHES.driftAutoRepair, PATCHES.locksStartHeld],
+    needs: [PATCHES.driftAutoRepair, PATCHES.locksStartHeld, PATCHES.holdActionsJudged],
     unknown: [],
   });
-  expect(patchNeeds([PATCHES.release2027_09, PATCHES.driftAutoRepair, PATCHES.locksStartHeld]).needs).toEqual(
-    [],
-  );
+  expect(
+    patchNeeds([
+      PATCHES.release2027_09,
+      PATCHES.driftAutoRepair,
+      PATCHES.locksStartHeld,
+      PATCHES.holdActionsJudged,
+    ]).needs,
+  ).toEqual([]);
 });
 
 test('a run started before the gate may need every patch it did not record', () => {
@@ -90,9 +102,10 @@ test('a run started before the gate may need every patch it did not record', () 
       PATCHES.admissionPlansNotifications,
       PATCHES.driftAutoRepair,
       PATCHES.locksStartHeld,
+      PATCHES.holdActionsJudged,
     ].filter((id) => !recorded.includes(id)),
   );
-  expect(patchNeeds([]).needs).toHaveLength(BEFORE_GATE.length + 8);
+  expect(patchNeeds([]).needs).toHaveLength(BEFORE_GATE.length + 9);
 });
 
 test('the newest recorded gate counts, and ids this tree does not know are reported', () => {

@@ -71,7 +71,11 @@ test('each gate implies every patch listed before it, not itself nor the ones af
   ]);
   expect(RELEASE_GATE).toBe(PATCHES.release2027_09);
   // Patches added since the newest gate, asked for one by one until the next gate implies them.
-  expect(ids.slice(ids.indexOf(RELEASE_GATE) + 1)).toEqual([PATCHES.driftAutoRepair, PATCHES.locksStartHeld]);
+  expect(ids.slice(ids.indexOf(RELEASE_GATE) + 1)).toEqual([
+    PATCHES.driftAutoRepair,
+    PATCHES.locksStartHeld,
+    PATCHES.holdActionsJudged,
+  ]);
 });
 
 test('release 2027-01 has recordings of runbook runs, a batch and a service lock', () => {
