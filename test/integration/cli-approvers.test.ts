@@ -163,3 +163,80 @@ test('a signed start, the starter refused, two signed approvals counted and audi
   expect(history.out).toContain('decisions on approval steps with approvers:');
   expect(history.out).toMatch(/sign_off approve by bob key \S+: counted/);
 }, 120_000);
+
+test("a schedule created with --by starts runs verified as its creator's; made again with the copied action, refused", async () => {
+  const service = await seedService(stack, { name: 'nightly' });
+  const name = 'nightly-promote';
+  const created = await tideline([
+    'schedule',
+    'create',
+    name,
+    '--runbook',
+    FIXTURE,
+    '--every',
+    '24h',
+    '--paused',
+    '-i',
+    `project_id=${stack.projectId}`,
+    '-i',
+    `service_id=${service.service_id}`,
+    '--by',
+    'dave',
+  ]);
+  expect({ code: created.code, err: created.err }).toEqual({ code: 0, err: '' });
+  const schedule = stack.client.schedule.getHandle(name);
+  const described = await schedule.describe();
+  expect(described.state.paused).toBe(true);
+  const action = described.action;
+  if (action.type !== 'startWorkflow') throw new Error(`unexpected action ${action.type}`);
+  const runOf = async () => {
+    expect((await tideline(['schedule', 'trigger', name])).code).toBe(0);
+    // Each schedule here is triggered once: its one recent action is that run.
+    return pollUntil(
+      'the triggered run',
+      async () => (await schedule.describe()).info.recentActions.at(-1)?.action.workflow.workflowId,
+      (id) => id !== undefined,
+      30_000,
+    );
+  };
+  const first = await runOf();
+  const audited = async (id: string) => {
+    await pollUntil(
+      'the admission',
+      async () => JSON.parse((await tideline(['--json', 'audit', id])).out) as { admission?: unknown },
+      (audit) => audit.admission !== undefined,
+      30_000,
+    );
+    return (
+      JSON.parse((await tideline(['--json', 'audit', id])).out) as {
+        admission: {
+          allowed: boolean;
+          code?: string;
+          starter: { by: string; verified: boolean; groups: string[] };
+        };
+      }
+    ).admission;
+  };
+  expect((await audited(first!)).starter).toEqual({ by: 'dave', verified: true, groups: ['dba'] });
+  await stack.client.workflow.getHandle(first!).terminate('test over');
+
+  // Deleted, then made again under the same name by a raw client, carrying dave's signed action.
+  expect((await tideline(['schedule', 'delete', name])).code).toBe(0);
+  await stack.client.schedule.create({
+    scheduleId: name,
+    spec: { intervals: [{ every: '24h' }] },
+    action: { ...action, workflowType: 'runbookWorkflow' },
+    state: { paused: true },
+  });
+  try {
+    const copied = await runOf();
+    expect(copied).not.toBe(first);
+    const refused = await audited(copied!);
+    expect(refused).toMatchObject({ allowed: false, code: 'START_REPLAYED' });
+    const audit = await tideline(['audit', copied!]);
+    expect(audit.out).toContain('START_REPLAYED');
+  } finally {
+    await schedule.delete();
+  }
+  expect((await getService(stack, service.service_id!)).metadata?.environment).not.toBe('PROD');
+}, 120_000);
