@@ -284,7 +284,12 @@ describe('policies at the start', () => {
           effect: 'require-approval',
           approvals: { group: 'dba', count: 2 },
         },
-        { name: 'not-this', when: 'false', effect: 'require-approval', approvals: { group: 'dba', count: 1 } },
+        {
+          name: 'not-this',
+          when: 'false',
+          effect: 'require-approval',
+          approvals: { group: 'dba', count: 1 },
+        },
       ],
     });
     const admission = admit(g);

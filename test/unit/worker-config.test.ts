@@ -320,11 +320,14 @@ policies:
 
   test("a window's override is held to the same", () => {
     const error = errorOf(() =>
-      loadWithFile(`calendars:
+      loadWithFile(
+        `calendars:
   freeze: { kind: freeze, timezone: UTC, from: '2030-01-01T00:00:00Z', until: '2030-01-02T00:00:00Z' }
 policies:
   - { name: frozen, when: 'true', effect: window, calendar: freeze, outside: wait, override: { group: ops, count: 1 } }
-`, envCredentials),
+`,
+        envCredentials,
+      ),
     );
     expect(error.message).toContain('policies[0].override: rule frozen asks approvals of group:ops');
   });
