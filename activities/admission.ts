@@ -93,8 +93,20 @@ export function admitRun(
     },
     now,
   );
-  const { records } = stepVerdict(verdict.decisions, verdict, null, now);
-  const checked = { ...base, policies: records, checksSteps: hasStepRules(governance) };
+  const { records, approvals: needed } = stepVerdict(verdict.decisions, verdict, null, now);
+  // A closed window's override is asked like at a step: granted, the run does not wait for it.
+  const startApprovals = needed.map(({ rule, group, count, override }) => ({
+    rule,
+    group,
+    count,
+    ...(override && { override: true as const }),
+  }));
+  const checked = {
+    ...base,
+    policies: records,
+    checksSteps: hasStepRules(governance),
+    ...(startApprovals.length > 0 && { startApprovals }),
+  };
   const denial = verdict.decisions.find((decision) => decision.effect === 'deny');
   if (denial !== undefined)
     return {

@@ -70,6 +70,13 @@ export interface Admission {
   starter: VerifiedStarter;
   /** The policy rules that applied at the start (deny, warn, windows, approvals asked for). */
   policies: PolicyRecord[];
+  /**
+   * The signed approvals the start's rules ask for before the first step (a quorum of the group,
+   * never the starter): each `require-approval` rule that applies, and the `override` of a closed
+   * window (`override`: granted, the run does not wait for the window). Absent when none applies,
+   * and in the answers of workers that did not ask them yet: those runs replay as they ran.
+   */
+  startApprovals?: { rule: string; group: string; count: number; override?: true }[];
   /** Whether the worker has rules that apply to steps: each changing step is then checked. */
   checksSteps: boolean;
   /**

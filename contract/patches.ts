@@ -175,6 +175,18 @@ export const PATCHES = {
    * when a hold action reaches its handler, so a run nobody acts on records nothing new.
    */
   holdActionsJudged: 'tideline-2027-12-hold-actions-judged',
+  /**
+   * 2027-12: a run reset (`temporal workflow reset`) to a point after approvals were counted asks
+   * them again before its next guarded change: a decision is signed for a run id, and the reset
+   * run has another (workflows/run-governance.ts, askInheritedAgain). Asked only at a guarded
+   * change where some counted decision was signed for another run, which only a reset run has, so
+   * a run that was never reset never asks it. Unlike the patches above it marks a point, not a
+   * release: the changes made before the reset point replay without its marker (they ran without
+   * asking again), and the first one reached after it records it. So it must never be asked at the
+   * start of every run (nor listed in workflows/local-calls.ts): recorded there, it would hold for
+   * the copied events too and make them ask again where the earlier run had not.
+   */
+  resetAsksAgain: 'tideline-2027-12-reset-asks-again',
 } as const;
 
 export type PatchId = (typeof PATCHES)[keyof typeof PATCHES];

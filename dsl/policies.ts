@@ -134,6 +134,46 @@ export function compileGovernance(section: unknown, readFile?: CalendarFileReade
   return { ok: true, governance: { rules, calendars } };
 }
 
+/** Who can give the signed approvals rules ask for: the worker's `approvals` section. */
+export interface PolicyApprovers {
+  groups: ReadonlyMap<string, readonly string[]>;
+  /** Whether a name has an approval key registered (`approvals.keys`). */
+  hasKey: (name: string) => boolean;
+}
+
+/**
+ * The rules that cannot be enforced as written: a `require-approval` rule or a window's `override`
+ * whose quorum the worker's approvers cannot give — a group that `approvals.groups` does not
+ * define, or fewer of its members with a registered key than the count (a run would wait for
+ * approvals no one can sign). One problem per rule, as `policies[i].…: what and how to fix`.
+ */
+export function unenforceableRules(governance: CompiledGovernance, approvers: PolicyApprovers): string[] {
+  const problems: string[] = [];
+  governance.rules.forEach(({ spec }, index) => {
+    const need =
+      spec.effect === 'require-approval'
+        ? spec.approvals
+        : spec.effect === 'window'
+          ? spec.override
+          : undefined;
+    if (need === undefined) return;
+    const where = `policies[${index}].${spec.effect === 'window' ? 'override' : 'approvals'}`;
+    const members = approvers.groups.get(need.group);
+    if (members === undefined) {
+      problems.push(
+        `${where}: rule ${spec.name} asks approvals of group:${need.group}, which approvals.groups does not define; define the group (with members who have keys under approvals.keys) or name another`,
+      );
+      return;
+    }
+    const signers = members.filter((name) => approvers.hasKey(name));
+    if (signers.length < need.count)
+      problems.push(
+        `${where}: rule ${spec.name} asks ${need.count} approvals of group:${need.group}, which has ${signers.length} member${signers.length === 1 ? '' : 's'} with a key under approvals.keys${signers.length > 0 ? ` (${signers.join(', ')})` : ''}; no run could get past it — add members with keys or lower the count`,
+      );
+  });
+  return problems;
+}
+
 /** Whether any rule is evaluated before steps; false lets the workflow skip per-step checks. */
 export function hasStepRules(governance: CompiledGovernance): boolean {
   return governance.rules.some((rule) => rule.at !== 'start');

@@ -48,7 +48,12 @@ import { loadCatalog, type CatalogEntry } from './catalog';
 import { loadDriftStates, type DriftStates } from './drift-states';
 import { uncataloguedAutoRepairs } from './drift-repairs';
 import { calendarFileReader } from '../dsl/calendar-files';
-import { compileGovernance, describeRules, type CompiledGovernance } from '../dsl/policies';
+import {
+  compileGovernance,
+  describeRules,
+  unenforceableRules,
+  type CompiledGovernance,
+} from '../dsl/policies';
 import { DEFAULT_NOTIFICATION_SETTINGS } from '../activities/notify';
 import { parseBaseUrl } from '../cloud/base-url';
 import type { RateLimit } from '../cloud/rate-limiter';
@@ -207,6 +212,11 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
     );
     if (!compiled.ok) throw configError(compiled.problems, source);
     governance = compiled.governance;
+    const unenforceable = unenforceableRules(governance, {
+      groups: new Map(Object.entries(data.approvals?.groups ?? {})),
+      hasKey: (name) => (approvalKeys.get(name)?.length ?? 0) > 0,
+    });
+    if (unenforceable.length > 0) throw configError(unenforceable, source);
   }
 
   const config: WorkerConfig = {

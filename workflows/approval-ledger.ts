@@ -44,6 +44,8 @@ export class ApprovalLedger {
   /** Every decision, oldest first (the progress query's `approvals`). */
   readonly entries: ApprovalAuditEntry[] = [];
   private readonly nonces = new Set<string>();
+  /** The run ids the counted approvals of each approval (by key) were signed for, as they came. */
+  private readonly signedFor = new Map<string, string[]>();
   /** The starter, once the activity has checked its signature. */
   private starter: StarterVerdict | undefined;
 
@@ -133,7 +135,13 @@ export class ApprovalLedger {
         `${verdict.by} acted on this run (a hold action); this step does not allow self-approval`,
       );
     this.record({ ...entry, accepted: true, via: verdict.via });
-    if (decision.approved) waiter.approvedBy.push(verdict.by);
+    if (decision.approved) {
+      // A quorum starts afresh each time the approval is asked (again).
+      const runIds = waiter.approvedBy.length === 0 ? [] : (this.signedFor.get(waiter.stepKey) ?? []);
+      if (decision.signature !== undefined) runIds.push(decision.signature.runId);
+      this.signedFor.set(waiter.stepKey, runIds);
+      waiter.approvedBy.push(verdict.by);
+    }
     const outcome: ApprovalOutcome = {
       approved: decision.approved,
       by: decision.approved ? waiter.approvedBy.join(', ') : verdict.by,
@@ -145,6 +153,16 @@ export class ApprovalLedger {
     // Any listed approver's rejection rejects the step; approvals wait for the quorum.
     if (!decision.approved || waiter.approvedBy.length >= waiter.minApprovals) waiter.decision = outcome;
     return outcome;
+  }
+
+  /**
+   * Whether an approval's counted decisions include one signed for another run of this workflow
+   * id. The verifier accepts only decisions signed for the run they reach, so this holds only in a
+   * run reset to a point after them: replaying the copied events counts them again, here, where
+   * the run's id is the new one.
+   */
+  signedForAnotherRun(stepKey: string): boolean {
+    return (this.signedFor.get(stepKey) ?? []).some((runId) => runId !== this.ids.runId);
   }
 
   private record(entry: ApprovalAuditEntry): void {

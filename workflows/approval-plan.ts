@@ -1,8 +1,12 @@
 // What an approval with approvers guards: the changing steps that come after it in the runbook
 // (calls that are not reads, and child runbooks), each with its `with` resolved as far as the run
-// knows now. A field that needs a later step's output keeps its template text; secret fields and
-// secret input values are masked. Approvers are shown this plan and sign it, so a signature holds
-// only for the changes it was given for. Workflow code: pure.
+// knows now. A field that needs a later step's output keeps its template text. What is masked is
+// decided by where a value comes from, never by what it is: a field named like a secret, and any
+// value made from a secret input or a secret-named output field, show as "(secret)"; a target id
+// that merely equals a secret's value is shown, so it cannot hide the target from approvers.
+// Policies are given the same `with` unmasked (`decidedWith`): masking is for what is shown,
+// never for what is decided. Approvers are shown this plan and sign it, so a signature holds only
+// for the changes it was given for. Workflow code: pure.
 import { MASKED, type ApprovalPlan, type PlannedChange } from '../contract/approval-messages';
 import { canonicalJson } from '../contract/canonical-json';
 import { isSecretFieldName } from '../cloud/secret-fields';
@@ -25,27 +29,111 @@ export function masked(value: JsonValue, secrets: ReadonlySet<string>): JsonValu
   return value;
 }
 
-export function resolvedWith(
+/**
+ * Stands in for a secret while a plan is resolved: whatever a template makes of a secret input or
+ * a secret-named output field carries it (or a transformation of it, never the secret itself).
+ */
+const SECRET_STAND_IN = '\u0000tideline-secret\u0000';
+
+/** A secret-named field anywhere in a step's output, replaced by the stand-in. */
+function standInSecretFields(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(standInSecretFields);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([name, item]) => [
+      name,
+      isSecretFieldName(name) ? SECRET_STAND_IN : standInSecretFields(item),
+    ]),
+  );
+}
+
+/**
+ * The run's variables as a plan may show them: each secret input (by its declaration) and every
+ * secret-named field of a step's output replaced by the stand-in.
+ */
+export function shownVariables(
+  vars: Record<string, unknown>,
+  secretInputs: ReadonlySet<string>,
+): Record<string, unknown> {
+  const inputs = vars.inputs as Record<string, unknown> | undefined;
+  const steps = vars.steps as Record<string, { output?: unknown }> | undefined;
+  return {
+    ...vars,
+    ...(inputs !== undefined && {
+      inputs: Object.fromEntries(
+        Object.entries(inputs).map(([name, value]) => [
+          name,
+          secretInputs.has(name) ? SECRET_STAND_IN : value,
+        ]),
+      ),
+    }),
+    ...(steps !== undefined && {
+      steps: Object.fromEntries(
+        Object.entries(steps).map(([id, result]) => [
+          id,
+          result === null || typeof result !== 'object'
+            ? result
+            : { ...result, output: standInSecretFields(result.output) },
+        ]),
+      ),
+    }),
+  };
+}
+
+/** A value made from a secret (it carries the stand-in), masked; everything else as it is. */
+function maskedBySource(value: JsonValue): JsonValue {
+  return masked(value, new Set([SECRET_STAND_IN]));
+}
+
+function resolvedField(raw: JsonValue, vars: Record<string, unknown>): JsonValue {
+  try {
+    return resolveTemplates(raw, vars);
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * A step's `with` (with an operator's changes) as approvers are shown it: resolved with `shown`
+ * (shownVariables), secret-named fields and values made from secrets masked.
+ */
+export function shownWith(
+  fields: Record<string, JsonValue>,
+  shown: Record<string, unknown>,
+  changes: Record<string, JsonValue> | undefined,
+): Record<string, JsonValue> {
+  const out: Record<string, JsonValue> = {};
+  for (const [name, raw] of Object.entries({ ...fields, ...changes }))
+    out[name] = isSecretFieldName(name) ? MASKED : maskedBySource(resolvedField(raw, shown));
+  return out;
+}
+
+/**
+ * A step's `with` (with an operator's changes) as the worker's policies decide on it: resolved
+ * with the run's own variables, nothing masked (a policy check's input is not kept in history).
+ */
+export function decidedWith(
   fields: Record<string, JsonValue>,
   vars: Record<string, unknown>,
   changes: Record<string, JsonValue> | undefined,
-  secrets: ReadonlySet<string>,
 ): Record<string, JsonValue> {
   const out: Record<string, JsonValue> = {};
-  for (const [name, raw] of Object.entries({ ...fields, ...changes })) {
-    if (isSecretFieldName(name)) {
-      out[name] = MASKED;
-      continue;
-    }
-    let value: JsonValue;
-    try {
-      value = resolveTemplates(raw, vars);
-    } catch {
-      value = raw;
-    }
-    out[name] = masked(value, secrets);
-  }
+  for (const [name, raw] of Object.entries({ ...fields, ...changes })) out[name] = resolvedField(raw, vars);
   return out;
+}
+
+/**
+ * The id (and key) of the approval a start rule asks for: `(start)` is no step id, so it names no
+ * step's approval and no step's policy approval.
+ */
+export const START_APPROVAL_PREFIX = '(start).policy.';
+
+export function startApprovalId(rule: string): string {
+  return `${START_APPROVAL_PREFIX}${rule}`;
+}
+
+function isStartApproval(approvalId: string): boolean {
+  return approvalId.startsWith(START_APPROVAL_PREFIX);
 }
 
 /** The plan approval step `approvalId` guards, resolved with the run's variables now. */
@@ -54,27 +142,32 @@ export function approvalPlan(
   approvalId: string,
   definitionHash: string,
   vars: Record<string, unknown>,
-  secrets: ReadonlySet<string>,
+  secretInputs: ReadonlySet<string>,
   withChanges: (stepId: string) => Record<string, JsonValue> | undefined,
 ): ApprovalPlan {
   const placed = stepTree(definition.steps, { compensate: false });
   const at = placed.findIndex(({ step }) => step.id === approvalId);
-  // An approval a policy asks for guards only the step it was asked for.
+  // An approval a start rule asks for guards the whole run; one a step rule asks for, its step.
   const guarded =
-    at >= 0 ? placed.slice(at + 1) : placed.filter(({ step }) => approvalId.startsWith(`${step.id}.policy.`));
+    at >= 0
+      ? placed.slice(at + 1)
+      : isStartApproval(approvalId)
+        ? placed
+        : placed.filter(({ step }) => approvalId.startsWith(`${step.id}.policy.`));
+  const shown = shownVariables(vars, secretInputs);
   const changes: PlannedChange[] = [];
   for (const { step } of guarded) {
     if (step.kind === 'call' && step.actionKind !== 'read') {
       changes.push({
         stepKey: step.id,
         action: step.action,
-        with: resolvedWith(step.with, vars, withChanges(step.id), secrets),
+        with: shownWith(step.with, shown, withChanges(step.id)),
       });
     } else if (step.kind === 'runbook') {
       changes.push({
         stepKey: step.id,
         action: `runbook ${step.runbook.name}`,
-        with: resolvedWith(step.with, vars, withChanges(step.id), secrets),
+        with: shownWith(step.with, shown, withChanges(step.id)),
       });
     }
   }

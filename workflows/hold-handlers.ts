@@ -151,7 +151,7 @@ export function setHoldHandlers(
         definition,
         admitted.admission.definitionHash,
         what(request),
-        admitted.secretValues,
+        admitted.secretInputs,
         (key) => holds.withChanges(key),
       );
   const heldPlace = (request: HoldActionBase) => {

@@ -8,7 +8,9 @@ import type { HoldJudgeRequest } from '../contract/hold-judgement';
 import type { RunbookDefinition, StepDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
 import { stepTree } from '../dsl/step-tree';
-import { masked, resolvedWith } from './approval-plan';
+import { MASKED } from '../contract/approval-messages';
+import { isSecretFieldName } from '../cloud/secret-fields';
+import { decidedWith } from './approval-plan';
 import { celVariables, type Scope } from './interpreter';
 
 /** Where a step is held: its key, its id and the scope it runs in. */
@@ -45,16 +47,40 @@ function scopeAfter(action: Exclude<JudgedAction, { kind: 'rollback' }>): Scope 
     : { ...scope, steps: { ...scope.steps, [stepId]: { output: action.output, status: 'done' } } };
 }
 
+/**
+ * The inputs as the worker's policies judge them: secret inputs (by their declaration) masked, since
+ * the request is kept in the run's history; every other value as it is, whatever a secret's value.
+ */
+function judgedInputs(
+  inputs: Record<string, JsonValue>,
+  secretInputs: ReadonlySet<string>,
+): Record<string, JsonValue> {
+  return Object.fromEntries(
+    Object.entries(inputs).map(([name, value]) => [name, secretInputs.has(name) ? MASKED : value]),
+  );
+}
+
+/** A change's `with` as judged: resolved as the run knows it, secret-named fields masked. */
+function judgedWith(
+  fields: Record<string, JsonValue>,
+  vars: Record<string, unknown>,
+  changes: Record<string, JsonValue> | undefined,
+): Record<string, JsonValue> {
+  const decided = decidedWith(fields, vars, changes);
+  for (const name of Object.keys(decided)) if (isSecretFieldName(name)) decided[name] = MASKED;
+  return decided;
+}
+
 export function holdJudgeRequest(
   definition: Pick<RunbookDefinition, 'name' | 'steps'>,
   definitionHash: string,
   action: JudgedAction,
-  secrets: ReadonlySet<string>,
+  secretInputs: ReadonlySet<string>,
   withChanges: (stepKey: string) => Record<string, JsonValue> | undefined,
 ): HoldJudgeRequest {
   const base = { runbook: definition.name, definitionHash };
   if (action.kind === 'rollback')
-    return { ...base, inputs: masked(action.inputs, secrets) as Record<string, JsonValue>, changes: [] };
+    return { ...base, inputs: judgedInputs(action.inputs, secretInputs), changes: [] };
   const scope = scopeAfter(action);
   const vars = celVariables(scope);
   const placed = stepTree(definition.steps, { compensate: false });
@@ -66,7 +92,7 @@ export function holdJudgeRequest(
     changes.push({
       stepKey: action.held.stepKey,
       action: held.action,
-      with: resolvedWith(held.with, vars, changed, secrets),
+      with: judgedWith(held.with, vars, changed),
     });
   }
   // Later steps are resolved with the top-level scope only: inside a foreach or a parallel the
@@ -74,9 +100,9 @@ export function holdJudgeRequest(
   if (at >= 0 && action.held.stepKey === action.held.stepId) {
     for (const { step } of placed.slice(at + 1)) {
       if (!isChange(step)) continue;
-      const values = resolvedWith(step.with, vars, withChanges(step.id), secrets);
+      const values = judgedWith(step.with, vars, withChanges(step.id));
       if (resolved(values)) changes.push({ stepKey: step.id, action: step.action, with: values });
     }
   }
-  return { ...base, inputs: masked(scope.inputs, secrets) as Record<string, JsonValue>, changes };
+  return { ...base, inputs: judgedInputs(scope.inputs, secretInputs), changes };
 }

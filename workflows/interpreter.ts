@@ -15,6 +15,8 @@ import { RUN_CANCELLED, StepFailed, runCancelled, summariseFailure } from './ste
 import { createdResource, touchedResources } from './step-resources';
 import { inStepSpan } from './step-tracing';
 
+type ApproveStep = Extract<StepDefinition, { kind: 'approve' }>;
+
 export interface StepResult {
   output: JsonValue;
   status: 'done' | 'failed' | 'skipped';
@@ -109,10 +111,13 @@ export class Interpreter {
         throw runCancelled(); // not started: nothing to finish
       }
       // The worker's policies for a change, as its target is now (runs the worker admitted).
+      const ask = async (approval: ApproveStep, approvalKey: string, at: Scope = scope) => {
+        await this.runKind(approval, at, approvalKey, this);
+      };
       if (this.state.governance !== undefined && step.kind === 'call' && step.actionKind !== 'read') {
-        await this.state.governance.beforeChange(step, key, scope, async (approval, approvalKey) => {
-          await this.runKind(approval, scope, approvalKey, this);
-        });
+        await this.state.governance.beforeChange(step, key, scope, ask);
+      } else if (this.state.governance !== undefined && step.kind === 'runbook') {
+        await this.state.governance.askInheritedAgain(ask);
       }
       const output = finishesBeforeCancel
         ? await CancellationScope.nonCancellable(() => this.runWithTimeout(step, scope, key))

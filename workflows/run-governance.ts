@@ -18,7 +18,7 @@ import { strictest } from './policy-verdicts';
 import type { RunbookWorkflowInput } from '../contract/run-messages';
 import type { RunbookDefinition, StepDefinition } from '../dsl/definition';
 import type { JsonValue } from '../dsl/expressions';
-import { approvalPlan, masked, resolvedWith, samePlan } from './approval-plan';
+import { approvalPlan, decidedWith, samePlan, startApprovalId } from './approval-plan';
 import { StepFailed } from './step-failure';
 import type { Scope } from './interpreter';
 import { celVariables } from './interpreter';
@@ -50,11 +50,30 @@ export interface AdmittedRun {
 type ApproveStep = Extract<StepDefinition, { kind: 'approve' }>;
 type ChangeStep = Extract<StepDefinition, { kind: 'call' }>;
 
-/** Asks for an approval the way an approve step does (the interpreter runs it). */
-export type AskApproval = (step: ApproveStep, key: string) => Promise<void>;
+/**
+ * Asks for an approval the way an approve step does (the interpreter runs it), with the scope of
+ * the step that asks unless `scope` names the one the approval was first asked in.
+ */
+export type AskApproval = (step: ApproveStep, key: string, scope?: Scope) => Promise<void>;
 
 /** How long a policy's approval waits before it counts as rejected. */
 const POLICY_APPROVAL_TIMEOUT_MS = 24 * 3_600_000;
+
+/** The approval a policy asks for: a signed quorum of its group, never the starter's. */
+function policyApproval(id: string, message: string, need: { group: string; count: number }): ApproveStep {
+  return {
+    kind: 'approve',
+    id,
+    message,
+    default: 'reject',
+    approvers: [`group:${need.group}`],
+    minApprovals: need.count,
+    allowSelfApproval: false,
+    timeoutMs: POLICY_APPROVAL_TIMEOUT_MS,
+    compensate: [],
+    continueOnError: false,
+  };
+}
 
 interface ApprovedPlan {
   step: ApproveStep;
@@ -74,7 +93,8 @@ export class RunGovernance {
     private readonly runbook: string,
     readonly admission: Admission,
     private readonly definition: Pick<RunbookDefinition, 'steps'>,
-    readonly secretValues: ReadonlySet<string>,
+    /** The names of the run's secret inputs: what plans shown to approvers mask. */
+    readonly secretInputs: ReadonlySet<string>,
     private readonly withChanges: (stepKey: string) => Record<string, JsonValue> | undefined,
   ) {}
 
@@ -115,7 +135,7 @@ export class RunGovernance {
       step.id,
       this.admission.definitionHash,
       celVariables(scope),
-      this.secretValues,
+      this.secretInputs,
       this.withChanges,
     );
   }
@@ -134,8 +154,56 @@ export class RunGovernance {
     );
   }
 
-  /** The policy approvals granted in this run, by rule (asked once per rule and target). */
-  private readonly granted = new Set<string>();
+  /**
+   * The policy approvals granted in this run: a step rule's by rule and target (asked once per rule
+   * and target), a start rule's by its key; each with the approval that was asked.
+   */
+  private readonly granted = new Map<string, { step: ApproveStep; key: string }>();
+
+  /**
+   * Whether the decisions counted for approval `key` were signed for another run of this workflow
+   * id: the run was reset to a point after they were given (the run sets it; the ledger knows).
+   */
+  signedForAnotherRun: (key: string) => boolean = () => false;
+
+  /**
+   * Before the first step of a top-level run: the signed quorum each start rule asks for (a
+   * `require-approval` rule evaluated at the start, or a closed window's override), as
+   * beforeChange asks for a step rule's. Only an admission that lists them asks: a run admitted
+   * before the worker listed them (its recorded answer has no `startApprovals`) replays as it ran,
+   * without a patch marker in every run. True when a window's override was granted.
+   */
+  async beforeFirstStep(ask: AskApproval): Promise<boolean> {
+    let overridden = false;
+    for (const need of this.admission.startApprovals ?? []) {
+      const key = startApprovalId(need.rule);
+      const step = policyApproval(
+        key,
+        `policy ${need.rule}${need.override ? ' (override of a closed change window)' : ''}: may this run of ${this.runbook} start?`,
+        need,
+      );
+      await ask(step, key);
+      this.granted.set(key, { step, key });
+      if (need.override) overridden = true;
+    }
+    return overridden;
+  }
+
+  /**
+   * The approvals counted in this run whose decisions were signed for the run it was reset from:
+   * a decision binds the run it was signed for, so they are asked again before the next guarded
+   * change. The changes the earlier run made before the reset point replay as they ran: only a
+   * change reached after it takes the patch (its marker records where the question was asked),
+   * so this is asked only where some decision is inherited, which no run that was never reset has.
+   */
+  async askInheritedAgain(ask: AskApproval): Promise<void> {
+    const inherited: { step: ApproveStep; key: string; scope?: Scope }[] = [
+      ...[...this.approved.values()].filter((entry) => this.signedForAnotherRun(entry.key)),
+      ...[...this.granted.values()].filter((entry) => this.signedForAnotherRun(entry.key)),
+    ];
+    if (inherited.length === 0 || !hasPatch(PATCHES.resetAsksAgain)) return;
+    for (const entry of inherited) await ask(entry.step, entry.key, entry.scope);
+  }
   /** A change window the run waits for now (progress; status shows it). */
   windowWait: { stepKey: string; rule: string; calendar: string; until: number } | undefined;
 
@@ -146,6 +214,7 @@ export class RunGovernance {
    * named timer, and the step is checked again when it opens.
    */
   async beforeChange(step: ChangeStep, key: string, scope: Scope, ask: AskApproval): Promise<void> {
+    await this.askInheritedAgain(ask);
     if (!this.admission.checksSteps && !this.actorsChecksSteps) return;
     for (;;) {
       const vars = celVariables(scope);
@@ -153,10 +222,12 @@ export class RunGovernance {
         runbook: this.runbook,
         definitionHash: this.admission.definitionHash,
         starter: this.admission.starter,
-        inputs: masked(scope.inputs, this.secretValues) as Record<string, JsonValue>,
+        // As resolved, whatever any secret's value: masking is for what is shown, never for what is
+        // decided (a local activity's input is not kept in history).
+        inputs: scope.inputs,
         stepKey: key,
         action: step.action,
-        with: resolvedWith(step.with, vars, this.withChanges(key), this.secretValues),
+        with: decidedWith(step.with, vars, this.withChanges(key)),
       });
       this.notePolicies(verdict.records);
       const first = (effect: string) => verdict.records.find((r) => r.effect === effect && r.open !== true);
@@ -176,29 +247,19 @@ export class RunGovernance {
           `policy ${rule?.rule ?? '?'}: ${rule?.message ?? 'the change window is closed'}`,
         );
       }
-      const target = JSON.stringify(
-        resolvedWith({ id: step.with.service_id ?? null }, vars, undefined, this.secretValues).id,
-      );
+      const target = JSON.stringify(decidedWith({ id: step.with.service_id ?? null }, vars, undefined).id);
       let overridden = false;
       for (const need of verdict.approvals) {
         const grant = `${need.rule}/${target}`;
         if (!this.granted.has(grant)) {
-          await ask(
-            {
-              kind: 'approve',
-              id: `${step.id}.policy.${need.rule}`,
-              message: `policy ${need.rule}${need.override ? ' (override of a closed change window)' : ''}: may ${key} (${step.action}) go ahead?`,
-              default: 'reject',
-              approvers: [`group:${need.group}`],
-              minApprovals: need.count,
-              allowSelfApproval: false,
-              timeoutMs: POLICY_APPROVAL_TIMEOUT_MS,
-              compensate: [],
-              continueOnError: false,
-            },
-            `${key}.policy.${need.rule}`,
+          const approval = policyApproval(
+            `${step.id}.policy.${need.rule}`,
+            `policy ${need.rule}${need.override ? ' (override of a closed change window)' : ''}: may ${key} (${step.action}) go ahead?`,
+            need,
           );
-          this.granted.add(grant);
+          const approvalKey = `${key}.policy.${need.rule}`;
+          await ask(approval, approvalKey);
+          this.granted.set(grant, { step: approval, key: approvalKey });
         }
         if (need.override) overridden = true;
       }

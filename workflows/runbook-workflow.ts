@@ -125,10 +125,11 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
       definition.name,
       admission,
       definition,
-      identity.secretValues,
+      new Set(Object.keys(definition.inputs).filter((name) => definition.inputs[name]?.secret === true)),
       (key) => state.holds?.withChanges(key),
     );
     state.governance.onChange = () => state.onChange();
+    state.governance.signedForAnotherRun = (key) => ledger.signedForAnotherRun(key);
   }
   let notifier = RunNotifier.silent();
   state.onChange = () => {
@@ -162,7 +163,14 @@ export async function runbookWorkflow(input: RunbookWorkflowInput): Promise<RunR
         admission.reason ?? 'refused by the worker',
       );
     }
-    if (admission?.waitMs !== undefined && admission.allowed) {
+    // A start rule's approvals, before the wait and the service locks (runs the worker admitted).
+    const overridden =
+      workflowInfo().parent === undefined &&
+      state.governance !== undefined &&
+      (await state.governance.beforeFirstStep((approval, key, at = scope) =>
+        runStepKind(approval, at, key, interpreter).then(() => undefined),
+      ));
+    if (admission?.waitMs !== undefined && admission.allowed && !overridden) {
       // A change window closed at the start whose rule waits: the run starts its steps when it opens.
       await sleep(Math.max(1, admission.waitMs), {
         summary: 'change window closed at the start: the run waits until it opens',

@@ -1,7 +1,7 @@
 // Two ways to show a run while it goes: on a terminal, a step list redrawn in place a few times a
 // second; anywhere else (pipes, CI logs), one plain line per change, stamped with the time the
 // change happened. Both take RunSnapshots.
-import { printableDeep } from '../../cloud/printable';
+import { printable, printableDeep } from '../../cloud/printable';
 import type { StepRecord } from '../../contract/run-messages';
 import type { CliContext } from '../context';
 import type { RunSnapshot } from '../run-observer';
@@ -38,7 +38,7 @@ export function runWaitsFor(snapshot: RunSnapshot): string {
   if (lock !== undefined) return `waiting for lock ${lock}`;
   const window = snapshot.progress?.windowWait;
   if (window !== undefined)
-    return `${window.stepKey} waits for change window ${window.calendar} (policy ${window.rule}) until ${new Date(window.until).toISOString()}`;
+    return `${printable(window.stepKey)} waits for change window ${printable(window.calendar)} (policy ${printable(window.rule)}) until ${new Date(window.until).toISOString()}`;
   return '';
 }
 

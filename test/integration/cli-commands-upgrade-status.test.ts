@@ -78,6 +78,7 @@ test('lists the open runs by release with the patches they may still need', asyn
       PATCHES.driftAutoRepair,
       PATCHES.locksStartHeld,
       PATCHES.holdActionsJudged,
+      PATCHES.resetAsksAgain,
     ],
   });
   expect(runs[beside.workflowId]).toMatchObject({
@@ -91,6 +92,7 @@ test('lists the open runs by release with the patches they may still need', asyn
       PATCHES.driftAutoRepair,
       PATCHES.locksStartHeld,
       PATCHES.holdActionsJudged,
+      PATCHES.resetAsksAgain,
     ],
   });
   const needed = status.patches.filter((p) => p.neededBy.length > 0);
@@ -133,6 +135,11 @@ test('lists the open runs by release with the patches they may still need', asyn
     },
     {
       id: PATCHES.holdActionsJudged,
+      release: '2027-12',
+      neededBy: expect.arrayContaining([lone.workflowId, beside.workflowId]),
+    },
+    {
+      id: PATCHES.resetAsksAgain,
       release: '2027-12',
       neededBy: expect.arrayContaining([lone.workflowId, beside.workflowId]),
     },

@@ -336,6 +336,56 @@ describe('policies at the start', () => {
     expect(inside.waitUntil).toBeUndefined();
   });
 
+  test('a require-approval rule that applies at the start lists the quorum the run asks first', () => {
+    const g = governance({
+      policies: [
+        {
+          name: 'resizes-need-two',
+          when: "runbook.name == 'resize-with-rollback'",
+          effect: 'require-approval',
+          approvals: { group: 'dba', count: 2 },
+        },
+        {
+          name: 'not-this',
+          when: 'false',
+          effect: 'require-approval',
+          approvals: { group: 'dba', count: 1 },
+        },
+      ],
+    });
+    const admission = admit(g);
+    expect(admission).toMatchObject({
+      allowed: true,
+      startApprovals: [{ rule: 'resizes-need-two', group: 'dba', count: 2 }],
+    });
+    expect(admission.policies).toEqual([
+      expect.objectContaining({ rule: 'resizes-need-two', effect: 'require-approval', stepKey: null }),
+    ]);
+    // None applies: no list at all (a run asks nothing, as before).
+    expect(admit(governance({ policies: [] }))).not.toHaveProperty('startApprovals');
+  });
+
+  test("a closed window's override at the start is listed as an override: granted, the run does not wait", () => {
+    const g = governance({
+      calendars,
+      policies: [
+        {
+          name: 'in-maintenance',
+          when: 'true',
+          effect: 'window',
+          calendar: 'maintenance',
+          outside: 'wait',
+          override: { group: 'dba', count: 1 },
+        },
+      ],
+    });
+    expect(admit(g)).toMatchObject({
+      allowed: true,
+      waitUntil: OPENS,
+      startApprovals: [{ rule: 'in-maintenance', group: 'dba', count: 1, override: true }],
+    });
+  });
+
   test('checksSteps follows whether some rule is evaluated before steps', () => {
     const startOnly = governance({ policies: [{ name: 'w', when: 'false', effect: 'warn' }] });
     expect(admit(startOnly)).toMatchObject({ allowed: true, checksSteps: false, policies: [] });

@@ -36,6 +36,7 @@ test('a run started on the gate release or later needs only the patches after th
       PATCHES.driftAutoRepair,
       PATCHES.locksStartHeld,
       PATCHES.holdActionsJudged,
+      PATCHES.resetAsksAgain,
     ],
     unknown: [],
   });
@@ -51,6 +52,7 @@ test('a run started on the gate release or later needs only the patches after th
       PATCHES.driftAutoRepair,
       PATCHES.locksStartHeld,
       PATCHES.holdActionsJudged,
+      PATCHES.resetAsksAgain,
     ]).needs,
   ).toEqual([]);
 });
@@ -64,6 +66,7 @@ test('a run started on the 2027-07 gate needs only the patches listed after it',
       PATCHES.driftAutoRepair,
       PATCHES.locksStartHeld,
       PATCHES.holdActionsJudged,
+      PATCHES.resetAsksAgain,
     ],
     unknown: [],
   });
@@ -73,7 +76,12 @@ test('a run started on the newest gate release needs only the patches listed aft
   expect(patchNeeds([PATCHES.release2027_09])).toEqual({
     startedOn: '2027-09 or later',
     gate: PATCHES.release2027_09,
-    needs: [PATCHES.driftAutoRepair, PATCHES.locksStartHeld, PATCHES.holdActionsJudged],
+    needs: [
+      PATCHES.driftAutoRepair,
+      PATCHES.locksStartHeld,
+      PATCHES.holdActionsJudged,
+      PATCHES.resetAsksAgain,
+    ],
     unknown: [],
   });
   expect(
@@ -82,6 +90,7 @@ test('a run started on the newest gate release needs only the patches listed aft
       PATCHES.driftAutoRepair,
       PATCHES.locksStartHeld,
       PATCHES.holdActionsJudged,
+      PATCHES.resetAsksAgain,
     ]).needs,
   ).toEqual([]);
 });
@@ -103,9 +112,10 @@ test('a run started before the gate may need every patch it did not record', () 
       PATCHES.driftAutoRepair,
       PATCHES.locksStartHeld,
       PATCHES.holdActionsJudged,
+      PATCHES.resetAsksAgain,
     ].filter((id) => !recorded.includes(id)),
   );
-  expect(patchNeeds([]).needs).toHaveLength(BEFORE_GATE.length + 9);
+  expect(patchNeeds([]).needs).toHaveLength(BEFORE_GATE.length + 10);
 });
 
 test('the newest recorded gate counts, and ids this tree does not know are reported', () => {

@@ -7,6 +7,8 @@ import { describeTemporalSettings, loadTemporalSettings } from '../../worker/con
 import { createCloudClientResolver } from '../../worker/cloud-clients';
 import type { CloudClientOptions } from '../../cloud/client';
 import { thrownBy } from '../helpers/thrown';
+import { generateKeyPairSync } from 'node:crypto';
+import { publicKeyText } from '../../activities/approval-keys';
 
 const SECRET = 'sk-very-secret-value';
 const envCredentials = {
@@ -282,5 +284,51 @@ describe('Temporal connection settings', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('policies that could never be enforced as written', () => {
+  const key = publicKeyText(generateKeyPairSync('ed25519').publicKey);
+  const policy = (approvals: string) => `
+policies:
+  - name: rotation-needs-two
+    when: "runbook.name == 'rotate-password'"
+    effect: require-approval
+    approvals: ${approvals}
+`;
+
+  test('a quorum of a group no approver section defines is refused, naming the rule', () => {
+    const error = errorOf(() => loadWithFile(policy('{ group: dba, count: 2 }'), envCredentials));
+    expect(error).toMatchObject({ code: 'TIDELINE_CONFIG_INVALID' });
+    expect(error.message).toContain(
+      'policies[0].approvals: rule rotation-needs-two asks approvals of group:dba, which approvals.groups does not define',
+    );
+  });
+
+  test('a quorum larger than the members with keys is refused; one they can give loads', () => {
+    const approvals = `approvals:
+  keys: { alice: '${key}', dave: '${key}' }
+  groups: { dba: [alice, dave, nokey] }
+`;
+    const error = errorOf(() => loadWithFile(policy('{ group: dba, count: 3 }') + approvals, envCredentials));
+    expect(error.message).toContain(
+      'policies[0].approvals: rule rotation-needs-two asks 3 approvals of group:dba, which has 2 members with a key under approvals.keys (alice, dave); no run could get past it',
+    );
+    const loaded = loadWithFile(policy('{ group: dba, count: 2 }') + approvals, envCredentials);
+    expect(loaded.governance?.rules.map((rule) => rule.spec.name)).toEqual(['rotation-needs-two']);
+  });
+
+  test("a window's override is held to the same", () => {
+    const error = errorOf(() =>
+      loadWithFile(
+        `calendars:
+  freeze: { kind: freeze, timezone: UTC, from: '2030-01-01T00:00:00Z', until: '2030-01-02T00:00:00Z' }
+policies:
+  - { name: frozen, when: 'true', effect: window, calendar: freeze, outside: wait, override: { group: ops, count: 1 } }
+`,
+        envCredentials,
+      ),
+    );
+    expect(error.message).toContain('policies[0].override: rule frozen asks approvals of group:ops');
   });
 });

@@ -9,6 +9,7 @@ import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { definitionHash } from '../../activities/definition-hash';
 import { inspect } from 'node:util';
 import type { Client } from '@temporalio/client';
 import { publicKeyText } from '../../activities/approval-keys';
@@ -168,16 +169,27 @@ test('starts the planned repair once, signed as repairAs for its workflow id', a
   const input = run!.args[0];
   expect(input.definition.name).toBe('enable-ha');
   expect(input.inputs).toMatchObject({ project_id: 'p1', service_id: 's1' });
+  const admitted = {
+    taskQueue: 'q',
+    definitionHash: definitionHash(input.definition),
+    givenInputs: input.inputs,
+  };
   const verdict = verifyStarter(
     { keys: registered(), groups: new Map() },
-    { workflowId: 'drift-watch-fleet-repair-1-1', runStartedAt: Date.now() },
+    { workflowId: 'drift-watch-fleet-repair-1-1', runStartedAt: Date.now(), admitted },
     input.startedBy!,
   );
   expect(verdict).toEqual({ by: 'drift-bot', verified: true });
-  // The signature is for this run only.
+  // The signature is for this run only, and for what it starts.
+  const settings = { keys: registered(), groups: new Map() };
+  expect(verifyStarter(settings, { workflowId: 'other', admitted }, input.startedBy!).verified).toBe(false);
+  const retargeted = { ...admitted, givenInputs: { ...input.inputs, service_id: 's2' } };
   expect(
-    verifyStarter({ keys: registered(), groups: new Map() }, { workflowId: 'other' }, input.startedBy!)
-      .verified,
+    verifyStarter(
+      settings,
+      { workflowId: 'drift-watch-fleet-repair-1-1', runStartedAt: Date.now(), admitted: retargeted },
+      input.startedBy!,
+    ).verified,
   ).toBe(false);
 });
 

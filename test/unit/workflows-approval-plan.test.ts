@@ -1,6 +1,7 @@
 // What an approval with approvers guards (workflows/approval-plan.ts `approvalPlan`): the changing
-// steps after it, each with its `with` resolved from the run's variables as far as they go, secrets
-// masked, an operator's retry changes applied; and for a policy's approval, only its own step.
+// steps after it, each with its `with` resolved from the run's variables as far as they go, what
+// comes from a secret masked (by source, never by value), an operator's retry changes applied; for
+// a step policy's approval only its own step, for a start policy's the whole run.
 import path from 'node:path';
 import type { JsonValue } from '../../dsl/expressions';
 import { loadRunbookText } from '../../dsl/loader';
@@ -71,7 +72,8 @@ const inputs = {
   password: 'hunter2-hunter2',
 };
 const vars = { inputs, steps: { current: { output: { status: 'READY' } } } };
-const secrets = new Set(['hidden-name', 'hunter2-hunter2']);
+/** The secret inputs, by name. */
+const secrets = new Set(['label', 'password']);
 const none = () => undefined;
 const plan = (
   approvalId = 'sign_off',
@@ -116,11 +118,39 @@ describe('approvalPlan', () => {
     expect(JSON.stringify(plan())).not.toMatch(/hidden-name|hunter2/);
   });
 
-  test('a secret input value embedded in a longer text masks the whole field', () => {
+  test('a secret input embedded in a longer text, or transformed, masks the whole field', () => {
     const changes = (stepId: string): Record<string, JsonValue> | undefined =>
-      stepId === 'rename' ? { name: 'svc-hidden-name-2' } : undefined;
-    const [, rename] = plan('sign_off', changes).changes;
-    expect(rename?.with.name).toBe(MASKED);
+      stepId === 'rename'
+        ? { name: 'svc-${{ inputs.label }}-2' }
+        : stepId === 'resize'
+          ? { cpu_millis: '${{ inputs.password.upperAscii() }}' }
+          : undefined;
+    const result = plan('sign_off', changes);
+    expect(result.changes[1]?.with.name).toBe(MASKED);
+    // A transformation of a secret is made from its stand-in, never from the secret itself.
+    expect(JSON.stringify(result)).not.toMatch(/hidden-name|hunter2|HUNTER2/i);
+  });
+
+  test('a target whose id equals a secret input value is shown: masking goes by source', () => {
+    const crown = { ...inputs, service_id: 'crown-db', password: 'crown-db' };
+    const result = plan('sign_off', none, { ...vars, inputs: crown });
+    expect(result.changes[0]?.with.service_id).toBe('crown-db');
+    expect(result.changes[2]?.with).toEqual({ ...ids, service_id: 'crown-db', password: MASKED });
+  });
+
+  test('secret-named fields of a step output are masked where a later change uses them', () => {
+    const later = {
+      ...vars,
+      steps: {
+        ...vars.steps,
+        look: { output: { resources: [{ spec: { memory_gbs: 16 } }], initial_password: 'pw-1' } },
+      },
+    };
+    const changes = (stepId: string): Record<string, JsonValue> | undefined =>
+      stepId === 'rename' ? { name: 'n-${{ steps.look.output.initial_password }}' } : undefined;
+    const result = plan('sign_off', changes, later);
+    expect(result.changes[1]?.with.name).toBe(MASKED);
+    expect(JSON.stringify(result)).not.toContain('pw-1');
   });
 
   test("an operator's `with` changes replace the written fields, still masked", () => {
@@ -128,7 +158,7 @@ describe('approvalPlan', () => {
       stepId === 'resize'
         ? { cpu_millis: '8000', memory_gbs: '32' }
         : stepId === 'rename'
-          ? { name: 'hidden-name' }
+          ? { name: '${{ inputs.label }}' }
           : undefined;
     const result = plan('sign_off', changes);
     expect(result.changes[0]?.with).toEqual({ ...ids, cpu_millis: '8000', memory_gbs: '32' });
@@ -142,6 +172,16 @@ describe('approvalPlan', () => {
     expect(result.changes.map((change) => change.stepKey)).toEqual(['resize']);
     expect(plan('child.policy.prod-needs-two').changes.map((change) => change.action)).toEqual([
       'runbook resize-with-rollback',
+    ]);
+  });
+
+  test("a start policy's approval guards every change of the run", () => {
+    expect(plan('(start).policy.rule-x').changes.map((change) => change.stepKey)).toEqual([
+      'early',
+      'resize',
+      'rename',
+      'set_password',
+      'child',
     ]);
   });
 

@@ -75,6 +75,7 @@ test('each gate implies every patch listed before it, not itself nor the ones af
     PATCHES.driftAutoRepair,
     PATCHES.locksStartHeld,
     PATCHES.holdActionsJudged,
+    PATCHES.resetAsksAgain,
   ]);
 });
 
