@@ -6,7 +6,7 @@
 // gate (cluster/read-only-gate.ts, a second daemon, output to <dir>/ui/gate.log), which alone holds
 // the client certificate and forwards only reads; the UI's own write actions are switched off too,
 // so its pages offer none. The UI has no login: whoever reaches 127.0.0.1 can read the cluster.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type * as ClusterSetup from '../scripts/setup-cluster';
 import { isPortFree } from '../stack/ports';
@@ -188,8 +188,16 @@ async function startUiServer(paths: ClusterPaths, state: ClusterState, binary: s
   const url = webUiUrl(state);
   if (url === undefined || state.ports.ui === undefined)
     throw new StackError('CLUSTER_START_FAILED', 'the cluster state has no Web UI port');
+  const configDir = path.join(paths.uiDir, 'config');
+  const configFile = path.join(configDir, `${UI_CONFIG_ENV}.yaml`);
+  const config = renderUiConfig(state);
   const running = uiPid(paths, state);
-  if (running !== undefined) return running;
+  if (running !== undefined) {
+    // A UI started with another config (e.g. one that held the client certificate, before the
+    // gate) is restarted: it reads its frontend address and TLS settings only at start.
+    if (existsSync(configFile) && readFileSync(configFile, 'utf8') === config) return running;
+    await terminate(running, uiMarker(paths), 'SIGTERM', 10_000);
+  }
   if (!(await isPortFree(state.ports.ui))) {
     throw new StackError(
       'CLUSTER_START_FAILED',
@@ -197,10 +205,8 @@ async function startUiServer(paths: ClusterPaths, state: ClusterState, binary: s
       'stop what uses it, or use another --dir',
     );
   }
-  const configDir = path.join(paths.uiDir, 'config');
   mkdirSync(configDir, { recursive: true, mode: 0o700 });
-  const config = renderUiConfig(state);
-  writeFileSync(path.join(configDir, `${UI_CONFIG_ENV}.yaml`), config, { mode: 0o600 });
+  writeFileSync(configFile, config, { mode: 0o600 });
   const args = ['--root', paths.uiDir, '--config', 'config', '--env', UI_CONFIG_ENV, 'start'];
   const pid = spawnDaemon(binary, args, { logFile: paths.uiLog, cwd: paths.uiDir, env: process.env });
   const deadline = Date.now() + 60_000;
