@@ -41,7 +41,7 @@ import {
 import { clusterClientEnv, clusterClientSettings } from './tls';
 import { ensureClusterTools } from './tools';
 import { SHARED_DEFAULTS } from '../worker/shared-settings';
-import { ensureUiServer, startUi, stopUi, uiPid, webUiUrl } from './web-ui';
+import { ensureUiServer, gatePid, startUi, stopUi, uiPid, uiRunning, webUiUrl } from './web-ui';
 
 export const DEFAULT_NAMESPACE = SHARED_DEFAULTS.namespace;
 
@@ -60,7 +60,14 @@ export interface ClusterInfo {
   running: { postgres: boolean; server: boolean; ui?: boolean };
   postgres: { host: string; port: number; user: string; databases: string[]; dataDir: string };
   /** `server` for one server process; `services` (one pid per service) for separate ones. */
-  pids: { postgres?: number; server?: number; services?: Partial<Record<ServiceName, number>>; ui?: number };
+  pids: {
+    postgres?: number;
+    server?: number;
+    services?: Partial<Record<ServiceName, number>>;
+    ui?: number;
+    /** With mTLS: the Web UI's read-only gate. */
+    uiGate?: number;
+  };
   logs: { postgres: string; server: string; ui?: string };
   serverProcesses: ServerProcesses;
   /** Whether the frontend and internode ports require client certificates. */
@@ -93,17 +100,19 @@ export function clusterInfo(paths: ClusterPaths, state: ClusterState): ClusterIn
   const services = servicePids(paths, state);
   const separate = state.serverProcesses === 'separate';
   const webPid = uiPid(paths, state);
+  const gate = gatePid(paths, state);
   const hasUi = state.pids.ui !== undefined;
   const url = webUiUrl(state);
+  const webUiServes = uiRunning(paths, state);
   return {
     dir: paths.dir,
     address: frontendAddress(state),
     namespace: state.namespace,
-    ...(webPid !== undefined && url !== undefined ? { webUiUrl: url } : {}),
+    ...(webUiServes && url !== undefined ? { webUiUrl: url } : {}),
     running: {
       postgres: pgPid !== undefined,
       server: serverRunning(paths, state),
-      ...(hasUi ? { ui: webPid !== undefined } : {}),
+      ...(hasUi ? { ui: webUiServes } : {}),
     },
     postgres: {
       host: '127.0.0.1',
@@ -117,6 +126,7 @@ export function clusterInfo(paths: ClusterPaths, state: ClusterState): ClusterIn
       ...(srvPid !== undefined ? { server: srvPid } : {}),
       ...(separate && Object.keys(services).length > 0 ? { services } : {}),
       ...(webPid !== undefined ? { ui: webPid } : {}),
+      ...(gate !== undefined ? { uiGate: gate } : {}),
     },
     logs: {
       postgres: paths.pgLog,
@@ -189,8 +199,8 @@ export async function clusterUp(options: ClusterUpOptions): Promise<ClusterInfo>
   if (uiBinary !== undefined) {
     state = await withUiPort(state);
     writeClusterState(paths, state);
-    const webPid = await startUi(paths, state, uiBinary);
-    state = { ...state, pids: { ...state.pids, ui: webPid } };
+    const webPids = await startUi(paths, state, uiBinary);
+    state = { ...state, pids: { ...state.pids, ...webPids } };
     writeClusterState(paths, state);
   }
   // startServer saw every server process serve, but one can still exit since (the namespace steps

@@ -46,6 +46,8 @@ export const CLUSTER_STATE_SCHEMA = z.object({
     workerMembership: membershipPort,
     /** The Web UI (optional: files from before it lack it, and `up` adds one). */
     ui: port.optional(),
+    /** With mTLS: the read-only gate the Web UI calls the frontend through (cluster/read-only-gate.ts). */
+    uiGate: port.optional(),
   }),
   postgres: z.object({
     user: z.string().min(1),
@@ -58,6 +60,7 @@ export const CLUSTER_STATE_SCHEMA = z.object({
     /** With serverProcesses `separate`: one pid per service. */
     services: z.partialRecord(z.enum(['history', 'matching', 'frontend', 'worker']), pid).optional(),
     ui: z.number().int().positive().optional(),
+    uiGate: z.number().int().positive().optional(),
   }),
 });
 export type ServerProcesses = ClusterState['serverProcesses'];
@@ -174,11 +177,16 @@ export async function newClusterState(
   };
 }
 
-/** The state with a Web UI port (a cluster made before the Web UI has none). */
+/**
+ * The state with a Web UI port (a cluster made before the Web UI has none) and, with mTLS, a port
+ * for the UI's read-only gate.
+ */
 export async function withUiPort(state: ClusterState): Promise<ClusterState> {
-  if (state.ports.ui !== undefined) return state;
   const taken = new Set<number>(Object.values(state.ports).filter((p): p is number => p !== undefined));
-  return { ...state, ports: { ...state.ports, ui: await pickLowPort(taken) } };
+  const ui = state.ports.ui ?? (await pickLowPort(taken));
+  const uiGate = state.mtls ? (state.ports.uiGate ?? (await pickLowPort(taken))) : state.ports.uiGate;
+  if (ui === state.ports.ui && uiGate === state.ports.uiGate) return state;
+  return { ...state, ports: { ...state.ports, ui, ...(uiGate !== undefined && { uiGate }) } };
 }
 
 /** Every port of the cluster that is bound by something right now (for a clear error at `up`). */

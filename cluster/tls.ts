@@ -1,5 +1,5 @@
 // How the native cluster's parts use its mutual-TLS certificates (cluster/certificates.ts):
-// the server's `global.tls` section, the Web UI's `tls` section, the environment a client needs
+// the server's `global.tls` section, the environment a client needs
 // (Temporal's standard TEMPORAL_TLS_* variables, printed by `up` and `status`), and the connection
 // settings of the cluster's own clients. The cluster's clients read that same environment through
 // worker/connection.ts, as every worker and CLI does, so what `up` prints is what `up` itself uses.
@@ -51,18 +51,6 @@ export function serverTlsLines(files: ClusterCertificates): string[] {
     `      certFile: "${files.serverCert}"`,
     `      keyFile: "${files.serverKey}"`,
     ...client('      '),
-  ];
-}
-
-/** The Web UI's `tls` section: it calls the frontend as a client of the cluster. */
-export function uiTlsLines(files: ClusterCertificates): string[] {
-  return [
-    'tls:',
-    `  caFile: "${files.serverCa}"`,
-    `  certFile: "${files.clientCert}"`,
-    `  keyFile: "${files.clientKey}"`,
-    `  serverName: "${TLS_SERVER_NAME}"`,
-    '  enableHostVerification: true',
   ];
 }
 

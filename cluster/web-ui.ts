@@ -2,17 +2,21 @@
 // by scripts/setup-cluster.js, one detached process on 127.0.0.1 talking to the cluster's frontend,
 // output appended to <dir>/ui/ui.log. Optional: when it cannot be built, `up` says why and the
 // cluster runs without it. Payloads stay encrypted in it (no codec server here; see `tideline dev`).
-// With mTLS it calls the frontend with the cluster's client certificate.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// With mTLS it is read-only: it holds no certificate and calls the frontend through the read-only
+// gate (cluster/read-only-gate.ts, a second daemon, output to <dir>/ui/gate.log), which alone holds
+// the client certificate and forwards only reads; the UI's own write actions are switched off too,
+// so its pages offer none. The UI has no login: whoever reaches 127.0.0.1 can read the cluster.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type * as ClusterSetup from '../scripts/setup-cluster';
 import { isPortFree } from '../stack/ports';
 import { packageRoot } from '../stack/temporal-binary';
 import { StackError } from '../stack/stack-error';
 import { isOurProcess, logTail, spawnDaemon, terminate, waitFor } from './processes';
-import type { ClusterCertificates } from './certificates';
+import { TLS_SERVER_NAME } from './certificates';
+import type { ReadOnlyGateConfig } from './read-only-gate';
 import type { ClusterPaths, ClusterState } from './state';
-import { clusterCertificates, uiTlsLines } from './tls';
+import { clusterCertificates } from './tls';
 
 const UI_CONFIG_ENV = 'tideline';
 
@@ -46,10 +50,27 @@ export function uiPid(paths: ClusterPaths, state: ClusterState): number | undefi
   return isOurProcess(state.pids.ui, uiMarker(paths)) ? state.pids.ui : undefined;
 }
 
-export function renderUiConfig(state: ClusterState, tls?: ClusterCertificates): string {
+/** The UI server's switches for its write actions: all off (the gate refuses them anyway). */
+const READ_ONLY_UI_LINES = [
+  'disableWriteActions: true',
+  'workflowTerminateDisabled: true',
+  'workflowCancelDisabled: true',
+  'workflowSignalDisabled: true',
+  'workflowUpdateDisabled: true',
+  'workflowResetDisabled: true',
+  'batchActionsDisabled: true',
+  'startWorkflowDisabled: true',
+  'activityCommandsDisabled: true',
+];
+
+export function renderUiConfig(state: ClusterState): string {
+  const readOnly = state.mtls;
+  if (readOnly && state.ports.uiGate === undefined)
+    throw new StackError('CLUSTER_START_FAILED', 'the cluster state has no port for the Web UI gate');
+  const grpcPort = readOnly ? state.ports.uiGate : state.ports.frontend;
   return [
     '# Written by `tideline cluster up`; rewritten at every start.',
-    `temporalGrpcAddress: "127.0.0.1:${state.ports.frontend}"`,
+    `temporalGrpcAddress: "127.0.0.1:${grpcPort}"`,
     'host: "127.0.0.1"',
     `port: ${state.ports.ui ?? 0}`,
     'enableUi: true',
@@ -62,9 +83,79 @@ export function renderUiConfig(state: ClusterState, tls?: ClusterCertificates): 
     '  allowOrigins: []',
     'auth:',
     '  enabled: false',
-    ...(tls === undefined ? [] : uiTlsLines(tls)),
+    ...(readOnly ? READ_ONLY_UI_LINES : []),
     '',
   ].join('\n');
+}
+
+function gateConfigFile(paths: ClusterPaths): string {
+  return path.join(paths.uiDir, 'gate.json');
+}
+
+/** What the gate's command line holds and no other process's does. */
+export function gateMarker(paths: ClusterPaths): string {
+  return `--gate ${gateConfigFile(paths)}`;
+}
+
+export function gatePid(paths: ClusterPaths, state: ClusterState): number | undefined {
+  return isOurProcess(state.pids.uiGate, gateMarker(paths)) ? state.pids.uiGate : undefined;
+}
+
+/** True when the Web UI runs with what it needs (with mTLS: its gate too). */
+export function uiRunning(paths: ClusterPaths, state: ClusterState): boolean {
+  return uiPid(paths, state) !== undefined && (!state.mtls || gatePid(paths, state) !== undefined);
+}
+
+/** The gate daemon's script: compiled with the CLI (the package ships dist/). */
+function gateScript(): string {
+  return path.join(packageRoot(), 'dist', 'cluster', 'read-only-gate-main.js');
+}
+
+/** Starts the read-only gate of an mTLS cluster's UI unless it runs; returns its pid once it listens. */
+async function startGate(paths: ClusterPaths, state: ClusterState): Promise<number> {
+  const files = clusterCertificates(paths, state);
+  const port = state.ports.uiGate;
+  if (files === undefined || port === undefined)
+    throw new StackError('CLUSTER_START_FAILED', 'the cluster state has no port for the Web UI gate');
+  const running = gatePid(paths, state);
+  if (running !== undefined) return running;
+  if (!existsSync(gateScript()))
+    throw new StackError(
+      'CLUSTER_START_FAILED',
+      `${gateScript()} is missing`,
+      'build tideline (npm run build)',
+    );
+  if (!(await isPortFree(port)))
+    throw new StackError(
+      'CLUSTER_START_FAILED',
+      `the Web UI gate port ${port} of this cluster is taken by something else`,
+      'stop what uses it, or use another --dir',
+    );
+  const config: ReadOnlyGateConfig = {
+    listenPort: port,
+    frontendPort: state.ports.frontend,
+    serverName: TLS_SERVER_NAME,
+    caFile: files.serverCa,
+    certFile: files.clientCert,
+    keyFile: files.clientKey,
+  };
+  mkdirSync(paths.uiDir, { recursive: true, mode: 0o700 });
+  writeFileSync(gateConfigFile(paths), `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  const log = path.join(paths.uiDir, 'gate.log');
+  const pid = spawnDaemon(process.execPath, [gateScript(), '--gate', gateConfigFile(paths)], {
+    logFile: log,
+    env: process.env,
+  });
+  const listening = await waitFor(
+    () => !isOurProcess(pid, gateMarker(paths)) || logTail(log).includes(`listening on 127.0.0.1:${port}`),
+    30_000,
+  );
+  if (listening && isOurProcess(pid, gateMarker(paths))) return pid;
+  await terminate(pid, gateMarker(paths), 'SIGKILL');
+  throw new StackError(
+    'CLUSTER_START_FAILED',
+    `the Web UI gate did not start; the end of ${log}:\n${logTail(log)}`,
+  );
 }
 
 async function answers(url: string): Promise<boolean> {
@@ -77,13 +168,36 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-/** Starts the Web UI unless it runs; returns its pid once it serves its page. */
-export async function startUi(paths: ClusterPaths, state: ClusterState, binary: string): Promise<number> {
+/** Starts the Web UI (with mTLS, its gate first) unless it runs; returns the pids once it serves its page. */
+export async function startUi(
+  paths: ClusterPaths,
+  state: ClusterState,
+  binary: string,
+): Promise<{ ui: number; uiGate?: number }> {
+  const uiGate = state.mtls ? await startGate(paths, state) : undefined;
+  try {
+    const ui = await startUiServer(paths, state, binary);
+    return { ui, ...(uiGate !== undefined && { uiGate }) };
+  } catch (error) {
+    if (uiGate !== undefined) await terminate(uiGate, gateMarker(paths), 'SIGTERM', 10_000);
+    throw error;
+  }
+}
+
+async function startUiServer(paths: ClusterPaths, state: ClusterState, binary: string): Promise<number> {
   const url = webUiUrl(state);
   if (url === undefined || state.ports.ui === undefined)
     throw new StackError('CLUSTER_START_FAILED', 'the cluster state has no Web UI port');
+  const configDir = path.join(paths.uiDir, 'config');
+  const configFile = path.join(configDir, `${UI_CONFIG_ENV}.yaml`);
+  const config = renderUiConfig(state);
   const running = uiPid(paths, state);
-  if (running !== undefined) return running;
+  if (running !== undefined) {
+    // A UI started with another config (e.g. one that held the client certificate, before the
+    // gate) is restarted: it reads its frontend address and TLS settings only at start.
+    if (existsSync(configFile) && readFileSync(configFile, 'utf8') === config) return running;
+    await terminate(running, uiMarker(paths), 'SIGTERM', 10_000);
+  }
   if (!(await isPortFree(state.ports.ui))) {
     throw new StackError(
       'CLUSTER_START_FAILED',
@@ -91,10 +205,8 @@ export async function startUi(paths: ClusterPaths, state: ClusterState, binary: 
       'stop what uses it, or use another --dir',
     );
   }
-  const configDir = path.join(paths.uiDir, 'config');
   mkdirSync(configDir, { recursive: true, mode: 0o700 });
-  const config = renderUiConfig(state, clusterCertificates(paths, state));
-  writeFileSync(path.join(configDir, `${UI_CONFIG_ENV}.yaml`), config, { mode: 0o600 });
+  writeFileSync(configFile, config, { mode: 0o600 });
   const args = ['--root', paths.uiDir, '--config', 'config', '--env', UI_CONFIG_ENV, 'start'];
   const pid = spawnDaemon(binary, args, { logFile: paths.uiLog, cwd: paths.uiDir, env: process.env });
   const deadline = Date.now() + 60_000;
@@ -112,7 +224,14 @@ export async function startUi(paths: ClusterPaths, state: ClusterState, binary: 
 
 export async function stopUi(paths: ClusterPaths, state: ClusterState): Promise<boolean> {
   const pid = uiPid(paths, state);
-  if (pid === undefined) return false;
-  await terminate(pid, uiMarker(paths), 'SIGTERM', 10_000);
-  return waitFor(() => !isOurProcess(pid, uiMarker(paths)), 1_000);
+  const gate = gatePid(paths, state);
+  if (pid !== undefined) await terminate(pid, uiMarker(paths), 'SIGTERM', 10_000);
+  if (gate !== undefined) await terminate(gate, gateMarker(paths), 'SIGTERM', 10_000);
+  if (pid === undefined && gate === undefined) return false;
+  return waitFor(
+    () =>
+      (pid === undefined || !isOurProcess(pid, uiMarker(paths))) &&
+      (gate === undefined || !isOurProcess(gate, gateMarker(paths))),
+    1_000,
+  );
 }

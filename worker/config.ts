@@ -115,7 +115,7 @@ export interface LoadWorkerConfigOptions {
   env?: NodeJS.ProcessEnv;
   /** Gives the file's text (tests). Default: read bounded like a runbook (dsl/source-file.ts). */
   readFile?: (file: string) => string;
-  /** Receives one-line notices (a config file with a secret key that others can read). Default: stderr. */
+  /** Receives one-line notices (a config or key file with a secret that others can read). Default: stderr. */
   notice?: (line: string) => void;
 }
 
@@ -153,10 +153,8 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
   const source = configFile ? `${configFile} and environment` : 'environment';
 
   const raw = configFile ? readConfigContent(configFile, options.readFile) : {};
-  if (configFile && options.readFile === undefined) {
-    const notice = options.notice ?? ((line: string) => process.stderr.write(`${line}\n`));
-    warnIfSecretConfigOpen(configFile, raw, notice);
-  }
+  const notice = options.notice ?? ((line: string) => process.stderr.write(`${line}\n`));
+  if (configFile && options.readFile === undefined) warnIfSecretConfigOpen(configFile, raw, notice);
   if (!isRecord(raw)) throw configError(['the file must hold a mapping (taskQueue, cloud, …)'], source);
 
   const problems: string[] = [];
@@ -198,6 +196,7 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
     configFile ? path.dirname(configFile) : process.cwd(),
     catalogProblems,
     approvalKeys,
+    notice,
   );
   if (drift !== undefined) uncataloguedAutoRepairs(drift.states, catalog, catalogProblems);
   if (catalogProblems.length > 0) throw configError(catalogProblems, source);

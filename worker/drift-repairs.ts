@@ -31,6 +31,7 @@ import type { DriftReport } from '../state/drift-check';
 import { planRepairs, type RepairProblemCode } from '../state/repair-plan';
 import type { LoadedState } from '../state/state-file';
 import type { ParsedWorkerConfig } from './config-schema';
+import { warnIfOpenToOthers } from './file-permissions';
 
 /** Who a watcher's repair runs start as: a registered approver and its private key. */
 export interface RepairIdentity {
@@ -47,7 +48,8 @@ export interface RepairRunPlace {
 /**
  * `drift.repairAs` read at start: the key file loads and its public key is registered for `by`
  * under `approvals.keys` (else admission would call the starter unverified). Every watched state
- * with a rule that says `repair.auto` needs it. Problems are added to `problems`.
+ * with a rule that says `repair.auto` needs it. Problems are added to `problems`; a key file other
+ * users can read is warned about through `notice`, as the worker's other secret files are.
  */
 export function loadRepairIdentity(
   given: NonNullable<ParsedWorkerConfig['drift']>['repairAs'],
@@ -55,6 +57,7 @@ export function loadRepairIdentity(
   approvalKeys: ReadonlyMap<string, readonly string[]>,
   baseDir: string,
   problems: string[],
+  notice: (line: string) => void,
 ): RepairIdentity | undefined {
   if (given === undefined) {
     for (const state of states.values()) {
@@ -67,8 +70,9 @@ export function loadRepairIdentity(
     return undefined;
   }
   let key: KeyObject;
+  const file = path.resolve(baseDir, given.key);
   try {
-    key = privateKeyFromPem(readFileSync(path.resolve(baseDir, given.key), 'utf8'));
+    key = privateKeyFromPem(readFileSync(file, 'utf8'));
   } catch (error) {
     const why =
       (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : 'unreadable');
@@ -77,6 +81,8 @@ export function loadRepairIdentity(
     );
     return undefined;
   }
+  // A signing key like an operator's approval key, and warned about alike (cli/approval-signing.ts).
+  warnIfOpenToOthers(file, 'drift.repairAs key', notice, '(it signs repair runs)');
   const id = keyId(createPublicKey(key));
   const registered = (approvalKeys.get(given.by) ?? []).some((text) => {
     const publicKey = parsePublicKey(text);

@@ -50,6 +50,7 @@ export function loadDriftStates(
   baseDir: string,
   problems: string[],
   approvalKeys: ReadonlyMap<string, readonly string[]> = new Map(),
+  notice: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
 ): DriftStates | undefined {
   if (section === undefined) return undefined;
   const shown = (file: string) => path.relative(baseDir, file) || file;
@@ -89,7 +90,7 @@ export function loadDriftStates(
   for (const name of notify)
     if (!targets.has(name))
       problems.push(`drift.notify: ${name} is not one of notifications.targets; define it there first`);
-  const repairAs = loadRepairIdentity(section.repairAs, states, approvalKeys, baseDir, problems);
+  const repairAs = loadRepairIdentity(section.repairAs, states, approvalKeys, baseDir, problems, notice);
   return { states, notify, ...(repairAs !== undefined && { repairAs }) };
 }
 

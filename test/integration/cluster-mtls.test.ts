@@ -5,7 +5,11 @@
 // connection, the tideline CLI, `cluster status` and the Web UI, and a worker process with it runs
 // a runbook that a client with it started; a raw gRPC client (Node's http2, no SDK) is refused by
 // the frontend without TLS, without a certificate and with another CA's certificate, and the
-// client certificate does not open the internode ports. Skipped with the reason when the cluster
+// client certificate does not open the internode ports. The Web UI holds no certificate and is
+// read-only: the requests an attacker on this machine sends it (GET / for the CSRF cookie, then a
+// start, a terminate, a signal, and the same writes with ids that slip past the UI server's own
+// write check, as a batch terminate) change nothing, and its read-only gate, which alone holds the
+// client certificate, forwards reads only. Skipped with the reason when the cluster
 // cannot be built or PostgreSQL is missing, or when `openssl` is missing (Node cannot issue
 // certificates); TIDELINE_REQUIRE_TOOLS=1 makes that a failure.
 import { X509Certificate } from 'node:crypto';
@@ -252,6 +256,160 @@ describeWithTools('the native cluster with mTLS', clusterMissing() ?? opensslMis
       answered: false,
       code: 'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA',
       serverSpokeHttp2: false,
+    });
+  });
+
+  describe('the Web UI serves reads only, whatever an attacker on this machine sends it', () => {
+    const taskQueue = 'cluster-mtls-ui-idle'; // no worker polls it: the run stays open
+    let idleId: string;
+    let csrf: { cookie: string; token: string };
+    let owner: Client;
+    let closeOwner: () => Promise<void>;
+
+    beforeAll(async () => {
+      const connection = await connectClient(loadTemporalSettings({ env: info.clientEnv }));
+      closeOwner = () => connection.close();
+      owner = new Client({ connection, namespace: info.namespace });
+      idleId = `cluster-mtls-ui-idle-${Date.now()}`;
+      await owner.workflow.start('runbookWorkflow', { taskQueue, workflowId: idleId, args: [] });
+      // What a browser gets from GET /: the CSRF cookie, readable by the page, echoed in a header.
+      const page = await fetch(`${info.webUiUrl}/`);
+      expect(page.status).toBe(200);
+      await page.arrayBuffer();
+      const cookie = page.headers.getSetCookie().find((c) => c.startsWith('_csrf='));
+      expect(cookie).toBeDefined();
+      const token = cookie!.split(';')[0]!.slice('_csrf='.length);
+      csrf = { cookie: `_csrf=${token}`, token };
+    }, 60_000);
+
+    afterAll(async () => {
+      await owner?.workflow
+        .getHandle(idleId)
+        .terminate('test cleanup')
+        .catch(() => undefined);
+      await closeOwner?.();
+    });
+
+    /** A same-origin write as the UI's own page sends it: cookie, token header, JSON. */
+    const write = async (apiPath: string, body: unknown): Promise<number> => {
+      const response = await fetch(`${info.webUiUrl}/api/v1/namespaces/${info.namespace}/${apiPath}`, {
+        method: 'POST',
+        headers: { cookie: csrf.cookie, 'x-csrf-token': csrf.token, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      await response.arrayBuffer();
+      return response.status;
+    };
+    const exists = (workflowId: string) =>
+      owner.workflow
+        .getHandle(workflowId)
+        .describe()
+        .then(
+          () => true,
+          (error: unknown) =>
+            error instanceof Error && error.name === 'WorkflowNotFoundError' ? false : Promise.reject(error),
+        );
+    const idleStatus = async () => (await owner.workflow.getHandle(idleId).describe()).status.name;
+    const startBody = (workflowId: string) => ({
+      workflowId,
+      workflowType: { name: 'runbookWorkflow' },
+      taskQueue: { name: taskQueue },
+    });
+
+    test('reads answer without a login; the settings say write actions are off', async () => {
+      const listed = await fetch(
+        `${info.webUiUrl}/api/v1/namespaces/${info.namespace}/workflows?query=${encodeURIComponent(`WorkflowId = '${idleId}'`)}`,
+      );
+      expect(listed.status).toBe(200);
+      const body = (await listed.json()) as { executions?: Array<{ execution?: { workflowId?: string } }> };
+      expect((body.executions ?? []).map((e) => e.execution?.workflowId)).toEqual([idleId]);
+      const settings = (await (await fetch(`${info.webUiUrl}/api/v1/settings`)).json()) as Record<
+        string,
+        unknown
+      >;
+      expect(settings).toMatchObject({
+        DisableWriteActions: true,
+        StartWorkflowDisabled: true,
+        BatchActionsDisabled: true,
+      });
+      const config = readFileSync(path.join(dir, 'ui', 'config', 'tideline.yaml'), 'utf8');
+      expect(config).not.toMatch(/certFile|keyFile|caFile/); // the UI holds no certificate
+    });
+
+    test('a start, a terminate and a signal with the CSRF cookie are refused; nothing changes', async () => {
+      const startId = `ui-attack-start-${Date.now()}`;
+      expect(await write(`workflows/${startId}`, startBody(startId))).toBe(405);
+      expect(await write(`workflows/${idleId}/terminate`, { reason: 'ui attack' })).toBe(405);
+      expect(await write(`workflows/${idleId}/signal/approve`, { input: null })).toBe(405);
+      expect(await write(`workflows/${idleId}/reset`, { reason: 'ui attack' })).toBe(405);
+      expect(await exists(startId)).toBe(false);
+      expect(await idleStatus()).toBe('RUNNING');
+    });
+
+    test('writes whose path slips past the UI server’s check (an escaped "/query/") die at the gate', async () => {
+      // The UI server lets POSTs through whose decoded path holds "/workflows/" and "/query/"
+      // (workflow queries); an id with escaped slashes makes any write look like one.
+      const startId = `ui-attack/query/${Date.now()}`;
+      expect(await write(`workflows/${encodeURIComponent(startId)}`, startBody(startId))).toBe(403);
+      const jobId = `ui-attack/workflows/query/${Date.now()}`;
+      const batch = {
+        jobId,
+        visibilityQuery: `WorkflowId = '${idleId}'`,
+        reason: 'ui attack',
+        terminationOperation: {},
+      };
+      expect(await write(`batch-operations/${encodeURIComponent(jobId)}`, batch)).toBe(403);
+      expect(await exists(startId)).toBe(false);
+      expect(await idleStatus()).toBe('RUNNING');
+      const gateLog = readFileSync(path.join(dir, 'ui', 'gate.log'), 'utf8');
+      expect(gateLog).toContain(
+        'refused /temporal.api.workflowservice.v1.WorkflowService/StartWorkflowExecution',
+      );
+      expect(gateLog).toContain(
+        'refused /temporal.api.workflowservice.v1.WorkflowService/StartBatchOperation',
+      );
+    });
+
+    test('a cross-site write (another origin, no token) is refused', async () => {
+      const startId = `ui-attack-cross-site-${Date.now()}`;
+      const response = await fetch(
+        `${info.webUiUrl}/api/v1/namespaces/${info.namespace}/workflows/${startId}`,
+        {
+          method: 'POST',
+          headers: { origin: 'https://attacker.example', 'content-type': 'text/plain' },
+          body: JSON.stringify(startBody(startId)),
+        },
+      );
+      await response.arrayBuffer();
+      expect(response.status).toBe(400);
+      expect(response.headers.get('access-control-allow-origin')).toBeNull();
+      expect(await exists(startId)).toBe(false);
+    });
+
+    test('the gate itself, called raw without a certificate, answers reads and refuses writes', async () => {
+      const gatePort = readClusterState(clusterPaths(dir))!.ports.uiGate!;
+      expect(info.pids.uiGate).toBeDefined();
+      expect(await rawGrpcCall(gatePort, { plaintext: true }, GET_SYSTEM_INFO)).toEqual({
+        answered: true,
+        grpcStatus: '0',
+      });
+      for (const method of [
+        'StartWorkflowExecution',
+        'TerminateWorkflowExecution',
+        'SignalWorkflowExecution',
+        'ResetWorkflowExecution',
+        'StartBatchOperation',
+        'CreateSchedule',
+        'UpdateNamespace',
+      ]) {
+        const outcome = await rawGrpcCall(
+          gatePort,
+          { plaintext: true },
+          `/temporal.api.workflowservice.v1.WorkflowService/${method}`,
+        );
+        expect({ method, outcome }).toEqual({ method, outcome: { answered: true, grpcStatus: '7' } });
+      }
+      expect(await idleStatus()).toBe('RUNNING');
     });
   });
 

@@ -17,7 +17,8 @@ import {
   withUiPort,
   writeClusterState,
 } from '../../cluster/state';
-import { renderUiConfig, uiMarker, webUiUrl } from '../../cluster/web-ui';
+import { isReadOnlyCall } from '../../cluster/read-only-gate';
+import { gateMarker, renderUiConfig, uiMarker, webUiUrl } from '../../cluster/web-ui';
 import { serverMarker } from '../../cluster/server-config';
 
 let dir: string;
@@ -141,6 +142,82 @@ describe('web UI', () => {
     expect(uiCommandLine).toContain(uiMarker(paths));
     expect(uiCommandLine).not.toContain(serverMarker(paths));
     expect(serverCommandLine).not.toContain(uiMarker(paths));
+    expect(config).not.toContain('disableWriteActions'); // without mTLS the frontend is open anyway
+  });
+
+  test('with mTLS the UI holds no certificate, calls the read-only gate, and has its write actions off', async () => {
+    const state = await withUiPort(await newClusterState('ops', 'one', { mtls: true }));
+    expect(state.ports.uiGate).toBeDefined();
+    expect(await withUiPort(state)).toEqual(state);
+    const config = renderUiConfig(state);
+    expect(config).toContain(`temporalGrpcAddress: "127.0.0.1:${state.ports.uiGate}"`);
+    expect(config).not.toContain(`${state.ports.frontend}`);
+    expect(config).not.toMatch(/^tls:|certFile|keyFile/m);
+    for (const line of [
+      'disableWriteActions: true',
+      'startWorkflowDisabled: true',
+      'batchActionsDisabled: true',
+    ])
+      expect(config).toContain(line);
+    const paths = clusterPaths(dir);
+    expect(`node /x/read-only-gate-main.js --gate ${paths.uiDir}/gate.json`).toContain(gateMarker(paths));
+    expect(`/bin/ui-server --root ${paths.uiDir} --config config --env tideline start`).not.toContain(
+      gateMarker(paths),
+    );
+  });
+});
+
+describe('the read-only gate of an mTLS cluster’s Web UI', () => {
+  const workflow = (method: string) => `/temporal.api.workflowservice.v1.WorkflowService/${method}`;
+
+  test('forwards the reads the Web UI makes', () => {
+    for (const method of [
+      'ListNamespaces',
+      'DescribeNamespace',
+      'ListWorkflowExecutions',
+      'CountWorkflowExecutions',
+      'DescribeWorkflowExecution',
+      'GetWorkflowExecutionHistory',
+      'QueryWorkflow',
+      'GetSystemInfo',
+      'ListSchedules',
+    ])
+      expect({ method, forwarded: isReadOnlyCall(workflow(method)) }).toEqual({ method, forwarded: true });
+    expect(isReadOnlyCall('/temporal.api.operatorservice.v1.OperatorService/ListSearchAttributes')).toBe(
+      true,
+    );
+  });
+
+  test('refuses every write, admin call, unknown method and look-alike path', () => {
+    for (const method of [
+      'StartWorkflowExecution',
+      'SignalWithStartWorkflowExecution',
+      'SignalWorkflowExecution',
+      'TerminateWorkflowExecution',
+      'RequestCancelWorkflowExecution',
+      'ResetWorkflowExecution',
+      'UpdateWorkflowExecution',
+      'ExecuteMultiOperation',
+      'StartBatchOperation',
+      'CreateSchedule',
+      'PatchSchedule',
+      'DeleteSchedule',
+      'UpdateNamespace',
+      'RegisterNamespace',
+      'PollWorkflowTaskQueue',
+      'RespondActivityTaskCompleted',
+    ])
+      expect({ method, forwarded: isReadOnlyCall(workflow(method)) }).toEqual({ method, forwarded: false });
+    for (const other of [
+      '/temporal.api.operatorservice.v1.OperatorService/AddSearchAttributes',
+      '/temporal.api.operatorservice.v1.OperatorService/DeleteNamespace',
+      '/temporal.server.api.adminservice.v1.AdminService/DescribeCluster',
+      `${workflow('ListNamespaces')}/`,
+      `${workflow('ListNamespaces')}?x`,
+      workflow('listnamespaces'),
+      '/x/temporal.api.workflowservice.v1.WorkflowService/ListNamespaces',
+    ])
+      expect({ other, forwarded: isReadOnlyCall(other) }).toEqual({ other, forwarded: false });
   });
 });
 

@@ -4,7 +4,7 @@
 // the worker's environment is one the worker really reads (it loads into a valid configuration),
 // that the local cloud's flags and config are ones the local cloud accepts, and that the
 // Dockerfile builds from files that exist and are not excluded from the build context.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { findCommand } from '../../cli/command-registry';
@@ -65,6 +65,29 @@ function environmentOf(service: Service, env: Record<string, string>): Record<st
   );
 }
 
+/**
+ * The repository file behind the config `TIDELINE_CONFIG` names in the container: it must be mounted
+ * there from a compose config file, at the path it has under the image's WORKDIR (/app), so that
+ * its relative paths (../runbooks) resolve in the repository as they do in the image.
+ */
+function mountedConfig(service: Service, env: Record<string, string>): string {
+  const target = env.TIDELINE_CONFIG ?? '';
+  expect(target).toMatch(/^\/app\//);
+  const mount = service.configs?.find((config) => config.target === target);
+  expect(mount).toBeDefined();
+  const file = compose.configs?.[mount!.source]?.file ?? '';
+  expect(path.posix.normalize(file)).toBe(path.posix.relative('/app', target));
+  expect(existsSync(path.join(ROOT, file))).toBe(true);
+  // The image's runtime stage works in /app and holds the shipped runbooks at /app/runbooks.
+  const runtimeStage =
+    read('Dockerfile')
+      .split(/^FROM /m)
+      .at(-1) ?? '';
+  expect(runtimeStage).toMatch(/^WORKDIR \/app$/m);
+  expect(runtimeStage).toMatch(/^COPY runbooks \.\/runbooks$/m);
+  return path.join(ROOT, file);
+}
+
 const KNOWN_SERVICE_KEYS = new Set([
   'image',
   'build',
@@ -95,8 +118,9 @@ describe('docker-compose.yml', () => {
     expect(compose.services['temporal-ui']?.environment?.TEMPORAL_ADDRESS).toBe('temporal:7233');
     expect(compose.services['tideline-worker']?.build).toBe('.');
     expect(compose.services['local-cloud']?.profiles).toEqual(['local-cloud']);
+    expect(compose.services['tideline-worker-development']?.profiles).toEqual(['development']);
     for (const [name, service] of services) {
-      if (name !== 'local-cloud')
+      if (name !== 'local-cloud' && name !== 'tideline-worker-development')
         expect({ name, profiles: service.profiles }).toEqual({ name, profiles: undefined });
     }
   });
@@ -153,7 +177,7 @@ describe('docker-compose.yml', () => {
     for (const name of Object.keys(env).filter((n) => n.startsWith('TIDELINE_'))) {
       expect({ name, read: workerSources.includes(`env.${name}`) }).toEqual({ name, read: true });
     }
-    const config = loadWorkerConfig({ env });
+    const config = loadWorkerConfig({ env: { ...env, TIDELINE_CONFIG: mountedConfig(worker, env) } });
     expect(config.taskQueue).toBe('tideline');
     expect(config.metricsAddress).toBe('0.0.0.0:9464');
     expect(config.cloud.baseUrl).toBe('http://127.0.0.1:8787/public/api/v1');
@@ -164,17 +188,53 @@ describe('docker-compose.yml', () => {
     });
     expect(loadEncryptionKeys({ env, notice: () => undefined })).toMatchObject({ source: 'env' });
     // Production settings replace the rehearsal defaults.
+    const productionEnv = environmentOf(worker, {
+      TIDELINE_ENCRYPTION_KEYS: KEYS,
+      TIDELINE_CLOUD_URL: 'https://api.example.com/public/api/v1',
+      TIDELINE_CLOUD_PROJECT_ID: 'd1k5vk7hf2',
+      TIDELINE_CLOUD_ACCESS_KEY: 'AK',
+      TIDELINE_CLOUD_SECRET_KEY: 'SK-production',
+    });
     const production = loadWorkerConfig({
-      env: environmentOf(worker, {
-        TIDELINE_ENCRYPTION_KEYS: KEYS,
-        TIDELINE_CLOUD_URL: 'https://api.example.com/public/api/v1',
-        TIDELINE_CLOUD_PROJECT_ID: 'd1k5vk7hf2',
-        TIDELINE_CLOUD_ACCESS_KEY: 'AK',
-        TIDELINE_CLOUD_SECRET_KEY: 'SK-production',
-      }),
+      env: { ...productionEnv, TIDELINE_CONFIG: mountedConfig(worker, productionEnv) },
     });
     expect(production.cloud.baseUrl).toBe('https://api.example.com/public/api/v1');
     expect(production.cloud.defaultProjectId).toBe('d1k5vk7hf2');
+  });
+
+  test('the worker runs with its catalogue: the mounted config, loaded by the worker, holds the shipped runbooks', () => {
+    const worker = compose.services['tideline-worker']!;
+    const env = environmentOf(worker, { TIDELINE_ENCRYPTION_KEYS: KEYS });
+    const config = loadWorkerConfig({ env: { ...env, TIDELINE_CONFIG: mountedConfig(worker, env) } });
+    expect(config.catalog?.mode).toBe('catalog');
+    const shipped = readdirSync(path.join(ROOT, 'runbooks'))
+      .filter((file) => /\.yaml$/.test(file) && !/\.(test|mutants|state)\.yaml$/.test(file))
+      .map((file) => `../runbooks/${file}`) // as the worker shows them: relative to the config file
+      .sort();
+    expect(shipped.length).toBeGreaterThan(5);
+    expect(config.catalog?.list.map((entry) => entry.file).sort()).toEqual(shipped);
+    expect(config.catalog?.entries.size).toBe(shipped.length);
+    // The environment still gives the Cloud API settings, over the file.
+    expect([...config.cloud.projects.keys()]).toEqual([env.TIDELINE_CLOUD_PROJECT_ID]);
+  });
+
+  test('a worker without a catalogue runs only when asked for by name, on a task queue of its own', () => {
+    const worker = compose.services['tideline-worker']!;
+    const development = compose.services['tideline-worker-development']!;
+    expect(development.profiles).toEqual(['development']);
+    const env = environmentOf(development, { TIDELINE_ENCRYPTION_KEYS: KEYS });
+    const config = loadWorkerConfig({ env: { ...env, TIDELINE_CONFIG: mountedConfig(development, env) } });
+    expect(config.catalog?.mode).toBe('development');
+    const workerEnv = environmentOf(worker, { TIDELINE_ENCRYPTION_KEYS: KEYS });
+    expect(config.taskQueue).toBe('tideline-development');
+    expect(config.taskQueue).not.toBe(workerEnv.TIDELINE_TASK_QUEUE);
+    // The same Temporal, keys and Cloud API as the catalogue worker; its metrics port is not shared.
+    for (const name of Object.keys(workerEnv).filter(
+      (n) => !['TIDELINE_TASK_QUEUE', 'TIDELINE_CONFIG', 'TIDELINE_METRICS_ADDRESS'].includes(n),
+    ))
+      expect({ name, value: env[name] }).toEqual({ name, value: workerEnv[name] });
+    expect(env.TIDELINE_METRICS_ADDRESS).toBeUndefined();
+    expect(development.network_mode).toBe('service:tideline-worker');
   });
 
   test('the local cloud runs with flags and a config it accepts, with the key pair the worker uses, on its loopback', () => {

@@ -6,7 +6,7 @@
 // `repairAs` is read relative to it and shown by name only; Slack hears a repair's outcome. The
 // Temporal client is a fake here; test/integration/workflows-drift-auto-repair.test.ts runs it for real.
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { definitionHash } from '../../activities/definition-hash';
@@ -66,14 +66,16 @@ const registered = () => new Map([['drift-bot', [publicKeyText(createPublicKey(k
 
 function load(repairAs?: { by: string; key: string }, approvalKeys = registered()) {
   const problems: string[] = [];
+  const notices: string[] = [];
   const drift = loadDriftStates(
     { states: ['fleet.state.yaml'], ...(repairAs !== undefined && { repairAs }) },
     new Set(),
     dir,
     problems,
     approvalKeys,
+    (line) => notices.push(line),
   );
-  return { drift, problems };
+  return { drift, problems, notices };
 }
 
 test('rules with repair.auto and no drift.repairAs stop the worker, naming the rules', () => {
@@ -95,9 +97,26 @@ test('a repairAs key that does not load, or is not registered for its name, stop
       /^drift\.repairAs: the public key of repairer\.pem \(key id [0-9a-f]{16}\) is not registered for drift-bot/,
     ),
   ]);
-  const { drift, problems } = load({ by: 'drift-bot', key: 'repairer.pem' });
+  const { drift, problems, notices } = load({ by: 'drift-bot', key: 'repairer.pem' });
   expect(problems).toEqual([]);
+  expect(notices).toEqual([]); // 0600
   expect(drift?.repairAs?.by).toBe('drift-bot');
+});
+
+// Warned about, not refused: as the worker treats its config file with a secret and its payload
+// key file, and as the CLI treats an operator's approval key.
+test('a repairAs key file other users can read is warned about, like an approval key, and still loads', () => {
+  const key = path.join(dir, 'repairer.pem');
+  for (const mode of [0o640, 0o604]) {
+    chmodSync(key, mode);
+    const { drift, problems, notices } = load({ by: 'drift-bot', key: 'repairer.pem' });
+    expect(problems).toEqual([]);
+    expect(drift?.repairAs?.by).toBe('drift-bot');
+    expect(notices).toEqual([
+      `tideline: warning: drift.repairAs key ${key} (it signs repair runs) is readable by other users; run: chmod 600 ${key}`,
+    ]);
+    expect(notices.join('\n')).not.toContain('PRIVATE KEY');
+  }
 });
 
 interface Started {
@@ -242,8 +261,14 @@ drift:
 `,
     { mode: 0o600 },
   );
-  const loaded = loadWorkerConfig({ env: { TIDELINE_CONFIG: file }, notice: () => undefined });
+  const notices: string[] = [];
+  const loaded = loadWorkerConfig({ env: { TIDELINE_CONFIG: file }, notice: (line) => notices.push(line) });
   expect(loaded.drift?.repairAs?.by).toBe('drift-bot');
+  expect(notices).toEqual([]);
+  // The worker's notices (stderr at start) carry the key file's warning too.
+  chmodSync(path.join(dir, 'repairer.pem'), 0o644);
+  loadWorkerConfig({ env: { TIDELINE_CONFIG: file }, notice: (line) => notices.push(line) });
+  expect(notices).toEqual([expect.stringMatching(/drift\.repairAs key .*repairer\.pem .*chmod 600/)]);
   expect(describeWorkerConfig(loaded).drift).toEqual({
     states: ['fleet'],
     notify: [],
