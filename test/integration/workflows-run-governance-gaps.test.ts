@@ -50,6 +50,18 @@ function tideline(...args: string[]): Promise<CliResult> {
   return tidelineWith({}, ...args);
 }
 
+/**
+ * `tideline approve` as a person does it: read the plan and its fingerprint first (nothing is
+ * signed), then approve that fingerprint.
+ */
+async function approve(id: string, who: Person): Promise<CliResult> {
+  const read = await tideline('approve', id, '--by', who);
+  expect(read.stderr).toContain('nothing was signed');
+  const fingerprint = /^plan fingerprint: ([0-9a-f]{16})$/m.exec(read.stdout)?.[1];
+  expect(fingerprint).toBeDefined();
+  return tideline('approve', id, '--by', who, '--plan', fingerprint!);
+}
+
 /** With secret inputs given the way the CLI asks for them (TIDELINE_INPUT_NAME). */
 function tidelineWith(secrets: Record<string, string>, ...args: string[]): Promise<CliResult> {
   return runTideline(args, {
@@ -207,14 +219,14 @@ describe('a require-approval rule evaluated at the start', () => {
       },
     ]);
 
-    const self = await tideline('approve', id, '--by', 'alice');
+    const self = await approve(id, 'alice');
     expect(self.code).toBe(1);
     expect(self.stderr).toContain('alice started this run; this step does not allow self-approval');
-    const outsider = await tideline('approve', id, '--by', 'bob');
+    const outsider = await approve(id, 'bob');
     expect(outsider.code).toBe(1);
     expect(outsider.stderr).toContain("bob is not one of this step's approvers");
-    expect((await tideline('approve', id, '--by', 'carol')).code).toBe(0);
-    expect((await tideline('approve', id, '--by', 'dave')).code).toBe(0);
+    expect((await approve(id, 'carol')).code).toBe(0);
+    expect((await approve(id, 'dave')).code).toBe(0);
 
     const report = await reportOf(handle);
     expect(report.status).toBe('succeeded');
@@ -357,8 +369,8 @@ describe('a reset run', () => {
     expect({ code: started.code, stderr: started.stderr }).toEqual({ code: 0, stderr: '' });
     const handle = stack.client.workflow.getHandle(id);
     await pendingStep(handle, 'sign_off');
-    expect((await tideline('approve', id, '--by', 'alice')).code).toBe(0);
-    expect((await tideline('approve', id, '--by', 'bob')).code).toBe(0);
+    expect((await approve(id, 'alice')).code).toBe(0);
+    expect((await approve(id, 'bob')).code).toBe(0);
     expect((await reportOf(handle)).status).toBe('succeeded');
     const environmentOf = async () =>
       (await stack.api.service.get({ project_id: projectId, service_id: service })).metadata?.environment;
@@ -393,8 +405,8 @@ describe('a reset run', () => {
     // The decisions signed for the run it was reset from are there, and were not enough.
     expect(asked.approvals?.filter((e) => e.accepted).map((e) => e.by)).toEqual(['alice', 'bob']);
 
-    expect((await tideline('approve', id, '--by', 'alice')).code).toBe(0);
-    expect((await tideline('approve', id, '--by', 'carol')).code).toBe(0);
+    expect((await approve(id, 'alice')).code).toBe(0);
+    expect((await approve(id, 'carol')).code).toBe(0);
     expect((await reportOf(again)).status).toBe('succeeded');
     expect(await environmentOf()).toBe('PROD');
     const record = await audit(id);
