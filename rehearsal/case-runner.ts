@@ -52,6 +52,8 @@ export interface CaseResult {
    * expectations found at that moment; one that could not run has none.
    */
   error?: { code: 'TEST_CASE_ERROR' | 'TEST_CASE_TIMEOUT'; message: string };
+  /** The step whose deadline ended the case, when one did (else a timeout was the flat one). */
+  missed?: MissedDeadline;
   /** The run's steps as they ended. */
   steps: StepRecord[];
   /** How the run ended and the requests it made per operation, once it ended. */
@@ -284,6 +286,7 @@ export async function runCase(
     const ending = await firstEnding(work, run, deadlines, timeoutMs);
     if ('missed' in ending) {
       ended = true;
+      if (ending.missed !== undefined) result.missed = ending.missed;
       const progress = await progressOf(run);
       result.steps = progress?.steps ?? [];
       result.error = {

@@ -1,16 +1,31 @@
 // Runs each mutant against its runbook's cases on one test stack, at most `jobs` mutants at a
 // time. The cases first run against the runbooks as they are: a failing case would kill every
 // mutant and prove nothing, so then no mutant runs. A mutant's cases run fastest first (as the
-// first pass timed them) and stop at the first case that fails. A case that fails because the run
-// outlived a step's deadline is a kill only by a timeout: the expectations it found unmet at that
-// moment say what the mutant got wrong, but no run of it ended for them to be checked against.
+// first pass timed them) and stop at the first case that kills. A case that fails because the run
+// outlived a step's deadline or its case limit is a kill only by a timeout: the expectations it
+// found unmet at that moment say what the mutant got wrong, but no run of it ended for them to be
+// checked against. Such a kill is judged against the baseline (time-limits.ts); one the baseline
+// does not back is inconclusive (time), and the mutant's remaining cases still run, since one of
+// them may kill it outright. With a time-limit policy each case's limit follows its baseline
+// duration; without one every case has the flat `timeoutMs`. The first pass can also run state
+// cases and hear every answer of its clouds, so one pass over a suite both proves it and times it.
 import type { CaseResult } from '../case-runner';
 import { runCase } from '../case-runner';
 import type { LoadedCase } from '../test-file-loader';
+import type { AnswerObserver } from '../../local-cloud/api';
 import type { Dialect } from '../../local-cloud/dialect';
+import type { LoadedStateCase } from '../state-case-loader';
+import { runStateCase } from '../state-case-runner';
 import { startTestStack, type TestStack } from '../test-stack';
 import type { Mutant } from './derive-mutants';
 import type { MutationTarget } from './mutation-plan';
+import {
+  DERIVED_LIMITS,
+  judgeTimeKill,
+  mutantLimitMs,
+  type TimeKill,
+  type TimeLimitPolicy,
+} from './time-limits';
 
 export interface Kill {
   file: string;
@@ -24,8 +39,12 @@ export interface Kill {
 }
 
 export type MutantVerdict =
-  /** `listedAsSurvivor`: the runbook's `.mutants.yaml` still lists it as a known survivor. */
-  | { status: 'killed'; kill: Kill; onlyByTimeout: boolean; listedAsSurvivor?: true }
+  /**
+   * `listedAsSurvivor`: the runbook's `.mutants.yaml` still lists it as a known survivor. `time`:
+   * for a kill only by a timeout, the limit that ran out against the baseline; `time.conclusive`
+   * false makes it inconclusive (time), not a kill (`inconclusiveByTime`).
+   */
+  | { status: 'killed'; kill: Kill; onlyByTimeout: boolean; listedAsSurvivor?: true; time?: TimeKill }
   /** `known`: why no case kills it yet, as its `.mutants.yaml` lists it. */
   | { status: 'survived'; known?: string }
   | { status: 'equivalent'; reason: string };
@@ -50,6 +69,12 @@ export interface MutationOptions {
   onMutant: (result: MutantResult) => void;
   /** The dialect the cases' local clouds answer in (default: current). */
   dialect?: Dialect;
+  /** Each mutant case's limit from its baseline duration (else the flat `timeoutMs`). */
+  limits?: TimeLimitPolicy;
+  /** State cases the first pass runs too (they have no mutants). */
+  stateCases?: readonly LoadedStateCase[];
+  /** Hears every answer of every local cloud of the first pass (not the mutants'). */
+  observeAnswers?: AnswerObserver;
 }
 
 export type MutationRun =
@@ -82,12 +107,24 @@ function killOf(result: CaseResult): Kill {
   };
 }
 
+/** A case of a mutant's run: the case, its baseline result and the limit it has. */
+interface TimedCase {
+  testCase: LoadedCase;
+  baseline: CaseResult;
+  limitMs: number;
+}
+
+/** Whether the mutant's only kill is one by time that its baseline does not back. */
+export function inconclusiveByTime(result: MutantResult): boolean {
+  return result.verdict.status === 'killed' && result.verdict.time?.conclusive === false;
+}
+
 async function runMutant(
   stack: TestStack,
   target: MutationTarget,
   mutant: Mutant,
-  cases: readonly LoadedCase[],
-  timeoutMs: number,
+  cases: readonly TimedCase[],
+  wellInside: number,
 ): Promise<MutantResult> {
   const started = Date.now();
   const reason = target.equivalent.get(mutant.id);
@@ -99,16 +136,21 @@ async function runMutant(
     durationMs: Date.now() - started,
   });
   if (reason !== undefined) return result({ status: 'equivalent', reason }, 0);
+  const listed = target.survivors.has(mutant.id) ? { listedAsSurvivor: true as const } : {};
   let casesRun = 0;
-  for (const testCase of cases) {
+  let inconclusive: MutantVerdict | undefined;
+  for (const { testCase, baseline, limitMs } of cases) {
     casesRun++;
-    const outcome = await runCase(stack, { ...testCase, definition: mutant.definition }, timeoutMs);
-    if (!outcome.passed) {
-      const kill = killOf(outcome);
-      const listed = target.survivors.has(mutant.id) ? { listedAsSurvivor: true as const } : {};
-      return result({ status: 'killed', kill, onlyByTimeout: kill.byTimeout, ...listed }, casesRun);
-    }
+    const outcome = await runCase(stack, { ...testCase, definition: mutant.definition }, limitMs);
+    if (outcome.passed) continue;
+    const kill = killOf(outcome);
+    if (!kill.byTimeout) return result({ status: 'killed', kill, onlyByTimeout: false, ...listed }, casesRun);
+    const time = judgeTimeKill(wellInside, outcome, baseline, limitMs);
+    const verdict: MutantVerdict = { status: 'killed', kill, onlyByTimeout: true, time, ...listed };
+    if (time.conclusive) return result(verdict, casesRun);
+    inconclusive ??= verdict;
   }
+  if (inconclusive !== undefined) return result(inconclusive, casesRun);
   const known = target.survivors.get(mutant.id);
   return result({ status: 'survived', ...(known !== undefined && { known }) }, casesRun);
 }
@@ -119,20 +161,34 @@ export async function runMutation(
 ): Promise<MutationRun> {
   const stack = await startTestStack(options.env, options.log, options.dialect);
   try {
+    const { timeoutMs, observeAnswers, limits } = options;
     const cases = targets.flatMap((target) => target.cases);
-    const baseline = await bounded(cases, options.jobs, async (testCase) => {
-      const outcome = await runCase(stack, testCase, options.timeoutMs);
+    const first = [
+      ...cases.map((testCase) => () => runCase(stack, testCase, timeoutMs, observeAnswers)),
+      ...(options.stateCases ?? []).map((c) => () => runStateCase(stack, c, timeoutMs, observeAnswers)),
+    ];
+    const baseline = await bounded(first, options.jobs, async (run) => {
+      const outcome = await run();
       options.onBaseline(outcome);
       return outcome;
     });
     if (baseline.some((outcome) => !outcome.passed)) return { ok: false, baseline };
-    const took = new Map(cases.map((testCase, index) => [testCase, baseline[index]?.durationMs ?? 0]));
+    const timed = new Map(
+      cases.map((testCase, index) => {
+        const result = baseline[index] as CaseResult;
+        const limitMs = limits === undefined ? timeoutMs : mutantLimitMs(limits, result.durationMs);
+        return [testCase, { testCase, baseline: result, limitMs }];
+      }),
+    );
     const work = targets.flatMap((target) => {
-      const fastestFirst = [...target.cases].sort((a, b) => (took.get(a) ?? 0) - (took.get(b) ?? 0));
+      const fastestFirst = target.cases
+        .map((testCase) => timed.get(testCase) as TimedCase)
+        .sort((a, b) => a.baseline.durationMs - b.baseline.durationMs);
       return target.mutants.map((mutant) => ({ target, mutant, cases: fastestFirst }));
     });
+    const wellInside = (limits ?? DERIVED_LIMITS).wellInside;
     const mutants = await bounded(work, options.jobs, async ({ target, mutant, cases: ordered }) => {
-      const decided = await runMutant(stack, target, mutant, ordered, options.timeoutMs);
+      const decided = await runMutant(stack, target, mutant, ordered, wellInside);
       options.onMutant(decided);
       return decided;
     });
