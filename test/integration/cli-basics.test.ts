@@ -186,6 +186,35 @@ describe('validate', () => {
     }
   });
 
+  test('a watch that lasts over 10 years is refused, naming the field', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'tideline-validate-'));
+    const file = path.join(dir, 'bake.yaml');
+    writeFileSync(
+      file,
+      [
+        'apiVersion: tideline/v1',
+        'name: bake',
+        'description: Watch a service for a while.',
+        'steps:',
+        '  - id: bake',
+        '    watch: service.get',
+        '    with: { project_id: p, service_id: s }',
+        '    for: 99999d',
+        "    failIf: 'false'",
+        '',
+      ].join('\n'),
+    );
+    try {
+      const result = await runTideline(['validate', file]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toMatch(
+        /bake\.yaml:8:10: `for` is longer than 3650d \(10 years\), the longest duration a runbook may give/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('a missing file is reported, not thrown', async () => {
     const result = await runTideline(['validate', 'nope.yaml']);
     expect(result.code).toBe(2);
