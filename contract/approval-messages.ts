@@ -16,6 +16,12 @@ export const MASKED = '(secret)';
  */
 export const AGENT_NAME_PREFIX = 'mcp:';
 
+/**
+ * The form of an agent's name that can hold a key (`approvals.keys`, `tideline keys create`,
+ * `tideline mcp --agent-name`): `mcp:` and letters, digits, . _ @ - (at most 63).
+ */
+export const AGENT_KEY_NAME = /^mcp:[A-Za-z0-9][A-Za-z0-9._@-]{0,62}$/;
+
 /** Whether `name` names an agent; case and surrounding blanks do not hide one. */
 export function isAgentName(name: string | null | undefined): boolean {
   return (name ?? '').trim().toLowerCase().startsWith(AGENT_NAME_PREFIX);

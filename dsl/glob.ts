@@ -1,6 +1,7 @@
 // Name patterns of a foreach's `targets` (dsl/targets.ts): globs where `*` matches any run of
-// characters (none included) and `?` exactly one; every other character matches itself, and the
-// whole name must match. A pattern becomes a CEL condition over a name: `==`, `startsWith`,
+// characters (none included) and `?` exactly one; `\*`, `\?` and `\\` match `*`, `?` and `\`
+// themselves (escapeGlob writes a name so); every other character (a `\` before any other one
+// too) matches itself, and the whole name must match. A pattern becomes a CEL condition over a name: `==`, `startsWith`,
 // `endsWith` where that says it, else `matches` with an anchored RE2 expression (linear time, see
 // patterns.ts). Values a `${{ … }}` gives inside a pattern are matched literally: an input holding
 // `*` selects the services named with a `*`, not every service. Pure: used when normalising.
@@ -30,21 +31,47 @@ export function globParts(pattern: string): GlobPart[] {
   );
 }
 
+/** One unit of written text: a wildcard, or a character that matches itself. */
+type GlobToken = { wildcard: '*' | '?' } | { char: string };
+
+/** Written text as wildcards and characters, escapes resolved. */
+function globTokens(text: string): GlobToken[] {
+  const chars = [...text];
+  const tokens: GlobToken[] = [];
+  for (let at = 0; at < chars.length; at += 1) {
+    const char = chars[at]!;
+    const next = chars[at + 1];
+    if (char === '\\' && (next === '*' || next === '?' || next === '\\')) {
+      tokens.push({ char: next });
+      at += 1;
+    } else if (char === '*' || char === '?') tokens.push({ wildcard: char });
+    else tokens.push({ char });
+  }
+  return tokens;
+}
+
+/** A pattern that matches exactly `name`: its wildcards and backslashes escaped. */
+export function escapeGlob(name: string): string {
+  return name.replace(/[\\*?]/g, (special) => `\\${special}`);
+}
+
 /** Tests a literal pattern (no templates) against a name, the way the generated CEL does. */
 export function globMatches(pattern: string, name: string): boolean {
   // Dynamic programming over pattern × name: linear memory, no backtracking.
-  let previous = new Array<boolean>(name.length + 1).fill(false);
+  const target = [...name];
+  let previous = new Array<boolean>(target.length + 1).fill(false);
   previous[0] = true;
-  for (const char of pattern) {
-    const current = new Array<boolean>(name.length + 1).fill(false);
-    if (char === '*') current[0] = previous[0]!;
-    for (let at = 1; at <= name.length; at += 1) {
-      if (char === '*') current[at] = previous[at]! || current[at - 1]!;
-      else current[at] = previous[at - 1]! && (char === '?' || char === name[at - 1]);
+  for (const token of globTokens(pattern)) {
+    const star = 'wildcard' in token && token.wildcard === '*';
+    const current = new Array<boolean>(target.length + 1).fill(false);
+    if (star) current[0] = previous[0]!;
+    for (let at = 1; at <= target.length; at += 1) {
+      if (star) current[at] = previous[at]! || current[at - 1]!;
+      else current[at] = previous[at - 1]! && ('wildcard' in token || token.char === target[at - 1]);
     }
     previous = current;
   }
-  return previous[name.length]!;
+  return previous[target.length]!;
 }
 
 /** A CEL string literal (JSON's escapes are CEL's too). */
@@ -57,12 +84,18 @@ const RE2_SPECIAL = /[\\.+*?()|[\]{}^$]/g;
 /** RE2 source of written text: wildcards become `.*` and `.`, the rest is quoted. */
 function textRegex(text: string): string {
   let out = '';
-  for (const char of text) {
-    if (char === '*') out += '.*';
-    else if (char === '?') out += '.';
-    else out += char.replace(RE2_SPECIAL, (special) => `\\${special}`);
+  for (const token of globTokens(text)) {
+    if ('wildcard' in token) out += token.wildcard === '*' ? '.*' : '.';
+    else out += token.char.replace(RE2_SPECIAL, (special) => `\\${special}`);
   }
   return out;
+}
+
+/** The characters written text matches, escapes resolved (for text with no wildcard). */
+function unescaped(text: string): string {
+  return globTokens(text)
+    .map((token) => ('char' in token ? token.char : token.wildcard))
+    .join('');
 }
 
 /** CEL giving the RE2-quoted text of a value (`\Q…\E`, with any `\E` inside it split out). */
@@ -78,7 +111,7 @@ export interface GlobTest {
   test: (name: string, operand: string) => string;
 }
 
-const hasWildcard = (text: string) => /[*?]/.test(text);
+const hasWildcard = (text: string) => globTokens(text).some((token) => 'wildcard' in token);
 
 /**
  * The test of a pattern: a pattern without wildcards compares equal, one whose only wildcard is a
@@ -92,7 +125,9 @@ export function globTest(pattern: string): GlobTest {
   if (!texts.some((part) => hasWildcard(part.text))) {
     return { operand: concat(parts.map(literal)), test: (name, operand) => `${name} == ${operand}` };
   }
-  if (last?.kind === 'text' && last.text.endsWith('*')) {
+  const lastTokens = last?.kind === 'text' ? globTokens(last.text) : [];
+  const final = lastTokens.at(-1);
+  if (last?.kind === 'text' && final !== undefined && 'wildcard' in final && final.wildcard === '*') {
     const head: GlobPart[] = [...parts.slice(0, -1), { kind: 'text', text: last.text.slice(0, -1) }];
     if (!head.some((part) => part.kind === 'text' && hasWildcard(part.text))) {
       return {
@@ -102,9 +137,20 @@ export function globTest(pattern: string): GlobTest {
     }
   }
   const first = parts[0];
-  if (parts.length === 1 && first?.kind === 'text' && /^\*[^*?]+$/.test(first.text)) {
+  const firstText = first?.kind === 'text' ? first.text : '';
+  const firstTokens = globTokens(firstText);
+  const rest = firstTokens.slice(1);
+  if (
+    parts.length === 1 &&
+    first?.kind === 'text' &&
+    firstTokens[0] !== undefined &&
+    'wildcard' in firstTokens[0] &&
+    firstTokens[0].wildcard === '*' &&
+    rest.length > 0 &&
+    rest.every((token) => 'char' in token)
+  ) {
     return {
-      operand: celString(first.text.slice(1)),
+      operand: celString(unescaped(firstText.slice(1))),
       test: (name, operand) => `${name}.endsWith(${operand})`,
     };
   }
@@ -121,7 +167,7 @@ export function globTest(pattern: string): GlobTest {
 type Piece = { text: string } | { cel: string };
 
 const literal = (part: GlobPart): Piece =>
-  part.kind === 'text' ? { text: part.text } : { cel: `string(${part.expression})` };
+  part.kind === 'text' ? { text: unescaped(part.text) } : { cel: `string(${part.expression})` };
 
 /** CEL concatenating pieces, adjacent texts merged into one literal. */
 function concat(pieces: Piece[]): string {

@@ -42,7 +42,9 @@ export type ProblemRule =
   /** A runbook test file (`*.test.yaml`) with a problem. */
   | 'test-file'
   /** A state file (`*.state.yaml`) with a problem. */
-  | 'state-file';
+  | 'state-file'
+  /** A runbook's list of mutants (`*.mutants.yaml`) with a problem. */
+  | 'mutants-file';
 
 export interface SourcePosition {
   /** 1-based. */

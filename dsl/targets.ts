@@ -23,7 +23,7 @@ export const TargetsSelector = z
     project_id: z.string().min(1).describe('The project whose services are listed; may use ${{ … }}'),
     name: oneOrMore(
       z.string(),
-      'A name pattern: `*` matches any run of characters, `?` one character, the rest itself (whole name); a value from ${{ … }} inside it matches literally',
+      'A name pattern: `*` matches any run of characters, `?` one character, `\\*` `\\?` `\\\\` match `*` `?` `\\`, the rest itself (whole name); a value from ${{ … }} inside it matches literally',
     ).optional(),
     environment: oneOrMore(
       z.string(),

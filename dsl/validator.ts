@@ -65,7 +65,8 @@ function retryOrder(step: PlacedStep['step'], path: ProblemPath): RunbookProblem
 
 /** The longest duration a runbook may write (10 years): longer is a typo, and beyond Temporal's timers. */
 export const MAX_DURATION_MS = 3650 * 86_400_000;
-const STEP_DURATIONS = ['sleep', 'timeout', 'interval', 'maxInterval'] as const;
+/** The duration fields every step has (dsl/schema.ts `common`); a kind declares its own. */
+export const COMMON_STEP_DURATIONS = ['timeout'] as const;
 const RETRY_DURATIONS = ['initialInterval', 'maxInterval'] as const;
 
 /** Literal durations over MAX_DURATION_MS (templated ones are resolved at run time). */
@@ -84,11 +85,19 @@ function durationLimits(fields: [unknown, ProblemPath][]): RunbookProblem[] {
   );
 }
 
-function stepDurationLimits(step: PlacedStep['step'], path: ProblemPath): RunbookProblem[] {
+/** Every duration field of a step: the common ones, its kind's declared ones, its retry's. */
+function stepDurationLimits(
+  step: PlacedStep['step'],
+  kind: PlacedStep['kind'],
+  path: ProblemPath,
+): RunbookProblem[] {
   const record = step as Record<string, unknown>;
   const retry = (step.retry ?? {}) as Record<string, unknown>;
   return durationLimits([
-    ...STEP_DURATIONS.map((name): [unknown, ProblemPath] => [record[name], [...path, name]]),
+    ...[...COMMON_STEP_DURATIONS, ...languageOf(kind).durations].map((name): [unknown, ProblemPath] => [
+      record[name],
+      [...path, name],
+    ]),
     ...RETRY_DURATIONS.map((name): [unknown, ProblemPath] => [retry[name], [...path, 'retry', name]]),
   ]);
 }
@@ -145,7 +154,7 @@ export function validateRunbook(
       if (kind === 'runbook')
         children.set(step as RunbookStep, context.childRunbook?.(step as RunbookStep, path));
       problems.push(...language.inputProblems(step, path, childRunbook), ...retryOrder(step, path));
-      problems.push(...stepDurationLimits(step, path));
+      problems.push(...stepDurationLimits(step, kind, path));
       if (step.compensate !== undefined && frames.some((f) => f.type === 'compensate')) {
         problems.push({
           rule: 'compensate-nested',

@@ -1,13 +1,13 @@
 // The identity an agent's runs carry as their starter: `mcp:<client>` from the name the MCP client
 // announces (`clientInfo.name`), or the name the server's configuration gives. Either starts with
 // `mcp:`, which the worker never counts as an approver (contract/approval-messages.ts).
-import { AGENT_NAME_PREFIX, isAgentName } from '../contract/approval-messages';
+import { AGENT_KEY_NAME, AGENT_NAME_PREFIX, isAgentName } from '../contract/approval-messages';
 
 /** Why `name` cannot be a configured agent name, or undefined. */
 export function agentNameProblem(name: string): string | undefined {
   if (!isAgentName(name))
     return `must start with "${AGENT_NAME_PREFIX}" (an agent is never taken for a person)`;
-  if (!/^mcp:[A-Za-z0-9][A-Za-z0-9._@-]{0,62}$/.test(name))
+  if (!AGENT_KEY_NAME.test(name))
     return 'may hold only letters, digits and . _ @ - after "mcp:" (at most 63)';
   return undefined;
 }

@@ -8,6 +8,7 @@
 import { stringify } from 'yaml';
 import type { JsonValue } from '../dsl/expressions';
 import { celString } from '../dsl/glob';
+import { escapeGlob } from '../dsl/glob';
 import { selectServices } from './drift-check';
 import type { StateFile, StateSelector } from './state-schema';
 
@@ -135,7 +136,8 @@ export function importState(services: JsonValue[], options: ImportOptions): Stat
       used.add(name);
       rules.push({
         name,
-        select: { name: serviceName },
+        // The name exactly: a `*` or `?` in it would select other services too.
+        select: { name: escapeGlob(serviceName) },
         expect: fact.expect,
         severity: 'error',
       });

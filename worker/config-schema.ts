@@ -1,6 +1,7 @@
 // The worker configuration's schema and how environment variables are laid over the file's
 // content. Checked in one pass so that every problem is reported at once.
 import { z } from 'zod';
+import { AGENT_KEY_NAME, isAgentName } from '../contract/approval-messages';
 import { parseBaseUrl } from '../cloud/base-url';
 import { Secret } from '../cloud/redact';
 import { SHARED_DEFAULTS, sharedFileFields } from './shared-settings';
@@ -150,9 +151,26 @@ export const DEFAULT_WORKER_TUNING: Readonly<WorkerTuning> = {
   maxConcurrentWorkflowTaskPolls: 20,
 };
 
+const PERSON_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+
 const ApproverName = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/, 'must be a name (letters, digits, . _ @ -), without group:');
+  .refine((name) => !isAgentName(name), {
+    message: 'is an agent (mcp:…), a name only approvals.keys takes: agents never approve',
+    abort: true,
+  })
+  .regex(PERSON_NAME, 'must be a name (letters, digits, . _ @ -), without group:');
+
+/**
+ * A name that holds a key: a person (who signs starts and approvals) or an agent, `mcp:<client>`
+ * (whose starts `tideline mcp` signs; the worker never counts its decisions).
+ */
+const KeyHolderName = z
+  .string()
+  .refine(
+    (name) => PERSON_NAME.test(name) || AGENT_KEY_NAME.test(name),
+    'must be a person (letters, digits, . _ @ -) or an agent (mcp: and letters, digits, . _ @ -)',
+  );
 
 /** An approver's public key as `tideline keys create` prints it. */
 const ApprovalPublicKey = z
@@ -168,7 +186,7 @@ const ApprovalPublicKey = z
  * author cannot make themselves an approver.
  */
 export const ApprovalsSection = z.strictObject({
-  keys: z.record(ApproverName, z.union([ApprovalPublicKey, z.array(ApprovalPublicKey).min(1)])).optional(),
+  keys: z.record(KeyHolderName, z.union([ApprovalPublicKey, z.array(ApprovalPublicKey).min(1)])).optional(),
   groups: z.record(ApproverName, z.array(ApproverName)).optional(),
 });
 
@@ -367,5 +385,8 @@ function envProject(
 
 export function issueText(issue: z.core.$ZodIssue): string {
   const where = issue.path.length > 0 ? issue.path.map(String).join('.') : '(top level)';
+  // A record's key that fails its schema: say why (zod's own message names no rule).
+  if (issue.code === 'invalid_key' && issue.issues.length > 0)
+    return `${where}: the name ${issue.issues.map((inner) => inner.message).join('; ')}`;
   return `${where}: ${issue.message}`;
 }

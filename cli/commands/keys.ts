@@ -4,6 +4,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { keyId, publicKeyText } from '../../activities/approval-keys';
+import { AGENT_KEY_NAME } from '../../contract/approval-messages';
 import { parseCommand, type CommandSpec } from '../args';
 import { approvalKeyDir, approvalKeyFile } from '../approval-signing';
 import type { Command } from '../context';
@@ -21,7 +22,7 @@ export const KEYS_SPEC = {
   ],
   options: {},
   optionHelp: [],
-  examples: ['tideline keys create alice'],
+  examples: ['tideline keys create alice', 'tideline keys create mcp:claude-code'],
   positionals: { min: 2, max: 2, names: 'create and the approver NAME' },
 } satisfies CommandSpec;
 
@@ -34,11 +35,12 @@ export const keysCommand: Command = async (argv, ctx) => {
       `unknown keys action "${action ?? ''}"`,
       'use: tideline keys create NAME',
     );
-  if (name === undefined || !NAME.test(name))
+  // A person's name, or an agent's (`mcp:<client>`, the key `tideline mcp` signs starts with).
+  if (name === undefined || !(NAME.test(name) || AGENT_KEY_NAME.test(name)))
     throw new CliError(
       'CLI_USAGE',
       `"${name ?? ''}" is not an approver name`,
-      'letters, digits, . _ @ -, e.g. alice',
+      "letters, digits, . _ @ -, e.g. alice; an agent's: mcp: and the same, e.g. mcp:claude-code",
     );
   const file = approvalKeyFile(ctx.env, name);
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');

@@ -1,7 +1,8 @@
 // `tideline validate PATH…`: every problem of every runbook (and its child runbooks), with
 // file:line:column and a hint; a runbook test file (`*.test.yaml`) is checked as one, with the
 // runbooks it names, and a state file (`*.state.yaml`) as `tideline drift` reads it, with its
-// repair runbooks; a folder stands for every YAML file under it. Exit 0 when all are valid, 2
+// repair runbooks, and a list of mutants (`*.mutants.yaml`) against the runbook beside it; a folder
+// stands for every YAML file under it. Exit 0 when all are valid, 2
 // otherwise. Needs no server.
 /* eslint-disable @typescript-eslint/no-require-imports -- lazy loading keeps start-up fast */
 import path from 'node:path';
@@ -9,6 +10,7 @@ import type { RunbookProblem } from '../../dsl/problems';
 import { parseCommand, type CommandSpec } from '../args';
 import type { Command } from '../context';
 import { EXIT } from '../errors';
+import { assertNever } from '../../cloud/assert-never';
 import { styleFor } from '../output/style';
 import { expandPaths } from '../../dsl/path-expansion';
 import { displayName, problemLines, runbooksRootOption } from '../runbook-input';
@@ -25,7 +27,8 @@ export const VALIDATE_SPEC = {
     'needed. Exit 0 when every runbook is valid, 2 when any has a problem. Child runbooks must be',
     "inside the runbook's folder, or inside --runbooks-root DIR (to share runbooks between folders).",
     'A folder stands for every .yaml/.yml file under it; *.test.yaml files are checked as runbook tests,',
-    '*.state.yaml files as state files (with their repair runbooks).',
+    '*.state.yaml files as state files (with their repair runbooks), *.mutants.yaml files as lists of',
+    "a runbook's mutants (`tideline test --mutate`), against the runbook beside them.",
   ],
   options: { 'runbooks-root': { type: 'string' } },
   optionHelp: [
@@ -44,12 +47,14 @@ interface FileResult {
   cases?: number;
   /** For a state file: how many rules it holds. */
   rules?: number;
+  /** For a list of mutants (`x.mutants.yaml`): how many mutants it lists. */
+  mutants?: number;
   problems: RunbookProblem[];
 }
 
-/** A test or state file's problem (it carries a stable code) as validate lists it. */
+/** A test, state or mutants file's problem (it carries a stable code) as validate lists it. */
 function coded(
-  rule: 'test-file' | 'state-file',
+  rule: 'test-file' | 'state-file' | 'mutants-file',
   problem: { file: string; line: number; column: number; message: string; code: string; hint?: string },
 ): RunbookProblem {
   const { file, line, column, message, code, hint } = problem;
@@ -81,9 +86,41 @@ function checkStateFile(file: string, cwd: string): FileResult {
   return { file, ok: false, problems: checked.problems.map((p) => coded('state-file', p)) };
 }
 
+function checkMutantsFile(file: string, cwd: string): FileResult {
+  const { checkMutantsFile: check } =
+    require('../../rehearsal/mutation/mutation-plan') as typeof import('../../rehearsal/mutation/mutation-plan');
+  const checked = check(path.resolve(cwd, file), displayName({ cwd }));
+  if (checked.ok) return { file, ok: true, mutants: checked.listed, problems: [] };
+  return { file, ok: false, problems: checked.problems.map((p) => coded('mutants-file', p)) };
+}
+
+/** What a YAML file is, by its name: the one place validate (a file or a folder's) tells them apart. */
+type FileKind = 'test' | 'state' | 'mutants' | 'runbook';
+
+function fileKind(file: string): FileKind {
+  if (file.endsWith(TEST_FILE_SUFFIX)) return 'test';
+  if (STATE_FILE_NAME.test(file)) return 'state';
+  if (file.endsWith(MUTANTS_FILE_SUFFIX)) return 'mutants';
+  return 'runbook';
+}
+
 function checkFile(file: string, cwd: string, runbooksRoot: string | undefined): FileResult {
-  if (file.endsWith(TEST_FILE_SUFFIX)) return checkTestFile(file, cwd);
-  if (STATE_FILE_NAME.test(file)) return checkStateFile(file, cwd);
+  const kind = fileKind(file);
+  switch (kind) {
+    case 'test':
+      return checkTestFile(file, cwd);
+    case 'state':
+      return checkStateFile(file, cwd);
+    case 'mutants':
+      return checkMutantsFile(file, cwd);
+    case 'runbook':
+      return checkRunbookFile(file, cwd, runbooksRoot);
+    default:
+      return assertNever(kind, 'file kind');
+  }
+}
+
+function checkRunbookFile(file: string, cwd: string, runbooksRoot: string | undefined): FileResult {
   const { checkRunbookFile } = require('../../dsl/loader') as typeof import('../../dsl/loader');
   try {
     const checked = checkRunbookFile(path.resolve(cwd, file), {
@@ -115,8 +152,8 @@ function checkFile(file: string, cwd: string, runbooksRoot: string | undefined):
   }
 }
 
-/** A file a folder stands for: YAML, but not a runbook's list of mutants (`tideline test --mutate`). */
-const isYaml = (name: string) => /\.ya?ml$/.test(name) && !name.endsWith(MUTANTS_FILE_SUFFIX);
+/** A file a folder stands for: every YAML file, each checked as what its name says it is. */
+const isYaml = (name: string) => /\.ya?ml$/.test(name);
 
 /**
  * The results for one path given: a file (or a path that does not exist) as given; a folder as each
@@ -171,6 +208,12 @@ export const validateCommand: Command = async (argv, ctx) => {
     if (result.ok && result.rules !== undefined) {
       lines.push(
         `${style.green('✓')} ${result.file}: state ${result.name} is valid (${result.rules} rule${result.rules === 1 ? '' : 's'})`,
+      );
+      continue;
+    }
+    if (result.ok && result.mutants !== undefined) {
+      lines.push(
+        `${style.green('✓')} ${result.file}: list of mutants is valid (${result.mutants} mutant${result.mutants === 1 ? '' : 's'})`,
       );
       continue;
     }

@@ -25,6 +25,7 @@ export const APPROVE: StepKindLanguage<'approve'> = {
   },
   ...NONE,
   namesActions: undefined,
+  durations: [],
   messages: (step, path) => [
     { value: step.approve, path: [...path, 'approve'], what: 'the `approve` message' },
   ],

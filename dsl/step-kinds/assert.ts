@@ -21,6 +21,7 @@ export const ASSERT: StepKindLanguage<'assert'> = {
   },
   ...NONE,
   namesActions: undefined,
+  durations: [],
   messages: (step, path) =>
     step.message === undefined
       ? []

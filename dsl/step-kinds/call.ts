@@ -27,6 +27,7 @@ export const CALL: StepKindLanguage<'call'> = {
   },
   ...NONE,
   namesActions: 'any',
+  durations: [],
   inputProblems: (step, path) => callInputProblems(step, path),
   output: { answerOf: (step) => step.call as ActionName },
 };

@@ -135,6 +135,11 @@ export interface StepKindLanguage<K extends StepKind> extends StepKindRuntime<K>
    * `undefined` when its key names no action. Editors' schemas and "unknown action" come from it.
    */
   namesActions: 'any' | 'read' | undefined;
+  /**
+   * Its own fields that hold a duration (beyond the common `timeout` and `retry`'s): the validator
+   * limits every one of them (MAX_DURATION_MS).
+   */
+  durations: readonly (keyof WrittenStep<K> & string)[];
 }
 
 /** The sandbox table's type: one entry per kind, each typed by its kind. */

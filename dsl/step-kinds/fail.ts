@@ -14,6 +14,7 @@ export const FAIL: StepKindLanguage<'fail'> = {
   },
   ...NONE,
   namesActions: undefined,
+  durations: [],
   messages: (step, path) => [{ value: step.fail, path: [...path, 'fail'], what: 'the `fail` message' }],
   output: { cel: 'dyn' },
 };

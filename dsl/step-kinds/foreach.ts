@@ -55,6 +55,7 @@ export const FOREACH: StepKindLanguage<'foreach'> = {
   },
   ...NONE,
   namesActions: undefined,
+  durations: [],
   problems: (step, path) => {
     const problems: RunbookProblem[] = [];
     if (step.onMaxErrors !== undefined && step.maxErrors === undefined) {

@@ -19,5 +19,6 @@ export const PARALLEL: StepKindLanguage<'parallel'> = {
   checkExpressions: () => 'dyn',
   ...NONE,
   namesActions: undefined,
+  durations: [],
   output: { cel: 'map<string, map<string, dyn>>' },
 };

@@ -26,6 +26,7 @@ export const RUNBOOK: StepKindLanguage<'runbook'> = {
   },
   ...NONE,
   namesActions: undefined,
+  durations: [],
   inputProblems: runbookInputProblems,
   output: { childOutputs: (step) => step },
 };

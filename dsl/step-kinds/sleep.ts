@@ -14,5 +14,6 @@ export const SLEEP: StepKindLanguage<'sleep'> = {
   },
   ...NONE,
   namesActions: undefined,
+  durations: ['sleep'],
   output: { cel: 'dyn' },
 };

@@ -52,6 +52,7 @@ export const WAIT: StepKindLanguage<'wait'> = {
   },
   ...NONE,
   namesActions: 'read',
+  durations: ['interval', 'maxInterval'],
   inputProblems: (step, path) => [
     ...readInputProblems(step.wait as ActionName, 'wait', step.with, path),
     ...intervalOrder(step.interval, step.maxInterval, path),

@@ -51,6 +51,7 @@ export const WATCH: StepKindLanguage<'watch'> = {
   },
   ...NONE,
   namesActions: 'read',
+  durations: ['for', 'every'],
   inputProblems: (step, path) => readInputProblems(step.watch as ActionName, 'watch', step.with, path),
   problems: timingProblems,
   output: { answerOf: (step) => step.watch as ActionName },

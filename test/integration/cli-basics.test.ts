@@ -2,7 +2,7 @@
 // plan output, an unreachable Temporal server (exit 3), and that --help and validate never load
 // the Temporal SDK (start-up time).
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { findFreePort } from '../../stack/ports';
@@ -181,6 +181,66 @@ describe('validate', () => {
       const folder = await runTideline(['validate', 'runbooks/']);
       expect(folder.code).toBe(0);
       expect(folder.stdout).toContain('✓ runbooks/prod-fleet.state.yaml: state prod-fleet is valid');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('runbooks/*.yaml as the shell expands it: each file checked as what it is', async () => {
+    const files = readdirSync(path.join(REPO_ROOT, 'runbooks'))
+      .filter((name) => name.endsWith('.yaml'))
+      .sort()
+      .map((name) => `runbooks/${name}`);
+    expect(files.some((file) => file.endsWith('.mutants.yaml'))).toBe(true);
+    const result = await runTideline(['validate', ...files]);
+    expect({ code: result.code, stdout: result.stdout }).toMatchObject({ code: 0 });
+    expect(result.stdout).toMatch(
+      /✓ runbooks\/rotate-password\.mutants\.yaml: list of mutants is valid \([1-9]\d* mutants?\)/,
+    );
+    expect(result.stdout).toContain(`all ${files.length} runbooks are valid`);
+    // The folder form says the same of the same files.
+    const folder = await runTideline(['validate', 'runbooks/']);
+    expect(folder.stdout).toBe(result.stdout);
+
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'tideline-validate-'));
+    const stale = path.join(dir, 'rotate.mutants.yaml');
+    copyFileSync(path.join(REPO_ROOT, 'runbooks', 'rotate-password.yaml'), path.join(dir, 'rotate.yaml'));
+    writeFileSync(stale, 'equivalent:\n  - mutant: drop-step:nope\n    reason: a step that is gone\n');
+    try {
+      const named = await runTideline(['validate', stale]);
+      expect(named.code).toBe(2);
+      expect(named.stdout).toMatch(
+        /rotate\.mutants\.yaml:2:13: equivalent\[0\]: the runbook has no mutant "drop-step:nope" \(any more\) \[MUTANT_UNKNOWN\]/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a watch that lasts over 10 years is refused, naming the field', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'tideline-validate-'));
+    const file = path.join(dir, 'bake.yaml');
+    writeFileSync(
+      file,
+      [
+        'apiVersion: tideline/v1',
+        'name: bake',
+        'description: Watch a service for a while.',
+        'steps:',
+        '  - id: bake',
+        '    watch: service.get',
+        '    with: { project_id: p, service_id: s }',
+        '    for: 99999d',
+        "    failIf: 'false'",
+        '',
+      ].join('\n'),
+    );
+    try {
+      const result = await runTideline(['validate', file]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toMatch(
+        /bake\.yaml:8:10: `for` is longer than 3650d \(10 years\), the longest duration a runbook may give/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -85,3 +85,30 @@ test('to stdout, by name; a selector that matches nothing writes nothing and exi
   expect(none.code).toBe(2);
   expect(none.stderr).toContain('no service of project');
 }, 120_000);
+
+test('a name with a wildcard in it is imported as that name only: drift right after is clean', async () => {
+  const project_id = fx.projectId;
+  // `web*` and `web-1` hold different facts: a rule of `web*` that selected `web-1` too would drift.
+  await fx.client.service.create({ project_id, name: 'web*', environment_tag: 'DEV' });
+  const web1 = (await fx.client.service.create({ project_id, name: 'web-1', environment_tag: 'DEV' }))
+    .service_id!;
+  fx.settle();
+  await fx.client.service.setHA({ project_id, service_id: web1, replica_count: 1 });
+  fx.settle();
+
+  const file = path.join(dir, 'web.state.yaml');
+  const imported = await runTideline(['state', 'import', '--name', 'web*', '--out', file], {
+    env: cloudEnv(),
+  });
+  expect({ code: imported.code, stderr: imported.stderr }).toMatchObject({ code: 0 });
+  const text = readFileSync(file, 'utf8');
+  expect(text).toMatch(/name: web\\\*$/m);
+  expect(text).toMatch(/name: web-1$/m);
+
+  const drift = await runTideline(['drift', file, '--json'], { env: cloudEnv() });
+  const report = jsonOutput<{ findings: unknown[]; checked: Record<string, { name: string }[]> }>(drift);
+  expect({ code: drift.code, findings: report.findings }).toEqual({ code: 0, findings: [] });
+  // Each rule looked at its own service only.
+  for (const [rule, services] of Object.entries(report.checked))
+    expect(services.map((s) => s.name)).toEqual([rule.startsWith('web-1-') ? 'web-1' : 'web*']);
+}, 120_000);

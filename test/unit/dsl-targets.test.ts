@@ -4,7 +4,7 @@
 import { stringify } from 'yaml';
 import type { ForeachStepDefinition, RunbookDefinition } from '../../dsl/definition';
 import { evaluateExpression, type JsonValue } from '../../dsl/expressions';
-import { globMatches, globTest } from '../../dsl/glob';
+import { escapeGlob, globMatches, globTest } from '../../dsl/glob';
 import { checkRunbookText, loadRunbookText } from '../../dsl/loader';
 import { formatProblem } from '../../dsl/problems';
 
@@ -204,6 +204,17 @@ describe('glob patterns', () => {
     ['a*b*c', 'aXbY', false],
     ['a.b', 'aXb', false],
     ['(x)', '(x)', true],
+    // Escapes: \\* \\? \\\\ match themselves; a \\ before anything else is itself.
+    ['web\\*', 'web*', true],
+    ['web\\*', 'web-1', false],
+    ['\\*-api', '*-api', true],
+    ['\\*-api', 'x-api', false],
+    ['a\\?', 'a?', true],
+    ['a\\?', 'ab', false],
+    ['a\\\\*', 'a\\xyz', true],
+    ['a\\b', 'a\\b', true],
+    [escapeGlob('we?b*\\x'), 'we?b*\\x', true],
+    [escapeGlob('we?b*\\x'), 'weXb-1\\x', false],
   ])('%s against %s: %s', (pattern, name, expected) => {
     expect(globMatches(pattern, name)).toBe(expected);
     const test = globTest(pattern);
@@ -222,6 +233,9 @@ describe('glob patterns', () => {
     expect(test('${{ inputs.p }}*')).toBe('n.startsWith(string(inputs.p))');
     expect(test('d.v(?)-*')).toBe('n.matches("^d\\\\.v\\\\(.\\\\)-.*$")');
     expect(test('d?v-*')).toBe('n.matches("^d.v-.*$")');
+    expect(test('web\\*')).toBe('n == "web*"');
+    expect(test('web\\**')).toBe('n.startsWith("web*")');
+    expect(test('*\\?')).toBe('n.endsWith("?")');
   });
 });
 

@@ -69,6 +69,16 @@ test('one rule per fact and service; the drift check on the same fleet is clean'
   expect(Object.values(report.checked).flat()).toHaveLength(12);
 });
 
+test('a name with wildcards is written escaped: it selects only its own service', async () => {
+  const star = { ...scratch, service_id: 's-star', name: 'web*' };
+  const web1 = { ...orders, service_id: 's-web1', name: 'web-1' };
+  const { state, loaded: file } = loaded([star, web1]);
+  expect(new Set(state.rules.map((rule) => rule.select.name))).toEqual(new Set(['web\\*', 'web-1']));
+  const report = await checkDrift(file, PROJECT, list([star, web1]));
+  expect(report.findings).toEqual([]);
+  expect(report.checked['web-environment']).toEqual([{ id: 's-star', name: 'web*' }]);
+});
+
 test('a changed fact breaks that fact’s rule only', async () => {
   const { loaded: file } = loaded([orders, scratch]);
   const changed = [
