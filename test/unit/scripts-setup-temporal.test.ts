@@ -56,7 +56,7 @@ describe('setup-temporal', () => {
     const explicit = fakeTemporal(path.join(root, 'custom', 'temporal'));
     const pathDir = path.join(root, 'pathdir');
     fakeTemporal(path.join(pathDir, 'temporal'));
-    fakeTemporal(toolsPaths(root).binary);
+    fakeTemporal(toolsPaths(root, {}).binary);
     expect(resolveTemporalBinary({ root, env: { TIDELINE_TEMPORAL_BIN: explicit, PATH: pathDir } })).toEqual({
       path: explicit,
       source: 'env',
@@ -77,13 +77,13 @@ describe('setup-temporal', () => {
     mkdirSync(path.dirname(notExecutable));
     writeFileSync(notExecutable, 'not a program');
     const good = fakeTemporal(path.join(root, 'b', 'temporal'));
-    fakeTemporal(toolsPaths(root).binary);
+    fakeTemporal(toolsPaths(root, {}).binary);
     const PATH = [path.dirname(notExecutable), path.dirname(good)].join(path.delimiter);
     expect(resolveTemporalBinary({ root, env: { PATH } })).toEqual({ path: good, source: 'path' });
   });
 
   test('.tools/bin/temporal is used when it runs; the check is remembered', () => {
-    const binary = fakeTemporal(toolsPaths(root).binary);
+    const binary = fakeTemporal(toolsPaths(root, {}).binary);
     const probed: string[] = [];
     const probe = (file: string): string | undefined => {
       probed.push(file);
@@ -101,7 +101,7 @@ describe('setup-temporal', () => {
   });
 
   test('a .tools binary that does not run is ignored', () => {
-    fakeTemporal(toolsPaths(root).binary, false);
+    fakeTemporal(toolsPaths(root, {}).binary, false);
     expect(resolveTemporalBinary({ root, env: { PATH: emptyDir } })).toBeUndefined();
   });
 
@@ -115,7 +115,7 @@ describe('setup-temporal', () => {
       goFallbackPaths: [],
       log: (line) => lines.push(line),
     });
-    const paths = toolsPaths(root);
+    const paths = toolsPaths(root, {});
     expect(resolved).toEqual({ path: paths.binary, source: 'built' });
     expect(readFileSync(path.join(goDir, 'go-args'), 'utf8').trim()).toBe(
       `install ${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}`,
@@ -158,7 +158,7 @@ describe('setup-temporal', () => {
       code: 'TIDELINE_TEMPORAL_UNAVAILABLE',
       message: expect.stringMatching(/Temporal CLI[\s\S]*Go >= 1\.23/),
     });
-    expect(existsSync(toolsPaths(root).pathFile)).toBe(false);
+    expect(existsSync(toolsPaths(root, {}).pathFile)).toBe(false);
   });
 
   test('the script exits 1 with its message on a setup error', () => {
