@@ -61,6 +61,13 @@ export function stackFailure(error: unknown): CliError {
   if (typeof code === 'string' && code.startsWith('TIDELINE_KEY')) {
     return new CliError('CLI_USAGE', message, 'check TIDELINE_ENCRYPTION_KEYS / TIDELINE_KEY_FILE');
   }
+  if (code === 'TIDELINE_CONFIG_INVALID') {
+    return new CliError(
+      'CLI_USAGE',
+      message,
+      'fix the worker configuration file it names (--config / TIDELINE_CONFIG), then start again',
+    );
+  }
   if (code === 'EADDRINUSE') {
     return new CliError(
       'CLI_USAGE',

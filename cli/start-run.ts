@@ -89,6 +89,12 @@ export async function startRunbookRun(
   unsigned: RunbookWorkflowInput,
   workflowId: string,
   starter: Starter | undefined,
+  /**
+   * A repair's start (worker/repair-run-id.ts): its id is never reused, and Temporal's
+   * already-started error reaches the caller, which joins that run. Otherwise a taken id is a
+   * usage error.
+   */
+  asRepair = false,
 ): Promise<WorkflowHandleWithFirstExecutionRunId> {
   const { taskQueue } = session.target;
   const input: RunbookWorkflowInput =
@@ -108,12 +114,13 @@ export async function startRunbookRun(
     return await session.client.workflow.start(RUNBOOK_WORKFLOW_TYPE, {
       taskQueue,
       workflowId,
+      ...(asRepair && { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const }),
       args: [input],
       memo: { runbook: input.definition.name },
       ...runMetadata(input),
     });
   } catch (error) {
-    if (isAlreadyStarted(error)) {
+    if (isAlreadyStarted(error) && !asRepair) {
       throw new CliError(
         'CLI_USAGE',
         `a run with id "${workflowId}" is already running`,

@@ -68,15 +68,20 @@ export interface WatchedRepair {
 
 export interface DriftRepairInput {
   state: string;
-  /** The run's workflow id, chosen by the watcher (so a retried start starts nothing twice). */
+  /** The watcher's id for the attempt; the run's own is derived from the drift (see the result). */
   workflowId: string;
   service: { id: string; name: string };
   runbook: string;
   rules: string[];
 }
 
-/** A repair run started (or was started already), or why not. */
-export type DriftRepairResult = { started: true } | { started: false; code: string; reason: string };
+/**
+ * A repair run started (or was started already), or why not. `workflowId` is the run's id as the
+ * worker derived it from the drift (worker/repair-run-id.ts); absent from older workers' answers,
+ * whose run had the id of the input.
+ */
+export type DriftRepairResult =
+  { started: true; workflowId?: string } | { started: false; code: string; reason: string };
 
 export interface DriftRepairOutcomesInput {
   workflowIds: string[];

@@ -9,17 +9,27 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import type { Dialect, LocalCloud } from '../local-cloud/server';
+import { configSecrets } from '../worker/config';
 import type { EncryptionKeyRing } from '../worker/encryption-keys';
 import { loadEncryptionKeys, type KeySource } from '../worker/key-store';
 import { createRedactingLogger } from '../worker/redacting-logger';
 import { startCodecServer } from '../worker/codec-server';
 import { codecToken } from './codec-token';
+import { localCloudWorkerConfig } from './local-cloud';
 import { choosePort } from './ports';
 import { startLocalStack, type LocalStack } from './stack';
 import { resolveTemporalExecutable } from './temporal-binary';
 import { writeUiCodecEnvFile, type UiCodecEnvFile } from './temporal-dev-server';
 
 export const USUAL_TEMPORAL_PORT = 7233;
+
+/** A cloud that is never called: the config file's check before the local cloud is up. */
+const PLACEHOLDER_CLOUD = {
+  url: 'http://127.0.0.1:1/public/api/v1',
+  projectId: 'placeholder',
+  accessKey: 'placeholder',
+  secretKey: 'placeholder',
+};
 export const USUAL_UI_PORT = 8233;
 
 export interface DevStackOptions {
@@ -41,6 +51,11 @@ export interface DevStackOptions {
   dialect?: Dialect | undefined;
   /** Start a codec server for the Web UI (default true; `tideline dev --no-codec-server` turns it off). */
   codecServer?: boolean;
+  /**
+   * The worker configuration file (`tideline dev --config`): the worker honours all of it but the
+   * cloud's endpoint and credentials (the local cloud's) and refuses, by key, what it cannot honour.
+   */
+  configFile?: string | undefined;
   /** Worker log level (the SDK's logger, on stderr). Default WARN. */
   workerLogLevel?: LogLevel;
   /** Progress lines while starting and stopping. */
@@ -68,11 +83,14 @@ export interface DevStack {
 }
 
 /** The SDK runtime: logs through the secret-scrubbing logger; signals are the CLI's business. */
-function installRuntime(level: LogLevel, secrets: string[]): void {
+function installRuntime(level: LogLevel, secrets: string[], metricsAddress: string | undefined): void {
   if (Runtime._instance !== undefined) return;
   Runtime.install({
     logger: createRedactingLogger(new DefaultLogger(level), secrets),
     shutdownSignals: [],
+    ...(metricsAddress !== undefined && {
+      telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress } } },
+    }),
   });
 }
 
@@ -80,6 +98,14 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
   // Checked first: a TIDELINE_CODEC_TOKEN too short to use is a usage error, before anything starts.
   const token =
     options.codecServer === false ? undefined : codecToken(options.env.TIDELINE_CODEC_TOKEN).token;
+  // A config file the dev worker cannot take whole fails before anything starts (checked again,
+  // with the local cloud's projects, once the cloud is up).
+  if (options.configFile !== undefined) {
+    localCloudWorkerConfig(PLACEHOLDER_CLOUD.url, [PLACEHOLDER_CLOUD], options.taskQueue, {
+      configFile: options.configFile,
+      notice: () => undefined,
+    });
+  }
   const keys = loadEncryptionKeys({ env: options.env, notice: options.log });
   const port = await choosePort({
     flag: '--port',
@@ -152,14 +178,13 @@ export async function startDevStack(options: DevStackOptions): Promise<DevStack>
   if (uiCodec !== undefined) stack.teardown.addLast(() => uiCodec.remove());
   const { cloud, server } = stack;
   try {
-    installRuntime(
-      options.workerLogLevel ?? 'WARN',
-      cloud.projects.map((p) => p.secret_key),
-    );
-    // Built from the local cloud's key pairs, never from the environment.
-    const worker = await stack.startInProcessWorker(stack.workerConfig(options.taskQueue, 'all'), {
-      log: options.log,
+    // The local cloud's key pairs with the config file's other settings, never the environment.
+    const config = stack.workerConfig(options.taskQueue, 'all', {
+      configFile: options.configFile,
+      notice: options.log,
     });
+    installRuntime(options.workerLogLevel ?? 'WARN', configSecrets(config), config.metricsAddress);
+    const worker = await stack.startInProcessWorker(config, { log: options.log });
     return {
       temporal: {
         address: stack.temporal.connection.address,

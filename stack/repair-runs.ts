@@ -15,7 +15,14 @@ export { endedOutcome, stoppedAt, type EndedRun, type RepairOutcome };
 export interface RepairRun {
   repair: PlannedRepair;
   workflowId: string;
+  /** The run was this repair's already (another reconcile or a drift watcher started it): joined. */
+  joined?: true;
   outcome: RepairOutcome;
+}
+
+/** A start that found the repair's run there already: that run is watched instead. */
+export interface JoinedRun {
+  joined: WorkflowHandle;
 }
 
 /** What the watching reads of a run each time round. */
@@ -27,10 +34,11 @@ export interface RunState {
 /** How the caller starts and reads runs. */
 export interface RepairRunDriver<State extends RunState> {
   /**
-   * A repair's run, ready to start: its workflow id and how to start it. What fails here (the
+   * A repair's run, ready to start: its workflow id (the run's, or the base of it: the started or
+   * joined run's handle has the last word) and how to start it. What fails here (the
    * starter's key, say) ends the reconcile; a refusal of `start` is given back by `notStarted`.
    */
-  prepare(repair: PlannedRepair): { workflowId: string; start(): Promise<WorkflowHandle> };
+  prepare(repair: PlannedRepair): { workflowId: string; start(): Promise<WorkflowHandle | JoinedRun> };
   /** The error of `start` as a run that did not start, or undefined when it is not one (rethrown). */
   notStarted(error: unknown): { code: string; reason: string } | undefined;
   observe(handle: WorkflowHandle): Promise<State>;
@@ -42,8 +50,8 @@ export interface RepairRunDriver<State extends RunState> {
 }
 
 export interface RepairRunEvents {
-  /** Told when a run starts and when watching it ends. */
-  onStarted: (repair: PlannedRepair, workflowId: string) => void;
+  /** Told when a run starts (or is joined: the repair's run was there) and when watching it ends. */
+  onStarted: (repair: PlannedRepair, workflowId: string, joined: boolean) => void;
   onEnded: (run: RepairRun) => void;
 }
 
@@ -70,8 +78,14 @@ export async function runRepairs<State extends RunState>(
     const run: RepairRun = { repair, workflowId, outcome: { kind: 'detached' } };
     runs.push(run);
     try {
-      watched.push({ run, handle: await start() });
-      events.onStarted(repair, workflowId);
+      const started = await start();
+      const joined = 'joined' in started;
+      const handle = joined ? started.joined : started;
+      // The run's own id (a repair's run ids carry a generation after the prepared one).
+      run.workflowId = handle.workflowId;
+      if (joined) run.joined = true;
+      watched.push({ run, handle });
+      events.onStarted(repair, run.workflowId, joined);
     } catch (error) {
       const refused = driver.notStarted(error);
       if (refused === undefined) throw error;

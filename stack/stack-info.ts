@@ -102,6 +102,12 @@ export function renderStackInfo(info: StackInfo): string {
       `  tideline run runbooks/provision-production-service.yaml ${flags} \\`,
       `    -i project_id=${project.id} -i name=orders -i vpc_id=<id from the answer above>`,
       `  tideline list ${flags}`,
+      '  # a worker of your own, on another task queue (`tideline run … --task-queue mine`); plain',
+      '  # http reaches the local cloud only with allowInsecureLoopback (docs/worker.md):',
+      `  TEMPORAL_ADDRESS=${info.temporal.address}${info.temporal.namespace !== SHARED_DEFAULTS.namespace ? ` TEMPORAL_NAMESPACE=${info.temporal.namespace}` : ''} TIDELINE_TASK_QUEUE=mine \\`,
+      `    TIDELINE_CLOUD_URL=${info.cloud.url} TIDELINE_CLOUD_ALLOW_INSECURE_LOOPBACK=1 \\`,
+      `    TIDELINE_CLOUD_PROJECT_ID=${project.id} TIDELINE_CLOUD_ACCESS_KEY=${project.access_key} TIDELINE_CLOUD_SECRET_KEY=${project.secret_key} \\`,
+      '    tideline worker',
       `Runs show up in the Web UI: ${info.temporal.webUiUrl}/namespaces/${info.temporal.namespace}/workflows`,
       info.codec === null
         ? '(payloads are encrypted; `tideline status ID` shows them decrypted).'

@@ -24,6 +24,7 @@ import {
   localCloudWorkerConfig,
   startLoopbackCloud,
   type CloudAccess,
+  type LocalWorkerFile,
   type LoopbackCloudOptions,
 } from './local-cloud';
 import { startLocalTemporal, type LocalTemporal, type LocalTemporalOptions } from './local-temporal';
@@ -76,7 +77,7 @@ export interface LocalStack extends TemporalStack {
   /** A typed client of the first project. */
   readonly api: CloudClient;
   /** The configuration of a worker in this process for the first project, or for all of them. */
-  workerConfig(taskQueue: string, projects?: 'first' | 'all'): WorkerConfig;
+  workerConfig(taskQueue: string, projects?: 'first' | 'all', file?: LocalWorkerFile): WorkerConfig;
   /** TEMPORAL_ADDRESS, TIDELINE_TASK_QUEUE and TIDELINE_CLOUD_* of a worker process (first project). */
   workerEnv(taskQueue: string): Record<string, string>;
   /** A worker as its own OS process on the stack's server and cloud, stopped on close. */
@@ -114,11 +115,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       cloud,
       access,
       api,
-      workerConfig: (taskQueue, projects = 'first') =>
+      workerConfig: (taskQueue, projects = 'first', file = {}) =>
         localCloudWorkerConfig(
           cloud.url,
           projects === 'all' ? allProjectsAccess(cloud) : [access],
           taskQueue,
+          file,
         ),
       workerEnv,
       async startWorkerProcess(taskQueue, launch) {

@@ -117,9 +117,14 @@ export interface LoadWorkerConfigOptions {
   readFile?: (file: string) => string;
   /** Receives one-line notices (a config or key file with a secret that others can read). Default: stderr. */
   notice?: (line: string) => void;
+  /**
+   * Settings laid over the file's content before it is checked, for a worker that brings some of
+   * its own (the dev stack's local cloud); it throws a WorkerError for a key it cannot honour.
+   */
+  override?: (file: Record<string, unknown>, source: string) => Record<string, unknown>;
 }
 
-function configError(problems: string[], source: string): WorkerError {
+export function configError(problems: string[], source: string): WorkerError {
   const list = problems.map((problem) => `  - ${problem}`).join('\n');
   return new WorkerError(
     'TIDELINE_CONFIG_INVALID',
@@ -156,9 +161,10 @@ export function loadWorkerConfig(options: LoadWorkerConfigOptions = {}): WorkerC
   const notice = options.notice ?? ((line: string) => process.stderr.write(`${line}\n`));
   if (configFile && options.readFile === undefined) warnIfSecretConfigOpen(configFile, raw, notice);
   if (!isRecord(raw)) throw configError(['the file must hold a mapping (taskQueue, cloud, …)'], source);
+  const content = options.override === undefined ? raw : options.override(raw, source);
 
   const problems: string[] = [];
-  const merged = WorkerConfigSchema.safeParse(applyEnvironment(raw, env, problems));
+  const merged = WorkerConfigSchema.safeParse(applyEnvironment(content, env, problems));
   if (!merged.success || problems.length > 0) {
     throw configError([...problems, ...(merged.error?.issues.map(issueText) ?? [])], source);
   }

@@ -4,8 +4,9 @@
 // plans it, and starts it as an ordinary top-level run on its own task queue, signed as the
 // configured `drift.repairAs` — so admission verifies that starter like any signed start, and the
 // catalogue, policies, change windows, locks and approvals apply. A finding that is no longer
-// there, or whose rule does not say `repair.auto`, is not repaired. The watcher chooses the
-// workflow id and a reused id is refused, so a retried start starts nothing twice.
+// there, or whose rule does not say `repair.auto`, is not repaired. The run's id is derived from
+// the drift as reconcile's repairs derive it (repair-run-id.ts), so a retried start, a second
+// watcher round or a concurrent `tideline reconcile` joins the one run.
 import { readFileSync } from 'node:fs';
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import path from 'node:path';
@@ -25,13 +26,14 @@ import {
 } from '../contract/drift-watch-messages';
 import { endedOutcome, stoppedAt, type EndedRun } from '../contract/repair-outcome';
 import { progressQuery, reportInFailure, type RunbookWorkflowInput } from '../contract/run-messages';
-import { isAlreadyStarted, RUNBOOK_WORKFLOW_TYPE } from '../contract/workflow-types';
+import { RUNBOOK_WORKFLOW_TYPE } from '../contract/workflow-types';
 import type { JsonValue } from '../dsl/expressions';
 import type { DriftReport } from '../state/drift-check';
 import { planRepairs, type RepairProblemCode } from '../state/repair-plan';
 import type { LoadedState } from '../state/state-file';
 import type { ParsedWorkerConfig } from './config-schema';
 import { warnIfOpenToOthers } from './file-permissions';
+import { repairRunId, startOrJoinRepair } from './repair-run-id';
 
 /** Who a watcher's repair runs start as: a registered approver and its private key. */
 export interface RepairIdentity {
@@ -138,6 +140,8 @@ export async function startDriftRepair(
       nonRetryable: true,
     });
   const auto = new Set(state.rules.filter((rule) => rule.repair?.auto === true).map((rule) => rule.name));
+  // Drift read after this instant: a run of the repair's id closed before it did not mend it.
+  const checkedAt = new Date();
   const { report, services } = await check(state);
   const findings = report.findings.filter(
     (finding) =>
@@ -154,31 +158,37 @@ export async function startDriftRepair(
   const repair = plan.repairs[0];
   if (repair === undefined)
     return refused('REPAIR_NOT_NEEDED', `nothing to repair for ${input.service.name}`);
-  const run: RunbookWorkflowInput = {
-    definition: repair.definition,
-    inputs: repair.inputs,
-    startedBy: signStart(identity.key, {
-      workflowId: input.workflowId,
-      taskQueue: place.taskQueue,
-      by: identity.by,
+  // One id per finding, whoever repairs it (a reconcile too): a run of it that is open or closed
+  // since the drift was read is this repair, and a retried start finds it and starts nothing.
+  const baseId = repairRunId({
+    state: state.name,
+    runbook: repair.runbook,
+    service: repair.service,
+    rules: repair.rules,
+    findings,
+  });
+  const { workflowId } = await startOrJoinRepair(place.client, baseId, checkedAt, (id) => {
+    const run: RunbookWorkflowInput = {
       definition: repair.definition,
       inputs: repair.inputs,
-    }),
-  };
-  try {
-    await place.client.workflow.start(RUNBOOK_WORKFLOW_TYPE, {
+      startedBy: signStart(identity.key, {
+        workflowId: id,
+        taskQueue: place.taskQueue,
+        by: identity.by,
+        definition: repair.definition,
+        inputs: repair.inputs,
+      }),
+    };
+    return place.client.workflow.start(RUNBOOK_WORKFLOW_TYPE, {
       taskQueue: place.taskQueue,
-      workflowId: input.workflowId,
-      // A retried start after the run began (or even ended) finds the id taken: exactly one run.
+      workflowId: id,
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       args: [run],
       memo: { runbook: repair.definition.name },
       staticSummary: `${repair.definition.name}: drift repair of ${input.service.name} (${repair.rules.join(', ')}) by watcher of ${state.name}`,
     });
-  } catch (error) {
-    if (!isAlreadyStarted(error)) throw error;
-  }
-  return { started: true };
+  });
+  return { started: true, workflowId };
 }
 
 function statusName(temporalStatus: string): string {

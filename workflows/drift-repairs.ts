@@ -119,7 +119,16 @@ async function startOne(
   try {
     const result = await startRepair(input);
     return result.started
-      ? { repair: { ...base, check, outcome: { kind: 'running' } }, started: true }
+      ? {
+          // The worker names the run after the drift it mends (shared with reconcile's repairs).
+          repair: {
+            ...base,
+            workflowId: result.workflowId ?? base.workflowId,
+            check,
+            outcome: { kind: 'running' },
+          },
+          started: true,
+        }
       : {
           repair: {
             ...base,

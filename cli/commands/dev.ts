@@ -21,6 +21,7 @@ export const DEV_SPEC = {
   description: [
     'Everything binds to 127.0.0.1. Without --port the usual ports 7233 (Temporal) and 8233 (Web UI) are used when free, otherwise free ones; the local cloud takes a free port.',
     "The local cloud's key pair is printed: it is a development credential of this local cloud only. The worker uses the local cloud's credentials and your encryption keys (TIDELINE_ENCRYPTION_KEYS, TIDELINE_KEY_FILE or ~/.tideline/keys.json), so `tideline run … --address <printed address>` from another terminal works against it.",
+    "With --config FILE (or TIDELINE_CONFIG) the worker takes that worker configuration whole, as `tideline worker` does: policies and calendars, catalogue, approvals, notifications, drift, tuning, metrics, and the cloud's timeoutMs and rateLimit. Only the cloud's endpoint and credentials are the local cloud's; a file that sets cloud.baseUrl, cloud.projects, cloud.defaultProject, cloud.allowInsecureLoopback or temporal.address is refused, naming the key.",
     'The Web UI decrypts payloads through a codec server (POST /codec/decode) on a free 127.0.0.1 port with the same keys, for this namespace only. Every request needs its token (`Authorization: Bearer $TIDELINE_CODEC_TOKEN` when set, at least 16 characters; otherwise a random one that is not shown); the dev UI, which cannot send one, gets a secret endpoint of its own (/codec/t/<random>) that any local user can still read from the UI (GET /api/v1/settings). On a machine shared with other users, pass --no-codec-server.',
     'With --json the first stdout line is one JSON object: temporal {address, namespace, webUiUrl, dbFile}, cloud {url, controlUrl, controlToken, stateFile, projects [{id, name, access_key, secret_key}]}, worker {taskQueue, encryptionKey, keySource, keyFile}, codec {endpoint} (null with --no-codec-server; POST <endpoint>/decode with Authorization: Bearer $TIDELINE_CODEC_TOKEN).',
   ],
@@ -49,6 +50,7 @@ export const DEV_SPEC = {
     'tideline dev',
     'tideline dev --db .tideline/dev.db          # keep runs, schedules and resources across restarts',
     'tideline dev --port 0 --json                # free ports; machine-readable first line',
+    'tideline dev --config dev-worker.yaml       # the worker with these policies, catalogue, approvals…',
   ],
   positionals: { min: 0, max: 0, names: '' },
 } satisfies CommandSpec;
@@ -78,6 +80,7 @@ export const devCommand: Command = async (argv, ctx) => {
         timeScale: numberFlag('time-scale', values['time-scale'], 0.001, 1000),
         dialect: dialectFlag(values.dialect),
         codecServer: values['no-codec-server'] !== true,
+        configFile: settings.configFile,
         log,
       })
       .catch((error: unknown) => {

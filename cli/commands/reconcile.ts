@@ -66,6 +66,8 @@ export const reconcileCommand: Command = async (argv, ctx) => {
 
   const worker = planWorkerConfig(ctx);
   const projectId = parsed.values.project ?? state.projectId ?? worker.defaultProjectId();
+  // Drift read after this instant; a repair run closed before it did not mend what is read here.
+  const checkedAt = new Date();
   const services = await worker.lister(projectId);
   const before = await checkDrift(state, projectId, () => Promise.resolve(services));
   const plan = planRepairs(state, before, services);
@@ -96,8 +98,15 @@ export const reconcileCommand: Command = async (argv, ctx) => {
     runRepairs(ctx, session, plan.repairs, {
       by: parsed.values.by,
       keyFile: parsed.values.key,
-      onStarted: (repair, workflowId) =>
-        say([`started ${repair.definition.name} for ${repair.service.name} as run ${workflowId}`]),
+      state: state.name,
+      findings: before.findings,
+      checkedAt,
+      onStarted: (repair, workflowId, joined) =>
+        say([
+          joined
+            ? `${repair.definition.name} for ${repair.service.name} is already being repaired (or was just repaired) by run ${workflowId}; following it`
+            : `started ${repair.definition.name} for ${repair.service.name} as run ${workflowId}`,
+        ]),
       onEnded: (run) => say(report.runLines(ctx, run, style)),
     }),
   );

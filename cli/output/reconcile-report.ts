@@ -51,7 +51,8 @@ export function problemLine(problem: RepairProblem, style: Style): string {
 
 /** One line (or a few) for a repair run as reconcile leaves it. */
 export function runLines(ctx: Pick<CliContext, 'globals'>, run: RepairRun, style: Style): string[] {
-  const head = `${printable(run.repair.runbook)} for ${who(run.repair.service)} (run ${run.workflowId})`;
+  const joined = run.joined === true ? ', started before this reconcile: joined' : '';
+  const head = `${printable(run.repair.runbook)} for ${who(run.repair.service)} (run ${run.workflowId}${joined})`;
   const rules = `rule${run.repair.rules.length === 1 ? '' : 's'} ${run.repair.rules.join(', ')}`;
   const outcome = run.outcome;
   const at = (stepKey: string | undefined) => (stepKey !== undefined ? ` at step ${stepKey}` : '');
@@ -102,6 +103,7 @@ export function runJson(run: RepairRun): Record<string, unknown> {
     rules: run.repair.rules,
     inputs: shownInputs(run.repair),
     workflowId: run.workflowId,
+    joined: run.joined === true,
     outcome: outcomeJson(run.outcome),
   };
 }

@@ -2,12 +2,14 @@
 // 127.0.0.1 with its Web UI, the local cloud with its key pair, the worker), every port answers,
 // a runbook runs against it, and SIGINT / SIGTERM stop everything: no process it started remains
 // and its ports are free again.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { request } from 'undici';
+import { createCloudClient } from '../../cloud/client';
+import { formatZoned } from '../../dsl/zoned-time';
 import { isPortFree } from '../../stack/ports';
 import { runTideline, startCli } from '../helpers/cli-process';
 import { buildDist } from '../helpers/worker-process';
@@ -152,6 +154,130 @@ describe('tideline dev', () => {
       cli.signal('SIGTERM');
       await cli.done;
     }
+  });
+
+  test('--config FILE: the worker keeps its policies; a PROD resize waits for the freeze as `plan --config FILE` says', async () => {
+    const freezeEnds = new Date(Math.ceil((Date.now() + 3 * 86_400_000) / 60_000) * 60_000);
+    const config = path.join(dir, 'dev-worker.yaml');
+    writeFileSync(
+      config,
+      `calendars:
+  release-freeze:
+    kind: freeze
+    timezone: UTC
+    from: '${new Date(Date.now() - 3_600_000).toISOString()}'
+    until: '${freezeEnds.toISOString()}'
+policies:
+  - name: prod-freeze
+    when: "step.action == 'service.resize' && target.environment == 'PROD'"
+    effect: window
+    calendar: release-freeze
+    outside: wait
+`,
+      { mode: 0o600 },
+    );
+    const { cli, info } = await startDevCli(['--time-scale', '0.05', '--config', config]);
+    try {
+      const project = info.cloud.projects[0]!;
+      const api = createCloudClient({
+        baseUrl: info.cloud.url,
+        accessKey: project.access_key,
+        secretKey: project.secret_key,
+        allowInsecureLoopback: true,
+      });
+      const serviceId = (
+        await api.service.create({ project_id: project.id, name: 'orders', environment_tag: 'PROD' })
+      ).service_id!;
+      await api.close();
+      const inputs = [
+        '-i',
+        `project_id=${project.id}`,
+        '-i',
+        `service_id=${serviceId}`,
+        '-i',
+        'cpu_millis=2000',
+      ];
+
+      // The plan with the same file (and the local cloud's credentials to read the target) says it waits.
+      const plan = await runTideline(
+        ['plan', 'runbooks/resize-with-rollback.yaml', ...inputs, '--config', config],
+        {
+          env: {
+            TIDELINE_CLOUD_URL: info.cloud.url,
+            TIDELINE_CLOUD_ALLOW_INSECURE_LOOPBACK: '1',
+            TIDELINE_CLOUD_PROJECT_ID: project.id,
+            TIDELINE_CLOUD_ACCESS_KEY: project.access_key,
+            TIDELINE_CLOUD_SECRET_KEY: project.secret_key,
+          },
+        },
+      );
+      expect({ code: plan.code, stderr: plan.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(plan.stdout).toContain(
+        `window prod-freeze: freeze release-freeze is in force until ${formatZoned('UTC', freezeEnds.getTime())} (UTC): the change waits`,
+      );
+
+      // The dev worker agrees: the resize waits for the window, and no resize reached the cloud.
+      const started = await runTideline(
+        [
+          'run',
+          'runbooks/resize-with-rollback.yaml',
+          ...inputs,
+          '--id',
+          'dev-freeze',
+          '--detach',
+          '--address',
+          info.temporal.address,
+        ],
+        { timeoutMs: 120_000 },
+      );
+      expect({ code: started.code, stderr: started.stderr }).toMatchObject({ code: 0 });
+      let status: Record<string, unknown> = {};
+      const deadline = Date.now() + 120_000;
+      while (status.windowWait == null && Date.now() < deadline) {
+        const once = await runTideline([
+          'status',
+          'dev-freeze',
+          '--once',
+          '--json',
+          '--address',
+          info.temporal.address,
+        ]);
+        expect(once.stderr).toBe('');
+        status = JSON.parse(once.stdout) as Record<string, unknown>;
+        if (status.windowWait == null) await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      expect(status).toMatchObject({
+        status: 'running',
+        windowWait: { rule: 'prod-freeze', calendar: 'release-freeze', until: freezeEnds.toISOString() },
+      });
+      const human = await runTideline(['status', 'dev-freeze', '--once', '--address', info.temporal.address]);
+      expect(human.stdout).toContain('waits for change window release-freeze (policy prod-freeze)');
+      const stats = (await (
+        await fetch(`${info.cloud.controlUrl}/stats`, {
+          headers: { authorization: `Bearer ${info.cloud.controlToken}` },
+        })
+      ).json()) as { byAction: Record<string, { total: number }> };
+      expect(stats.byAction['service.resize']?.total ?? 0).toBe(0);
+    } finally {
+      cli.signal('SIGTERM');
+      await cli.done;
+    }
+  });
+
+  test('--config FILE with keys the dev worker cannot honour: refused by key (exit 2), nothing starts', async () => {
+    const config = path.join(dir, 'remote-worker.yaml');
+    writeFileSync(
+      config,
+      'cloud:\n  baseUrl: https://api.example.com/public/api/v1\n  projects:\n    d1k5vk7hf2: { bearerToken: eyJ0 }\ntemporal: { address: 10.0.0.1:7233 }\n',
+      { mode: 0o600 },
+    );
+    const result = await runTideline(['dev', '--port', '0', '--config', config], { timeoutMs: 60_000 });
+    expect(result.code).toBe(2);
+    for (const key of ['cloud.baseUrl', 'cloud.projects', 'temporal.address']) {
+      expect(result.stderr).toContain(`${key}: not honoured by tideline dev`);
+    }
+    expect(result.stderr).not.toContain('eyJ0');
+    expect(result.stdout).toBe('');
   });
 
   test('a port that is taken is a usage error (exit 2), and nothing is left running', async () => {

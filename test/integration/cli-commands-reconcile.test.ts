@@ -3,7 +3,8 @@
 // `tideline drift` lists exactly those two and exits 1; `reconcile --plan` shows the two repair
 // runs and starts nothing; `reconcile` repairs both through the shipped runbooks (enable-ha,
 // enable-pooler) and `tideline drift` then exits 0. A repair the worker's policy denies is
-// reported with its code and reason, and its service is left as it was.
+// reported with its code and reason, and its service is left as it was. Two reconciles at once
+// on one drifted service start one repair run between them (one setHA call), and both report it.
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -134,9 +135,11 @@ test('drift lists exactly the two that drifted; --plan shows their repairs and s
 test('reconcile repairs both through the shipped runbooks, and drift is clean after', async () => {
   const result = await tideline('reconcile', STATE);
   expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
-  expect(result.stdout).toMatch(/^started enable-ha for billing as run enable-ha-billing-[0-9a-f]{6}$/m);
   expect(result.stdout).toMatch(
-    /^started enable-pooler for search as run enable-pooler-search-[0-9a-f]{6}$/m,
+    /^started enable-ha for billing as run repair-prod-fleet-billing-[0-9a-f]{16}-1$/m,
+  );
+  expect(result.stdout).toMatch(
+    /^started enable-pooler for search as run repair-prod-fleet-search-[0-9a-f]{16}-1$/m,
   );
   expect(result.stdout).toMatch(/^✓ \.\.\/\.\.\/\.\.\/runbooks\/enable-ha\.yaml for billing .*: succeeded$/m);
   expect(result.stdout).toMatch(
@@ -196,7 +199,7 @@ test("a repair the worker's policy denies is reported with its code and reason; 
   const text = await tideline('reconcile', file);
   expect(text.code).toBe(1);
   expect(text.stdout).toMatch(
-    /^✗ \S+enable-pooler\.yaml for ledger \(\S+\) \(run enable-pooler-ledger-[0-9a-f]{6}\): refused by the worker at step pooler \[POLICY_DENIED\]: policy ledger-pooler-by-dba: .* \(rule ledger-has-pooler\)$/m,
+    /^✗ \S+enable-pooler\.yaml for ledger \(\S+\) \(run repair-ledger-ledger-[0-9a-f]{16}-2\): refused by the worker at step pooler \[POLICY_DENIED\]: policy ledger-pooler-by-dba: .* \(rule ledger-has-pooler\)$/m,
   );
   expect(text.stdout).toMatch(/^after 0 of 1 repair run succeeded:$/m);
   expect(text.stdout).toContain(`✗ ledger (${ids.ledger}) breaks ledger-has-pooler [error]`);
@@ -209,7 +212,7 @@ test('a repair that waits for an approval is reported with the command to give i
   const result = await tideline('reconcile', poolerState('vault'), '--by', 'bob', '--key', key);
   expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 1, stderr: '' });
   const id =
-    /\(run (enable-pooler-vault-[0-9a-f]{6})\): waiting for approval at step (\S+): policy vault-pooler-approved/.exec(
+    /\(run (repair-vault-vault-[0-9a-f]{16}-1)\): waiting for approval at step (\S+): policy vault-pooler-approved/.exec(
       result.stdout,
     );
   expect(id).not.toBeNull();
@@ -226,3 +229,70 @@ test('a repair that waits for an approval is reported with the command to give i
   expect(run.status.name).toBe('RUNNING');
   await stack.client.workflow.getHandle(workflowId).cancel();
 }, 240_000);
+
+/** A state file that wants an HA replica on the service `name`, repaired by enable-ha. */
+function haState(name: string): string {
+  const file = path.join(dir, `${name}.state.yaml`);
+  writeFileSync(
+    file,
+    `apiVersion: tideline/v1
+kind: State
+name: ${name}
+rules:
+  - name: ${name}-has-ha
+    select: { name: ${name} }
+    expect: has(service.ha_replicas) && has(service.ha_replicas.replica_count) && service.ha_replicas.replica_count >= 1
+    repair:
+      runbook: ${path.join(REPO_ROOT, 'runbooks', 'enable-ha.yaml')}
+      with: { project_id: '\${{ project_id }}', service_id: '\${{ service.service_id }}' }
+`,
+  );
+  return file;
+}
+
+/** How many calls of `action` the local cloud has answered, through its control API. */
+async function callsOf(action: string): Promise<number> {
+  const response = await fetch(`${stack.cloud.controlUrl}/stats`, {
+    headers: { authorization: stack.cloud.controlAuthorization },
+  });
+  const stats = (await response.json()) as { byAction: Record<string, { total: number }> };
+  return stats.byAction[action]?.total ?? 0;
+}
+
+test('two reconciles at once repair one drifted PROD service once, and both report that one run', async () => {
+  const payments = await seedService(stack, { name: 'payments', environment: 'PROD', pooler: true });
+  const file = haState('payments');
+  const before = await callsOf('service.setHA');
+  const [first, second] = await Promise.all([tideline('reconcile', file), tideline('reconcile', file)]);
+  for (const result of [first, second])
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+  expect((await callsOf('service.setHA')) - before).toBe(1);
+  expect((await getService(stack, idOf(payments))).ha_replicas?.replica_count).toBe(1);
+
+  // The one run, by its id derived from the drift: one reconcile started it, the other joined it.
+  const runOf = (stdout: string) => /\(run (repair-payments-payments-[0-9a-f]{16}-1)[,)]/.exec(stdout)?.[1];
+  const workflowId = runOf(first.stdout);
+  expect(workflowId).toBeDefined();
+  expect(runOf(second.stdout)).toBe(workflowId);
+  const said = [first.stdout, second.stdout];
+  expect(
+    said.filter((out) => out.includes(`started enable-ha for payments as run ${workflowId}`)),
+  ).toHaveLength(1);
+  expect(
+    said.filter((out) =>
+      out.includes(
+        `enable-ha for payments is already being repaired (or was just repaired) by run ${workflowId}`,
+      ),
+    ),
+  ).toHaveLength(1);
+  for (const out of said) expect(out).toMatch(/^✓ \S+enable-ha\.yaml for payments .*: succeeded$/m);
+  expect(await stack.client.workflow.getHandle(workflowId!).describe()).toMatchObject({
+    status: { name: 'COMPLETED' },
+  });
+
+  // A reconcile after the repair sees no drift and starts nothing.
+  const again = await tideline('reconcile', file);
+  expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(again.stdout).toMatch(/^nothing to start: 0 repair runs$/m);
+  expect((await callsOf('service.setHA')) - before).toBe(1);
+}, 300_000);

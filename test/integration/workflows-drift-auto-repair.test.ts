@@ -170,7 +170,7 @@ test('repairs a drifted PROD service once through the shipped runbook, and again
     service: { id: orders, name: 'auto-orders' },
     outcome: { kind: 'running' },
   });
-  expect(run?.workflowId).toMatch(/^drift-watch-auto-ha-repair-\d+-1$/);
+  expect(run?.workflowId).toMatch(/^repair-auto-ha-auto-orders-[0-9a-f]{16}-1$/);
   expect(posted('repair-outcome', orders).map((p) => p.repairs?.[0]?.outcome.kind)).toEqual(['repaired']);
 
   // An ordinary run of the catalogue's enable-ha, started by the verified repair identity.

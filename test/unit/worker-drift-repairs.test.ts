@@ -140,6 +140,15 @@ function fakeClient() {
         started.push(options);
         return Promise.resolve({});
       },
+      getHandle: (workflowId: string) => ({
+        describe: () => {
+          if (started.some((s) => s.workflowId === workflowId))
+            return Promise.resolve({ status: { name: 'RUNNING' } });
+          const error = new Error(`no run ${workflowId}`);
+          error.name = 'WorkflowNotFoundError';
+          return Promise.reject(error);
+        },
+      }),
     },
   } as unknown as Client;
   return { client, started };
@@ -175,16 +184,14 @@ function repairer() {
 
 test('starts the planned repair once, signed as repairAs for its workflow id', async () => {
   const { repair, started } = repairer();
-  expect(await repair()).toEqual({ started: true });
-  // A retried start (the first one's answer lost) finds the run there: still one run.
-  expect(await repair()).toEqual({ started: true });
+  const workflowId = expect.stringMatching(/^repair-fleet-orders-[0-9a-f]{16}-1$/);
+  expect(await repair()).toEqual({ started: true, workflowId });
+  // A retried start (the first one's answer lost) finds the run there: still one run, the same id.
+  const [first] = started;
+  expect(await repair()).toEqual({ started: true, workflowId: first!.workflowId });
   expect(started).toHaveLength(1);
   const [run] = started;
-  expect(run).toMatchObject({
-    workflowId: 'drift-watch-fleet-repair-1-1',
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    taskQueue: 'q',
-  });
+  expect(run).toMatchObject({ workflowId, workflowIdReusePolicy: 'REJECT_DUPLICATE', taskQueue: 'q' });
   const input = run!.args[0];
   expect(input.definition.name).toBe('enable-ha');
   expect(input.inputs).toMatchObject({ project_id: 'p1', service_id: 's1' });
@@ -195,7 +202,7 @@ test('starts the planned repair once, signed as repairAs for its workflow id', a
   };
   const verdict = verifyStarter(
     { keys: registered(), groups: new Map() },
-    { workflowId: 'drift-watch-fleet-repair-1-1', runStartedAt: Date.now(), admitted },
+    { workflowId: run!.workflowId, runStartedAt: Date.now(), admitted },
     input.startedBy!,
   );
   expect(verdict).toEqual({ by: 'drift-bot', verified: true });
@@ -206,7 +213,7 @@ test('starts the planned repair once, signed as repairAs for its workflow id', a
   expect(
     verifyStarter(
       settings,
-      { workflowId: 'drift-watch-fleet-repair-1-1', runStartedAt: Date.now(), admitted: retargeted },
+      { workflowId: run!.workflowId, runStartedAt: Date.now(), admitted: retargeted },
       input.startedBy!,
     ).verified,
   ).toBe(false);
