@@ -81,7 +81,12 @@ test('waits: counted calls match the policies, and a 30 s first delay means a la
   }
   expect(byPolicy.get('fixed-15s-after-30s')!.callsPerWait).toBe(1);
   expect(byPolicy.get('fixed-15s-after-30s')!.lagP50Ms).toBeGreaterThan(15_000);
-  expect(byPolicy.get('tideline')!.callsPerWait).toBeGreaterThan(3);
+  // How many polls a real wait makes depends on how fast the machine answers them; the model (a
+  // virtual clock with instant answers) says what the policy itself asks for.
+  expect(byPolicy.get('tideline')!.model.callsPerWait).toBeGreaterThan(3);
+  expect(byPolicy.get('tideline')!.callsPerWait).toBeGreaterThan(
+    byPolicy.get('fixed-15s-after-30s')!.callsPerWait,
+  );
 }, 60_000);
 
 test('history: a 1 s and a 10 min create cost the same events, not the same polls', async () => {
