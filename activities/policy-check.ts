@@ -4,7 +4,12 @@
 // changes as the API shows it now, and the time. The rules come from the worker's configuration
 // (`policies:`, `calendars:`; dsl/policies.ts), never from the run.
 import type { VerifiedStarter } from '../contract/admission-messages';
-import type { CheckStepPolicyInput, PolicyRecord, StepPolicyVerdict } from '../contract/policy-messages';
+import {
+  noPolicyVerdict,
+  type CheckStepPolicyInput,
+  type PolicyRecord,
+  type StepPolicyVerdict,
+} from '../contract/policy-messages';
 import type { JsonValue } from '../dsl/expressions';
 import { evaluatePolicies, type CompiledGovernance, type PolicyDecision } from '../dsl/policies';
 import type { PolicyContext } from '../dsl/policy-schema';
@@ -113,15 +118,7 @@ export function createCheckStepPolicyActivity(
 ) {
   return async (input: CheckStepPolicyInput): Promise<StepPolicyVerdict> => {
     const now = clock.now();
-    if (governance === undefined)
-      return {
-        records: [],
-        denied: false,
-        refusedByWindow: false,
-        waitUntil: null,
-        waitMs: null,
-        approvals: [],
-      };
+    if (governance === undefined) return noPolicyVerdict();
     const context: PolicyContext = {
       runbook: { name: input.runbook, hash: input.definitionHash },
       starter: starterContext(input.starter),

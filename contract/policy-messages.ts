@@ -1,6 +1,6 @@
 // What the worker's policies decided for a run, kept in the run's audit trail: at the start and
 // before each changing step (the `policy.check` local activity, activities/policy-check.ts).
-// Types only: the workflow sandbox imports this module.
+// Types and plain functions only: the workflow sandbox imports this module.
 import type { JsonValue } from '../dsl/expressions';
 import type { VerifiedStarter } from './admission-messages';
 
@@ -50,4 +50,9 @@ export interface StepPolicyVerdict {
   waitMs: number | null;
   /** Approvals the step needs first (require-approval, or a window's override while closed). */
   approvals: { rule: string; group: string; count: number; override: boolean }[];
+}
+
+/** What the policies say about a step when no rule applies (or the worker has none). */
+export function noPolicyVerdict(): StepPolicyVerdict {
+  return { records: [], denied: false, refusedByWindow: false, waitUntil: null, waitMs: null, approvals: [] };
 }

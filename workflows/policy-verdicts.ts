@@ -2,7 +2,7 @@
 // those who acted on it): a deny or a refusing window of any refuses, every approval any of them
 // needs is asked, and the step waits for the latest opening any of them waits for. Workflow code:
 // pure.
-import type { PolicyRecord, StepPolicyVerdict } from '../contract/policy-messages';
+import { noPolicyVerdict, type PolicyRecord, type StepPolicyVerdict } from '../contract/policy-messages';
 
 /** A record's meaning, without when it was made: the same rule said the same for two people. */
 function sameRecord(record: PolicyRecord): string {
@@ -12,15 +12,7 @@ function sameRecord(record: PolicyRecord): string {
 
 export function strictest(verdicts: readonly StepPolicyVerdict[]): StepPolicyVerdict {
   const [first, ...others] = verdicts;
-  if (first === undefined)
-    return {
-      records: [],
-      denied: false,
-      refusedByWindow: false,
-      waitUntil: null,
-      waitMs: null,
-      approvals: [],
-    };
+  if (first === undefined) return noPolicyVerdict();
   if (others.length === 0) return first;
   const records = new Map<string, PolicyRecord>();
   const approvals = new Map<string, StepPolicyVerdict['approvals'][number]>();
