@@ -4,14 +4,14 @@
 // one) is refused with its code and kept in the run's audit trail, which `tideline audit --json`
 // shows; two valid approvals let the run tag the service PROD, and one listed approver's signed
 // rejection rejects the step even after another approved.
-import { keyPairsFor } from '../helpers/people-keys';
+import { keyPairsFor, signedStartInput } from '../helpers/people-keys';
 import path from 'node:path';
 import { publicKeyText } from '../../activities/approval-keys';
-import { signDecision, signStart } from '../../activities/approval-signatures';
+import { signDecision } from '../../activities/approval-signatures';
 import { auditCommand } from '../../cli/commands/audit';
 import type { CliContext } from '../../cli/context';
 import type { ApprovalAuditEntry } from '../../contract/approval-messages';
-import type { ApprovalDecision, RunbookWorkflowInput } from '../../contract/run-messages';
+import type { ApprovalDecision } from '../../contract/run-messages';
 import { loadRunbookFile } from '../../dsl/loader';
 import { capturedStreams } from '../helpers/captured-streams';
 import {
@@ -67,17 +67,13 @@ describe('approve step with approvers', () => {
     expect(definition.formatVersion).toBe(2);
     const workflowId = `promote-${Date.now()}`;
     const inputs = { project_id: stack.projectId, service_id: service.service_id };
-    const input: RunbookWorkflowInput = {
+    const input = signedStartInput(keys.dave.privateKey, {
+      workflowId,
+      taskQueue: stack.taskQueue,
+      by: 'dave',
       definition,
       inputs,
-      startedBy: signStart(keys.dave.privateKey, {
-        workflowId,
-        taskQueue: stack.taskQueue,
-        by: 'dave',
-        definition,
-        inputs,
-      }),
-    };
+    });
     const handle = await stack.client.workflow.start('runbookWorkflow', {
       taskQueue: stack.taskQueue,
       workflowId,
@@ -185,17 +181,13 @@ describe('approve step with approvers', () => {
       taskQueue: stack.taskQueue,
       workflowId,
       args: [
-        {
+        signedStartInput(keys.dave.privateKey, {
+          workflowId,
+          taskQueue: stack.taskQueue,
+          by: 'dave',
           definition,
           inputs,
-          startedBy: signStart(keys.dave.privateKey, {
-            workflowId,
-            taskQueue: stack.taskQueue,
-            by: 'dave',
-            definition,
-            inputs,
-          }),
-        } satisfies RunbookWorkflowInput,
+        }),
       ],
     });
     const { plan } = await waitForApproval(handle);

@@ -6,6 +6,7 @@
 // - a secret input whose value is the target's id hides nothing: the policy sees the target;
 // - a run reset to before its guarded change asks its approvers again (their decisions were
 //   signed for the run it was reset from).
+import { signedStartInput } from '../helpers/people-keys';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createPrivateKey } from 'node:crypto';
@@ -14,7 +15,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import Long from 'long';
-import { signStart } from '../../activities/approval-signatures';
 import type { Admission } from '../../contract/admission-messages';
 import type { ApprovalAuditEntry } from '../../contract/approval-messages';
 import type { PolicyRecord } from '../../contract/policy-messages';
@@ -176,11 +176,7 @@ function signedRotation(
   inputs: Record<string, unknown>,
 ): RunbookWorkflowInput {
   const definition = loadRunbookFile(path.join(REPO_ROOT, ROTATE));
-  return {
-    definition,
-    inputs,
-    startedBy: signStart(privateKeyOf(who), { workflowId, taskQueue, by: who, definition, inputs }),
-  };
+  return signedStartInput(privateKeyOf(who), { workflowId, taskQueue, by: who, definition, inputs });
 }
 
 describe('a require-approval rule evaluated at the start', () => {

@@ -2,11 +2,11 @@
 // with a signed approval of the override's group (the approvers are shown the one change it
 // guards), and a require-approval rule holds a PROD delete until its group has signed. The run's
 // starter cannot be one of them; the decisions are signed like any approval's.
-import { keyPairsFor } from '../helpers/people-keys';
+import { keyPairsFor, signedStartInput } from '../helpers/people-keys';
 import path from 'node:path';
 import { publicKeyText } from '../../activities/approval-keys';
-import { signDecision, signStart } from '../../activities/approval-signatures';
-import type { ApprovalDecision, RunbookWorkflowInput } from '../../contract/run-messages';
+import { signDecision } from '../../activities/approval-signatures';
+import type { ApprovalDecision } from '../../contract/run-messages';
 import { loadRunbookFile } from '../../dsl/loader';
 import { compile } from '../helpers/policy-fixtures';
 import { decide, idOf, reportOf, seedService, waitForApproval } from '../helpers/runbook-fixtures';
@@ -68,17 +68,13 @@ describe('approvals the worker’s policies ask for', () => {
       taskQueue: stack.taskQueue,
       workflowId,
       args: [
-        {
+        signedStartInput(keys.dave.privateKey, {
+          workflowId,
+          taskQueue: stack.taskQueue,
+          by: 'dave',
           definition: rotate,
           inputs,
-          startedBy: signStart(keys.dave.privateKey, {
-            workflowId,
-            taskQueue: stack.taskQueue,
-            by: 'dave',
-            definition: rotate,
-            inputs,
-          }),
-        } satisfies RunbookWorkflowInput,
+        }),
       ],
     });
     const pending = await waitForApproval(handle);

@@ -3,11 +3,10 @@
 // through, and a freeze in force makes a run that changes a PROD service wait on a named timer
 // while the same runbook on a DEV service goes through. The rules are the worker's; the runs are
 // raw starts (signed by their starters) as any client could send them.
-import { keyPairsFor } from '../helpers/people-keys';
+import { keyPairsFor, signedStartInput } from '../helpers/people-keys';
 import path from 'node:path';
 import { publicKeyText } from '../../activities/approval-keys';
-import { signStart } from '../../activities/approval-signatures';
-import { progressQuery, type RunbookWorkflowInput } from '../../contract/run-messages';
+import { progressQuery } from '../../contract/run-messages';
 import { loadRunbookFile } from '../../dsl/loader';
 import { compile } from '../helpers/policy-fixtures';
 import { getService, idOf, pollUntil, reportOf, seedService } from '../helpers/runbook-fixtures';
@@ -66,17 +65,13 @@ describe('policies and change windows the worker enforces', () => {
   const start = (file: string, who: Person, inputs: Record<string, unknown>) => {
     const workflowId = `${path.basename(file, '.yaml')}-${who}-${Date.now()}`;
     const definition = loadRunbookFile(path.join(RUNBOOKS_DIR, file));
-    const input: RunbookWorkflowInput = {
+    const input = signedStartInput(keys[who].privateKey, {
+      workflowId,
+      taskQueue: stack.taskQueue,
+      by: who,
       definition,
       inputs,
-      startedBy: signStart(keys[who].privateKey, {
-        workflowId,
-        taskQueue: stack.taskQueue,
-        by: who,
-        definition,
-        inputs,
-      }),
-    };
+    });
     return stack.client.workflow.start('runbookWorkflow', {
       taskQueue: stack.taskQueue,
       workflowId,
