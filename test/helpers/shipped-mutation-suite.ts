@@ -6,6 +6,8 @@
 // runbook's `.mutants.yaml` (equivalent, or a known survivor). An unlisted survivor fails with its
 // diff. Each mutant case's limit follows its baseline duration (rehearsal/mutation/time-limits.ts);
 // a kill by time the baseline does not back is inconclusive (time): printed, not counted a kill.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { resolveTemporalBinary } from '../../scripts/setup-temporal';
 import type { CaseResult } from '../../rehearsal/case-runner';
 import { planMutation } from '../../rehearsal/mutation/mutation-plan';
@@ -79,6 +81,26 @@ export function groupSummary(
   ].join('\n');
 }
 
+/**
+ * Each baseline case's and mutant's time and verdict, kept in test-artifacts/mutation/ (git-ignored)
+ * to see where a group's time goes: which mutants ran every case, which ended on a limit.
+ */
+function keepTimings(name: string, baseline: readonly CaseResult[], results: readonly MutantResult[]): void {
+  const dir = path.join(REPO_ROOT, 'test-artifacts', 'mutation');
+  mkdirSync(dir, { recursive: true });
+  const report = {
+    baseline: baseline.map((r) => ({ case: `${r.file} ${r.name}`, ms: r.durationMs })),
+    mutants: results.map((r) => ({
+      mutant: `${r.runbook} ${r.mutant.id}`,
+      ms: r.durationMs,
+      casesRun: r.casesRun,
+      verdict: r.verdict.status,
+      ...(r.verdict.status === 'killed' && { byTime: r.verdict.onlyByTimeout, killedBy: r.verdict.kill.case }),
+    })),
+  };
+  writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
+}
+
 /** Declares the group's suite: one test, which runs its baseline and its mutants. */
 export function describeMutationGroup(name: MutationGroupName): void {
   const group = MUTATION_GROUPS[name];
@@ -117,6 +139,7 @@ export function describeMutationGroup(name: MutationGroupName): void {
           expect(recorder.report()).toBeUndefined();
         }
         console.log(groupSummary(name, run.baseline.slice(0, suite.cases.length), run.mutants));
+        keepTimings(name, run.baseline, run.mutants);
         const survivors = run.mutants
           .filter((r) => r.verdict.status === 'survived' && r.verdict.known === undefined)
           .map((r) => `${r.runbook} ${r.mutant.id}\n${r.mutant.diff.lines.join('\n')}`);
