@@ -17,6 +17,7 @@ import { signDecision } from '../../activities/approval-signatures';
 import { approvalUpdate, progressQuery } from '../../contract/run-messages';
 import { jsonOutput, runTideline, startCli } from '../helpers/cli-process';
 import {
+  answerText,
   connectStdioAgent,
   HTTP_ENDPOINT,
   tokenlessStatus,
@@ -65,6 +66,10 @@ describe('tideline mcp over stdio against a dev stack', () => {
       path.join(runbooks, 'promote.yaml'),
     );
     copyFileSync(path.join(FIXTURES, 'cli', 'gate.yaml'), path.join(runbooks, 'gate.yaml'));
+    copyFileSync(
+      path.join(FIXTURES, 'approvals', 'two-people-gate.yaml'),
+      path.join(runbooks, 'two-people-gate.yaml'),
+    );
     agent = await connectStdioAgent({
       stack,
       runbooks,
@@ -212,6 +217,24 @@ describe('tideline mcp over stdio against a dev stack', () => {
     expect(await until(runId, 'to succeed', (state) => state.execution !== 'RUNNING')).toMatchObject({
       status: 'succeeded',
     });
+  });
+
+  test('a rehearsal’s scripted approval counts on a step with approvers: its stand-ins meet the quorum', async () => {
+    // sign_off needs two of alice and bob: the rehearsal's own worker lets its stand-ins decide.
+    const approved = await call('rehearse', {
+      runbook: 'two-people-gate',
+      inputs: {},
+      approvals: [{ step: 'sign_off', decision: 'approve' }],
+    });
+    expect(approved.structuredContent).toMatchObject({ status: 'succeeded' });
+    expect(answerText(approved)).toContain('sign_off: done');
+    expect(answerText(approved)).not.toContain('rehearse again');
+    const rejected = await ok('rehearse', {
+      runbook: 'two-people-gate',
+      inputs: {},
+      approvals: [{ step: 'sign_off', decision: 'reject' }],
+    });
+    expect(rejected).toMatchObject({ status: 'failed', failure: { stepKey: 'sign_off' } });
   });
 
   test('cancels only the runs this agent started', async () => {

@@ -104,6 +104,30 @@ describe('a runbook with an approval step, its answer scripted', () => {
   });
 });
 
+test('a scripted approval on a step with approvers and a quorum counts: two stand-ins approve', async () => {
+  // promote-to-prod's sign_off takes two of alice, bob and group:dba, never the starter's.
+  const promote = checkRunbookFile(
+    path.resolve(__dirname, '..', 'fixtures', 'approvals', 'promote-to-prod.yaml'),
+  ).definition;
+  if (promote === undefined) throw new Error('the promote-to-prod fixture does not validate');
+  const check = rehearsalCase({
+    definition: promote,
+    inputs: { project_id: '${{ cloud.project_id }}', service_id: '${{ cloud.services.shop.id }}' },
+    cloud: { services: [{ name: 'shop' }] },
+    faults: [],
+    approvals: [{ step: 'sign_off', decision: 'approve' }],
+  });
+  if (!check.ok) throw new Error(check.problems.join('\n'));
+  const outcome = await rehearseRun(check.testCase, {
+    env: process.env,
+    timeoutMs: 120_000,
+    log: () => undefined,
+  });
+  expect(outcome).toMatchObject({ status: 'succeeded' });
+  expect(outcome.steps.find((step) => step.key === 'sign_off')?.status).toBe('done');
+  expect(outcome.calls['service.setEnvironment']?.total).toBe(1);
+});
+
 describe('a session’s rehearsals', () => {
   const POOLER_FAULT = { operation: 'service.enablePooler', kind: 'rateLimit', retryAfterSeconds: 0 };
 
