@@ -3,8 +3,10 @@
 // name, the inputs naming the rehearsal cloud's copies) succeeds, and with every enablePooler call
 // rate-limited it fails at the pooler and compensation deletes the service it created. A runbook
 // with an approval step is rehearsed with its answer scripted: approved, it succeeds; rejected, it
-// fails there and its completed step is undone. A session's rehearsals (the MCP server's) share one
-// stack, side by side, and a stack that did not start is started again at the next rehearsal.
+// fails there and its completed step is undone; one whose approval step needs two of its
+// approvers, never the starter, succeeds on one scripted approval (two stand-ins). A session's
+// rehearsals (the MCP server's) share one stack, side by side, and a stack that did not start is
+// started again at the next rehearsal.
 import path from 'node:path';
 import { checkRunbookFile } from '../../dsl/loader';
 import { REHEARSAL_APPROVER, RehearsalStage, rehearsalCase, rehearseRun } from '../../rehearsal/rehearse-run';
