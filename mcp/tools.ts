@@ -181,7 +181,7 @@ const REGISTRARS: Record<McpToolName, Registrar> = {
             .max(20)
             .optional()
             .describe(
-              'how the rehearsal answers the runbook\'s approval steps, e.g. [{"step": "gate", "decision": "reject"}]: a stand-in answers them on the throwaway stack, nothing real is approved; an approval left out waits until the rehearsal times out',
+              'how the rehearsal answers the runbook\'s approval steps, e.g. [{"step": "gate", "decision": "reject"}]: a stand-in answers them on the throwaway stack (on a step with approvers, as many stand-in approvers as it needs), nothing real is approved; an approval left out waits until the rehearsal times out',
             ),
         },
         annotations: annotations('rehearse'),

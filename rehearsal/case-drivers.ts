@@ -10,6 +10,7 @@ import { parseDuration } from '../dsl/durations';
 import type { JsonValue } from '../dsl/expressions';
 import type {
   ApprovalDecision,
+  ApprovalOutcome,
   HeldStep,
   PendingApproval,
   RunProgress,
@@ -23,6 +24,7 @@ import {
   skipUpdate,
 } from '../contract/run-messages';
 import { assertNever } from '../cloud/assert-never';
+import { approvalRefusalText } from './approval-refusal';
 import { resolveReferences, type CloudIds } from './cloud-references';
 import type { Mismatch } from './expectations';
 import { placeMismatch } from './mismatch-position';
@@ -125,7 +127,7 @@ export function approvalDriver(
   async function send(
     approval: LoadedCase['approvals'][number],
     plan: PendingApproval['plan'],
-  ): Promise<void> {
+  ): Promise<ApprovalOutcome | undefined> {
     const decision: ApprovalDecision = {
       approved: approval.decision === 'approve',
       step: approval.step,
@@ -144,7 +146,7 @@ export function approvalDriver(
         ...(approval.comment !== undefined && { comment: approval.comment }),
         ...(plan !== undefined && { plan }),
       });
-    await handle.executeUpdate(approvalUpdate, { args: [decision] });
+    return handle.executeUpdate(approvalUpdate, { args: [decision] });
   }
 
   return {
@@ -162,12 +164,19 @@ export function approvalDriver(
         if (approval.after !== undefined) await delay(parseDuration(approval.after));
         if (ended()) return;
         const still = await pendingOf(approval.step);
+        // Refused because it came after the approval timed out: too late, as meant.
+        const late = async () =>
+          approval.after !== undefined && (await pendingOf(approval.step)) === undefined;
+        let refused: ApprovalOutcome['refused'];
         try {
-          await send(approval, (still ?? pending).plan);
+          refused = (await send(approval, (still ?? pending).plan))?.refused;
         } catch (error) {
-          // Refused because it came after the approval timed out: too late, as meant.
-          if (approval.after === undefined || (await pendingOf(approval.step)) !== undefined) throw error;
+          if (!(await late())) throw error;
         }
+        // A refused decision leaves the step waiting for one the script does not send: the case
+        // ends here, saying why, rather than at its timeout.
+        if (refused !== undefined && !(await late()))
+          throw new Error(approvalRefusalText(index, approval, refused, (still ?? pending).approvers));
         next = index + 1;
       }
     },

@@ -327,6 +327,8 @@ export async function runCase(
     return result;
   } catch (error) {
     result.error = caseErrorOf(error);
+    // Where the run was when the case stopped (a scripted answer refused, say).
+    if (handle !== undefined) result.steps = (await progressOf(handle))?.steps ?? result.steps;
     return result;
   } finally {
     ended = true;

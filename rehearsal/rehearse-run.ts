@@ -10,6 +10,7 @@ import type { RunReport, StepRecord } from '../contract/run-messages';
 import { runCase, type CaseResult } from './case-runner';
 import type { LoadedCase } from './test-file-loader';
 import { TestCase } from './test-file-schema';
+import { REHEARSAL_APPROVER, standInScript } from './rehearsal-stand-ins';
 import { startTestStack, type TestStack } from './test-stack';
 
 export interface RehearsalRequest {
@@ -25,14 +26,14 @@ export interface RehearsalRequest {
   faults: unknown[];
   /**
    * How the run's approval steps are answered, as a test case's `approvals:` writes them (without
-   * `by`: a stand-in of the rehearsal decides). Nothing real is approved; an approval left out
-   * waits until its step or the rehearsal times out.
+   * `by`: stand-ins of the rehearsal decide, as approvers of every approval step on the
+   * rehearsal's own worker; rehearsal-stand-ins.ts). Nothing real is approved; an approval left
+   * out waits until its step or the rehearsal times out.
    */
   approvals?: unknown[];
 }
 
-/** Who answers a rehearsal's approvals: a stand-in, not a person. */
-export const REHEARSAL_APPROVER = 'rehearsal-stand-in';
+export { REHEARSAL_APPROVER };
 
 export interface RehearsalOutcome {
   /** How the run ended; `timed-out` when it did not end in time (waiting for an approval, say). */
@@ -71,10 +72,13 @@ export function rehearsalCase(request: RehearsalRequest): RehearsalCheck {
         (issue) => `${issue.path.join('.') || '(request)'}: ${issue.message}`,
       ),
     };
+  // Checked as scripted (problems name the agent's own entries), then sent by the stand-ins.
+  const script = standInScript(request.definition, parsed.data.approvals);
   return {
     ok: true,
     testCase: {
       ...parsed.data,
+      ...script,
       file: '(rehearsal)',
       definition: request.definition,
       locate: () => ({ line: 1, column: 1 }),

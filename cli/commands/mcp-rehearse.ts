@@ -4,6 +4,7 @@
 // (rehearsal/rehearse-run.ts, the machinery of `tideline test`). The answer says how the run
 // ended, the requests it made, what compensation undid, and the failure.
 import { McpToolError } from '../../mcp/errors';
+import type { StepRecord } from '../../contract/run-messages';
 import type { McpToolDeps } from '../../mcp/tools';
 import { RehearsalStage, rehearsalCase, type RehearsalOutcome } from '../../rehearsal/rehearse-run';
 import { rehearsalSeed } from '../../rehearsal/rehearsal-seed';
@@ -17,15 +18,28 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export function rehearsalText(runbook: string, outcome: RehearsalOutcome): string {
+/** `scripted`: the steps the request's approvals answer (by id or key). */
+export function rehearsalText(
+  runbook: string,
+  outcome: RehearsalOutcome,
+  scripted: readonly string[] = [],
+): string {
   const lines = [`rehearsal of ${runbook} on a throwaway local cloud: ${outcome.status}`];
   if (outcome.failure !== undefined)
     lines.push(`failure: ${outcome.failure.stepKey ?? 'run'}: ${outcome.failure.message}`);
   if (outcome.error !== undefined) lines.push(`note: ${outcome.error}`);
-  const unanswered = outcome.steps.filter((step) => step.kind === 'approve' && step.status === 'running');
+  const waiting = outcome.steps.filter((step) => step.kind === 'approve' && step.status === 'running');
+  const answered = (step: StepRecord) => scripted.includes(step.key) || scripted.includes(step.id);
+  const unanswered = waiting.filter((step) => !answered(step));
   if (outcome.status === 'timed-out' && unanswered.length > 0)
     lines.push(
       `the run waited for approval at ${unanswered.map((step) => step.key).join(', ')}: rehearse again with approvals, e.g. [{"step": "${unanswered[0]?.id ?? ''}", "decision": "approve"}]`,
+    );
+  // Named in approvals yet still waiting, and no note says why: asked again, or under another key.
+  const stillWaiting = waiting.filter(answered);
+  if (outcome.status === 'timed-out' && stillWaiting.length > 0 && outcome.error === undefined)
+    lines.push(
+      `the run still waited for approval at ${stillWaiting.map((step) => step.key).join(', ')}, which approvals name: each time a step is asked takes an answer of its own, named by the key shown here`,
     );
   lines.push('steps:');
   for (const step of outcome.steps)
@@ -80,7 +94,11 @@ export function mcpRehearser(ctx: CliContext): { rehearse: McpToolDeps['rehearse
       throw new McpToolError('MCP_REHEARSAL_FAILED', `the rehearsal could not run: ${message(error)}`);
     }
     return {
-      text: rehearsalText(runbook.name, outcome),
+      text: rehearsalText(
+        runbook.name,
+        outcome,
+        approvals.map((approval) => approval.step),
+      ),
       structured: { runbook: runbook.name, startingCloud: seed.cloud, ...outcome },
     };
   };

@@ -6,7 +6,9 @@
 // worker and even listed as an approver) cannot satisfy an approval however it reaches Temporal: a
 // raw signed decision is refused with APPROVAL_AGENT and audited (`tideline audit` shows it, and
 // the agent as verified starter), an unsigned one is rejected; a person's decision goes through.
-// The agent cancels its own run, never another's. Over Streamable HTTP a bearer token is required.
+// The agent cancels its own run, never another's. Its rehearsal's scripted approval of a step
+// needing two of the people listed is answered by the rehearsal's stand-ins: approved, the
+// rehearsal succeeds; rejected, it fails there. Over Streamable HTTP a bearer token is required.
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,6 +19,7 @@ import { signDecision } from '../../activities/approval-signatures';
 import { approvalUpdate, progressQuery } from '../../contract/run-messages';
 import { jsonOutput, runTideline, startCli } from '../helpers/cli-process';
 import {
+  answerText,
   connectStdioAgent,
   HTTP_ENDPOINT,
   tokenlessStatus,
@@ -65,6 +68,10 @@ describe('tideline mcp over stdio against a dev stack', () => {
       path.join(runbooks, 'promote.yaml'),
     );
     copyFileSync(path.join(FIXTURES, 'cli', 'gate.yaml'), path.join(runbooks, 'gate.yaml'));
+    copyFileSync(
+      path.join(FIXTURES, 'approvals', 'two-people-gate.yaml'),
+      path.join(runbooks, 'two-people-gate.yaml'),
+    );
     agent = await connectStdioAgent({
       stack,
       runbooks,
@@ -213,6 +220,24 @@ describe('tideline mcp over stdio against a dev stack', () => {
       status: 'succeeded',
     });
   });
+
+  test('a rehearsal’s scripted approval counts on a step with approvers: its stand-ins meet the quorum', async () => {
+    // sign_off needs both alice and bob: the rehearsal's own worker lets its stand-ins decide.
+    const approved = await call('rehearse', {
+      runbook: 'two-people-gate',
+      inputs: {},
+      approvals: [{ step: 'sign_off', decision: 'approve' }],
+    });
+    expect(approved.structuredContent).toMatchObject({ status: 'succeeded' });
+    expect(answerText(approved)).toContain('sign_off: done');
+    expect(answerText(approved)).not.toContain('rehearse again');
+    const rejected = await ok('rehearse', {
+      runbook: 'two-people-gate',
+      inputs: {},
+      approvals: [{ step: 'sign_off', decision: 'reject' }],
+    });
+    expect(rejected).toMatchObject({ status: 'failed', failure: { stepKey: 'sign_off' } });
+  }, 240_000);
 
   test('cancels only the runs this agent started', async () => {
     const handle = await stack.start(path.join(FIXTURES, 'cli', 'gate.yaml'), {});

@@ -3,8 +3,10 @@
 // name, the inputs naming the rehearsal cloud's copies) succeeds, and with every enablePooler call
 // rate-limited it fails at the pooler and compensation deletes the service it created. A runbook
 // with an approval step is rehearsed with its answer scripted: approved, it succeeds; rejected, it
-// fails there and its completed step is undone. A session's rehearsals (the MCP server's) share one
-// stack, side by side, and a stack that did not start is started again at the next rehearsal.
+// fails there and its completed step is undone; one whose approval step needs two of its
+// approvers, never the starter, succeeds on one scripted approval (two stand-ins). A session's
+// rehearsals (the MCP server's) share one stack, side by side, and a stack that did not start is
+// started again at the next rehearsal.
 import path from 'node:path';
 import { checkRunbookFile } from '../../dsl/loader';
 import { REHEARSAL_APPROVER, RehearsalStage, rehearsalCase, rehearseRun } from '../../rehearsal/rehearse-run';
@@ -102,6 +104,30 @@ describe('a runbook with an approval step, its answer scripted', () => {
       { key: 'prepare/undo.unprepare', undoes: 'prepare', status: 'done' },
     ]);
   });
+});
+
+test('a scripted approval on a step with approvers and a quorum counts: two stand-ins approve', async () => {
+  // promote-to-prod's sign_off takes two of alice, bob and group:dba, never the starter's.
+  const promote = checkRunbookFile(
+    path.resolve(__dirname, '..', 'fixtures', 'approvals', 'promote-to-prod.yaml'),
+  ).definition;
+  if (promote === undefined) throw new Error('the promote-to-prod fixture does not validate');
+  const check = rehearsalCase({
+    definition: promote,
+    inputs: { project_id: '${{ cloud.project_id }}', service_id: '${{ cloud.services.shop.id }}' },
+    cloud: { services: [{ name: 'shop' }] },
+    faults: [],
+    approvals: [{ step: 'sign_off', decision: 'approve' }],
+  });
+  if (!check.ok) throw new Error(check.problems.join('\n'));
+  const outcome = await rehearseRun(check.testCase, {
+    env: process.env,
+    timeoutMs: 120_000,
+    log: () => undefined,
+  });
+  expect(outcome).toMatchObject({ status: 'succeeded' });
+  expect(outcome.steps.find((step) => step.key === 'sign_off')?.status).toBe('done');
+  expect(outcome.calls['service.setEnvironment']?.total).toBe(1);
 });
 
 describe('a session’s rehearsals', () => {

@@ -121,3 +121,38 @@ it('counts an answer the run ended before as a mismatch', async () => {
   expect(run.sent).toEqual([]);
   expect(driver.missed()).toEqual([{ index: 0, reason: 'ended-before-answer' }]);
 });
+
+it('stops at a decision the run refuses, saying why and who the step counts', async () => {
+  const testCase = caseWith('{ step: approval, decision: approve, by: dave }');
+  const run = fakeRun(Infinity);
+  const refusing = {
+    ...run.handle,
+    workflowId: 'wf',
+    query: async (): Promise<RunProgress> => ({
+      runbook: 'fork-and-promote',
+      status: 'running',
+      startedAt: 0,
+      steps: [],
+      pendingApproval: {
+        stepKey: 'approval',
+        message: 'Promote?',
+        deadline: 0,
+        default: 'reject',
+        approvers: ['group:dba'],
+        minApprovals: 1,
+      },
+    }),
+    executeUpdate: async () => ({
+      approved: true,
+      by: 'dave',
+      comment: null,
+      timedOut: false,
+      refused: { code: 'APPROVAL_UNSIGNED', reason: 'this step needs a signed decision' },
+    }),
+  } as unknown as WorkflowHandle;
+  const driver = approvalDriver(refusing, testCase, () => false, signer);
+  await expect(driver.drive()).rejects.toThrow(
+    "approvals[0]: the run refused dave's approval of approval: this step needs a signed decision (APPROVAL_UNSIGNED); a decision on this step counts only signed by one of its approvers (group:dba), whom the case's worker knows: e.g. people: { dave: { groups: [dba] } } and by: dave",
+  );
+  expect(driver.missed()).toEqual([{ index: 0, reason: 'ended-before-answer' }]);
+});
