@@ -1,7 +1,7 @@
 // Runs each mutant against its runbook's cases on one test stack, at most `jobs` mutants at a
 // time. The cases first run against the runbooks as they are: a failing case would kill every
-// mutant and prove nothing, so then no mutant runs. A mutant's cases run fastest first (as the
-// first pass timed them) and stop at the first case that kills. A case that fails because the run
+// mutant and prove nothing, so then no mutant runs. A mutant's cases run in kill order
+// (casesInKillOrder) and stop at the first case that kills. A case that fails because the run
 // outlived a step's deadline or its case limit is a kill only by a timeout: the expectations it
 // found unmet at that moment say what the mutant got wrong, but no run of it ended for them to be
 // checked against. Such a kill is judged against the baseline (time-limits.ts); one the baseline
@@ -114,6 +114,21 @@ interface TimedCase {
   limitMs: number;
 }
 
+/**
+ * The order a mutant's cases run in: first the cases whose baseline run reached the mutated step
+ * (a case that never reached it runs the mutant as it ran the runbook, up to where it ended), then
+ * the others, in case the mutation shows elsewhere; each part fastest first, as the baseline timed
+ * it. Every case still runs until one kills, so the order changes how soon, never the verdict.
+ */
+export function casesInKillOrder<T extends { baseline: Pick<CaseResult, 'durationMs' | 'steps'> }>(
+  stepId: string,
+  cases: readonly T[],
+): T[] {
+  const fastestFirst = [...cases].sort((a, b) => a.baseline.durationMs - b.baseline.durationMs);
+  const reached = (c: T) => c.baseline.steps.some((step) => step.id === stepId);
+  return [...fastestFirst.filter(reached), ...fastestFirst.filter((c) => !reached(c))];
+}
+
 /** Whether the mutant's only kill is one by time that its baseline does not back. */
 export function inconclusiveByTime(result: MutantResult): boolean {
   return result.verdict.status === 'killed' && result.verdict.time?.conclusive === false;
@@ -181,10 +196,12 @@ export async function runMutation(
       }),
     );
     const work = targets.flatMap((target) => {
-      const fastestFirst = target.cases
-        .map((testCase) => timed.get(testCase) as TimedCase)
-        .sort((a, b) => a.baseline.durationMs - b.baseline.durationMs);
-      return target.mutants.map((mutant) => ({ target, mutant, cases: fastestFirst }));
+      const cases = target.cases.map((testCase) => timed.get(testCase) as TimedCase);
+      return target.mutants.map((mutant) => ({
+        target,
+        mutant,
+        cases: casesInKillOrder(mutant.stepId, cases),
+      }));
     });
     const wellInside = (limits ?? DERIVED_LIMITS).wellInside;
     const mutants = await bounded(work, options.jobs, async ({ target, mutant, cases: ordered }) => {
