@@ -178,8 +178,12 @@ function bound(testCase: LoadedCase, inputs: Record<string, unknown>): Record<st
   return binding.ok ? binding.values : inputs;
 }
 
-/** How often the runner checks the running steps against their deadlines. */
-const DEADLINE_POLL_MS = 250;
+/**
+ * How often the runner checks the running steps against their deadlines: each check is a query
+ * the worker answers, for as long as the case runs, and a deadline has seconds of slack
+ * (STEP_DEADLINE_SLACK_MS), so a second later costs a time kill little and saves many queries.
+ */
+const DEADLINE_POLL_MS = 1_000;
 
 /**
  * What ends the wait for the run: its report, a step past its deadline on the case's clock, or
