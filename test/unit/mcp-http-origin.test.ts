@@ -121,7 +121,7 @@ test('its own Host without an Origin, its own origin and the allowed host and or
     { host: `127.0.0.1:${port}` },
     { host: `localhost:${port}`, origin: `http://localhost:${port}` },
     { host: `mcp.internal:${port}`, origin: ALLOWED_ORIGIN },
-  ]) {
+  ] as Record<string, string>[]) {
     const opened = await clientPost({ ...headers, authorization: `Bearer ${TOKEN}` }, INITIALIZE);
     expect({ headers, status: opened.status }).toEqual({ headers, status: 200 });
     expect(opened.session).toMatch(/^[0-9a-f-]{36}$/);
