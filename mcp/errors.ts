@@ -19,6 +19,8 @@ export const MCP_TOOL_ERROR_CODES = [
   'MCP_REHEARSAL_INVALID',
   /** The rehearsal's own Temporal, worker or local cloud could not be started. */
   'MCP_REHEARSAL_FAILED',
+  /** The rehearsal was stopped before its run ended: the call was cancelled or the client went away. */
+  'MCP_REHEARSAL_CANCELLED',
   /** Temporal could not be reached or refused the request. */
   'MCP_TEMPORAL_FAILED',
 ] as const;

@@ -10,11 +10,12 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { agentName } from './agent-name';
+import { foreignRequest, originPolicy, type OriginPolicy } from './http-origin';
 import { registerAgentPrompt } from './agent-prompt';
 import { registerRunbookResources } from './runbook-resources';
 import { registerTools, type McpToolDeps } from './tools';
 
-export interface McpServerSettings extends Omit<McpToolDeps, 'agent'> {
+export interface McpServerSettings extends Omit<McpToolDeps, 'agent' | 'clientGone'> {
   /** The configured agent name (`mcp:…`); absent: `mcp:` and the client's name. */
   agentName?: string;
   /** The server's version as announced to clients. */
@@ -23,7 +24,8 @@ export interface McpServerSettings extends Omit<McpToolDeps, 'agent'> {
 
 export const MCP_SERVER_NAME = 'tideline';
 
-export function createMcpServer(settings: McpServerSettings): McpServer {
+/** `clientGone`: aborted when the client went away with calls still running (McpToolDeps). */
+export function createMcpServer(settings: McpServerSettings, clientGone?: AbortSignal): McpServer {
   const server = new McpServer(
     { name: MCP_SERVER_NAME, version: settings.version },
     {
@@ -34,6 +36,7 @@ export function createMcpServer(settings: McpServerSettings): McpServer {
   const { agentName: configured, version: _version, ...deps } = settings;
   const tools = registerTools(server, {
     ...deps,
+    ...(clientGone !== undefined && { clientGone }),
     agent: () => agentName(configured, server.server.getClientVersion()?.name),
   });
   registerRunbookResources(server, deps.library);
@@ -78,12 +81,17 @@ function trackRequests(transport: StdioServerTransport): { idle(): Promise<void>
   };
 }
 
-/** Serves one client on `input`/`output` until the input ends and every request is answered. */
+/**
+ * Serves one client on `input`/`output` until the input ends and every request is answered. The
+ * end of the input is the client going away: rehearsals still running are cancelled then (their
+ * answer says so), quicker calls still answer.
+ */
 export async function serveStdio(
   settings: McpServerSettings,
   streams: { input: Readable; output: Writable },
 ): Promise<void> {
-  const server = createMcpServer(settings);
+  const gone = new AbortController();
+  const server = createMcpServer(settings, gone.signal);
   const transport = new StdioServerTransport(streams.input, streams.output);
   const ended = new Promise<void>((resolve) => {
     streams.input.once('end', resolve);
@@ -92,6 +100,7 @@ export async function serveStdio(
   const requests = trackRequests(transport);
   await server.connect(transport);
   await ended;
+  gone.abort(new Error('the client closed its input'));
   await requests.idle();
   await server.close();
 }
@@ -127,13 +136,33 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
   return chunks.length === 0 ? undefined : (JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown);
 }
 
-/** Serves Streamable HTTP on 127.0.0.1:`port` (0: any free port); every request needs the token. */
+export interface McpHttpOptions {
+  /** The loopback port; 0: any free one. */
+  port: number;
+  /** The bearer token every request must carry. */
+  token: string;
+  /** Host names answered besides 127.0.0.1 and localhost (NAME or NAME:PORT; http-origin.ts). */
+  allowHosts?: readonly string[];
+  /** Origins answered besides the server's own loopback ones. */
+  allowOrigins?: readonly string[];
+}
+
+/**
+ * Serves Streamable HTTP on 127.0.0.1:`port`. A request with a foreign Host or Origin is refused
+ * (403) before anything else, then every request needs the token. A session's calls still running
+ * are cancelled when it closes (DELETE) or the server closes.
+ */
 export async function serveHttp(
   settings: McpServerSettings,
-  options: { port: number; token: string },
+  options: McpHttpOptions,
 ): Promise<McpHttpServer> {
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
+  /** Known once the server listens (its port is the policy's). */
+  const listening: { policy?: OriginPolicy } = {};
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const { policy } = listening;
+    const foreign = policy === undefined ? 'the server is starting' : foreignRequest(request.headers, policy);
+    if (foreign !== undefined) return refuse(response, 403, foreign);
     if (new URL(request.url ?? '/', 'http://127.0.0.1').pathname !== MCP_HTTP_PATH)
       return refuse(response, 404, `the MCP endpoint is ${MCP_HTTP_PATH}`);
     if (!sameToken(request.headers.authorization, options.token))
@@ -168,6 +197,10 @@ export async function serveHttp(
   });
   const address = http.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  listening.policy = originPolicy(port, {
+    ...(options.allowHosts !== undefined && { hosts: options.allowHosts }),
+    ...(options.allowOrigins !== undefined && { origins: options.allowOrigins }),
+  });
   return {
     url: `http://127.0.0.1:${port}${MCP_HTTP_PATH}`,
     async close() {

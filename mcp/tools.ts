@@ -40,13 +40,22 @@ export interface McpToolDeps {
   signStart(fields: StartFields): SignedStart;
   /** A fresh run id for a runbook. */
   newRunId(runbook: string): string;
-  /** Runs the runbook on a throwaway local cloud seeded like the real one, with faults injected. */
+  /**
+   * Runs the runbook on a throwaway local cloud seeded like the real one, with faults injected;
+   * aborting `signal` ends the rehearsal early (MCP_REHEARSAL_CANCELLED).
+   */
   rehearse(request: {
     runbook: LoadedRunbook;
     inputs: Record<string, unknown>;
     faults: Record<string, unknown>[];
     approvals: { step: string; decision: 'approve' | 'reject' }[];
+    signal: AbortSignal;
   }): Promise<ToolAnswer>;
+  /**
+   * Aborted when the client has gone away while the session's calls may still be answered (stdio:
+   * its input ended): long calls (rehearse) stop then, quick ones still get their answers out.
+   */
+  clientGone?: AbortSignal;
   /** A run's step timeline and audit trail, as `tideline history` and `audit` show them. */
   records: { history(runId: string): Promise<ToolAnswer>; audit(runId: string): Promise<ToolAnswer> };
 }
@@ -186,7 +195,7 @@ const REGISTRARS: Record<McpToolName, Registrar> = {
         },
         annotations: annotations('rehearse'),
       },
-      ({ runbook, inputs, faults, approvals }) =>
+      ({ runbook, inputs, faults, approvals }, { signal }) =>
         guarded(async () => {
           const plan = await planned(deps, runbook, inputs ?? {});
           const outcome = await deps.rehearse({
@@ -194,6 +203,8 @@ const REGISTRARS: Record<McpToolName, Registrar> = {
             inputs: plan.given,
             faults: faults ?? [],
             approvals: approvals ?? [],
+            // The call's own (cancelled by the client, or its session closed) or the client gone.
+            signal: deps.clientGone === undefined ? signal : AbortSignal.any([signal, deps.clientGone]),
           });
           return answer(outcome.text, { ...outcome.structured, planHash: plan.hash });
         }),

@@ -51,7 +51,7 @@ export interface CaseResult {
    * Why the case could not be run or finished. A case that ran out of time has the mismatches its
    * expectations found at that moment; one that could not run has none.
    */
-  error?: { code: 'TEST_CASE_ERROR' | 'TEST_CASE_TIMEOUT'; message: string };
+  error?: { code: 'TEST_CASE_ERROR' | 'TEST_CASE_TIMEOUT' | 'TEST_CASE_CANCELLED'; message: string };
   /** The step whose deadline ended the case, when one did (else a timeout was the flat one). */
   missed?: MissedDeadline;
   /** The run's steps as they ended. */
@@ -185,16 +185,28 @@ function bound(testCase: LoadedCase, inputs: Record<string, unknown>): Record<st
  */
 const DEADLINE_POLL_MS = 1_000;
 
+/** Resolves once `signal` is aborted (never, without one); the listener goes when `settled` does. */
+function abortOf(signal: AbortSignal | undefined, settled: Promise<unknown>): Promise<{ cancelled: true }> {
+  if (signal === undefined) return new Promise(() => undefined);
+  return new Promise((resolve) => {
+    const onAbort = () => resolve({ cancelled: true });
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    void settled.finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 /**
- * What ends the wait for the run: its report, a step past its deadline on the case's clock, or
- * the flat case timeout (`missed` undefined).
+ * What ends the wait for the run: its report, a step past its deadline on the case's clock, the
+ * flat case timeout (`missed` undefined), or the case's cancellation (`signal`).
  */
 async function firstEnding(
   work: Promise<RunReport>,
   run: WorkflowHandle,
   deadlines: ReadonlyMap<string, StepDeadline>,
   timeoutMs: number,
-): Promise<{ report: RunReport } | { missed: MissedDeadline | undefined }> {
+  signal: AbortSignal | undefined,
+): Promise<{ report: RunReport } | { missed: MissedDeadline | undefined } | { cancelled: true }> {
   let settled = false;
   const watch = async (): Promise<{ missed: MissedDeadline }> => {
     for (;;) {
@@ -204,12 +216,19 @@ async function firstEnding(
       if (missed !== undefined) return { missed };
     }
   };
-  const ending = await withDeadline(
+  const ended = withDeadline(
     Promise.race([work.then((report) => ({ report })), ...(deadlines.size > 0 ? [watch()] : [])]),
     timeoutMs,
   );
+  const ending = await Promise.race([ended, abortOf(signal, ended)]);
   settled = true;
   return ending === 'timeout' ? { missed: undefined } : ending;
+}
+
+/** Why a cancelled case was: the abort's reason when it is an Error, else a plain note. */
+function cancelText(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  return `cancelled: ${reason instanceof Error && reason.name !== 'AbortError' ? reason.message : 'the case was stopped before its run ended'}`;
 }
 
 /** Why a case could not run or finish, from what was thrown. */
@@ -231,11 +250,16 @@ export function caseResultOf(testCase: { file: string; name: string }, runbook: 
   };
 }
 
+/**
+ * Runs the case to its end or `timeoutMs`. Aborting `signal` ends it early (TEST_CASE_CANCELLED):
+ * its run is terminated, its worker stopped and its cloud closed as at any other end.
+ */
 export async function runCase(
   stack: TestStack,
   testCase: LoadedCase,
   timeoutMs: number,
   observeAnswers?: AnswerObserver,
+  signal?: AbortSignal,
 ): Promise<CaseResult> {
   const started = Date.now();
   const result = caseResultOf(testCase, testCase.runbook);
@@ -247,6 +271,7 @@ export async function runCase(
   let ended = false;
   const over = () => ended;
   try {
+    signal?.throwIfAborted();
     cloud = await startCaseCloud(testCase, stack.credentials, observeAnswers, stack.dialect);
     unroute = stack.route(cloud.ids.projectId, cloud.api);
     const inputs = resolveReferences(testCase.inputs, cloud.ids);
@@ -268,6 +293,7 @@ export async function runCase(
       memo: { runbook: testCase.definition.name },
     });
     handle = run;
+    signal?.throwIfAborted();
     const holds = holdDriver(run, testCase, cloud, over);
     const approvals = approvalDriver(run, testCase, over, {
       runId: run.firstExecutionRunId,
@@ -287,7 +313,8 @@ export async function runCase(
       holds.drive(),
     ]).then(([report]) => report);
     const deadlines = stepDeadlines(testCase.definition, bound(testCase, inputs), testCase.approvals);
-    const ending = await firstEnding(work, run, deadlines, timeoutMs);
+    const ending = await firstEnding(work, run, deadlines, timeoutMs, signal);
+    if ('cancelled' in ending) throw signal?.reason ?? new Error('the case was cancelled');
     if ('missed' in ending) {
       ended = true;
       if (ending.missed !== undefined) result.missed = ending.missed;
@@ -330,7 +357,10 @@ export async function runCase(
     result.passed = result.mismatches.length === 0;
     return result;
   } catch (error) {
-    result.error = caseErrorOf(error);
+    result.error =
+      signal?.aborted === true
+        ? { code: 'TEST_CASE_CANCELLED', message: cancelText(signal) }
+        : caseErrorOf(error);
     // Where the run was when the case stopped (a scripted answer refused, say).
     if (handle !== undefined) result.steps = (await progressOf(handle))?.steps ?? result.steps;
     return result;

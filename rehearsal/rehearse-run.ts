@@ -126,7 +126,8 @@ export class RehearsalStage {
 
   constructor(private readonly options: RehearsalOptions) {}
 
-  async rehearse(testCase: LoadedCase, timeoutMs: number): Promise<RehearsalOutcome> {
+  /** Aborting `signal` ends the rehearsal early, its run terminated (error TEST_CASE_CANCELLED). */
+  async rehearse(testCase: LoadedCase, timeoutMs: number, signal?: AbortSignal): Promise<RehearsalOutcome> {
     const kept = (this.kept ??= {
       stack: (this.options.start ?? startTestStack)(this.options.env, this.options.log),
       running: 0,
@@ -134,7 +135,7 @@ export class RehearsalStage {
     });
     kept.running += 1;
     try {
-      return rehearsalOutcome(await runCase(await kept.stack, testCase, timeoutMs));
+      return rehearsalOutcome(await runCase(await kept.stack, testCase, timeoutMs, undefined, signal));
     } catch (error) {
       this.setAside(kept);
       throw error;

@@ -58,8 +58,10 @@ export function rehearsalText(
 }
 
 /**
- * The rehearse tool of one `tideline mcp` session: its rehearsals share one test stack, started at
- * the first and closed by `close()` when the session ends.
+ * The rehearse tool of one `tideline mcp` process: its rehearsals share one test stack, started at
+ * the first. A rehearsal ends early when its request's signal is aborted (the client cancelled the
+ * call or went away). `close()` cancels the rehearsals still running, waits for them to wind down
+ * (runs terminated, workers stopped, local clouds closed) and then closes the stack.
  */
 export function mcpRehearser(ctx: CliContext): { rehearse: McpToolDeps['rehearse']; close(): Promise<void> } {
   const worker = planWorkerConfig(ctx);
@@ -67,7 +69,9 @@ export function mcpRehearser(ctx: CliContext): { rehearse: McpToolDeps['rehearse
     env: ctx.env,
     log: (line) => ctx.stderr.write(`tideline mcp: rehearsal: ${line}\n`),
   });
-  const rehearse: McpToolDeps['rehearse'] = async ({ runbook, inputs, faults, approvals }) => {
+  /** The rehearsals running, each with what cancels it. */
+  const running = new Map<AbortController, Promise<unknown>>();
+  const rehearse: McpToolDeps['rehearse'] = async ({ runbook, inputs, faults, approvals, signal }) => {
     const { definition } = runbook;
     let seed;
     try {
@@ -87,12 +91,26 @@ export function mcpRehearser(ctx: CliContext): { rehearse: McpToolDeps['rehearse
         'the rehearsal asked for cannot be set up',
         check.problems.join('\n'),
       );
+    const cancel = new AbortController();
+    const cancelled = AbortSignal.any([signal, cancel.signal]);
+    const rehearsal = stage.rehearse(check.testCase, REHEARSAL_TIMEOUT_MS, cancelled);
+    running.set(
+      cancel,
+      rehearsal.catch(() => undefined),
+    );
     let outcome: RehearsalOutcome;
     try {
-      outcome = await stage.rehearse(check.testCase, REHEARSAL_TIMEOUT_MS);
+      outcome = await rehearsal;
     } catch (error) {
       throw new McpToolError('MCP_REHEARSAL_FAILED', `the rehearsal could not run: ${message(error)}`);
+    } finally {
+      running.delete(cancel);
     }
+    if (cancelled.aborted)
+      throw new McpToolError(
+        'MCP_REHEARSAL_CANCELLED',
+        'the rehearsal was cancelled (the call was cancelled, the client went away or the server is stopping); its run was terminated and its throwaway stack stopped',
+      );
     return {
       text: rehearsalText(
         runbook.name,
@@ -102,5 +120,13 @@ export function mcpRehearser(ctx: CliContext): { rehearse: McpToolDeps['rehearse
       structured: { runbook: runbook.name, startingCloud: seed.cloud, ...outcome },
     };
   };
-  return { rehearse, close: () => stage.close() };
+  return {
+    rehearse,
+    async close() {
+      const winding = [...running];
+      for (const [cancel] of winding) cancel.abort();
+      await Promise.all(winding.map(([, ended]) => ended));
+      await stage.close();
+    },
+  };
 }

@@ -19,6 +19,7 @@ import { workerCatalogue } from './catalog';
 import { newRunId } from './run';
 import { codecToken } from '../../stack/codec-token';
 import { agentNameProblem } from '../../mcp/agent-name';
+import { allowedHostProblem, allowedOriginProblem } from '../../mcp/http-origin';
 import { McpToolError } from '../../mcp/errors';
 import { MCP_PROFILES } from '../../mcp/profiles';
 import type { RunbookLibrary } from '../../mcp/runbook-library';
@@ -27,11 +28,15 @@ import type { PlanRenderer } from '../../mcp/tools';
 
 export const MCP_SPEC = {
   name: 'mcp',
-  usage: '[--profile read-only|operate] [--runbooks DIR] [--agent-name mcp:NAME] [--key FILE] [--http PORT]',
+  usage:
+    '[--profile read-only|operate] [--runbooks DIR] [--agent-name mcp:NAME] [--key FILE] [--http PORT [--allow-host NAME]… [--allow-origin ORIGIN]…]',
   description: [
     'Serves runbooks as tools to an AI agent over the Model Context Protocol: on stdin/stdout (the',
     'client starts `tideline mcp` itself), or with --http PORT as Streamable HTTP on 127.0.0.1, where',
-    'every request needs `Authorization: Bearer TOKEN` (TIDELINE_MCP_TOKEN, or one generated and printed).',
+    'every request needs `Authorization: Bearer TOKEN` (TIDELINE_MCP_TOKEN, or one generated and printed)',
+    'and a Host of its own (127.0.0.1:PORT, localhost:PORT, --allow-host), and an Origin, if any, of',
+    'its own or of --allow-origin: a web page cannot reach it by DNS rebinding (HTTP 403).',
+    'A rehearsal still running when its client goes away (stdin closed, session deleted) is cancelled.',
     'Tools: list_runbooks, describe_runbook, plan, rehearse (on a throwaway local cloud), status, list_waiting_approvals,',
     'history, audit; the operate profile adds',
     'start (with the plan hash `plan` returned) and cancel (runs this agent started). There is no approve',
@@ -47,6 +52,8 @@ export const MCP_SPEC = {
     'agent-name': { type: 'string' },
     key: { type: 'string' },
     http: { type: 'string' },
+    'allow-host': { type: 'string', multiple: true },
+    'allow-origin': { type: 'string', multiple: true },
   },
   optionHelp: [
     [
@@ -57,6 +64,11 @@ export const MCP_SPEC = {
     ['--agent-name mcp:NAME', "the runs' starter (default: mcp: and the client's name)"],
     ['--key FILE', "the private key that signs the agent's starts (register its public key for the name)"],
     ['--http PORT', 'serve Streamable HTTP on 127.0.0.1:PORT instead of stdio (bearer token required)'],
+    ['--allow-host NAME', 'with --http: a Host name answered besides 127.0.0.1 and localhost (repeatable)'],
+    [
+      '--allow-origin ORIGIN',
+      'with --http: a browser origin answered besides its own, e.g. http://localhost:6274 (repeatable)',
+    ],
   ],
   examples: [
     'tideline mcp --runbooks runbooks/',
@@ -117,6 +129,17 @@ export const mcpCommand: Command = async (argv, ctx) => {
   const port = values.http === undefined ? undefined : Number(values.http);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535))
     throw new CliError('CLI_USAGE', '--http must be a port number (0 to 65535)');
+  const allowHosts = values['allow-host'] ?? [];
+  const allowOrigins = values['allow-origin'] ?? [];
+  if (port === undefined && allowHosts.length + allowOrigins.length > 0)
+    throw new CliError('CLI_USAGE', '--allow-host and --allow-origin apply to --http PORT only');
+  for (const [flag, given, problem] of [
+    ['--allow-host', allowHosts, allowedHostProblem],
+    ['--allow-origin', allowOrigins, allowedOriginProblem],
+  ] as const) {
+    const found = given.map(problem).find((text) => text !== undefined);
+    if (found !== undefined) throw new CliError('CLI_USAGE', `${flag}: ${found}`);
+  }
   // The key file given, else the configured name's own key (~/.tideline/approval-keys), else none:
   // the starts are then claimed, not signed.
   const key =
@@ -171,9 +194,11 @@ export const mcpCommand: Command = async (argv, ctx) => {
       ]);
     } else {
       const { token, source } = codecToken(ctx.env.TIDELINE_MCP_TOKEN, 'TIDELINE_MCP_TOKEN');
-      const http = await server.serveHttp(settings, { port, token }).catch((error: unknown) => {
-        throw new CliError('CLI_USAGE', `cannot listen on 127.0.0.1:${port}: ${(error as Error).message}`);
-      });
+      const http = await server
+        .serveHttp(settings, { port, token, allowHosts, allowOrigins })
+        .catch((error: unknown) => {
+          throw new CliError('CLI_USAGE', `cannot listen on 127.0.0.1:${port}: ${(error as Error).message}`);
+        });
       ctx.stdout.write(
         `tideline mcp: ${http.url} (profile ${profile}); ${source === 'generated' ? `token (shown once): ${token}` : 'token from TIDELINE_MCP_TOKEN'}\n`,
       );

@@ -39,6 +39,12 @@ export interface McpStdioClient {
   /** Lines that were not JSON-RPC or answered no pending request (a test expects none). */
   readonly stray: string[];
   stderr(): string;
+  /** The server's process id. */
+  readonly pid: number | undefined;
+  /** Closes stdin (the client going away) without waiting; `exited` tells when the server ended. */
+  endInput(): void;
+  /** Resolves with the server's exit. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Closes stdin (the transport's end) and waits for the exit, killing the server if it lingers. */
   close(): Promise<void>;
 }
@@ -65,7 +71,7 @@ export function startMcpStdio(
   let buffered = '';
   let exitNote: string | undefined;
 
-  const exited = new Promise<void>((resolve) => {
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => {
       exitNote = `${command} exited (code ${code}, signal ${signal}); stderr: ${stderr.slice(-2000)}`;
       for (const [id, waiting] of pending) {
@@ -73,7 +79,7 @@ export function startMcpStdio(
         pending.delete(id);
         waiting.reject(new Error(`${waiting.method}: ${exitNote}`));
       }
-      resolve();
+      resolve({ code, signal });
     });
   });
   child.once('error', (error) => {
@@ -152,6 +158,9 @@ export function startMcpStdio(
     notifications,
     stray,
     stderr: () => stderr,
+    pid: child.pid,
+    endInput: () => child.stdin.end(),
+    exited,
     async close() {
       if (exitNote !== undefined) return;
       child.stdin.end();

@@ -8,7 +8,8 @@
 // the agent as verified starter), an unsigned one is rejected; a person's decision goes through.
 // The agent cancels its own run, never another's. Its rehearsal's scripted approval of a step
 // needing two of the people listed is answered by the rehearsal's stand-ins: approved, the
-// rehearsal succeeds; rejected, it fails there. Over Streamable HTTP a bearer token is required.
+// rehearsal succeeds; rejected, it fails there. Over Streamable HTTP a bearer token is required,
+// and a web page's request (a foreign Host and Origin, as DNS rebinding sends them) is refused.
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -27,6 +28,7 @@ import {
   type Structured,
 } from '../helpers/mcp-agent';
 import { keyPairsFor } from '../helpers/people-keys';
+import { rawHttp } from '../helpers/raw-http';
 import { createVpc, pollUntil, seedService } from '../helpers/runbook-fixtures';
 import { RUNBOOKS_DIR, startRunbookStack, type RunbookStack } from '../helpers/runbook-stack';
 import { buildDist, REPO_ROOT, testKeyRing } from '../helpers/worker-process';
@@ -246,7 +248,7 @@ describe('tideline mcp over stdio against a dev stack', () => {
     await handle.cancel();
   });
 
-  test('over Streamable HTTP on 127.0.0.1, every request needs the bearer token', async () => {
+  test('over Streamable HTTP on 127.0.0.1, every request needs the bearer token and its own Host', async () => {
     const token = 'mcp-integration-token-0123456789';
     const server = startCli(
       ['mcp', '--runbooks', path.join(dir, 'runbooks'), '--http', '0', '--address', stack.server.address],
@@ -258,6 +260,26 @@ describe('tideline mcp over stdio against a dev stack', () => {
       expect(line).toContain('token from TIDELINE_MCP_TOKEN');
       expect(line).not.toContain(token);
       expect(await tokenlessStatus(url)).toBe(401);
+      // DNS rebinding: a page of evil.example, its name now resolving to 127.0.0.1, token and all.
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'Page', version: '1' },
+        },
+      });
+      const rebound = await rawHttp(
+        url.origin,
+        `POST /mcp HTTP/1.0\r\nHost: evil.example:${url.port}\r\nOrigin: http://evil.example:${url.port}\r\n` +
+          `Authorization: Bearer ${token}\r\nContent-Type: application/json\r\n` +
+          `Accept: application/json, text/event-stream\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
+      expect(rebound.status).toBe(403);
+      expect(rebound.headers['mcp-session-id']).toBeUndefined();
+      expect(rebound.body).toMatchObject({ error: { message: expect.stringContaining('evil.example') } });
       const client = new Client({ name: 'HTTP Test', version: '1' });
       await client.connect(
         new StreamableHTTPClientTransport(url, {
@@ -274,5 +296,12 @@ describe('tideline mcp over stdio against a dev stack', () => {
       server.signal('SIGTERM');
       expect((await server.done).code).toBe(0);
     }
+    const badOrigin = await runTideline(
+      ['mcp', '--runbooks', path.join(dir, 'runbooks'), '--http', '0', '--allow-origin', 'localhost:6274'],
+      { env: { HOME: dir, TIDELINE_MCP_TOKEN: token } },
+    );
+    expect(badOrigin.code).toBe(2);
+    expect(badOrigin.stderr).toContain('--allow-origin: "localhost:6274" is not an origin');
+    expect(badOrigin.stderr).not.toMatch(/\n\s+at /);
   });
 });
