@@ -1,8 +1,8 @@
 // `tideline test --mutate --junit FILE`: the mutants as JUnit XML. One <testsuite> per runbook,
 // one <testcase> per mutant; a survivor is a <failure> with its diff, an equivalent one or a known
-// survivor <skipped> with the reason, a kill passes (its case and expectations in <system-out>).
+// survivor <skipped> with the reason, as is an inconclusive (time) kill, a kill passes (its case and expectations in <system-out>).
 import { assertNever } from '../../cloud/assert-never';
-import type { MutantResult } from '../../rehearsal/mutation/run-mutants';
+import { inconclusiveByTime, type MutantResult } from '../../rehearsal/mutation/run-mutants';
 import { xmlEscape } from './test-junit';
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(3);
@@ -13,6 +13,12 @@ function mutantXml(result: MutantResult): string[] {
   const { verdict } = result;
   switch (verdict.status) {
     case 'killed': {
+      if (inconclusiveByTime(result))
+        return [
+          `${head}>`,
+          `      <skipped message="${xmlEscape(`inconclusive (time): the limit ran out at "${verdict.kill.case}", which the baseline does not back`)}"/>`,
+          '    </testcase>',
+        ];
       const listed =
         verdict.listedAsSurvivor === true ? ' (listed as a known survivor: remove its entry)' : '';
       const how = `killed by "${verdict.kill.case}" (${verdict.kill.file}): ${verdict.kill.failed.join(', ')}${verdict.onlyByTimeout ? ' (only by a timeout)' : ''}${listed}`;

@@ -3,7 +3,7 @@
 // known survivor with its diff too), then a summary per
 // runbook and overall; or one JSON object (`--json`).
 import { assertNever } from '../../cloud/assert-never';
-import { mutationFailed, type MutantResult } from '../../rehearsal/mutation/run-mutants';
+import { inconclusiveByTime, mutationFailed, type MutantResult } from '../../rehearsal/mutation/run-mutants';
 import type { MutationTarget } from '../../rehearsal/mutation/mutation-plan';
 import type { Style } from './style';
 import { formatDuration } from './style';
@@ -22,7 +22,17 @@ export function mutantLines(result: MutantResult, style: Style): string[] {
   const { verdict } = result;
   switch (verdict.status) {
     case 'killed': {
-      const { kill } = verdict;
+      const { kill, time } = verdict;
+      if (time !== undefined && inconclusiveByTime(result)) {
+        const took =
+          time.baselineMs === undefined
+            ? 'not ended in the baseline'
+            : `${formatDuration(time.baselineMs)} in the baseline`;
+        return [
+          `${style.yellow('?')} inconclusive (time) ${name} at "${kill.case}": its ${time.ran === 'step' ? 'step' : 'case'} limit of ${formatDuration(time.limitMs)} ran out, ${took}; not counted as a kill`,
+          ...diffLines(result, style),
+        ];
+      }
       const head = `${style.green('✓')} killed ${name} by "${kill.case}": ${kill.failed.join(', ')}`;
       if (verdict.listedAsSurvivor === true)
         return [`${head} ${style.red('(listed as a known survivor: its entry can go)')}`];
@@ -49,8 +59,11 @@ export function mutantLines(result: MutantResult, style: Style): string[] {
 
 interface Counts {
   mutants: number;
+  /** Kills, without the inconclusive (time) ones. */
   killed: number;
   onlyByTimeout: number;
+  /** Kills by time that the baseline does not back: reported, not counted as kills. */
+  inconclusive: number;
   survived: number;
   /** Of the survivors, those the runbook's `.mutants.yaml` lists as known. */
   knownSurvivors: number;
@@ -60,10 +73,12 @@ interface Counts {
 export function mutationCounts(results: readonly MutantResult[]): Counts {
   const of = (status: MutantResult['verdict']['status']) =>
     results.filter((r) => r.verdict.status === status).length;
+  const kills = results.filter((r) => r.verdict.status === 'killed' && !inconclusiveByTime(r));
   return {
     mutants: results.length,
-    killed: of('killed'),
-    onlyByTimeout: results.filter((r) => r.verdict.status === 'killed' && r.verdict.onlyByTimeout).length,
+    killed: kills.length,
+    onlyByTimeout: kills.filter((r) => r.verdict.status === 'killed' && r.verdict.onlyByTimeout).length,
+    inconclusive: results.filter(inconclusiveByTime).length,
     survived: of('survived'),
     knownSurvivors: results.filter((r) => r.verdict.status === 'survived' && r.verdict.known !== undefined)
       .length,
@@ -75,6 +90,7 @@ function countsText(counts: Counts, style: Style): string {
   return [
     `${counts.mutants} mutants`,
     `${counts.killed} killed${counts.onlyByTimeout > 0 ? ` (${counts.onlyByTimeout} only by a timeout)` : ''}`,
+    ...(counts.inconclusive > 0 ? [style.yellow(`${counts.inconclusive} inconclusive (time)`)] : []),
     `${counts.survived > counts.knownSurvivors ? style.red(`${counts.survived} survived`) : `${counts.survived} survived`}${counts.knownSurvivors > 0 ? ` (${counts.knownSurvivors} known)` : ''}`,
     `${counts.equivalent} equivalent`,
   ].join(', ');
