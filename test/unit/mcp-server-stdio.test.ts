@@ -7,19 +7,13 @@ import { McpToolError } from '../../mcp/errors';
 import { serveStdio, type McpServerSettings } from '../../mcp/server';
 import { standInSettings } from '../helpers/mcp-settings';
 
-test('answers a call still running when the client closes its end, then ends', async () => {
-  let finishPlan: (text: string) => void = () => undefined;
-  const planStarted = new Promise<void>((started) => {
-    settings.renderPlan = () => {
-      started();
-      return new Promise<string>((resolve) => (finishPlan = resolve));
-    };
-  });
+/** A stdio server on in-memory streams, initialised, with one tool call sent. */
+function sessionCalling(serverSettings: McpServerSettings, tool: string) {
   const input = new PassThrough();
   const output = new PassThrough();
   let written = '';
   output.on('data', (chunk: Buffer) => (written += chunk.toString('utf8')));
-  const served = serveStdio(settings, { input, output });
+  const served = serveStdio(serverSettings, { input, output });
   const send = (message: object) => input.write(`${JSON.stringify(message)}\n`);
   send({
     jsonrpc: '2.0',
@@ -32,13 +26,25 @@ test('answers a call still running when the client closes its end, then ends', a
     jsonrpc: '2.0',
     id: 2,
     method: 'tools/call',
-    params: { name: 'plan', arguments: { runbook: 'start-dev-services', inputs: { project_id: 'p1' } } },
+    params: { name: tool, arguments: { runbook: 'start-dev-services', inputs: { project_id: 'p1' } } },
   });
+  return { input, served, written: () => written };
+}
+
+test('answers a call still running when the client closes its end, then ends', async () => {
+  let finishPlan: (text: string) => void = () => undefined;
+  const planStarted = new Promise<void>((started) => {
+    settings.renderPlan = () => {
+      started();
+      return new Promise<string>((resolve) => (finishPlan = resolve));
+    };
+  });
+  const { input, served, written } = sessionCalling(settings, 'plan');
   await planStarted;
   input.end();
   finishPlan('Plan for start-dev-services');
   await served;
-  const lines = written.trim().split('\n');
+  const lines = written().trim().split('\n');
   const messages = lines.map(
     (line) => JSON.parse(line) as { id?: number; result?: { content?: { text: string }[] } },
   );
@@ -64,29 +70,11 @@ test('cancels a rehearsal still running when the client closes its end, then end
       );
     },
   });
-  const input = new PassThrough();
-  const output = new PassThrough();
-  let written = '';
-  output.on('data', (chunk: Buffer) => (written += chunk.toString('utf8')));
-  const served = serveStdio(rehearsingSettings, { input, output });
-  const send = (message: object) => input.write(`${JSON.stringify(message)}\n`);
-  send({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'Unit', version: '1' } },
-  });
-  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-  send({
-    jsonrpc: '2.0',
-    id: 2,
-    method: 'tools/call',
-    params: { name: 'rehearse', arguments: { runbook: 'start-dev-services', inputs: { project_id: 'p1' } } },
-  });
+  const { input, served, written } = sessionCalling(rehearsingSettings, 'rehearse');
   await rehearsing;
   input.end();
   await served;
-  const answer = JSON.parse(written.trim().split('\n')[1] ?? '{}') as { id?: number; result?: unknown };
+  const answer = JSON.parse(written().trim().split('\n')[1] ?? '{}') as { id?: number; result?: unknown };
   expect(answer).toMatchObject({
     id: 2,
     result: {
