@@ -96,7 +96,10 @@ function keepTimings(name: string, baseline: readonly CaseResult[], results: rea
       ms: r.durationMs,
       casesRun: r.casesRun,
       verdict: r.verdict.status,
-      ...(r.verdict.status === 'killed' && { byTime: r.verdict.onlyByTimeout, killedBy: r.verdict.kill.case }),
+      ...(r.verdict.status === 'killed' && {
+        byTime: r.verdict.onlyByTimeout,
+        killedBy: r.verdict.kill.case,
+      }),
     })),
   };
   writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
