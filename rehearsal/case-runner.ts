@@ -198,7 +198,8 @@ function abortOf(signal: AbortSignal | undefined, settled: Promise<unknown>): Pr
 
 /**
  * What ends the wait for the run: its report, a step past its deadline on the case's clock, the
- * flat case timeout (`missed` undefined), or the case's cancellation (`signal`).
+ * flat case timeout (`missed` undefined), or the case's cancellation (`signal`). The deadline
+ * watch stops once it has; its last query, if one is out, joins `background`.
  */
 async function firstEnding(
   work: Promise<RunReport>,
@@ -206,23 +207,35 @@ async function firstEnding(
   deadlines: ReadonlyMap<string, StepDeadline>,
   timeoutMs: number,
   signal: AbortSignal | undefined,
+  background: Promise<unknown>[],
 ): Promise<{ report: RunReport } | { missed: MissedDeadline | undefined } | { cancelled: true }> {
-  let settled = false;
-  const watch = async (): Promise<{ missed: MissedDeadline }> => {
+  const settled = new AbortController();
+  const watch = async (): Promise<{ missed: MissedDeadline } | undefined> => {
     for (;;) {
-      await delay(DEADLINE_POLL_MS);
-      if (settled) return new Promise(() => undefined);
+      try {
+        await delay(DEADLINE_POLL_MS, undefined, { signal: settled.signal });
+      } catch {
+        return undefined;
+      }
       const missed = missedDeadline(await progressOf(run), deadlines, Date.now());
       if (missed !== undefined) return { missed };
+      if (settled.signal.aborted) return undefined;
     }
   };
+  const watching = deadlines.size > 0 ? watch() : undefined;
+  if (watching !== undefined) background.push(watching);
+  const missed = watching?.then((found) => found ?? new Promise<never>(() => undefined));
   const ended = withDeadline(
-    Promise.race([work.then((report) => ({ report })), ...(deadlines.size > 0 ? [watch()] : [])]),
+    Promise.race([work.then((report) => ({ report })), ...(missed !== undefined ? [missed] : [])]),
     timeoutMs,
   );
-  const ending = await Promise.race([ended, abortOf(signal, ended)]);
-  settled = true;
-  return ending === 'timeout' ? { missed: undefined } : ending;
+  try {
+    const ending = await Promise.race([ended, abortOf(signal, ended)]);
+    return ending === 'timeout' ? { missed: undefined } : ending;
+  } finally {
+    // Also when a driver threw (a scripted answer refused): the watch must not poll on.
+    settled.abort();
+  }
 }
 
 /** Why a cancelled case was: the abort's reason when it is an Error, else a plain note. */
@@ -269,6 +282,9 @@ export async function runCase(
   let worker: CaseWorker | undefined;
   // Set once the run has ended or the case is over for another reason: the drivers stop then.
   let ended = false;
+  // The drivers and the deadline watch: their last calls end before the worker stops, so none is
+  // still out (being retried) when the caller closes the connection.
+  const background: Promise<unknown>[] = [];
   const over = () => ended;
   try {
     signal?.throwIfAborted();
@@ -313,7 +329,8 @@ export async function runCase(
       holds.drive(),
     ]).then(([report]) => report);
     const deadlines = stepDeadlines(testCase.definition, bound(testCase, inputs), testCase.approvals);
-    const ending = await firstEnding(work, run, deadlines, timeoutMs, signal);
+    background.push(work);
+    const ending = await firstEnding(work, run, deadlines, timeoutMs, signal, background);
     if ('cancelled' in ending) throw signal?.reason ?? new Error('the case was cancelled');
     if ('missed' in ending) {
       ended = true;
@@ -369,6 +386,7 @@ export async function runCase(
     result.durationMs = Date.now() - started;
     // A run still going (held, timed out) must not act on after its cloud is gone.
     if (handle !== undefined) await handle.terminate('tideline test: case over').catch(() => undefined);
+    await Promise.allSettled(background);
     await worker?.stop();
     unroute();
     await cloud?.close().catch(() => undefined);
