@@ -322,14 +322,16 @@ export async function runCase(
           ? waitingReport(run, over)
           : reportOf(run, over)
     ).finally(() => (ended = true));
-    const work = Promise.all([
+    const drivers = [
       finished,
       approvals.drive(),
       driveCancel(run, testCase, over, cloud),
       holds.drive(),
-    ]).then(([report]) => report);
+    ] as const;
+    // Each driver, not their Promise.all, which settles at the first that throws.
+    background.push(...drivers);
+    const work = Promise.all(drivers).then(([report]) => report);
     const deadlines = stepDeadlines(testCase.definition, bound(testCase, inputs), testCase.approvals);
-    background.push(work);
     const ending = await firstEnding(work, run, deadlines, timeoutMs, signal, background);
     if ('cancelled' in ending) throw signal?.reason ?? new Error('the case was cancelled');
     if ('missed' in ending) {
